@@ -1,0 +1,1195 @@
+//! What one source file says about its module, before anything is resolved across the package.
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
+use ruff_text_size::Ranged;
+
+use apicompat_surface::{Param, ParamKind, Signature};
+
+use crate::consts::{self, Const, Env};
+
+/// How a name in a module or class got its value.
+#[derive(Debug, Clone)]
+pub enum Value {
+    Function(Function),
+    Class(Class),
+    /// `import a.b as x` (an absolute module path).
+    Module(String),
+    /// `from m import n` (absolute `m`).
+    From { module: String, name: String },
+    /// `x = a.b.c`: a dotted reference in the scope where it is written.
+    Alias(String),
+    /// Any other value.
+    Data,
+    /// Bound dynamically; what it is cannot be known.
+    Unknown,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Function {
+    pub signatures: Vec<Signature>,
+    pub deprecated: Option<String>,
+    pub property: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Class {
+    /// Base classes as dotted references in the defining scope.
+    pub bases: Vec<String>,
+    pub members: Vec<(String, Value)>,
+    pub signatures: Vec<Signature>,
+    pub deprecated: Option<String>,
+    /// Defines `__getattr__`: answers any attribute.
+    pub open: bool,
+}
+
+/// A piece of a module's `__all__`.
+#[derive(Debug, Clone)]
+pub enum AllPart {
+    Names(Vec<String>),
+    /// `other.__all__` for a dotted reference `other` in this module.
+    ModuleAll(String),
+    /// Something that cannot be evaluated.
+    Dynamic,
+}
+
+/// What one file says about its module.
+#[derive(Debug, Clone, Default)]
+pub struct FileFacts {
+    pub module: String,
+    pub is_package: bool,
+    pub is_stub: bool,
+    /// Names bound at module level, in source order.
+    pub bindings: Vec<(String, Value)>,
+    /// Modules whose public names are copied in (`from m import *`, loops over `dir(m)`).
+    pub stars: Vec<String>,
+    /// `__all__`, when the module defines it.
+    pub all: Option<Vec<AllPart>>,
+    /// Answers names it does not list (module `__getattr__`, dynamic `globals()` keys...).
+    pub open: bool,
+    /// Names answered by a module `__getattr__` that answers only those.
+    pub getattr_names: Vec<String>,
+    /// `sys.modules[key] = value`: registered module name and, where known, the module it is.
+    pub registered: Vec<(String, Option<String>)>,
+    /// A deprecation warning issued when the module is imported.
+    pub deprecated: Option<String>,
+    pub syntax_errors: usize,
+}
+
+/// Walks one parsed file.
+pub fn file_facts(
+    module: &str,
+    is_package: bool,
+    is_stub: bool,
+    source: &str,
+    suite: &[Stmt],
+) -> FileFacts {
+    let mut w = Walker {
+        facts: FileFacts {
+            module: module.to_string(),
+            is_package,
+            is_stub,
+            ..FileFacts::default()
+        },
+        source,
+        env: Env::new(),
+        dir_loops: Vec::new(),
+        deleted: Vec::new(),
+    };
+    w.module_body(suite, true, 0);
+    let deleted = std::mem::take(&mut w.deleted);
+    for (name, at) in deleted {
+        let at = at.min(w.facts.bindings.len());
+        let rebound = w.facts.bindings[at..].iter().any(|(n, _)| *n == name);
+        if !rebound {
+            let mut i = 0;
+            w.facts.bindings.retain(|(n, _)| {
+                i += 1;
+                !(i <= at && *n == name)
+            });
+        }
+    }
+    w.facts
+}
+
+/// Statements nested deeper than this are skipped.
+const MAX_NESTING: usize = 200;
+/// A loop over a literal is unrolled only up to this many items.
+const MAX_UNROLL: usize = 256;
+
+struct Walker<'s> {
+    facts: FileFacts,
+    source: &'s str,
+    env: Env,
+    /// Loop variables that iterate over `dir(module)`, with the module reference.
+    dir_loops: Vec<(String, String)>,
+    /// `del x` at the top level, with the number of bindings at that point.
+    deleted: Vec<(String, usize)>,
+}
+
+impl Walker<'_> {
+    fn bind(&mut self, name: &str, value: Value) {
+        self.facts.bindings.push((name.to_string(), value));
+    }
+
+    fn base_package(&self, level: u32) -> Option<String> {
+        resolve_relative(&self.facts.module, self.facts.is_package, level)
+    }
+
+    fn module_body(&mut self, body: &[Stmt], top: bool, depth: usize) {
+        if depth > MAX_NESTING {
+            return;
+        }
+        for stmt in body {
+            self.module_stmt(stmt, top, depth);
+        }
+    }
+
+    fn module_stmt(&mut self, stmt: &Stmt, top: bool, depth: usize) {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                if f.name.as_str() == "__getattr__" {
+                    self.module_getattr(f);
+                }
+                let function = function_info(f, self.source, false);
+                self.scan_dynamic(&f.body);
+                self.bind(f.name.as_str(), Value::Function(function));
+            }
+            Stmt::ClassDef(c) => {
+                let class = class_info(c, self.source, depth);
+                self.bind(c.name.as_str(), Value::Class(class));
+            }
+            Stmt::Import(imp) => {
+                for alias in &imp.names {
+                    let full = alias.name.as_str();
+                    match &alias.asname {
+                        Some(asname) => self.bind(asname.as_str(), Value::Module(full.into())),
+                        None => {
+                            let first = full.split('.').next().unwrap_or(full);
+                            self.bind(first, Value::Module(first.into()));
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(imp) => self.import_from(imp),
+            Stmt::Assign(a) => {
+                for target in &a.targets {
+                    self.assign(target, Some(&a.value));
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if a.value.is_some() || self.facts.is_stub {
+                    self.assign(&a.target, a.value.as_deref());
+                }
+            }
+            Stmt::AugAssign(a) => {
+                if let Expr::Name(n) = &*a.target {
+                    if n.id.as_str() == "__all__" {
+                        let part = self.all_part(&a.value);
+                        self.push_all(part, false);
+                    } else if let (Some(Const::List(old)), Some(Const::List(new))) =
+                        (self.env.get(n.id.as_str()).cloned(), consts::eval(&a.value, &self.env))
+                    {
+                        let mut old = old;
+                        old.extend(new);
+                        self.env.insert(n.id.to_string(), Const::List(old));
+                    }
+                } else {
+                    self.subscript_store(&a.target, &a.value);
+                }
+            }
+            Stmt::TypeAlias(t) => {
+                if let Expr::Name(n) = &*t.name {
+                    self.bind(n.id.as_str(), Value::Data);
+                }
+            }
+            Stmt::If(i) => {
+                self.module_body(&i.body, false, depth + 1);
+                for clause in &i.elif_else_clauses {
+                    self.module_body(&clause.body, false, depth + 1);
+                }
+            }
+            Stmt::Try(t) => {
+                self.module_body(&t.body, false, depth + 1);
+                for handler in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = handler;
+                    if let Some(name) = &h.name {
+                        self.bind(name.as_str(), Value::Data);
+                    }
+                    self.module_body(&h.body, false, depth + 1);
+                }
+                self.module_body(&t.orelse, false, depth + 1);
+                self.module_body(&t.finalbody, false, depth + 1);
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    if let Some(vars) = &item.optional_vars {
+                        self.assign(vars, None);
+                    }
+                }
+                self.module_body(&w.body, false, depth + 1);
+            }
+            Stmt::For(f) => self.module_for(f, depth),
+            Stmt::While(wh) => {
+                self.module_body(&wh.body, false, depth + 1);
+                self.module_body(&wh.orelse, false, depth + 1);
+            }
+            Stmt::Match(m) => {
+                for case in &m.cases {
+                    self.module_body(&case.body, false, depth + 1);
+                }
+            }
+            Stmt::Expr(e) => self.module_expr(&e.value, top),
+            Stmt::Delete(d) if top => {
+                for target in &d.targets {
+                    if let Expr::Name(n) = target {
+                        self.deleted
+                            .push((n.id.to_string(), self.facts.bindings.len()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn import_from(&mut self, imp: &ast::StmtImportFrom) {
+        let module = match (&imp.module, imp.level) {
+            (Some(m), 0) => Some(m.to_string()),
+            (m, level) => self.base_package(level).map(|base| match m {
+                Some(m) => format!("{base}.{m}"),
+                None => base,
+            }),
+        };
+        let Some(module) = module else {
+            return;
+        };
+        for alias in &imp.names {
+            let name = alias.name.as_str();
+            if name == "*" {
+                self.facts.stars.push(module.clone());
+                continue;
+            }
+            let bound = alias.asname.as_ref().map_or(name, |a| a.as_str());
+            if bound == "__all__" {
+                self.push_all(vec![AllPart::ModuleAll(module.clone())], true);
+                continue;
+            }
+            self.bind(
+                bound,
+                Value::From {
+                    module: module.clone(),
+                    name: name.to_string(),
+                },
+            );
+        }
+    }
+
+    fn module_for(&mut self, f: &ast::StmtFor, depth: usize) {
+        let target = match &*f.target {
+            Expr::Name(n) => Some(n.id.to_string()),
+            _ => None,
+        };
+        // `for name in dir(module)`.
+        if let (Some(target), Expr::Call(call)) = (&target, &*f.iter) {
+            if consts::dotted(&call.func).as_deref() == Some("dir") {
+                if let [arg] = call.arguments.args.as_ref() {
+                    if let Some(m) = consts::dotted(arg) {
+                        self.dir_loops.push((target.clone(), m));
+                        self.module_body(&f.body, false, depth + 1);
+                        self.dir_loops.pop();
+                        return;
+                    }
+                }
+            }
+        }
+        let items = consts::strings(&f.iter, &self.env);
+        match (target, items) {
+            (Some(target), Some(items)) if items.len() <= MAX_UNROLL => {
+                let saved = self.env.get(&target).cloned();
+                for item in items {
+                    self.env.insert(target.clone(), Const::Str(vec![item]));
+                    self.module_body(&f.body, false, depth + 1);
+                }
+                match saved {
+                    Some(v) => self.env.insert(target, v),
+                    None => self.env.remove(&target),
+                };
+            }
+            (target, _) => {
+                if let Some(target) = target {
+                    self.bind(&target, Value::Data);
+                } else {
+                    self.assign(&f.target, None);
+                }
+                self.module_body(&f.body, false, depth + 1);
+            }
+        }
+        self.module_body(&f.orelse, false, depth + 1);
+    }
+
+    /// `target = value` at module level.
+    fn assign(&mut self, target: &Expr, value: Option<&Expr>) {
+        match target {
+            Expr::Name(n) => {
+                let name = n.id.as_str();
+                if name == "__all__" {
+                    let parts = value.map_or(vec![AllPart::Dynamic], |v| self.all_part(v));
+                    if let [AllPart::Names(names)] = parts.as_slice() {
+                        self.env.insert(name.into(), Const::List(names.clone()));
+                    }
+                    self.push_all(parts, true);
+                    return;
+                }
+                let v = match value {
+                    Some(v) => {
+                        if let Some(c) = consts::eval(v, &self.env) {
+                            self.env.insert(name.to_string(), c);
+                        } else {
+                            self.env.remove(name);
+                        }
+                        self.classify(v)
+                    }
+                    None => Value::Data,
+                };
+                self.bind(name, v);
+            }
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| self.assign(e, None)),
+            Expr::List(l) => l.elts.iter().for_each(|e| self.assign(e, None)),
+            Expr::Starred(s) => self.assign(&s.value, None),
+            Expr::Subscript(_) => {
+                if let Some(v) = value {
+                    self.subscript_store(target, v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What a right-hand side binds a name to.
+    fn classify(&self, value: &Expr) -> Value {
+        if let Some(dotted) = consts::dotted(value) {
+            return Value::Alias(dotted);
+        }
+        if let Expr::Call(call) = value {
+            if let Some(m) = import_module_call(call, &self.env) {
+                return Value::Module(m);
+            }
+        }
+        Value::Data
+    }
+
+    /// `globals()[k] = v`, `vars()[k] = v`, `sys.modules[k] = v`.
+    fn subscript_store(&mut self, target: &Expr, value: &Expr) {
+        let Expr::Subscript(sub) = target else {
+            return;
+        };
+        let container = match &*sub.value {
+            Expr::Call(c) if c.arguments.args.is_empty() => consts::dotted(&c.func),
+            e => consts::dotted(e).map(|d| format!("{d}[]")),
+        };
+        match container.as_deref() {
+            Some("globals" | "vars") => self.dynamic_name(&sub.slice),
+            Some("sys.modules[]") => {
+                if is_dunder_name(&sub.slice) {
+                    self.facts.open = true;
+                    return;
+                }
+                let Some(key) = consts::string(&sub.slice, &self.env) else {
+                    return;
+                };
+                let target = match value {
+                    Expr::Call(call) => import_module_call(call, &self.env),
+                    e => consts::dotted(e).and_then(|d| self.module_alias(&d)),
+                };
+                self.facts.registered.push((key, target));
+            }
+            _ => {}
+        }
+    }
+
+    /// The module a dotted reference names, when it is bound by an import in this file.
+    fn module_alias(&self, dotted: &str) -> Option<String> {
+        let (first, rest) = match dotted.split_once('.') {
+            Some((f, r)) => (f, Some(r)),
+            None => (dotted, None),
+        };
+        let base = self.facts.bindings.iter().rev().find_map(|(n, v)| {
+            (n == first).then(|| match v {
+                Value::Module(m) => Some(m.clone()),
+                Value::From { module, name } => Some(format!("{module}.{name}")),
+                _ => None,
+            })
+        })??;
+        Some(match rest {
+            Some(r) => format!("{base}.{r}"),
+            None => base,
+        })
+    }
+
+    /// A `globals()` key: a constant binds a name; a loop over `dir(m)` copies `m`'s names;
+    /// anything else makes the module open.
+    fn dynamic_name(&mut self, key: &Expr) {
+        if let Some(names) = consts::strings(key, &self.env) {
+            for n in names {
+                self.bind(&n, Value::Unknown);
+            }
+            return;
+        }
+        if let Expr::Name(n) = key {
+            if let Some((_, m)) = self.dir_loops.iter().find(|(v, _)| v == n.id.as_str()) {
+                let m = self.module_alias(m).unwrap_or_else(|| m.clone());
+                self.facts.stars.push(m);
+                return;
+            }
+        }
+        self.facts.open = true;
+    }
+
+    fn module_expr(&mut self, expr: &Expr, top: bool) {
+        let Expr::Call(call) = expr else {
+            return;
+        };
+        let args = call.arguments.args.as_ref();
+        let func = match &*call.func {
+            Expr::Attribute(a) => match &*a.value {
+                Expr::Call(inner) if inner.arguments.args.is_empty() => {
+                    consts::dotted(&inner.func).map(|f| format!("{f}().{}", a.attr))
+                }
+                _ => consts::dotted(&call.func),
+            },
+            f => consts::dotted(f),
+        };
+        let Some(func) = func else {
+            return;
+        };
+        match func.as_str() {
+            "__all__.extend" | "__all__.__iadd__" => {
+                if let [arg] = args {
+                    let part = self.all_part(arg);
+                    self.push_all(part, false);
+                }
+            }
+            "__all__.append" => {
+                if let [arg] = args {
+                    let part = match consts::string(arg, &self.env) {
+                        Some(s) => AllPart::Names(vec![s]),
+                        None => AllPart::Dynamic,
+                    };
+                    self.push_all(vec![part], false);
+                }
+            }
+            "globals().update" | "vars().update" => match args {
+                [arg] => match consts::strings(arg, &self.env) {
+                    Some(names) => names.iter().for_each(|n| self.bind(n, Value::Unknown)),
+                    None => self.facts.open = true,
+                },
+                _ => self.facts.open = true,
+            },
+            "setattr" => self.module_setattr(args),
+            _ => {
+                if top && self.facts.deprecated.is_none() {
+                    self.facts.deprecated = deprecation_warning(call);
+                }
+            }
+        }
+    }
+
+    /// `setattr(sys.modules[__name__], k, v)`.
+    fn module_setattr(&mut self, args: &[Expr]) {
+        let [obj, key, ..] = args else {
+            return;
+        };
+        let on_self = match obj {
+            Expr::Subscript(s) => {
+                consts::dotted(&s.value).as_deref() == Some("sys.modules") && is_dunder_name(&s.slice)
+            }
+            _ => false,
+        };
+        if on_self {
+            match consts::strings(key, &self.env) {
+                Some(names) => names.iter().for_each(|n| self.bind(n, Value::Unknown)),
+                None => self.facts.open = true,
+            }
+        }
+    }
+
+    fn all_part(&self, value: &Expr) -> Vec<AllPart> {
+        if let Some(names) = consts::strings(value, &self.env) {
+            return vec![AllPart::Names(names)];
+        }
+        match value {
+            Expr::Attribute(a) if a.attr.as_str() == "__all__" => match consts::dotted(&a.value) {
+                Some(m) => vec![AllPart::ModuleAll(m)],
+                None => vec![AllPart::Dynamic],
+            },
+            Expr::BinOp(b) if b.op == ast::Operator::Add => {
+                let mut parts = self.all_part(&b.left);
+                parts.extend(self.all_part(&b.right));
+                parts
+            }
+            Expr::List(l) => l
+                .elts
+                .iter()
+                .flat_map(|e| match e {
+                    Expr::Starred(s) => self.all_part(&s.value),
+                    e => match consts::string(e, &self.env) {
+                        Some(s) => vec![AllPart::Names(vec![s])],
+                        None => vec![AllPart::Dynamic],
+                    },
+                })
+                .collect(),
+            _ => vec![AllPart::Dynamic],
+        }
+    }
+
+    fn push_all(&mut self, parts: Vec<AllPart>, replace: bool) {
+        let all = self.facts.all.get_or_insert_with(Vec::new);
+        if replace {
+            all.clear();
+        }
+        all.extend(parts);
+    }
+
+    /// Function bodies at module level: dynamic bindings of module names.
+    fn scan_dynamic(&mut self, body: &[Stmt]) {
+        let mut scan = DynamicScan { found: Vec::new() };
+        for stmt in body {
+            scan.visit_stmt(stmt);
+        }
+        for found in scan.found {
+            match found {
+                Dynamic::Globals(key) => self.dynamic_name(key),
+                Dynamic::SetAttr(args) => self.module_setattr(args),
+                Dynamic::ReplaceSelf => self.facts.open = true,
+            }
+        }
+    }
+
+    /// A module `__getattr__` that ends in `raise AttributeError` and only answers names tested
+    /// against constants answers exactly those names; any other makes the module open.
+    fn module_getattr(&mut self, f: &ast::StmtFunctionDef) {
+        let param = f
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&f.parameters.args)
+            .next()
+            .map(|p| p.name().to_string());
+        let ends_in_raise = matches!(f.body.last(), Some(Stmt::Raise(r))
+            if r.exc.as_deref().and_then(|e| match e {
+                Expr::Call(c) => consts::last_name(&c.func),
+                e => consts::last_name(e),
+            }) == Some("AttributeError"));
+        let Some(param) = param.filter(|_| ends_in_raise) else {
+            self.facts.open = true;
+            return;
+        };
+        let mut scan = GetattrScan {
+            param: &param,
+            env: &self.env,
+            names: Vec::new(),
+            open: false,
+        };
+        for stmt in &f.body {
+            scan.visit_stmt(stmt);
+        }
+        if scan.open {
+            self.facts.open = true;
+        } else {
+            self.facts.getattr_names.extend(scan.names);
+        }
+    }
+}
+
+enum Dynamic<'a> {
+    Globals(&'a Expr),
+    SetAttr(&'a [Expr]),
+    ReplaceSelf,
+}
+
+struct DynamicScan<'a> {
+    found: Vec<Dynamic<'a>>,
+}
+
+impl<'a> Visitor<'a> for DynamicScan<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::Assign(a) = stmt {
+            for t in &a.targets {
+                if let Expr::Subscript(s) = t {
+                    match &*s.value {
+                        Expr::Call(c)
+                            if c.arguments.args.is_empty()
+                                && matches!(
+                                    consts::dotted(&c.func).as_deref(),
+                                    Some("globals" | "vars")
+                                ) =>
+                        {
+                            self.found.push(Dynamic::Globals(&s.slice));
+                        }
+                        e if consts::dotted(e).as_deref() == Some("sys.modules")
+                            && is_dunder_name(&s.slice) =>
+                        {
+                            self.found.push(Dynamic::ReplaceSelf);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(c) = expr {
+            if consts::dotted(&c.func).as_deref() == Some("setattr") {
+                self.found.push(Dynamic::SetAttr(&c.arguments.args));
+            }
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
+struct GetattrScan<'a> {
+    param: &'a str,
+    env: &'a Env,
+    names: Vec<String>,
+    open: bool,
+}
+
+impl GetattrScan<'_> {
+    fn is_param(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Name(n) if n.id.as_str() == self.param)
+    }
+
+    fn mentions_param(&self, e: &Expr) -> bool {
+        struct Finder<'p> {
+            param: &'p str,
+            found: bool,
+        }
+        impl<'a> Visitor<'a> for Finder<'_> {
+            fn visit_expr(&mut self, e: &'a Expr) {
+                if matches!(e, Expr::Name(n) if n.id.as_str() == self.param) {
+                    self.found = true;
+                }
+                visitor::walk_expr(self, e);
+            }
+        }
+        let mut f = Finder {
+            param: self.param,
+            found: false,
+        };
+        f.visit_expr(e);
+        f.found
+    }
+
+    /// A test on the parameter: names it admits, or `None` when it cannot be read.
+    fn test_names(&self, test: &Expr) -> Option<Vec<String>> {
+        match test {
+            Expr::Compare(c) if c.ops.len() == 1 && self.is_param(&c.left) => {
+                let right = &c.comparators[0];
+                match c.ops[0] {
+                    CmpOp::In => consts::strings(right, self.env),
+                    CmpOp::Eq => consts::string(right, self.env).map(|s| vec![s]),
+                    // `name not in X` / `!=` guard the raising path, not the answering one.
+                    CmpOp::NotIn | CmpOp::NotEq => Some(Vec::new()),
+                    _ => None,
+                }
+            }
+            Expr::BoolOp(b) => {
+                let mut out = Vec::new();
+                for v in &b.values {
+                    if self.mentions_param(v) {
+                        out.extend(self.test_names(v)?);
+                    }
+                }
+                Some(out)
+            }
+            Expr::UnaryOp(u) => self.test_names(&u.operand).map(|_| Vec::new()),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Visitor<'a> for GetattrScan<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::If(i) = stmt {
+            let tests =
+                std::iter::once(&*i.test).chain(i.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()));
+            for test in tests {
+                if self.mentions_param(test) {
+                    match self.test_names(test) {
+                        Some(names) => self.names.extend(names),
+                        None => self.open = true,
+                    }
+                }
+            }
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        // `TABLE.get(name)` / `TABLE[name]` on a constant table.
+        match expr {
+            Expr::Call(c) => {
+                if let Expr::Attribute(a) = &*c.func {
+                    if a.attr.as_str() == "get"
+                        && c.arguments.args.first().is_some_and(|e| self.is_param(e))
+                    {
+                        match consts::strings(&a.value, self.env) {
+                            Some(names) => self.names.extend(names),
+                            None => self.open = true,
+                        }
+                    }
+                }
+            }
+            Expr::Subscript(s) if self.is_param(&s.slice) => match consts::strings(&s.value, self.env) {
+                Some(names) => self.names.extend(names),
+                None => self.open = true,
+            },
+            _ => {}
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
+/// `import_module("a.b")` / `importlib.import_module(".b", "a")`: the module, when constant.
+fn import_module_call(call: &ast::ExprCall, env: &Env) -> Option<String> {
+    if consts::last_name(&call.func) != Some("import_module") {
+        return None;
+    }
+    let args = call.arguments.args.as_ref();
+    let name = consts::string(args.first()?, env)?;
+    if let Some(rel) = name.strip_prefix('.') {
+        let package = consts::string(args.get(1)?, env)?;
+        let dots = rel.len() - rel.trim_start_matches('.').len();
+        let base = resolve_relative(&package, true, dots as u32 + 1)?;
+        let rest = rel.trim_start_matches('.');
+        return Some(if rest.is_empty() {
+            base
+        } else {
+            format!("{base}.{rest}")
+        });
+    }
+    Some(name)
+}
+
+fn is_dunder_name(e: &Expr) -> bool {
+    matches!(e, Expr::Name(n) if n.id.as_str() == "__name__")
+}
+
+/// The package a relative import of `level` dots refers to.
+pub fn resolve_relative(module: &str, is_package: bool, level: u32) -> Option<String> {
+    let mut parts: Vec<&str> = module.split('.').collect();
+    if !is_package {
+        parts.pop();
+    }
+    for _ in 1..level {
+        parts.pop()?;
+    }
+    (!parts.is_empty()).then(|| parts.join("."))
+}
+
+/// The message of `warnings.warn(msg, DeprecationWarning)` and friends.
+fn deprecation_warning(call: &ast::ExprCall) -> Option<String> {
+    if consts::last_name(&call.func) != Some("warn") {
+        return None;
+    }
+    let args = &call.arguments;
+    let category = args
+        .args
+        .get(1)
+        .or_else(|| args.find_keyword("category").map(|k| &k.value))?;
+    let is_deprecation = matches!(
+        consts::last_name(category),
+        Some("DeprecationWarning" | "FutureWarning" | "PendingDeprecationWarning")
+    );
+    if !is_deprecation {
+        return None;
+    }
+    Some(
+        args.args
+            .first()
+            .or_else(|| args.find_keyword("message").map(|k| &k.value))
+            .map(message_text)
+            .unwrap_or_default(),
+    )
+}
+
+/// A message as written: literal text, with `{...}` for interpolations.
+fn message_text(e: &Expr) -> String {
+    let text = match e {
+        Expr::StringLiteral(s) => s.value.to_str().to_string(),
+        Expr::FString(f) => {
+            let mut out = String::new();
+            for part in f.value.iter() {
+                match part {
+                    ast::FStringPart::Literal(s) => out.push_str(&s.value),
+                    ast::FStringPart::FString(fs) => {
+                        for el in fs.elements.iter() {
+                            match el {
+                                ast::InterpolatedStringElement::Literal(l) => out.push_str(&l.value),
+                                ast::InterpolatedStringElement::Interpolation(_) => {
+                                    out.push_str("{...}")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        }
+        Expr::BinOp(b) => format!("{}{}", message_text(&b.left), message_text(&b.right)),
+        _ => String::new(),
+    };
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    truncate(text, 300)
+}
+
+fn truncate(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut cut = max;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push('…');
+    }
+    s
+}
+
+/// A decorator's dotted name, without the call: `@a.b(x)` -> `a.b`.
+fn decorator_name(d: &ast::Decorator) -> Option<String> {
+    match &d.expression {
+        Expr::Call(c) => consts::dotted(&c.func),
+        e => consts::dotted(e),
+    }
+}
+
+fn function_info(f: &ast::StmtFunctionDef, source: &str, method: bool) -> Function {
+    let mut out = Function::default();
+    let mut drop_first = method;
+    for d in &f.decorator_list {
+        let name = decorator_name(d).unwrap_or_default();
+        let last = name.rsplit('.').next().unwrap_or("");
+        match last {
+            "staticmethod" => drop_first = false,
+            "property" | "cached_property" | "setter" | "getter" | "deleter"
+            | "abstractproperty" => out.property = true,
+            _ => {}
+        }
+        if last.starts_with("deprecat") || last == "_deprecated" {
+            let msg = match &d.expression {
+                Expr::Call(c) => c
+                    .arguments
+                    .args
+                    .first()
+                    .or_else(|| {
+                        ["message", "reason", "msg", "instructions"]
+                            .iter()
+                            .find_map(|k| c.arguments.find_keyword(k).map(|k| &k.value))
+                    })
+                    .map(message_text)
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            out.deprecated = Some(msg);
+        }
+    }
+    if out.deprecated.is_none() {
+        out.deprecated = f.body.iter().take(4).find_map(|s| match s {
+            Stmt::Expr(e) => match &*e.value {
+                Expr::Call(c) => deprecation_warning(c),
+                _ => None,
+            },
+            _ => None,
+        });
+    }
+    out.signatures.push(signature(&f.parameters, f.returns.as_deref(), source, drop_first));
+    out
+}
+
+fn annotation(e: &Expr, source: &str) -> String {
+    let text = source.get(e.range().start().to_usize()..e.range().end().to_usize()).unwrap_or("");
+    truncate(text.split_whitespace().collect::<Vec<_>>().join(" "), 120)
+}
+
+fn signature(params: &ast::Parameters, returns: Option<&Expr>, source: &str, drop_first: bool) -> Signature {
+    let mut out = Vec::new();
+    let mut push = |p: &ast::Parameter, kind, default: bool| {
+        out.push(Param {
+            name: p.name.to_string(),
+            kind,
+            default,
+            annotation: p.annotation.as_deref().map(|a| annotation(a, source)),
+        })
+    };
+    for p in &params.posonlyargs {
+        push(&p.parameter, ParamKind::PositionalOnly, p.default.is_some());
+    }
+    for p in &params.args {
+        let kind = if p.uses_pep_484_positional_only_convention() {
+            ParamKind::PositionalOnly
+        } else {
+            ParamKind::PositionalOrKeyword
+        };
+        push(&p.parameter, kind, p.default.is_some());
+    }
+    if let Some(v) = &params.vararg {
+        push(v, ParamKind::VarPositional, false);
+    }
+    for p in &params.kwonlyargs {
+        push(&p.parameter, ParamKind::KeywordOnly, p.default.is_some());
+    }
+    if let Some(k) = &params.kwarg {
+        push(k, ParamKind::VarKeyword, false);
+    }
+    if drop_first
+        && out
+            .first()
+            .is_some_and(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
+    {
+        out.remove(0);
+    }
+    Signature {
+        params: out,
+        returns: returns.map(|r| annotation(r, source)),
+    }
+}
+
+fn class_info(c: &ast::StmtClassDef, source: &str, depth: usize) -> Class {
+    let mut class = Class::default();
+    if let Some(args) = &c.arguments {
+        for base in args.args.iter() {
+            let base = match base {
+                Expr::Subscript(s) => &*s.value,
+                b => b,
+            };
+            if let Some(d) = consts::dotted(base) {
+                class.bases.push(d);
+            }
+        }
+    }
+    let mut is_dataclass = false;
+    for d in &c.decorator_list {
+        let name = decorator_name(d).unwrap_or_default();
+        let last = name.rsplit('.').next().unwrap_or("");
+        if last.starts_with("deprecat") {
+            class.deprecated = Some(match &d.expression {
+                Expr::Call(c) => c.arguments.args.first().map(message_text).unwrap_or_default(),
+                _ => String::new(),
+            });
+        }
+        is_dataclass |= last == "dataclass";
+    }
+    let mut fields = Vec::new();
+    class_body(&mut class, &c.body, source, depth + 1, &mut fields);
+    let init = class.members.iter().find_map(|(n, v)| match (n.as_str(), v) {
+        ("__init__", Value::Function(f)) => Some(f),
+        _ => None,
+    });
+    let new = class.members.iter().find_map(|(n, v)| match (n.as_str(), v) {
+        ("__new__", Value::Function(f)) => Some(f),
+        _ => None,
+    });
+    if let Some(f) = init.or(new) {
+        class.signatures = f
+            .signatures
+            .iter()
+            .map(|s| Signature {
+                params: s.params.clone(),
+                returns: None,
+            })
+            .collect();
+        if class.deprecated.is_none() {
+            class.deprecated.clone_from(&f.deprecated);
+        }
+    } else if is_dataclass {
+        class.signatures.push(Signature {
+            params: fields,
+            returns: None,
+        });
+    }
+    class
+}
+
+fn class_body(class: &mut Class, body: &[Stmt], source: &str, depth: usize, fields: &mut Vec<Param>) {
+    if depth > MAX_NESTING {
+        return;
+    }
+    for stmt in body {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                let name = f.name.as_str();
+                if name == "__getattr__" {
+                    class.open = true;
+                }
+                let info = function_info(f, source, true);
+                self_attributes(f, &mut class.members);
+                class.members.push((name.to_string(), Value::Function(info)));
+            }
+            Stmt::ClassDef(c) => {
+                let nested = class_info(c, source, depth);
+                class.members.push((c.name.to_string(), Value::Class(nested)));
+            }
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    class_target(class, t, Some(&a.value));
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Expr::Name(n) = &*a.target {
+                    let ann = annotation(&a.annotation, source);
+                    if !ann.starts_with("ClassVar") && !ann.contains(".ClassVar") {
+                        fields.push(Param {
+                            name: n.id.to_string(),
+                            kind: ParamKind::PositionalOrKeyword,
+                            default: a.value.is_some(),
+                            annotation: Some(ann),
+                        });
+                    }
+                }
+                class_target(class, &a.target, a.value.as_deref());
+            }
+            Stmt::If(i) => {
+                class_body(class, &i.body, source, depth + 1, fields);
+                for clause in &i.elif_else_clauses {
+                    class_body(class, &clause.body, source, depth + 1, fields);
+                }
+            }
+            Stmt::Try(t) => {
+                class_body(class, &t.body, source, depth + 1, fields);
+                for handler in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = handler;
+                    class_body(class, &h.body, source, depth + 1, fields);
+                }
+                class_body(class, &t.orelse, source, depth + 1, fields);
+                class_body(class, &t.finalbody, source, depth + 1, fields);
+            }
+            Stmt::With(w) => class_body(class, &w.body, source, depth + 1, fields),
+            Stmt::For(f) => class_body(class, &f.body, source, depth + 1, fields),
+            Stmt::Import(imp) => {
+                for alias in &imp.names {
+                    let bound = alias.asname.as_ref().map_or_else(
+                        || alias.name.split('.').next().unwrap_or_default().to_string(),
+                        |a| a.to_string(),
+                    );
+                    class.members.push((bound, Value::Data));
+                }
+            }
+            Stmt::ImportFrom(imp) => {
+                for alias in &imp.names {
+                    let bound = alias.asname.as_ref().unwrap_or(&alias.name);
+                    if bound.as_str() != "*" {
+                        class.members.push((bound.to_string(), Value::Data));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn class_target(class: &mut Class, target: &Expr, value: Option<&Expr>) {
+    match target {
+        Expr::Name(n) => {
+            let name = n.id.as_str();
+            if name == "__slots__" {
+                if let Some(slots) = value.and_then(|v| consts::strings(v, &Env::new())) {
+                    for s in slots {
+                        class.members.push((s, Value::Data));
+                    }
+                }
+            }
+            let v = match value {
+                Some(Expr::Call(c))
+                    if matches!(consts::last_name(&c.func), Some("property" | "cached_property")) =>
+                {
+                    Value::Function(Function {
+                        property: true,
+                        ..Function::default()
+                    })
+                }
+                Some(v) => consts::dotted(v).map_or(Value::Data, Value::Alias),
+                None => Value::Data,
+            };
+            class.members.push((name.to_string(), v));
+        }
+        Expr::Tuple(t) => t.elts.iter().for_each(|e| class_target(class, e, None)),
+        Expr::List(l) => l.elts.iter().for_each(|e| class_target(class, e, None)),
+        _ => {}
+    }
+}
+
+/// `self.x = ...` anywhere in a method binds instance attribute `x`.
+fn self_attributes(f: &ast::StmtFunctionDef, members: &mut Vec<(String, Value)>) {
+    let Some(first) = f
+        .parameters
+        .posonlyargs
+        .iter()
+        .chain(&f.parameters.args)
+        .next()
+        .map(|p| p.name().as_str())
+    else {
+        return;
+    };
+    struct Scan<'n> {
+        this: &'n str,
+        found: Vec<String>,
+    }
+    impl Scan<'_> {
+        fn target(&mut self, t: &Expr) {
+            match t {
+                Expr::Attribute(a) => {
+                    if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == self.this) {
+                        self.found.push(a.attr.to_string());
+                    }
+                }
+                Expr::Tuple(t) => t.elts.iter().for_each(|e| self.target(e)),
+                Expr::List(l) => l.elts.iter().for_each(|e| self.target(e)),
+                Expr::Starred(s) => self.target(&s.value),
+                _ => {}
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Scan<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::Assign(a) => a.targets.iter().for_each(|t| self.target(t)),
+                Stmt::AnnAssign(a) => self.target(&a.target),
+                Stmt::AugAssign(a) => self.target(&a.target),
+                Stmt::For(f) => self.target(&f.target),
+                Stmt::With(w) => w
+                    .items
+                    .iter()
+                    .filter_map(|i| i.optional_vars.as_deref())
+                    .for_each(|t| self.target(t)),
+                _ => {}
+            }
+            visitor::walk_stmt(self, stmt);
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(c) = expr {
+                if consts::dotted(&c.func).as_deref() == Some("setattr") {
+                    if let [Expr::Name(obj), key, ..] = c.arguments.args.as_ref() {
+                        if obj.id.as_str() == self.this {
+                            if let Some(k) = consts::string(key, &Env::new()) {
+                                self.found.push(k);
+                            }
+                        }
+                    }
+                }
+            }
+            visitor::walk_expr(self, expr);
+        }
+    }
+    let mut scan = Scan {
+        this: first,
+        found: Vec::new(),
+    };
+    for stmt in &f.body {
+        scan.visit_stmt(stmt);
+    }
+    for name in scan.found {
+        members.push((name, Value::Data));
+    }
+}

@@ -1,0 +1,168 @@
+//! Builds the API surface of one release from its Python sources, statically: nothing is
+//! imported or run.
+//!
+//! Each `.py` / `.pyi` file is parsed with ruff's error-tolerant parser and walked into
+//! [`facts::FileFacts`] (in parallel); [`resolve::Resolver`] then resolves star imports,
+//! `__all__`, re-exports and registered modules across the release into a flat
+//! [`Surface`].
+
+pub mod consts;
+pub mod facts;
+pub mod resolve;
+mod stdlib;
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use ruff_python_ast::PySourceType;
+
+use apicompat_archive::SourceTree;
+use apicompat_surface::{ReleaseMeta, Surface};
+
+use crate::resolve::{ModuleInfo, Resolver};
+
+/// Stack for the threads that walk syntax trees: deep nesting in real files must not overflow.
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// What one file of the release is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Source,
+    Stub,
+    Extension,
+}
+
+/// `torch/nn/__init__.py` -> (`torch.nn`, package, source).
+fn module_of(path: &str) -> Option<(String, bool, FileKind)> {
+    let (stem, kind) = if let Some(s) = path.strip_suffix(".pyi") {
+        (s, FileKind::Stub)
+    } else if let Some(s) = path.strip_suffix(".py") {
+        (s, FileKind::Source)
+    } else if let Some(s) = path.strip_suffix(".so").or_else(|| path.strip_suffix(".pyd")) {
+        // `_C.cpython-312-darwin.so` -> `_C`.
+        let (dir, file) = s.rsplit_once('/').map_or(("", s), |(d, f)| (d, f));
+        let file = file.split('.').next().unwrap_or(file);
+        return module_of(&if dir.is_empty() {
+            format!("{file}.py")
+        } else {
+            format!("{dir}/{file}.py")
+        })
+        .map(|(m, p, _)| (m, p, FileKind::Extension));
+    } else {
+        return None;
+    };
+    let mut parts: Vec<&str> = stem.split('/').collect();
+    let is_package = parts.last() == Some(&"__init__");
+    if is_package {
+        parts.pop();
+    }
+    let valid = !parts.is_empty() && parts.iter().all(|p| is_identifier(p));
+    valid.then(|| (parts.join("."), is_package, kind))
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+/// Extracts the surface of one release.
+pub fn extract(tree: &SourceTree, package: &str, version: &str) -> Surface {
+    let pool = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE).build();
+    let run = || extract_inner(tree, package, version);
+    match pool {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
+    }
+}
+
+fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
+    let parsed: Vec<(Option<facts::FileFacts>, FileKind, String, Vec<String>)> = tree
+        .files
+        .par_iter()
+        .filter_map(|file| {
+            let (module, is_package, kind) = module_of(&file.path)?;
+            let mut problems = Vec::new();
+            if kind == FileKind::Extension {
+                return Some((None, kind, module, problems));
+            }
+            let text = match std::str::from_utf8(&file.data) {
+                Ok(t) => std::borrow::Cow::Borrowed(t),
+                Err(e) => {
+                    problems.push(format!(
+                        "{}: not valid UTF-8 (byte {}); read with replacement characters",
+                        file.path,
+                        e.valid_up_to()
+                    ));
+                    String::from_utf8_lossy(&file.data)
+                }
+            };
+            let source_type = if kind == FileKind::Stub {
+                PySourceType::Stub
+            } else {
+                PySourceType::Python
+            };
+            let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
+            let mut facts = facts::file_facts(
+                &module,
+                is_package,
+                kind == FileKind::Stub,
+                &text,
+                parsed.suite(),
+            );
+            facts.syntax_errors = parsed.errors().len();
+            if let Some(first) = parsed.errors().iter().min_by_key(|e| e.location.start()) {
+                problems.push(format!(
+                    "{}: {} syntax error(s), first at byte {}: {}; names after it may be missing",
+                    file.path,
+                    parsed.errors().len(),
+                    u32::from(first.location.start()),
+                    first.error
+                ));
+            }
+            Some((Some(facts), kind, module, problems))
+        })
+        .collect();
+
+    let t0 = std::time::Instant::now();
+    let mut modules: HashMap<String, ModuleInfo> = HashMap::new();
+    let mut problems = tree.problems.clone();
+    for (facts, kind, module, file_problems) in parsed {
+        problems.extend(file_problems);
+        let info = modules.entry(module).or_default();
+        match kind {
+            FileKind::Source => info.has_source = true,
+            FileKind::Stub => info.has_stub = true,
+            FileKind::Extension => info.extension = true,
+        }
+        if let Some(f) = facts {
+            info.files.push(f);
+        }
+    }
+    // Stable order: sources before stubs.
+    for info in modules.values_mut() {
+        info.files.sort_by_key(|f| f.is_stub);
+    }
+    let mut resolver = Resolver::new(modules);
+    let t1 = std::time::Instant::now();
+    let symbols = resolver.symbols();
+    if std::env::var_os("APICOMPAT_TIMING").is_some() {
+        eprintln!("timing: resolver setup {:?}, symbols {:?}", t1 - t0, t1.elapsed());
+    }
+    problems.sort();
+    Surface {
+        package: package.to_string(),
+        version: version.to_string(),
+        meta: ReleaseMeta {
+            requires_dist: tree.metadata.requires_dist.clone(),
+            requires_python: tree.metadata.requires_python.clone(),
+        },
+        symbols,
+        problems,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,744 @@
+//! Resolution across the modules of one release: star imports, `__all__`, re-exports to their
+//! canonical definition, registered modules, and the final flat surface.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+
+use apicompat_surface::{Kind, Signature, Symbol};
+
+use crate::facts::{AllPart, Class, FileFacts, Function, Value};
+
+/// One module of the release, with every file that speaks for it.
+#[derive(Debug, Default)]
+pub struct ModuleInfo {
+    pub files: Vec<FileFacts>,
+    pub has_source: bool,
+    pub has_stub: bool,
+    pub extension: bool,
+    pub children: BTreeSet<String>,
+    /// `sys.modules["this"] = import_module("target")`.
+    pub alias_of: Option<String>,
+    /// Registered in `sys.modules` with a value that is not a known module.
+    pub registered_unknown: bool,
+}
+
+impl ModuleInfo {
+    /// Answers names it does not list, at run time.
+    fn runtime_open(&self) -> bool {
+        self.registered_unknown || self.files.iter().any(|f| f.open)
+    }
+
+    /// Known only from a stub: the compiled module may have more than the stub declares.
+    fn stub_only(&self) -> bool {
+        self.has_stub && !self.has_source
+    }
+
+    fn open(&self) -> bool {
+        self.runtime_open() || self.stub_only()
+    }
+
+    fn opaque(&self) -> bool {
+        self.extension && !self.has_stub
+    }
+}
+
+/// What a name resolves to.
+#[derive(Debug, Clone)]
+struct Resolved {
+    kind: Kind,
+    /// The path of the definition (for modules, the module's own name).
+    canonical: String,
+    signatures: Vec<Signature>,
+    deprecated: Option<String>,
+}
+
+impl Resolved {
+    fn unknown(canonical: String) -> Resolved {
+        Resolved {
+            kind: Kind::Unknown,
+            canonical,
+            signatures: Vec::new(),
+            deprecated: None,
+        }
+    }
+}
+
+/// The most levels of re-export followed for one name.
+const MAX_HOPS: usize = 48;
+
+pub struct Resolver {
+    pub modules: HashMap<String, ModuleInfo>,
+    names: HashMap<String, Rc<BTreeSet<String>>>,
+    /// Per module: name -> (file, binding) positions.
+    binding_index: HashMap<String, HashMap<String, Vec<(usize, usize)>>>,
+    names_busy: HashSet<String>,
+    alls: HashMap<String, Option<(Vec<String>, bool)>>,
+    alls_busy: HashSet<String>,
+    resolved: HashMap<(String, String), Option<Resolved>>,
+    exported: HashMap<String, std::rc::Rc<HashSet<String>>>,
+    /// Modules that copy names from a module whose names cannot be known.
+    open_by_star: HashSet<String>,
+    /// Classes by canonical path, for member lookups.
+    classes: HashMap<String, Rc<Class>>,
+}
+
+impl Resolver {
+    pub fn new(mut modules: HashMap<String, ModuleInfo>) -> Resolver {
+        // Registered modules and namespace packages.
+        let roots: HashSet<String> = modules
+            .keys()
+            .map(|m| m.split('.').next().unwrap_or(m).to_string())
+            .collect();
+        let mut registered = Vec::new();
+        for info in modules.values() {
+            for f in &info.files {
+                registered.extend(f.registered.iter().cloned());
+            }
+        }
+        for (key, target) in registered {
+            let root = key.split('.').next().unwrap_or(&key);
+            if !roots.contains(root) {
+                continue;
+            }
+            let entry = modules.entry(key.clone()).or_default();
+            match target {
+                Some(t) if t != key => entry.alias_of = Some(t),
+                Some(_) => {}
+                None => entry.registered_unknown = true,
+            }
+        }
+        let names: Vec<String> = modules.keys().cloned().collect();
+        for name in names {
+            let mut child = name.as_str();
+            while let Some((parent, last)) = child.rsplit_once('.') {
+                let entry = modules.entry(parent.to_string()).or_default();
+                let inserted = entry.children.insert(last.to_string());
+                if !inserted {
+                    break;
+                }
+                child = parent;
+            }
+        }
+        let mut classes = HashMap::new();
+        for (name, info) in &modules {
+            for f in &info.files {
+                for (n, v) in &f.bindings {
+                    if let Value::Class(c) = v {
+                        collect_classes(&format!("{name}.{n}"), c, &mut classes);
+                    }
+                }
+            }
+        }
+        let classes = classes.into_iter().map(|(k, v)| (k, Rc::new(v))).collect();
+        let mut binding_index: HashMap<String, HashMap<String, Vec<(usize, usize)>>> =
+            HashMap::new();
+        for (name, info) in &modules {
+            let index = binding_index.entry(name.clone()).or_default();
+            for (fi, f) in info.files.iter().enumerate() {
+                for (bi, (n, _)) in f.bindings.iter().enumerate() {
+                    index.entry(n.clone()).or_default().push((fi, bi));
+                }
+            }
+        }
+        Resolver {
+            modules,
+            binding_index,
+            names: HashMap::new(),
+            names_busy: HashSet::new(),
+            alls: HashMap::new(),
+            alls_busy: HashSet::new(),
+            resolved: HashMap::new(),
+            exported: HashMap::new(),
+            open_by_star: HashSet::new(),
+            classes,
+        }
+    }
+
+    /// The module an alias module stands for, followed to the end.
+    fn target_module<'a>(&'a self, module: &'a str) -> &'a str {
+        let mut cur = module;
+        for _ in 0..MAX_HOPS {
+            match self.modules.get(cur).and_then(|m| m.alias_of.as_deref()) {
+                Some(t) => cur = t,
+                None => break,
+            }
+        }
+        cur
+    }
+
+    /// The best binding of `name` in a module's own files.
+    fn own_binding(&self, module: &str, name: &str) -> Option<Value> {
+        let info = self.modules.get(module)?;
+        let positions = self.binding_index.get(module)?.get(name)?;
+        let mut best: Option<&Value> = None;
+        let mut signatures: Vec<Signature> = Vec::new();
+        for &(fi, bi) in positions {
+            {
+                let v = &info.files[fi].bindings[bi].1;
+                if let Value::Function(func) = v {
+                    for s in &func.signatures {
+                        if !signatures.contains(s) {
+                            signatures.push(s.clone());
+                        }
+                    }
+                }
+                let better = match (best, v) {
+                    (None, _) => true,
+                    (Some(Value::Data | Value::Unknown), v) => {
+                        !matches!(v, Value::Data | Value::Unknown)
+                    }
+                    _ => false,
+                };
+                if better {
+                    best = Some(v);
+                }
+            }
+        }
+        Some(match best? {
+            Value::Function(f) => Value::Function(Function {
+                signatures,
+                deprecated: f.deprecated.clone(),
+                property: f.property,
+            }),
+            // Members are looked up in `classes`; don't copy them here.
+            Value::Class(c) => Value::Class(Class {
+                bases: c.bases.clone(),
+                members: Vec::new(),
+                signatures: c.signatures.clone(),
+                deprecated: c.deprecated.clone(),
+                open: c.open,
+            }),
+            v => v.clone(),
+        })
+    }
+
+    /// `__all__` of a module: the names, and whether part of it could not be read.
+    fn all_of(&mut self, module: &str) -> Option<(Vec<String>, bool)> {
+        let module = self.target_module(module).to_string();
+        if let Some(done) = self.alls.get(&module) {
+            return done.clone();
+        }
+        if !self.alls_busy.insert(module.clone()) {
+            return None;
+        }
+        let parts: Option<Vec<AllPart>> = self.modules.get(&module).and_then(|info| {
+            info.files
+                .iter()
+                .filter_map(|f| f.all.clone())
+                .reduce(|mut a, b| {
+                    a.extend(b);
+                    a
+                })
+        });
+        let out = parts.map(|parts| {
+            let mut names = Vec::new();
+            let mut dynamic = false;
+            for part in parts {
+                match part {
+                    AllPart::Names(n) => names.extend(n),
+                    AllPart::Dynamic => dynamic = true,
+                    AllPart::ModuleAll(reference) => {
+                        let target = self
+                            .resolve_ref(&module, &reference)
+                            .filter(|r| r.kind == Kind::Module)
+                            .map(|r| r.canonical)
+                            .unwrap_or(reference);
+                        match self.all_of(&target) {
+                            Some((n, d)) => {
+                                names.extend(n);
+                                dynamic |= d;
+                            }
+                            None => dynamic = true,
+                        }
+                    }
+                }
+            }
+            let mut seen = HashSet::new();
+            names.retain(|n| seen.insert(n.clone()));
+            (names, dynamic)
+        });
+        self.alls_busy.remove(&module);
+        self.alls.insert(module, out.clone());
+        out
+    }
+
+    /// The names `from module import *` copies.
+    fn exports(&mut self, module: &str) -> std::rc::Rc<HashSet<String>> {
+        if let Some(done) = self.exported.get(module) {
+            return done.clone();
+        }
+        let busy = self.names_busy.contains(module);
+        let out = std::rc::Rc::new(self.exports_uncached(module).into_iter().collect::<HashSet<_>>());
+        if !busy {
+            self.exported.insert(module.to_string(), out.clone());
+        }
+        out
+    }
+
+    fn exports_uncached(&mut self, module: &str) -> Vec<String> {
+        let all = self.all_of(module);
+        match all {
+            Some((names, false)) => names,
+            other => {
+                let explicit = self.explicit_names(module);
+                let mut out: Vec<String> =
+                    explicit.into_iter().filter(|n| !n.starts_with('_')).collect();
+                if let Some((names, _)) = other {
+                    out.extend(names);
+                }
+                out
+            }
+        }
+    }
+
+    /// Names bound in a module without its implicit submodules.
+    fn explicit_names(&mut self, module: &str) -> BTreeSet<String> {
+        let module = self.target_module(module).to_string();
+        let mut out = (*self.names_of(&module)).clone();
+        if let Some(info) = self.modules.get(&module) {
+            for child in &info.children {
+                let bound = info
+                    .files
+                    .iter()
+                    .any(|f| f.bindings.iter().any(|(n, _)| n == child));
+                if !bound {
+                    out.remove(child);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every name a module has.
+    pub fn names_of(&mut self, module: &str) -> Rc<BTreeSet<String>> {
+        if let Some(done) = self.names.get(module) {
+            return done.clone();
+        }
+        if !self.names_busy.insert(module.to_string()) {
+            return Rc::default();
+        }
+        let mut out = BTreeSet::new();
+        let mut stars = Vec::new();
+        if let Some(info) = self.modules.get(module) {
+            out.extend(info.children.iter().cloned());
+            for f in &info.files {
+                out.extend(f.bindings.iter().map(|(n, _)| n.clone()));
+                out.extend(f.getattr_names.iter().cloned());
+                stars.extend(f.stars.iter().cloned());
+            }
+        }
+        let alias = self.modules.get(module).and_then(|m| m.alias_of.clone());
+        if let Some(target) = alias {
+            let target_names = self.names_of(&target);
+            out.extend(target_names.iter().cloned());
+        }
+        for star in stars {
+            match self.star_source(&star) {
+                StarSource::Internal => {
+                    if self.exports_unknown(&star) {
+                        self.open_by_star.insert(module.to_string());
+                    }
+                    out.extend(self.exports(&star).iter().cloned());
+                }
+                StarSource::Stdlib(names) => out.extend(names.iter().map(|n| n.to_string())),
+                StarSource::Unknown => {
+                    self.open_by_star.insert(module.to_string());
+                }
+            }
+        }
+        if let Some((all, _)) = self.all_of(module) {
+            out.extend(all);
+        }
+        self.names_busy.remove(module);
+        let out = Rc::new(out);
+        self.names.insert(module.to_string(), out.clone());
+        out
+    }
+
+    /// Where `from star import *` takes its names from.
+    fn star_source(&self, star: &str) -> StarSource {
+        let target = self.target_module(star);
+        match self.modules.get(target) {
+            Some(info) if info.opaque() => StarSource::Unknown,
+            Some(_) => StarSource::Internal,
+            None => match crate::stdlib::star_names(star) {
+                Some(names) => StarSource::Stdlib(names),
+                None => StarSource::Unknown,
+            },
+        }
+    }
+
+    /// A module that answers any name at run time and does not say which ones it exports.
+    fn exports_unknown(&mut self, module: &str) -> bool {
+        let target = self.target_module(module).to_string();
+        let open = self.modules.get(&target).is_some_and(|m| m.runtime_open())
+            || self.open_by_star.contains(&target);
+        open && !matches!(self.all_of(&target), Some((_, false)))
+    }
+
+    fn star_sources(&self, module: &str) -> Vec<String> {
+        self.modules
+            .get(module)
+            .map(|m| m.files.iter().flat_map(|f| f.stars.iter().cloned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Resolves `module.name` to its definition.
+    fn resolve(&mut self, module: &str, name: &str) -> Option<Resolved> {
+        let key = (module.to_string(), name.to_string());
+        if let Some(done) = self.resolved.get(&key) {
+            return done.clone();
+        }
+        // Guard against cycles: an unfinished entry reads as unresolved.
+        self.resolved.insert(key.clone(), None);
+        let out = self.resolve_uncached(module, name);
+        self.resolved.insert(key, out.clone());
+        out
+    }
+
+    fn resolve_uncached(&mut self, module: &str, name: &str) -> Option<Resolved> {
+        let path = format!("{module}.{name}");
+        if self.modules.contains_key(&path) {
+            let target = self.target_module(&path).to_string();
+            let deprecated = self.module_deprecation(&target);
+            return Some(Resolved {
+                kind: Kind::Module,
+                canonical: target,
+                signatures: Vec::new(),
+                deprecated,
+            });
+        }
+        if let Some(value) = self.own_binding(module, name) {
+            return Some(self.resolve_value(module, &path, &value));
+        }
+        if let Some(target) = self.modules.get(module).and_then(|m| m.alias_of.clone()) {
+            if let Some(r) = self.resolve(&target, name) {
+                return Some(r);
+            }
+        }
+        for star in self.star_sources(module) {
+            if let StarSource::Stdlib(names) = self.star_source(&star) {
+                if names.contains(&name) {
+                    return Some(Resolved::unknown(format!("{star}.{name}")));
+                }
+                continue;
+            }
+            if self.exports(&star).contains(name) {
+                if self.modules.contains_key(self.target_module(&star)) {
+                    if let Some(r) = self.resolve(&star, name) {
+                        return Some(r);
+                    }
+                }
+                return Some(Resolved::unknown(format!("{star}.{name}")));
+            }
+        }
+        if self.names_of(module).contains(name) {
+            return Some(Resolved::unknown(path));
+        }
+        None
+    }
+
+    fn module_deprecation(&self, module: &str) -> Option<String> {
+        self.modules
+            .get(module)?
+            .files
+            .iter()
+            .find_map(|f| f.deprecated.clone())
+    }
+
+    fn resolve_value(&mut self, module: &str, path: &str, value: &Value) -> Resolved {
+        match value {
+            Value::Function(f) => function_resolved(path, f),
+            Value::Class(c) => Resolved {
+                kind: Kind::Class,
+                canonical: path.to_string(),
+                signatures: c.signatures.clone(),
+                deprecated: c.deprecated.clone(),
+            },
+            Value::Module(m) => {
+                let canonical = if self.modules.contains_key(m.as_str()) {
+                    self.target_module(m).to_string()
+                } else {
+                    m.clone()
+                };
+                Resolved {
+                    kind: Kind::Module,
+                    deprecated: self.module_deprecation(&canonical),
+                    canonical,
+                    signatures: Vec::new(),
+                }
+            }
+            Value::From { module: from, name } => {
+                if self.modules.contains_key(from.as_str()) {
+                    self.resolve(from, name)
+                        .unwrap_or_else(|| Resolved::unknown(format!("{from}.{name}")))
+                } else {
+                    Resolved::unknown(format!("{from}.{name}"))
+                }
+            }
+            Value::Alias(reference) => match self.resolve_ref(module, reference) {
+                Some(r) => r,
+                None => Resolved {
+                    kind: Kind::Attribute,
+                    canonical: path.to_string(),
+                    signatures: Vec::new(),
+                    deprecated: None,
+                },
+            },
+            Value::Data => Resolved {
+                kind: Kind::Attribute,
+                canonical: path.to_string(),
+                signatures: Vec::new(),
+                deprecated: None,
+            },
+            Value::Unknown => Resolved::unknown(path.to_string()),
+        }
+    }
+
+    /// A dotted reference written in `module`: its first name in the module's scope, then
+    /// attributes of modules and class members.
+    fn resolve_ref(&mut self, module: &str, reference: &str) -> Option<Resolved> {
+        let mut parts = reference.split('.');
+        let first = parts.next()?;
+        let bound = self.modules.get(module).is_some_and(|m| {
+            m.children.contains(first)
+                || m.files.iter().any(|f| f.bindings.iter().any(|(n, _)| n == first))
+        });
+        let mut cur = if bound || self.names_of(module).contains(first) {
+            self.resolve(module, first)?
+        } else if self.modules.contains_key(first) {
+            Resolved {
+                kind: Kind::Module,
+                canonical: first.to_string(),
+                signatures: Vec::new(),
+                deprecated: None,
+            }
+        } else {
+            return None;
+        };
+        for part in parts {
+            cur = match cur.kind {
+                Kind::Module if self.modules.contains_key(&cur.canonical) => {
+                    let m = cur.canonical.clone();
+                    self.resolve(&m, part)?
+                }
+                Kind::Class => self.member(&cur.canonical, part)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// A member of a class defined in this release, looked up through its bases.
+    fn member(&mut self, class: &str, name: &str) -> Option<Resolved> {
+        let mut queue = vec![class.to_string()];
+        let mut seen = HashSet::new();
+        while let Some(c) = queue.pop() {
+            if !seen.insert(c.clone()) || seen.len() > MAX_HOPS {
+                continue;
+            }
+            let Some(info) = self.classes.get(&c).cloned() else {
+                continue;
+            };
+            let member = info
+                .members
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| v)
+                .max_by_key(|v| member_rank(v))
+                .cloned();
+            let bases = info.bases.clone();
+            if let Some(v) = member {
+                let path = format!("{c}.{name}");
+                let module = c.rsplit_once('.').map_or("", |(m, _)| m).to_string();
+                return Some(match v {
+                    Value::Alias(_) => Resolved {
+                        kind: Kind::Attribute,
+                        canonical: path,
+                        signatures: Vec::new(),
+                        deprecated: None,
+                    },
+                    v => self.resolve_value(&module, &path, &v),
+                });
+            }
+            let module = c.rsplit_once('.').map_or("", |(m, _)| m).to_string();
+            for b in bases {
+                if let Some(r) = self.resolve_ref(&module, &b) {
+                    if r.kind == Kind::Class {
+                        queue.push(r.canonical);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The flat surface of every module.
+    pub fn symbols(&mut self) -> BTreeMap<String, Symbol> {
+        let mut out = BTreeMap::new();
+        let mut modules: Vec<String> = self.modules.keys().cloned().collect();
+        modules.sort();
+        for module in &modules {
+            self.names_of(module);
+            let info = &self.modules[module];
+            let (open, opaque) = (info.open() || self.open_by_star.contains(module), info.opaque());
+            let alias = info.alias_of.clone();
+            let target_open = alias
+                .as_deref()
+                .and_then(|t| self.modules.get(t))
+                .is_some_and(|t| t.open());
+            out.insert(
+                module.clone(),
+                Symbol {
+                    kind: Some(Kind::Module),
+                    canonical: alias.clone().map(|_| self.target_module(module).to_string()),
+                    deprecated: self.module_deprecation(module),
+                    open: open || target_open,
+                    opaque,
+                    ..Symbol::default()
+                },
+            );
+            if opaque {
+                continue;
+            }
+            for name in self.names_of(module).iter() {
+                let path = format!("{module}.{name}");
+                if out.contains_key(&path) {
+                    continue;
+                }
+                let Some(r) = self.resolve(module, name) else {
+                    continue;
+                };
+                let canonical = (r.canonical != path).then_some(r.canonical.clone());
+                let mut sym = Symbol {
+                    kind: Some(r.kind),
+                    canonical,
+                    signatures: r.signatures,
+                    deprecated: r.deprecated,
+                    ..Symbol::default()
+                };
+                if r.kind == Kind::Class && sym.canonical.is_none() {
+                    self.class_symbols(&path, &mut sym, &mut out);
+                }
+                out.insert(path, sym);
+            }
+        }
+        out
+    }
+
+    /// Members of a class defined at `path`, and the class's bases and openness.
+    fn class_symbols(&mut self, path: &str, sym: &mut Symbol, out: &mut BTreeMap<String, Symbol>) {
+        let Some(class) = self.classes.get(path).cloned() else {
+            return;
+        };
+        let class = &*class;
+        let module = path.rsplit_once('.').map_or("", |(m, _)| m).to_string();
+        let module = module_of_class(&module, &self.modules);
+        sym.open = class.open;
+        sym.bases = class
+            .bases
+            .iter()
+            .map(|b| {
+                self.resolve_ref(&module, b)
+                    .map(|r| r.canonical)
+                    .unwrap_or_else(|| b.clone())
+            })
+            .collect();
+        let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
+        for (n, v) in &class.members {
+            let keep = members.get(n.as_str()).is_none_or(|old| member_rank(v) > member_rank(old));
+            if keep {
+                members.insert(n, v);
+            }
+        }
+        for (name, value) in members {
+            let member_path = format!("{path}.{name}");
+            let mut member = match value {
+                Value::Function(f) => {
+                    let r = function_resolved(&member_path, f);
+                    Symbol {
+                        kind: Some(r.kind),
+                        signatures: r.signatures,
+                        deprecated: r.deprecated,
+                        ..Symbol::default()
+                    }
+                }
+                Value::Class(c) => Symbol {
+                    kind: Some(Kind::Class),
+                    signatures: c.signatures.clone(),
+                    deprecated: c.deprecated.clone(),
+                    ..Symbol::default()
+                },
+                _ => Symbol {
+                    kind: Some(Kind::Attribute),
+                    ..Symbol::default()
+                },
+            };
+            if matches!(value, Value::Class(_)) {
+                self.class_symbols(&member_path, &mut member, out);
+            }
+            out.insert(member_path, member);
+        }
+    }
+}
+
+enum StarSource {
+    Internal,
+    Stdlib(&'static [&'static str]),
+    Unknown,
+}
+
+/// The module a (possibly nested) class path lives in.
+fn module_of_class(prefix: &str, modules: &HashMap<String, ModuleInfo>) -> String {
+    let mut cur = prefix;
+    loop {
+        if modules.contains_key(cur) {
+            return cur.to_string();
+        }
+        match cur.rsplit_once('.') {
+            Some((p, _)) => cur = p,
+            None => return prefix.to_string(),
+        }
+    }
+}
+
+fn member_rank(v: &Value) -> u8 {
+    match v {
+        Value::Function(_) | Value::Class(_) => 3,
+        Value::Module(_) | Value::From { .. } | Value::Alias(_) => 2,
+        Value::Data => 1,
+        Value::Unknown => 0,
+    }
+}
+
+fn function_resolved(path: &str, f: &Function) -> Resolved {
+    Resolved {
+        kind: if f.property {
+            Kind::Property
+        } else {
+            Kind::Function
+        },
+        canonical: path.to_string(),
+        signatures: f.signatures.clone(),
+        deprecated: f.deprecated.clone(),
+    }
+}
+
+fn collect_classes(path: &str, class: &Class, out: &mut HashMap<String, Class>) {
+    for (n, v) in &class.members {
+        if let Value::Class(c) = v {
+            collect_classes(&format!("{path}.{n}"), c, out);
+        }
+    }
+    out.entry(path.to_string())
+        .and_modify(|existing| {
+            existing.members.extend(class.members.iter().cloned());
+            for b in &class.bases {
+                if !existing.bases.contains(b) {
+                    existing.bases.push(b.clone());
+                }
+            }
+            existing.open |= class.open;
+        })
+        .or_insert_with(|| class.clone());
+}

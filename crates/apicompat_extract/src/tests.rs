@@ -1,0 +1,296 @@
+//! Extraction on small fixtures that mirror patterns of real packages.
+
+use apicompat_archive::{SourceFile, SourceTree};
+use apicompat_surface::{Kind, ParamKind, Surface};
+
+use crate::extract;
+
+fn tree(files: &[(&str, &str)]) -> SourceTree {
+    SourceTree {
+        files: files
+            .iter()
+            .map(|(p, s)| SourceFile {
+                path: p.to_string(),
+                data: s.as_bytes().to_vec(),
+            })
+            .collect(),
+        ..SourceTree::default()
+    }
+}
+
+fn kind(s: &Surface, path: &str) -> Option<Kind> {
+    s.symbols.get(path).map(|sym| sym.kind())
+}
+
+#[test]
+fn module_level_bindings_of_every_form() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", "from .core import Thing as Alias, helper\nimport os\nimport a.b.c\nimport x.y as xy\n"),
+            (
+                "pkg/core.py",
+                r#"
+import typing
+from typing import TYPE_CHECKING
+class Thing:
+    attr = 1
+    def method(self, a, b=2, *args, c, **kw): ...
+    @property
+    def prop(self): return 1
+    def __init__(self, size: int, *, flag=False):
+        self.size = size
+        if flag:
+            self.extra: int = 0
+    class Inner:
+        def deep(self): ...
+def helper(x, /, y): pass
+if TYPE_CHECKING:
+    from other import Typed
+else:
+    Typed = None
+try:
+    from fast import speedup
+except ImportError:
+    def speedup(): ...
+with open("x") as fh:
+    in_with = 1
+CONST: int = 3
+annotated_only: int
+"#,
+            ),
+        ]),
+        "pkg",
+        "1.0",
+    );
+    assert_eq!(kind(&s, "pkg"), Some(Kind::Module));
+    assert_eq!(kind(&s, "pkg.core"), Some(Kind::Module));
+    assert_eq!(kind(&s, "pkg.core.Thing"), Some(Kind::Class));
+    assert_eq!(kind(&s, "pkg.core.Thing.method"), Some(Kind::Function));
+    assert_eq!(kind(&s, "pkg.core.Thing.prop"), Some(Kind::Property));
+    assert_eq!(kind(&s, "pkg.core.Thing.attr"), Some(Kind::Attribute));
+    assert_eq!(kind(&s, "pkg.core.Thing.size"), Some(Kind::Attribute));
+    assert_eq!(kind(&s, "pkg.core.Thing.extra"), Some(Kind::Attribute));
+    assert_eq!(kind(&s, "pkg.core.Thing.Inner.deep"), Some(Kind::Function));
+    assert_eq!(kind(&s, "pkg.core.helper"), Some(Kind::Function));
+    assert_eq!(kind(&s, "pkg.core.Typed"), Some(Kind::Unknown));
+    assert_eq!(kind(&s, "pkg.core.speedup"), Some(Kind::Unknown));
+    assert_eq!(kind(&s, "pkg.core.in_with"), Some(Kind::Attribute));
+    assert_eq!(kind(&s, "pkg.core.CONST"), Some(Kind::Attribute));
+    assert_eq!(kind(&s, "pkg.core.annotated_only"), None);
+    // Re-exports resolve to the definition.
+    let alias = &s.symbols["pkg.Alias"];
+    assert_eq!(alias.kind(), Kind::Class);
+    assert_eq!(alias.canonical.as_deref(), Some("pkg.core.Thing"));
+    assert_eq!(kind(&s, "pkg.Thing"), None);
+    assert_eq!(s.symbols["pkg.os"].kind(), Kind::Module);
+    assert_eq!(s.symbols["pkg.a"].canonical.as_deref(), Some("a"));
+    assert_eq!(s.symbols["pkg.xy"].canonical.as_deref(), Some("x.y"));
+    // Signatures: `self` dropped, kinds and defaults kept.
+    let m = &s.symbols["pkg.core.Thing.method"].signatures[0];
+    let kinds: Vec<_> = m.params.iter().map(|p| (p.name.as_str(), p.kind, p.default)).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("a", ParamKind::PositionalOrKeyword, false),
+            ("b", ParamKind::PositionalOrKeyword, true),
+            ("args", ParamKind::VarPositional, false),
+            ("c", ParamKind::KeywordOnly, false),
+            ("kw", ParamKind::VarKeyword, false),
+        ]
+    );
+    let init = &s.symbols["pkg.core.Thing"].signatures[0];
+    assert_eq!(init.render(), "(size: int, *, flag=...)");
+    assert_eq!(s.symbols["pkg.core.helper"].signatures[0].render(), "(x, /, y)");
+}
+
+#[test]
+fn star_imports_follow_all() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", "from .a import *\nfrom .b import *\n"),
+            ("pkg/a.py", "__all__ = ['pub', '_listed']\ndef pub(): ...\ndef _listed(): ...\ndef unlisted(): ...\n"),
+            ("pkg/b.py", "import os\ndef public(): ...\ndef _private(): ...\n"),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert_eq!(s.symbols["pkg.pub"].canonical.as_deref(), Some("pkg.a.pub"));
+    assert!(s.symbols.contains_key("pkg._listed"));
+    assert!(!s.symbols.contains_key("pkg.unlisted"));
+    assert_eq!(s.symbols["pkg.public"].kind(), Kind::Function);
+    assert!(!s.symbols.contains_key("pkg._private"));
+    // Without __all__, public imported names are copied too.
+    assert!(s.symbols.contains_key("pkg.os"));
+}
+
+#[test]
+fn all_forms_and_dynamic_globals() {
+    let s = extract(
+        &tree(&[
+            (
+                "pkg/__init__.py",
+                r#"
+from . import sub
+_names = {"alpha": 1, "beta": 2}
+__all__ = ["x"] + sub.__all__
+__all__ += list(_names.keys())
+__all__.extend(["gamma"])
+__all__.append("delta")
+for _n in ["e1", "e2"]:
+    globals()[_n] = object()
+globals().update({"f1": 1})
+"#,
+            ),
+            ("pkg/sub.py", "__all__ = ['from_sub']\nfrom_sub = 1\n"),
+        ]),
+        "pkg",
+        "1",
+    );
+    for name in ["x", "from_sub", "alpha", "beta", "gamma", "delta", "e1", "e2", "f1"] {
+        assert!(s.symbols.contains_key(&format!("pkg.{name}")), "{name}");
+    }
+    assert!(!s.symbols["pkg"].open);
+}
+
+#[test]
+fn open_modules_and_closed_getattr() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", "def __getattr__(name):\n    return name\n"),
+            (
+                "pkg/lazy.py",
+                r#"
+_lazy = {"_dynamo", "onnx"}
+_deprecated = {"old": None}
+def __getattr__(name):
+    replacement = _deprecated.get(name)
+    if replacement is not None:
+        return replacement
+    if name in _lazy:
+        return 1
+    raise AttributeError(f"no attribute {name}")
+"#,
+            ),
+            ("pkg/dyn.py", "for k in compute():\n    globals()[k] = 1\n"),
+            ("pkg/selfreplace.py", "import sys\nsys.modules[__name__] = object()\n"),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert!(s.symbols["pkg"].open);
+    assert!(!s.symbols["pkg.lazy"].open);
+    for name in ["_dynamo", "onnx", "old"] {
+        assert!(s.symbols.contains_key(&format!("pkg.lazy.{name}")), "{name}");
+    }
+    assert!(s.symbols["pkg.dyn"].open);
+    assert!(s.symbols["pkg.selfreplace"].open);
+}
+
+#[test]
+fn registered_modules_alias_their_target() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", ""),
+            ("pkg/new/__init__.py", "from .mesh import Mesh\n"),
+            ("pkg/new/mesh.py", "class Mesh: ...\n"),
+            (
+                "pkg/old/__init__.py",
+                r#"
+import sys
+from importlib import import_module
+submodules = ["mesh"]
+for submodule in submodules:
+    full = f"pkg.new.{submodule}"
+    sys.modules[f"pkg.old.{submodule}"] = import_module(full)
+from pkg.new import Mesh
+"#,
+            ),
+        ]),
+        "pkg",
+        "1",
+    );
+    let m = &s.symbols["pkg.old.mesh"];
+    assert_eq!(m.kind(), Kind::Module);
+    assert_eq!(m.canonical.as_deref(), Some("pkg.new.mesh"));
+    assert_eq!(s.symbols["pkg.old.mesh.Mesh"].canonical.as_deref(), Some("pkg.new.mesh.Mesh"));
+    assert_eq!(s.symbols["pkg.old.Mesh"].canonical.as_deref(), Some("pkg.new.mesh.Mesh"));
+}
+
+#[test]
+fn extensions_stubs_and_namespaces() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", "from ._C import *\n"),
+            ("pkg/_C.cpython-312-darwin.so", ""),
+            ("pkg/_C/__init__.pyi", "def op(x: int) -> int: ...\n"),
+            ("pkg/_ext.cpython-311-x86_64-linux-gnu.so", ""),
+            ("pkg/ns/leaf.py", "X = 1\n"),
+            ("pkg/bad-name/x.py", "Y = 1\n"),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert!(s.symbols["pkg._C"].open);
+    assert!(!s.symbols["pkg._C"].opaque);
+    assert_eq!(s.symbols["pkg.op"].kind(), Kind::Function);
+    assert!(s.symbols["pkg._ext"].opaque);
+    assert_eq!(kind(&s, "pkg.ns"), Some(Kind::Module));
+    assert_eq!(kind(&s, "pkg.ns.leaf.X"), Some(Kind::Attribute));
+    assert!(!s.symbols.keys().any(|k| k.contains("bad")));
+}
+
+#[test]
+fn deprecations_and_overloads() {
+    let s = extract(
+        &tree(&[(
+            "pkg/__init__.py",
+            r#"
+import warnings
+from typing import overload
+from typing_extensions import deprecated
+@deprecated("use new_thing instead")
+def old_thing(): ...
+def older(x):
+    """Doc."""
+    warnings.warn("older is deprecated, use newer", FutureWarning)
+@overload
+def f(x: int) -> int: ...
+@overload
+def f(x: str, *, strict: bool) -> str: ...
+def f(x, strict=False): ...
+@dataclass
+class Config:
+    lr: float
+    steps: int = 10
+"#,
+        )]),
+        "pkg",
+        "1",
+    );
+    assert_eq!(s.symbols["pkg.old_thing"].deprecated.as_deref(), Some("use new_thing instead"));
+    assert_eq!(
+        s.symbols["pkg.older"].deprecated.as_deref(),
+        Some("older is deprecated, use newer")
+    );
+    assert_eq!(s.symbols["pkg.f"].signatures.len(), 3);
+    assert_eq!(s.symbols["pkg.Config"].signatures[0].render(), "(lr: float, steps: int = ...)");
+}
+
+#[test]
+fn broken_input_is_recorded_not_fatal() {
+    let mut t = tree(&[
+        ("pkg/__init__.py", "def ok(): ...\ndef broken(:\n    pass\nclass After: ...\n"),
+        ("pkg/deep.py", &format!("x = {}1{}\n", "[".repeat(5000), "]".repeat(5000))),
+    ]);
+    t.files.push(SourceFile {
+        path: "pkg/latin.py".into(),
+        data: b"name = '\xe9'\ndef f(): ...\n".to_vec(),
+    });
+    let s = extract(&t, "pkg", "1");
+    assert!(s.symbols.contains_key("pkg.ok"));
+    assert!(s.symbols.contains_key("pkg.After"));
+    assert!(s.symbols.contains_key("pkg.latin.f"));
+    assert!(s.problems.iter().any(|p| p.contains("pkg/__init__.py") && p.contains("syntax error")));
+    assert!(s.problems.iter().any(|p| p.contains("pkg/latin.py") && p.contains("UTF-8")));
+}
+

@@ -1,0 +1,605 @@
+//! The requirements a project directory declares.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+use std::str::FromStr;
+
+use pep508_rs::{ExtraName, MarkerEnvironment, MarkerTree, Requirement, VersionOrUrl};
+
+use crate::version::{Version, VersionSpecifiers};
+use crate::{lines, pyproject, reqtxt, setup_cfg, setup_py, yaml_env};
+
+/// Files larger than this are not read (no real requirements file comes near it).
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Where a declaration came from: a file (relative to the project root when inside it) and a
+/// 1-based line. Displays as `requirements.txt:3`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Source {
+    /// The file, relative to the project root when it lies inside it.
+    pub file: PathBuf,
+    /// 1-based line number.
+    pub line: u32,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file.display(), self.line)
+    }
+}
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Something was skipped on purpose (a URL, an editable install, a non-literal setup.py).
+    Note,
+    /// Something looks wrong but reading went on as well as it could.
+    Warning,
+    /// Malformed input or an unreadable file; the rest was still read.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// A problem found while reading declarations or an environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The file concerned, relative to the project root when it lies inside it.
+    pub file: PathBuf,
+    /// 1-based line, when the problem has one.
+    pub line: Option<u32>,
+    /// How serious it is.
+    pub severity: Severity,
+    /// What happened.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: ", self.file.display(), line)?,
+            None => write!(f, "{}: ", self.file.display())?,
+        }
+        write!(f, "{}: {}", self.severity, self.message)
+    }
+}
+
+/// A PEP 508 requirement string, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedRequirement {
+    /// Normalized (PEP 503) distribution name: `Foo_Bar` -> `foo-bar`.
+    pub name: String,
+    /// Normalized extras (`torch[opt-einsum]`).
+    pub extras: Vec<String>,
+    /// The version specifier set (empty when the requirement names no version).
+    pub specifier: VersionSpecifiers,
+    /// The URL of a direct reference (`name @ URL`).
+    pub url: Option<String>,
+    /// The environment marker, normalized (`python_version >= '3.9'`), if any.
+    pub marker: Option<String>,
+    /// The parsed marker (always true when there is none).
+    pub marker_tree: MarkerTree,
+}
+
+/// A requirement string that is not valid PEP 508.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequirementError {
+    /// The text that failed to parse.
+    pub input: String,
+    /// The parser's message (may span several lines, with a caret under the problem).
+    pub message: String,
+}
+
+impl fmt::Display for RequirementError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid requirement `{}`: {}", self.input, self.message)
+    }
+}
+
+impl std::error::Error for RequirementError {}
+
+/// Parses a PEP 508 requirement such as `torch[opt]>=2.3,<2.6; python_version >= "3.9"`.
+pub fn parse_requirement(text: &str) -> Result<ParsedRequirement, RequirementError> {
+    let text = text.trim();
+    let req =
+        Requirement::<pep508_rs::VerbatimUrl>::from_str(text).map_err(|e| RequirementError {
+            input: text.to_string(),
+            message: e.message.to_string(),
+        })?;
+    Ok(from_pep508(&req))
+}
+
+impl From<&Requirement> for ParsedRequirement {
+    fn from(req: &Requirement) -> Self {
+        from_pep508(req)
+    }
+}
+
+fn from_pep508(req: &Requirement) -> ParsedRequirement {
+    let (specifier, url) = match &req.version_or_url {
+        None => (VersionSpecifiers::empty(), None),
+        Some(VersionOrUrl::VersionSpecifier(spec)) => (spec.clone(), None),
+        Some(VersionOrUrl::Url(url)) => (VersionSpecifiers::empty(), Some(url.to_string())),
+    };
+    ParsedRequirement {
+        name: req.name.to_string(),
+        extras: req.extras.iter().map(ToString::to_string).collect(),
+        specifier,
+        url,
+        marker: req.marker.try_to_string(),
+        marker_tree: req.marker.clone(),
+    }
+}
+
+/// PEP 503 name normalization: lowercase, runs of `-`, `_` and `.` become one `-`.
+pub fn normalize_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut in_sep = false;
+    for c in name.trim().chars() {
+        if matches!(c, '-' | '_' | '.') {
+            in_sep = true;
+        } else {
+            if in_sep && !out.is_empty() {
+                out.push('-');
+            }
+            in_sep = false;
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// One requirement a project declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredRequirement {
+    /// Normalized (PEP 503) distribution name.
+    pub name: String,
+    /// Normalized extras requested (`torch[opt-einsum]`).
+    pub extras: Vec<String>,
+    /// Version specifier set (empty: any version).
+    pub specifier: VersionSpecifiers,
+    /// The environment marker, normalized, if any.
+    pub marker: Option<String>,
+    /// The parsed marker (always true when there is none).
+    pub marker_tree: MarkerTree,
+    /// A direct-reference URL (a wheel URL whose file name gave the version `==X`).
+    pub url: Option<String>,
+    /// The optional-dependency group, extra or dependency group it belongs to (None: the
+    /// project's main requirements).
+    pub group: Option<String>,
+    /// Declared with `-c`: constrains a version without requiring the package.
+    pub is_constraint: bool,
+    /// File and line of the declaration.
+    pub source: Source,
+    /// The requirement text as written (continuations joined, comments and options removed).
+    pub raw: String,
+}
+
+impl DeclaredRequirement {
+    /// Whether the marker holds in `env` with the given extras active.
+    pub fn applies(&self, env: &MarkerEnvironment, extras: &[ExtraName]) -> bool {
+        self.marker_tree.evaluate(env, extras)
+    }
+}
+
+/// The `[tool.apicompat]` table of `pyproject.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolConfig {
+    /// Where the table starts, when there is one.
+    pub source: Option<Source>,
+    /// `targets = ["torch>=2.3", ...]`: the packages and releases to check against.
+    pub targets: Vec<DeclaredRequirement>,
+    /// `select = [...]`: rule codes to enable.
+    pub select: Vec<String>,
+    /// `ignore = [...]`: rule codes to disable.
+    pub ignore: Vec<String>,
+    /// Keys of the table this version does not know (each also reported as a warning).
+    pub unknown_keys: Vec<String>,
+}
+
+/// Everything read from a project directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Declared {
+    /// The project directory as given.
+    pub root: PathBuf,
+    /// Requirements in reading order: pyproject.toml, setup.cfg, setup.py, requirements files,
+    /// environment.yml.
+    pub requirements: Vec<DeclaredRequirement>,
+    /// Problems and skipped entries, in reading order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// `[tool.apicompat]` settings (default when absent).
+    pub tool_config: ToolConfig,
+    /// Files that were read, relative to the root when inside it.
+    pub files: Vec<PathBuf>,
+}
+
+impl Declared {
+    /// The requirements (and constraints) on one distribution, by any spelling of its name.
+    pub fn requirements_for(&self, name: &str) -> Vec<&DeclaredRequirement> {
+        let name = normalize_name(name);
+        self.requirements
+            .iter()
+            .filter(|r| r.name == name)
+            .collect()
+    }
+
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Reads every requirement a project directory declares: `pyproject.toml`, `setup.cfg`,
+/// `setup.py`, `requirements*.txt`, `requirements/*.txt` and `environment.yml`.
+///
+/// Never fails: unreadable or malformed files become diagnostics and the rest is still read.
+pub fn read_project(dir: &Path) -> Declared {
+    let mut c = Collector::new(dir);
+    if !dir.is_dir() {
+        c.diag(
+            dir,
+            None,
+            Severity::Error,
+            "not a directory (or it cannot be read)".to_string(),
+        );
+        return c.out;
+    }
+    let pyproject = dir.join("pyproject.toml");
+    if pyproject.is_file() {
+        pyproject::read(&mut c, &pyproject);
+    }
+    let setup_cfg = dir.join("setup.cfg");
+    if setup_cfg.is_file() {
+        setup_cfg::read(&mut c, &setup_cfg);
+    }
+    let setup_py = dir.join("setup.py");
+    if setup_py.is_file() {
+        setup_py::read(&mut c, &setup_py);
+    }
+    let mut req_files = list_files(&mut c, dir, |name| {
+        name.starts_with("requirements") && name.ends_with(".txt")
+    });
+    req_files.sort_by_key(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        (name.as_deref() != Some("requirements.txt"), name)
+    });
+    let sub = dir.join("requirements");
+    if sub.is_dir() {
+        let mut more = list_files(&mut c, &sub, |name| name.ends_with(".txt"));
+        more.sort();
+        req_files.extend(more);
+    }
+    for file in req_files {
+        reqtxt::read_file(&mut c, &file, false, None);
+    }
+    for name in ["environment.yml", "environment.yaml"] {
+        let path = dir.join(name);
+        if path.is_file() {
+            yaml_env::read(&mut c, &path);
+        }
+    }
+    c.out
+}
+
+/// Reads one file, chosen by its name: `pyproject.toml`, `setup.cfg`, `setup.py`, `*.yml` /
+/// `*.yaml` (conda environment), anything else as a pip requirements file. Paths in the result
+/// are relative to the file's directory.
+pub fn read_file(path: &Path) -> Declared {
+    let root = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let mut c = Collector::new(&root);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !path.is_file() {
+        c.diag(
+            path,
+            None,
+            Severity::Error,
+            "file not found (or it cannot be read)".to_string(),
+        );
+        return c.out;
+    }
+    match name.as_str() {
+        "pyproject.toml" => pyproject::read(&mut c, path),
+        "setup.cfg" => setup_cfg::read(&mut c, path),
+        "setup.py" => setup_py::read(&mut c, path),
+        n if n.ends_with(".yml") || n.ends_with(".yaml") => yaml_env::read(&mut c, path),
+        _ => reqtxt::read_file(&mut c, path, false, None),
+    }
+    c.out
+}
+
+fn list_files(c: &mut Collector, dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            c.diag(
+                dir,
+                None,
+                Severity::Error,
+                format!("cannot list directory: {e}"),
+            );
+            return Vec::new();
+        }
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .filter(|e| keep(&e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Removes `.` and resolvable `..` components without touching the file system.
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// Shared state while reading a project.
+pub(crate) struct Collector {
+    pub(crate) root: PathBuf,
+    pub(crate) out: Declared,
+    /// Canonical paths of requirement files already read (each is read once).
+    pub(crate) visited: HashSet<(PathBuf, bool)>,
+    /// Requirement files being included right now, as (canonical path, path as reached), for
+    /// cycle detection.
+    pub(crate) stack: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Collector {
+    pub(crate) fn new(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            out: Declared {
+                root: root.to_path_buf(),
+                ..Declared::default()
+            },
+            visited: HashSet::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// The path to show for a file: relative to the root when inside it.
+    pub(crate) fn rel(&self, path: &Path) -> PathBuf {
+        let path = normalize_lexically(path);
+        let root = normalize_lexically(&self.root);
+        match path.strip_prefix(&root) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+            _ => path,
+        }
+    }
+
+    pub(crate) fn source(&self, path: &Path, line: u32) -> Source {
+        Source {
+            file: self.rel(path),
+            line,
+        }
+    }
+
+    pub(crate) fn diag(
+        &mut self,
+        path: &Path,
+        line: Option<u32>,
+        severity: Severity,
+        message: String,
+    ) {
+        let file = self.rel(path);
+        self.out.diagnostics.push(Diagnostic {
+            file,
+            line,
+            severity,
+            message,
+        });
+    }
+
+    /// Reads a file as text, reporting failures as diagnostics.
+    pub(crate) fn read_text(&mut self, path: &Path, at: Option<(&Path, u32)>) -> Option<String> {
+        let report = |c: &mut Self, msg: String| match at {
+            Some((file, line)) => c.diag(file, Some(line), Severity::Error, msg),
+            None => c.diag(path, None, Severity::Error, msg),
+        };
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.len() > MAX_FILE_BYTES => {
+                report(
+                    self,
+                    format!(
+                        "{} is larger than 16 MiB; not read",
+                        self.rel(path).display()
+                    ),
+                );
+                return None;
+            }
+            Ok(meta) if meta.is_dir() => {
+                report(self, format!("{} is a directory", self.rel(path).display()));
+                return None;
+            }
+            _ => {}
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let rel = self.rel(path);
+                if !self.out.files.contains(&rel) {
+                    self.out.files.push(rel);
+                }
+                Some(lines::decode(&bytes))
+            }
+            Err(e) => {
+                report(
+                    self,
+                    format!("cannot read {}: {e}", self.rel(path).display()),
+                );
+                None
+            }
+        }
+    }
+
+    /// Parses one requirement string and records it, or records why it was skipped.
+    pub(crate) fn add_requirement(
+        &mut self,
+        text: &str,
+        at: &Declaration<'_>,
+    ) -> Option<DeclaredRequirement> {
+        let text = text.trim();
+        let source = self.source(at.file, at.line);
+        match parse_requirement(text) {
+            Ok(parsed) => {
+                let mut specifier = parsed.specifier;
+                if let Some(url) = &parsed.url {
+                    match wheel_name_version(url) {
+                        Some((_, version)) => {
+                            specifier = VersionSpecifiers::from(
+                                pep440_rs::VersionSpecifier::equals_version(version),
+                            );
+                        }
+                        None => {
+                            self.diag(
+                                at.file,
+                                Some(at.line),
+                                Severity::Note,
+                                format!(
+                                    "`{text}` is a direct reference with no version to check; skipped"
+                                ),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                Some(DeclaredRequirement {
+                    name: parsed.name,
+                    extras: parsed.extras,
+                    specifier,
+                    marker: parsed.marker,
+                    marker_tree: parsed.marker_tree,
+                    url: parsed.url,
+                    group: at.group.map(str::to_string),
+                    is_constraint: at.is_constraint,
+                    source,
+                    raw: text.to_string(),
+                })
+            }
+            Err(err) => {
+                if let Some((name, version)) = wheel_name_version(text) {
+                    return Some(DeclaredRequirement {
+                        name,
+                        extras: Vec::new(),
+                        specifier: VersionSpecifiers::from(
+                            pep440_rs::VersionSpecifier::equals_version(version),
+                        ),
+                        marker: None,
+                        marker_tree: MarkerTree::TRUE,
+                        url: Some(text.to_string()),
+                        group: at.group.map(str::to_string),
+                        is_constraint: at.is_constraint,
+                        source,
+                        raw: text.to_string(),
+                    });
+                }
+                if looks_like_url_or_path(text) {
+                    self.diag(
+                        at.file,
+                        Some(at.line),
+                        Severity::Note,
+                        format!(
+                            "`{text}` is a URL or local path, not a named requirement; skipped"
+                        ),
+                    );
+                } else {
+                    let first = err.message.lines().next().unwrap_or("").trim().to_string();
+                    self.diag(
+                        at.file,
+                        Some(at.line),
+                        Severity::Error,
+                        format!("invalid requirement `{text}`: {first}"),
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// [`Self::add_requirement`], appending the result to the declared requirements.
+    pub(crate) fn push_requirement(&mut self, text: &str, at: &Declaration<'_>) {
+        if let Some(req) = self.add_requirement(text, at) {
+            self.out.requirements.push(req);
+        }
+    }
+}
+
+/// Where a requirement string was found.
+pub(crate) struct Declaration<'a> {
+    pub(crate) file: &'a Path,
+    pub(crate) line: u32,
+    pub(crate) group: Option<&'a str>,
+    pub(crate) is_constraint: bool,
+}
+
+pub(crate) fn looks_like_url_or_path(text: &str) -> bool {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    lower.contains("://")
+        || ["git+", "hg+", "svn+", "bzr+", "file:", ".", "/", "~", "\\"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        || t.contains('/')
+        || t.contains('\\')
+        || [
+            ".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar",
+        ]
+        .iter()
+        .any(|s| lower.ends_with(s))
+        || (t.len() >= 2 && t.as_bytes()[1] == b':' && t.as_bytes()[0].is_ascii_alphabetic())
+}
+
+/// Name and version from a wheel file name or URL:
+/// `https://download.pytorch.org/whl/cu121/torch-2.1.0%2Bcu121-cp310-cp310-linux_x86_64.whl`
+/// -> (`torch`, `2.1.0+cu121`).
+pub(crate) fn wheel_name_version(url: &str) -> Option<(String, Version)> {
+    let url = url.trim();
+    let without_fragment = url.split(['#', '?']).next().unwrap_or(url);
+    let file = without_fragment.rsplit(['/', '\\']).next()?;
+    let stem = file.strip_suffix(".whl")?;
+    let stem = stem.replace("%2B", "+").replace("%2b", "+");
+    let mut parts = stem.split('-');
+    let name = parts.next()?;
+    let version = parts.next()?;
+    // A wheel name has at least name-version-python-abi-platform.
+    if parts.count() < 3 || name.is_empty() {
+        return None;
+    }
+    let version = Version::from_str(version).ok()?;
+    Some((normalize_name(name), version))
+}

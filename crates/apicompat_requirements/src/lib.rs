@@ -1,0 +1,39 @@
+//! Versions, specifiers and the requirements a Python project declares.
+//!
+//! - [`version`]: PEP 440 versions and specifier sets, with the pre-release rule
+//!   ([`admits`], [`select`]).
+//! - [`read_project`] / [`read_file`]: the requirements a project directory declares
+//!   (`pyproject.toml`, `requirements*.txt`, `setup.cfg`, `setup.py`, `environment.yml`),
+//!   each with the file and line it came from, plus `[tool.apicompat]` settings.
+//! - [`open_environment`]: an installed Python environment read from disk (no interpreter run).
+//! - [`markers`]: PEP 508 marker evaluation for an environment.
+
+mod declared;
+mod environment;
+mod lines;
+pub mod markers;
+mod pyproject;
+mod reqtxt;
+mod setup_cfg;
+mod setup_py;
+pub mod version;
+mod yaml_env;
+
+pub use declared::{
+    normalize_name, parse_requirement, read_file, read_project, Declared, DeclaredRequirement,
+    Diagnostic, ParsedRequirement, RequirementError, Severity, Source, ToolConfig,
+};
+pub use environment::{
+    find_site_packages, open_environment, open_environment_at, read_distributions, EnvError,
+    InstalledDistribution, InstalledEnvironment, SitePackages,
+};
+pub use markers::{
+    evaluate_marker, marker_environment, requirement_applies, MarkerError, Platform,
+};
+pub use pep508_rs::{
+    ExtraName, MarkerEnvironment, MarkerTree, PackageName, Requirement, VersionOrUrl,
+};
+pub use version::{
+    admits, admits_with, local_label, parse_specifiers, parse_version, release_of, satisfies,
+    select, Operator, Version, VersionError, VersionSpecifier, VersionSpecifiers,
+};

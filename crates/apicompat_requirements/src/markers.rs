@@ -1,0 +1,141 @@
+//! PEP 508 environment markers evaluated for a given interpreter and platform.
+
+use std::fmt;
+use std::str::FromStr;
+
+use pep508_rs::{ExtraName, MarkerEnvironment, MarkerEnvironmentBuilder, MarkerTree, Requirement};
+
+use crate::version::Version;
+
+/// The operating system a marker environment describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Platform {
+    /// `sys_platform == "linux"`, `platform_system == "Linux"`.
+    Linux,
+    /// `sys_platform == "darwin"`, `platform_system == "Darwin"`.
+    MacOs,
+    /// `sys_platform == "win32"`, `platform_system == "Windows"`.
+    Windows,
+}
+
+impl Platform {
+    /// The platform this program runs on (Linux for anything not macOS or Windows).
+    pub fn host() -> Self {
+        match std::env::consts::OS {
+            "macos" => Platform::MacOs,
+            "windows" => Platform::Windows,
+            _ => Platform::Linux,
+        }
+    }
+
+    fn sys_platform(self) -> &'static str {
+        match self {
+            Platform::Linux => "linux",
+            Platform::MacOs => "darwin",
+            Platform::Windows => "win32",
+        }
+    }
+
+    fn platform_system(self) -> &'static str {
+        match self {
+            Platform::Linux => "Linux",
+            Platform::MacOs => "Darwin",
+            Platform::Windows => "Windows",
+        }
+    }
+
+    fn os_name(self) -> &'static str {
+        match self {
+            Platform::Windows => "nt",
+            _ => "posix",
+        }
+    }
+
+    /// `platform_machine` as Python reports it for this build's CPU on that platform.
+    fn machine(self) -> &'static str {
+        match (self, std::env::consts::ARCH) {
+            (Platform::Windows, "x86_64") => "AMD64",
+            (Platform::Windows, "aarch64") => "ARM64",
+            (Platform::MacOs, "aarch64") => "arm64",
+            (_, arch) => arch,
+        }
+    }
+}
+
+/// A marker that is not valid PEP 508.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkerError {
+    /// The marker text.
+    pub input: String,
+    /// The parser's message.
+    pub message: String,
+}
+
+impl fmt::Display for MarkerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid marker `{}`: {}", self.input, self.message)
+    }
+}
+
+impl std::error::Error for MarkerError {}
+
+/// The marker environment of a CPython interpreter of version `python` (`3.11.7`; a bare
+/// `3.11` gives `python_full_version == "3.11"`) on `platform`. `platform_release` and
+/// `platform_version` are empty (they cannot be known without running Python).
+pub fn marker_environment(
+    python: &Version,
+    platform: Platform,
+) -> Result<MarkerEnvironment, MarkerError> {
+    let release = python.release();
+    let short = match release {
+        [major, minor, ..] => format!("{major}.{minor}"),
+        [major] => format!("{major}.0"),
+        [] => String::from("3"),
+    };
+    let full = python.to_string();
+    MarkerEnvironment::try_from(MarkerEnvironmentBuilder {
+        implementation_name: "cpython",
+        implementation_version: &full,
+        os_name: platform.os_name(),
+        platform_machine: platform.machine(),
+        platform_python_implementation: "CPython",
+        platform_release: "",
+        platform_system: platform.platform_system(),
+        platform_version: "",
+        python_full_version: &full,
+        python_version: &short,
+        sys_platform: platform.sys_platform(),
+    })
+    .map_err(|e| MarkerError {
+        input: full.clone(),
+        message: e.to_string(),
+    })
+}
+
+/// Evaluates a marker string (`python_version < "3.10" and extra == "cuda"`) in `env` with the
+/// given extras active.
+pub fn evaluate_marker(
+    marker: &str,
+    env: &MarkerEnvironment,
+    extras: &[&str],
+) -> Result<bool, MarkerError> {
+    let tree = MarkerTree::from_str(marker).map_err(|e| MarkerError {
+        input: marker.to_string(),
+        message: e.message.to_string(),
+    })?;
+    let extras = extra_names(extras);
+    Ok(tree.evaluate(env, &extras))
+}
+
+/// Whether a requirement (a `Requires-Dist` entry) applies in `env` with the given extras of
+/// its dependent requested.
+pub fn requirement_applies(req: &Requirement, env: &MarkerEnvironment, extras: &[&str]) -> bool {
+    req.evaluate_markers(env, &extra_names(extras))
+}
+
+fn extra_names(extras: &[&str]) -> Vec<ExtraName> {
+    extras
+        .iter()
+        .filter_map(|e| ExtraName::from_str(e).ok())
+        .collect()
+}

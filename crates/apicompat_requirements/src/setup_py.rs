@@ -1,0 +1,246 @@
+//! `setup.py`: literal `install_requires` / `extras_require` in the `setup(...)` call.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ruff_python_ast::{Expr, Keyword, Operator, PySourceType, Stmt};
+use ruff_python_parser::parse_unchecked_source;
+use ruff_text_size::Ranged;
+
+use crate::declared::{Collector, Declaration, Severity};
+use crate::lines::LineIndex;
+
+/// Nesting limits for the statement walk and expression resolution.
+const MAX_STMT_DEPTH: usize = 64;
+const MAX_EXPR_DEPTH: usize = 64;
+
+pub(crate) fn read(c: &mut Collector, path: &Path) {
+    let Some(text) = c.read_text(path, None) else {
+        return;
+    };
+    let parsed = parse_unchecked_source(&text, PySourceType::Python);
+    let index = LineIndex::new(&text);
+    let mut walk = Walk::default();
+    walk.stmts(parsed.syntax().body.as_slice(), 0);
+
+    if walk.calls.is_empty() {
+        if let Some(err) = parsed.errors().iter().min_by_key(|e| e.location.start()) {
+            c.diag(
+                path,
+                Some(index.line(err.location.start().to_usize())),
+                Severity::Warning,
+                format!(
+                    "setup.py has a syntax error ({}); no setup() call found",
+                    err.error
+                ),
+            );
+        }
+        return;
+    }
+    let r = Reader {
+        path,
+        index: &index,
+        assignments: &walk.assignments,
+    };
+    for keywords in &walk.calls {
+        for kw in keywords.iter() {
+            let Some(arg) = &kw.arg else {
+                continue;
+            };
+            match arg.as_str() {
+                "install_requires" => r.install_requires(c, kw),
+                "extras_require" => r.extras_require(c, kw),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Walk<'a> {
+    /// Last value assigned to each plain name, anywhere in the file.
+    assignments: HashMap<&'a str, &'a Expr>,
+    /// Keywords of each `setup(...)` / `setuptools.setup(...)` call statement.
+    calls: Vec<&'a [Keyword]>,
+}
+
+impl<'a> Walk<'a> {
+    fn stmts(&mut self, body: &'a [Stmt], depth: usize) {
+        if depth > MAX_STMT_DEPTH {
+            return;
+        }
+        for stmt in body {
+            self.stmt(stmt, depth);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &'a Stmt, depth: usize) {
+        match stmt {
+            Stmt::Assign(a) => {
+                for target in &a.targets {
+                    if let Expr::Name(name) = target {
+                        self.assignments.insert(name.id.as_str(), &a.value);
+                    }
+                }
+                self.expr(&a.value);
+            }
+            Stmt::AnnAssign(a) => {
+                if let (Expr::Name(name), Some(value)) = (&*a.target, &a.value) {
+                    self.assignments.insert(name.id.as_str(), value);
+                }
+            }
+            Stmt::Expr(e) => self.expr(&e.value),
+            Stmt::If(s) => {
+                self.stmts(&s.body, depth + 1);
+                for clause in &s.elif_else_clauses {
+                    self.stmts(&clause.body, depth + 1);
+                }
+            }
+            Stmt::With(s) => self.stmts(&s.body, depth + 1),
+            Stmt::FunctionDef(s) => self.stmts(&s.body, depth + 1),
+            Stmt::For(s) => {
+                self.stmts(&s.body, depth + 1);
+                self.stmts(&s.orelse, depth + 1);
+            }
+            Stmt::While(s) => {
+                self.stmts(&s.body, depth + 1);
+                self.stmts(&s.orelse, depth + 1);
+            }
+            Stmt::Try(s) => {
+                self.stmts(&s.body, depth + 1);
+                for handler in &s.handlers {
+                    let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                    self.stmts(&h.body, depth + 1);
+                }
+                self.stmts(&s.orelse, depth + 1);
+                self.stmts(&s.finalbody, depth + 1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Records a `setup(...)` call at statement level (`setup(...)`, `x = setup(...)`).
+    fn expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            let is_setup = match &*call.func {
+                Expr::Name(n) => n.id.as_str() == "setup",
+                Expr::Attribute(a) => a.attr.as_str() == "setup",
+                _ => false,
+            };
+            if is_setup {
+                self.calls.push(&call.arguments.keywords);
+            }
+        }
+    }
+}
+
+struct Reader<'a> {
+    path: &'a Path,
+    index: &'a LineIndex,
+    assignments: &'a HashMap<&'a str, &'a Expr>,
+}
+
+impl Reader<'_> {
+    fn line(&self, node: &impl Ranged) -> u32 {
+        self.index.line(node.start().to_usize())
+    }
+
+    fn not_read(&self, c: &mut Collector, kw: &Keyword, why: &str) {
+        let arg = kw.arg.as_ref().map(|a| a.as_str()).unwrap_or("");
+        c.diag(
+            self.path,
+            Some(self.line(kw)),
+            Severity::Note,
+            format!("`{arg}` in setup.py could not be read statically ({why}); skipped"),
+        );
+    }
+
+    fn push_all(&self, c: &mut Collector, items: Vec<(String, u32)>, group: Option<&str>) {
+        for (text, line) in items {
+            c.push_requirement(
+                &text,
+                &Declaration {
+                    file: self.path,
+                    line,
+                    group,
+                    is_constraint: false,
+                },
+            );
+        }
+    }
+
+    fn install_requires(&self, c: &mut Collector, kw: &Keyword) {
+        match self.list(&kw.value, 0) {
+            Ok(items) => self.push_all(c, items, None),
+            Err(why) => self.not_read(c, kw, &why),
+        }
+    }
+
+    fn extras_require(&self, c: &mut Collector, kw: &Keyword) {
+        let dict = match self.resolve(&kw.value, 0) {
+            Ok(Expr::Dict(d)) => d,
+            Ok(_) => return self.not_read(c, kw, "not a literal dict"),
+            Err(why) => return self.not_read(c, kw, &why),
+        };
+        for item in &dict.items {
+            let Some(Expr::StringLiteral(key)) = &item.key else {
+                self.not_read(c, kw, "a key is not a string literal");
+                continue;
+            };
+            let group = key.value.to_str().to_string();
+            match self.list(&item.value, 0) {
+                Ok(items) => self.push_all(c, items, Some(&group)),
+                Err(why) => self.not_read(c, kw, &format!("extra `{group}`: {why}")),
+            }
+        }
+    }
+
+    /// Follows a plain name to the value last assigned to it.
+    fn resolve<'e>(&'e self, expr: &'e Expr, depth: usize) -> Result<&'e Expr, String> {
+        if depth > MAX_EXPR_DEPTH {
+            return Err("too deeply nested".to_string());
+        }
+        match expr {
+            Expr::Name(name) => match self.assignments.get(name.id.as_str()) {
+                Some(value) => self.resolve(value, depth + 1),
+                None => Err(format!("`{}` is not assigned a literal", name.id.as_str())),
+            },
+            other => Ok(other),
+        }
+    }
+
+    /// A list/tuple of string literals, possibly through names and `+`.
+    fn list(&self, expr: &Expr, depth: usize) -> Result<Vec<(String, u32)>, String> {
+        let expr = self.resolve(expr, depth)?;
+        match expr {
+            Expr::List(l) => self.strings(&l.elts),
+            Expr::Tuple(t) => self.strings(&t.elts),
+            Expr::StringLiteral(s) => {
+                // setuptools accepts one string with one requirement per line.
+                let line = self.line(s);
+                Ok(s.value
+                    .to_str()
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(|l| (l.to_string(), line))
+                    .collect())
+            }
+            Expr::BinOp(b) if b.op == Operator::Add => {
+                let mut left = self.list(&b.left, depth + 1)?;
+                left.extend(self.list(&b.right, depth + 1)?);
+                Ok(left)
+            }
+            _ => Err("not a literal list of strings".to_string()),
+        }
+    }
+
+    fn strings(&self, elts: &[Expr]) -> Result<Vec<(String, u32)>, String> {
+        elts.iter()
+            .map(|e| match e {
+                Expr::StringLiteral(s) => Ok((s.value.to_str().to_string(), self.line(s))),
+                _ => Err("an item is not a string literal".to_string()),
+            })
+            .collect()
+    }
+}

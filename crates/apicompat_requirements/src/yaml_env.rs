@@ -1,0 +1,118 @@
+//! conda `environment.yml`: the `pip:` list under `dependencies:`.
+//!
+//! A small reader for that one shape (block-style YAML lists), not a YAML parser.
+
+use std::path::Path;
+
+use crate::declared::{Collector, Severity};
+use crate::reqtxt;
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// Removes a YAML comment (` #` outside quotes) and surrounding quotes.
+fn scalar(text: &str) -> String {
+    let mut quote: Option<char> = None;
+    let mut prev_ws = true;
+    let mut end = text.len();
+    for (i, ch) in text.char_indices() {
+        match quote {
+            Some(q) if ch == q => quote = None,
+            Some(_) => {}
+            None if (ch == '"' || ch == '\'') && prev_ws => quote = Some(ch),
+            None if ch == '#' && prev_ws => {
+                end = i;
+                break;
+            }
+            None => {}
+        }
+        prev_ws = ch.is_whitespace();
+    }
+    let t = text[..end].trim();
+    let unquoted = t
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .or_else(|| t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')));
+    unquoted.unwrap_or(t).to_string()
+}
+
+/// The pip entries of an environment.yml, each with its 1-based line.
+pub(crate) fn pip_entries(text: &str) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    let mut in_deps = false;
+    // Column of the `- pip:` dash while inside the pip list.
+    let mut pip_dash: Option<usize> = None;
+    for (idx, raw) in text.split('\n').enumerate() {
+        let line_no = u32::try_from(idx + 1).unwrap_or(u32::MAX);
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let indent = indent_of(line);
+        if indent == 0 && !trimmed.starts_with('-') {
+            in_deps = scalar(trimmed) == "dependencies:";
+            pip_dash = None;
+            continue;
+        }
+        if !in_deps {
+            continue;
+        }
+        let Some(item) = trimmed.strip_prefix('-') else {
+            continue;
+        };
+        let item = scalar(item);
+        if let Some(dash) = pip_dash {
+            if indent > dash {
+                if !item.is_empty() {
+                    out.push((line_no, item));
+                }
+                continue;
+            }
+            pip_dash = None;
+        }
+        if item == "pip:" {
+            pip_dash = Some(indent);
+        }
+    }
+    out
+}
+
+pub(crate) fn read(c: &mut Collector, path: &Path) {
+    let Some(text) = c.read_text(path, None) else {
+        return;
+    };
+    let entries = pip_entries(&text);
+    if entries.is_empty() && text.contains("pip:") && !text.contains("- pip:") {
+        c.diag(
+            path,
+            None,
+            Severity::Warning,
+            "a `pip:` entry was found but not in the block-list form this reader understands"
+                .to_string(),
+        );
+    }
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    for (line, entry) in entries {
+        reqtxt::process_line(c, path, &base, line, &entry, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_pip_block_only() {
+        let text = "name: train\nchannels:\n  - pytorch\ndependencies:\n  - python=3.10\n  - pip\n  - pip:\n    - torch>=2.3.0  # gpu\n    - \"numpy<2\"\n    - -r requirements.txt\n  - cudatoolkit\nvariables:\n  - x\n";
+        assert_eq!(
+            pip_entries(text),
+            vec![
+                (8, "torch>=2.3.0".to_string()),
+                (9, "numpy<2".to_string()),
+                (10, "-r requirements.txt".to_string()),
+            ]
+        );
+    }
+}

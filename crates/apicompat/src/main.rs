@@ -1,1 +1,168 @@
-fn main() {}
+//! `apicompat`: knows the API surface of every release of Python frameworks, statically.
+
+mod commands;
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+}
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use apicompat_index::Catalog;
+
+#[derive(Parser)]
+#[command(
+    name = "apicompat",
+    version,
+    about = "Knows every release of the Python frameworks your code uses, and which lines break on which.",
+    after_help = "Examples:\n  apicompat query torch.distributed.pipelining\n  apicompat query torch.utils.checkpoint.CheckpointPolicy --output-format json\n  apicompat index list\n  apicompat index fetch 'colossalai>=0.4'"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Cache directory for fetched releases (default: APICOMPAT_CACHE_DIR or the user cache).
+    #[arg(long, global = true, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Ignore the user's cache: use only the indexes built into the binary.
+    #[arg(long, global = true)]
+    no_cache: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Which releases have a module, class, function or attribute, and what it is in each.
+    #[command(after_help = "Examples:\n  apicompat query torch.distributed._tensor.Partial\n  apicompat query colossalai.zero.low_level.low_level_optim.LowLevelZeroOptimizer._param_store --output-format json")]
+    Query {
+        /// A dotted path: `torch.nn.Linear`, `torch.distributed.pipelining`.
+        symbol: String,
+        /// The package whose releases to search (default: the one that owns the top-level module).
+        #[arg(long)]
+        package: Option<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        output_format: Format,
+    },
+    /// Build, fetch and inspect the index of releases.
+    Index {
+        #[command(subcommand)]
+        command: IndexCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum IndexCommand {
+    /// Extract the surface of one release from a wheel, an sdist or a directory.
+    #[command(after_help = "Examples:\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch --version 2.5.0\n  apicompat index build ./site-packages --package colossalai --version 0.4.1 --output surface.json")]
+    Build {
+        /// A wheel (.whl), an sdist (.tar.gz, .zip) or a directory.
+        path: PathBuf,
+        #[arg(long)]
+        package: String,
+        #[arg(long)]
+        version: String,
+        /// Write the surface as JSON to this file instead of adding it to the cache.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Download releases from the package index and add them to the cache.
+    #[command(after_help = "Examples:\n  apicompat index fetch colossalai\n  apicompat index fetch torch==2.5.0\n  apicompat index fetch 'torch>=2.3,<2.6'")]
+    Fetch {
+        /// `NAME` (every release), `NAME==V` or `NAME` with a specifier set.
+        specs: Vec<String>,
+        /// Fetch releases already in the cache again.
+        #[arg(long)]
+        refresh: bool,
+    },
+    /// The whole surface of one release: every module and name, every class's members.
+    #[command(after_help = "Examples:\n  apicompat index show torch==2.5.0\n  apicompat index show colossalai==0.4.0 --output-format json")]
+    Show {
+        /// `NAME==VERSION`.
+        spec: String,
+        #[arg(long, value_enum, default_value = "text")]
+        output_format: Format,
+    },
+    /// The packages and releases known, embedded and cached.
+    List {
+        #[arg(long, value_enum, default_value = "text")]
+        output_format: Format,
+    },
+}
+
+/// A failure the user should read; `code` is the exit code.
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure {
+            message: e.to_string(),
+            code: 2,
+        }
+    }
+}
+
+pub type CmdResult = Result<ExitCode, Failure>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let cache_dir = if cli.no_cache {
+        None
+    } else {
+        cli.cache_dir.clone().or_else(apicompat_index::cache::default_dir)
+    };
+    let open_catalog = || {
+        let catalog = Catalog::open(embedded::EMBEDDED, cache_dir.as_deref());
+        for w in &catalog.warnings {
+            eprintln!("warning: {w}");
+        }
+        catalog
+    };
+    let result = match cli.command {
+        Command::Query {
+            symbol,
+            package,
+            output_format,
+        } => commands::query::run(&open_catalog(), &symbol, package.as_deref(), output_format),
+        Command::Index { command } => match command {
+            IndexCommand::Build {
+                path,
+                package,
+                version,
+                output,
+            } => commands::build::run(&path, &package, &version, output.as_deref(), cache_dir.as_deref()),
+            IndexCommand::Fetch { specs, refresh } => {
+                commands::fetch::run(&specs, refresh, cache_dir.as_deref())
+            }
+            IndexCommand::Show {
+                spec,
+                output_format,
+            } => commands::show::run(&open_catalog(), &spec, output_format),
+            IndexCommand::List { output_format } => commands::list::run(&open_catalog(), output_format),
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

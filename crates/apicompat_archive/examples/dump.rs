@@ -12,9 +12,18 @@ fn main() {
         Ok(tree) => {
             println!("metadata: {:#?}", tree.metadata);
             println!("top_level: {:?}", tree.top_level);
-            let ext = tree.files.iter().filter(|f| f.data.is_empty() && f.path.ends_with(".so")).count();
+            let ext = tree
+                .files
+                .iter()
+                .filter(|f| f.data.is_empty() && f.path.ends_with(".so"))
+                .count();
             let bytes: usize = tree.files.iter().map(|f| f.data.len()).sum();
-            println!("files: {} ({} extension modules, {} bytes)", tree.files.len(), ext, bytes);
+            println!(
+                "files: {} ({} extension modules, {} bytes)",
+                tree.files.len(),
+                ext,
+                bytes
+            );
             for f in tree.files.iter().take(10) {
                 println!("  {} ({} bytes)", f.path, f.data.len());
             }

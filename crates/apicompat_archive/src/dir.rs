@@ -163,10 +163,16 @@ fn dir_names(path: &Path) -> Result<Vec<(String, bool)>, ArchiveError> {
 }
 
 fn is_project_file(name: &str) -> bool {
-    matches!(name, "PKG-INFO" | "setup.py" | "setup.cfg" | "pyproject.toml")
+    matches!(
+        name,
+        "PKG-INFO" | "setup.py" | "setup.cfg" | "pyproject.toml"
+    )
 }
 
-pub(crate) fn read_dir_tree(root: &Path, package: Option<&str>) -> Result<SourceTree, ArchiveError> {
+pub(crate) fn read_dir_tree(
+    root: &Path,
+    package: Option<&str>,
+) -> Result<SourceTree, ArchiveError> {
     let names = dir_names(root)?;
     let has_project_files = names.iter().any(|(n, d)| !d && is_project_file(n));
     let dists: Vec<String> = names

@@ -166,7 +166,8 @@ impl<'a> Loader<'a> {
                 let len = match std::fs::metadata(&*p) {
                     Ok(m) => m.len(),
                     Err(e) => {
-                        self.problems.push(format!("{}: unreadable: {e}", p.display()));
+                        self.problems
+                            .push(format!("{}: unreadable: {e}", p.display()));
                         return None;
                     }
                 };
@@ -188,7 +189,8 @@ impl<'a> Loader<'a> {
                 match read {
                     Ok(buf) => Some(buf),
                     Err(e) => {
-                        self.problems.push(format!("{}: unreadable: {e}", p.display()));
+                        self.problems
+                            .push(format!("{}: unreadable: {e}", p.display()));
                         None
                     }
                 }
@@ -201,7 +203,8 @@ impl<'a> Loader<'a> {
                     return None;
                 }
                 let Some(zip) = self.zip.as_deref_mut() else {
-                    self.problems.push(format!("{path}: no archive to read from"));
+                    self.problems
+                        .push(format!("{path}: no archive to read from"));
                     return None;
                 };
                 match zipread::read_entry(zip, &entry, MAX_MEMBER_SIZE) {
@@ -259,7 +262,10 @@ pub fn read_path(path: &Path, package: Option<&str>) -> Result<SourceTree, Archi
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let mut magic = Vec::with_capacity(512);
-    (&mut file).take(512).read_to_end(&mut magic).map_err(io_err)?;
+    (&mut file)
+        .take(512)
+        .read_to_end(&mut magic)
+        .map_err(io_err)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -398,7 +404,11 @@ fn read_zip_source(
         ZipKind::Wheel => layout::build_wheel(members, &mut loader),
         ZipKind::Sdist => {
             let (members, top) = layout::strip_top_folder(members, &all_files);
-            layout::build_sdist(members, &mut loader, top.as_deref().and_then(layout::name_from_folder))
+            layout::build_sdist(
+                members,
+                &mut loader,
+                top.as_deref().and_then(layout::name_from_folder),
+            )
         }
     })
 }
@@ -508,7 +518,11 @@ fn read_tar_source<R: Read>(reader: R, label: &Path) -> Result<SourceTree, Archi
     let mut loader = Loader::new();
     loader.problems = problems;
     let (members, top) = layout::strip_top_folder(members, &all_files);
-    Ok(layout::build_sdist(members, &mut loader, top.as_deref().and_then(layout::name_from_folder)))
+    Ok(layout::build_sdist(
+        members,
+        &mut loader,
+        top.as_deref().and_then(layout::name_from_folder),
+    ))
 }
 
 /// Reads a wheel or a zip sdist held in memory. `name` (a file name, possibly empty) helps

@@ -188,11 +188,23 @@ mod tests {
         assert_eq!(sanitize_member_name("a/./b//c.py").unwrap(), "a/b/c.py");
         assert_eq!(sanitize_member_name("a\\b.py").unwrap(), "a/b.py");
         assert_eq!(sanitize_member_name("dir/").unwrap(), "dir");
-        assert_eq!(sanitize_member_name("../evil.py"), Err(UnsafePath::ParentDir));
-        assert_eq!(sanitize_member_name("a/../../evil.py"), Err(UnsafePath::ParentDir));
-        assert_eq!(sanitize_member_name("/etc/passwd"), Err(UnsafePath::Absolute));
+        assert_eq!(
+            sanitize_member_name("../evil.py"),
+            Err(UnsafePath::ParentDir)
+        );
+        assert_eq!(
+            sanitize_member_name("a/../../evil.py"),
+            Err(UnsafePath::ParentDir)
+        );
+        assert_eq!(
+            sanitize_member_name("/etc/passwd"),
+            Err(UnsafePath::Absolute)
+        );
         assert_eq!(sanitize_member_name("C:\\x.py"), Err(UnsafePath::Absolute));
-        assert_eq!(sanitize_member_name("\\\\srv\\x.py"), Err(UnsafePath::Absolute));
+        assert_eq!(
+            sanitize_member_name("\\\\srv\\x.py"),
+            Err(UnsafePath::Absolute)
+        );
         assert_eq!(sanitize_member_name(""), Err(UnsafePath::Empty));
         assert_eq!(sanitize_member_name("a\0b"), Err(UnsafePath::Control));
     }
@@ -203,7 +215,10 @@ mod tests {
             extension_module_path("torch/_C.cpython-312-darwin.so").as_deref(),
             Some("torch/_C.so")
         );
-        assert_eq!(extension_module_path("_x.abi3.so").as_deref(), Some("_x.so"));
+        assert_eq!(
+            extension_module_path("_x.abi3.so").as_deref(),
+            Some("_x.so")
+        );
         assert_eq!(
             extension_module_path("a/b.cp312-win_amd64.pyd").as_deref(),
             Some("a/b.pyd")

@@ -58,7 +58,9 @@ pub enum EocdResult {
     Found(CdLocation),
     /// The archive is ZIP64 and its ZIP64 end record lies before the given tail: read
     /// [`ZIP64_EOCD_LEN`] bytes at this absolute offset and call [`parse_zip64_eocd`].
-    NeedZip64Record { offset: u64 },
+    NeedZip64Record {
+        offset: u64,
+    },
 }
 
 /// Length of a ZIP64 end-of-central-directory record (fixed part).
@@ -132,7 +134,8 @@ pub fn find_eocd(tail: &[u8], tail_offset: u64) -> Result<EocdResult, ZipError> 
     let eocd_abs = tail_offset + found as u64;
 
     // ZIP64: a locator right before the end record.
-    if found >= ZIP64_LOCATOR_LEN && u32_at(tail, found - ZIP64_LOCATOR_LEN) == Some(SIG_ZIP64_LOCATOR)
+    if found >= ZIP64_LOCATOR_LEN
+        && u32_at(tail, found - ZIP64_LOCATOR_LEN) == Some(SIG_ZIP64_LOCATOR)
     {
         let loc = found - ZIP64_LOCATOR_LEN;
         let record_abs = u64_at(tail, loc + 8).ok_or_else(|| corrupt("ZIP64 locator"))?;
@@ -180,7 +183,10 @@ pub fn parse_zip64_eocd(rec: &[u8]) -> Result<CdLocation, ZipError> {
 
 /// Parses the central directory (`cd` holds exactly its bytes, or more).
 /// Stops at the first entry without a central header signature.
-pub fn parse_central_directory(cd: &[u8], entries_hint: u64) -> Result<Vec<CentralEntry>, ZipError> {
+pub fn parse_central_directory(
+    cd: &[u8],
+    entries_hint: u64,
+) -> Result<Vec<CentralEntry>, ZipError> {
     let cap = (entries_hint as usize).min(cd.len() / CENTRAL_LEN);
     let mut out = Vec::with_capacity(cap);
     let mut pos = 0usize;
@@ -237,7 +243,8 @@ pub fn parse_central_directory(cd: &[u8], entries_hint: u64) -> Result<Vec<Centr
         let unix = version_made_by >> 8 == 3;
         let mode = external >> 16;
         let is_symlink = unix && mode & 0o170000 == 0o120000;
-        let is_dir = name.ends_with('/') || name.ends_with('\\') || (unix && mode & 0o170000 == 0o040000);
+        let is_dir =
+            name.ends_with('/') || name.ends_with('\\') || (unix && mode & 0o170000 == 0o040000);
         out.push(CentralEntry {
             name,
             flags,
@@ -252,7 +259,21 @@ pub fn parse_central_directory(cd: &[u8], entries_hint: u64) -> Result<Vec<Centr
         pos = next;
     }
     if out.is_empty() && entries_hint > 0 {
-        return Err(corrupt("no central directory entry where the end record says"));
+        return Err(corrupt(
+            "no central directory entry where the end record says",
+        ));
+    }
+    // Some writers let the 16-bit count wrap past 65,535 entries without ZIP64.
+    let found = out.len() as u64;
+    let consistent = if entries_hint <= 0xFFFF {
+        found % 0x1_0000 == entries_hint
+    } else {
+        found == entries_hint
+    };
+    if !consistent {
+        return Err(ZipError::Corrupt(format!(
+            "the central directory holds {found} entries, the end record announces {entries_hint}"
+        )));
     }
     Ok(out)
 }
@@ -289,7 +310,10 @@ pub fn check_entry(entry: &CentralEntry, limit: u64) -> Result<(), ZipError> {
         });
     }
     // Deflate never expands by more than a few bytes per 32 KiB block.
-    if entry.compressed_size > entry.uncompressed_size.saturating_add(entry.uncompressed_size / 8 + 1024)
+    if entry.compressed_size
+        > entry
+            .uncompressed_size
+            .saturating_add(entry.uncompressed_size / 8 + 1024)
     {
         return Err(corrupt("compressed size larger than possible"));
     }
@@ -297,7 +321,11 @@ pub fn check_entry(entry: &CentralEntry, limit: u64) -> Result<(), ZipError> {
 }
 
 /// Decompresses the member's `compressed` bytes, checking the size and the CRC32.
-pub fn decompress(entry: &CentralEntry, compressed: &[u8], limit: u64) -> Result<Vec<u8>, ZipError> {
+pub fn decompress(
+    entry: &CentralEntry,
+    compressed: &[u8],
+    limit: u64,
+) -> Result<Vec<u8>, ZipError> {
     check_entry(entry, limit)?;
     let size = entry.uncompressed_size;
     let data = match entry.method {
@@ -334,7 +362,11 @@ pub fn decompress(entry: &CentralEntry, compressed: &[u8], limit: u64) -> Result
 }
 
 /// Extracts a member from `span`, the archive bytes starting at its local header.
-pub fn extract_from_span(span: &[u8], entry: &CentralEntry, limit: u64) -> Result<Vec<u8>, ZipError> {
+pub fn extract_from_span(
+    span: &[u8],
+    entry: &CentralEntry,
+    limit: u64,
+) -> Result<Vec<u8>, ZipError> {
     check_entry(entry, limit)?;
     let start = local_data_offset(span)?;
     let end = start
@@ -363,7 +395,9 @@ impl ReadAt for &[u8] {
             .ok_or_else(|| corrupt("offset overflow"))?;
         self.get(offset as usize..end as usize)
             .map(<[u8]>::to_vec)
-            .ok_or_else(|| ZipError::Truncated(format!("{len} bytes at offset {offset} past the end")))
+            .ok_or_else(|| {
+                ZipError::Truncated(format!("{len} bytes at offset {offset} past the end"))
+            })
     }
 }
 
@@ -394,7 +428,9 @@ impl ReadAt for FileReader {
         let mut buf = Vec::with_capacity(len as usize);
         (&mut self.file).take(len).read_to_end(&mut buf)?;
         if buf.len() as u64 != len {
-            return Err(ZipError::Truncated(format!("short read at offset {offset}")));
+            return Err(ZipError::Truncated(format!(
+                "short read at offset {offset}"
+            )));
         }
         Ok(buf)
     }
@@ -431,7 +467,11 @@ pub fn read_directory<R: ReadAt + ?Sized>(src: &mut R) -> Result<Vec<CentralEntr
 }
 
 /// Reads and decompresses one member of a whole archive.
-pub fn read_entry<R: ReadAt + ?Sized>(src: &mut R, entry: &CentralEntry, limit: u64) -> Result<Vec<u8>, ZipError> {
+pub fn read_entry<R: ReadAt + ?Sized>(
+    src: &mut R,
+    entry: &CentralEntry,
+    limit: u64,
+) -> Result<Vec<u8>, ZipError> {
     check_entry(entry, limit)?;
     let head = src.read_at(entry.local_header_offset, LOCAL_LEN as u64)?;
     let data_offset = entry
@@ -440,4 +480,125 @@ pub fn read_entry<R: ReadAt + ?Sized>(src: &mut R, entry: &CentralEntry, limit: 
         .ok_or_else(|| corrupt("offset overflow"))?;
     let compressed = src.read_at(data_offset, entry.compressed_size)?;
     decompress(entry, &compressed, limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-member ZIP64 archive: the central entry carries its sizes and offset in the
+    /// ZIP64 extra field, and a ZIP64 end record + locator precede the end record.
+    fn zip64_archive(data: &[u8], comment_len: usize) -> Vec<u8> {
+        let name = b"pkg/big.py";
+        let crc = crc32fast::hash(data);
+        let mut out = Vec::new();
+        // Local header with saturated sizes and a ZIP64 extra field.
+        out.extend_from_slice(&SIG_LOCAL.to_le_bytes());
+        out.extend_from_slice(&45u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes()); // stored
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&crc.to_le_bytes());
+        out.extend_from_slice(&u32::MAX.to_le_bytes());
+        out.extend_from_slice(&u32::MAX.to_le_bytes());
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.extend_from_slice(&20u16.to_le_bytes());
+        out.extend_from_slice(name);
+        out.extend_from_slice(&1u16.to_le_bytes());
+        out.extend_from_slice(&16u16.to_le_bytes());
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(data);
+        let cd_offset = out.len() as u64;
+        out.extend_from_slice(&SIG_CENTRAL.to_le_bytes());
+        out.extend_from_slice(&45u16.to_le_bytes());
+        out.extend_from_slice(&45u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&crc.to_le_bytes());
+        out.extend_from_slice(&u32::MAX.to_le_bytes());
+        out.extend_from_slice(&u32::MAX.to_le_bytes());
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.extend_from_slice(&28u16.to_le_bytes()); // extra
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&u32::MAX.to_le_bytes()); // offset in the extra field
+        out.extend_from_slice(name);
+        out.extend_from_slice(&1u16.to_le_bytes());
+        out.extend_from_slice(&24u16.to_le_bytes());
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(&0u64.to_le_bytes());
+        let cd_size = out.len() as u64 - cd_offset;
+        let record = out.len() as u64;
+        out.extend_from_slice(&SIG_ZIP64_EOCD.to_le_bytes());
+        out.extend_from_slice(&44u64.to_le_bytes());
+        out.extend_from_slice(&45u16.to_le_bytes());
+        out.extend_from_slice(&45u16.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&1u64.to_le_bytes());
+        out.extend_from_slice(&1u64.to_le_bytes());
+        out.extend_from_slice(&cd_size.to_le_bytes());
+        out.extend_from_slice(&cd_offset.to_le_bytes());
+        out.extend_from_slice(&SIG_ZIP64_LOCATOR.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&record.to_le_bytes());
+        out.extend_from_slice(&1u32.to_le_bytes());
+        out.extend_from_slice(&SIG_EOCD.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0xFFFFu16.to_le_bytes());
+        out.extend_from_slice(&0xFFFFu16.to_le_bytes());
+        out.extend_from_slice(&u32::MAX.to_le_bytes());
+        out.extend_from_slice(&u32::MAX.to_le_bytes());
+        out.extend_from_slice(&(comment_len as u16).to_le_bytes());
+        out.extend(std::iter::repeat_n(b'c', comment_len));
+        out
+    }
+
+    #[test]
+    fn zip64_whole_archive() {
+        let data = b"x = 1\n".repeat(100);
+        let zip = zip64_archive(&data, 5);
+        let mut src: &[u8] = &zip;
+        let entries = read_directory(&mut src).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].name, "pkg/big.py");
+        assert_eq!(entries[0].uncompressed_size, data.len() as u64);
+        assert_eq!(entries[0].local_header_offset, 0);
+        assert_eq!(read_entry(&mut src, &entries[0], 1 << 20).unwrap(), data);
+    }
+
+    #[test]
+    fn zip64_record_outside_the_tail() {
+        let zip = zip64_archive(b"y = 2\n", 100);
+        // A tail holding only the locator and end record (and comment).
+        let tail_start = zip.len() - (100 + EOCD_LEN + ZIP64_LOCATOR_LEN);
+        match find_eocd(&zip[tail_start..], tail_start as u64).unwrap() {
+            EocdResult::NeedZip64Record { offset } => {
+                let loc = parse_zip64_eocd(&zip[offset as usize..]).unwrap();
+                assert_eq!(loc.entries, 1);
+                let cd = &zip[loc.offset as usize..(loc.offset + loc.size) as usize];
+                let entries = parse_central_directory(cd, loc.entries).unwrap();
+                let span = &zip[entries[0].local_header_offset as usize..];
+                assert_eq!(
+                    extract_from_span(span, &entries[0], 1 << 20).unwrap(),
+                    b"y = 2\n"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn no_end_record() {
+        assert!(matches!(find_eocd(b"", 0), Err(ZipError::NotZip)));
+        assert!(matches!(find_eocd(&[0u8; 100], 0), Err(ZipError::NotZip)));
+        let mut src: &[u8] = b"PK\x05\x06";
+        assert!(read_directory(&mut src).is_err());
+    }
 }

@@ -18,10 +18,7 @@ impl Drop for TempDir {
 }
 
 fn tempdir(name: &str) -> TempDir {
-    let p = std::env::temp_dir().join(format!(
-        "apicompat-archive-{}-{name}",
-        std::process::id()
-    ));
+    let p = std::env::temp_dir().join(format!("apicompat-archive-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&p);
     std::fs::create_dir_all(&p).unwrap();
     TempDir(p)
@@ -77,13 +74,24 @@ fn wheel_from_file_and_memory() {
     let path = dir.0.join("pkg-1.0-py3-none-any.whl");
     let data = small_wheel();
     write(&path, &data);
-    for tree in [read_path(&path, None).unwrap(), read_zip_bytes("pkg.whl", &data).unwrap()] {
+    for tree in [
+        read_path(&path, None).unwrap(),
+        read_zip_bytes("pkg.whl", &data).unwrap(),
+    ] {
         assert_eq!(
             paths(&tree),
-            vec!["pkg/__init__.py", "pkg/_ext.so", "pkg/mod.py", "pkg/mod.pyi"]
+            vec![
+                "pkg/__init__.py",
+                "pkg/_ext.so",
+                "pkg/mod.py",
+                "pkg/mod.pyi"
+            ]
         );
         assert!(tree.file("pkg/_ext.so").unwrap().data.is_empty());
-        assert_eq!(tree.file("pkg/mod.pyi").unwrap().data, b"def f(x: int) -> str: ...\n");
+        assert_eq!(
+            tree.file("pkg/mod.pyi").unwrap().data,
+            b"def f(x: int) -> str: ...\n"
+        );
         assert_eq!(tree.top_level, vec!["pkg"]);
         assert_eq!(tree.metadata.name.as_deref(), Some("pkg"));
         assert_eq!(tree.metadata.version.as_deref(), Some("1.0"));
@@ -102,14 +110,23 @@ fn wheel_without_top_level_and_with_data_dirs() {
     z.add("pkg_b-2.0.data/purelib/pkg_c/__init__.py", b"y = 2\n", true);
     z.add("pkg_b-2.0.data/scripts/tool", b"#!/bin/sh\n", false);
     z.add("tests/test_a.py", b"", false);
-    z.add("pkg_b-2.0.dist-info/METADATA", b"Name: pkg-b\nVersion: 2.0\n", false);
+    z.add(
+        "pkg_b-2.0.dist-info/METADATA",
+        b"Name: pkg-b\nVersion: 2.0\n",
+        false,
+    );
     z.add("pkg_b-2.0.dist-info/WHEEL", b"Wheel-Version: 1.0\n", false);
     let data = z.finish();
     // Named .zip, yet recognised as a wheel through its dist-info/WHEEL.
     let tree = read_zip_bytes("something.zip", &data).unwrap();
     assert_eq!(
         paths(&tree),
-        vec!["_speedups.so", "mod_a.py", "pkg_b/__init__.py", "pkg_c/__init__.py"]
+        vec![
+            "_speedups.so",
+            "mod_a.py",
+            "pkg_b/__init__.py",
+            "pkg_c/__init__.py"
+        ]
     );
     assert_eq!(tree.top_level, vec!["_speedups", "mod_a", "pkg_b", "pkg_c"]);
     assert_eq!(tree.metadata.name.as_deref(), Some("pkg-b"));
@@ -134,7 +151,13 @@ fn unsafe_zip_members_are_skipped() {
     let tree = read_zip_bytes("evil-1.0-py3-none-any.whl", &z.finish()).unwrap();
     assert_eq!(paths(&tree), vec!["pkg/__init__.py"]);
     let problems = tree.problems.join("\n");
-    for name in ["../evil.py", "/abs.py", "C:\\win.py", "pkg/../../up.py", "pkg/link.py"] {
+    for name in [
+        "../evil.py",
+        "/abs.py",
+        "C:\\win.py",
+        "pkg/../../up.py",
+        "pkg/link.py",
+    ] {
         assert!(problems.contains(name), "{name} not in {problems}");
     }
 }
@@ -183,10 +206,19 @@ fn zip_bombs_and_lies_are_skipped() {
     let tree = read_zip_bytes("bomb-1.0-py3-none-any.whl", &z.finish()).unwrap();
     assert_eq!(paths(&tree), vec!["pkg/__init__.py"]);
     let problems = tree.problems.join("\n");
-    assert!(problems.contains("pkg/bomb.py: skipped: member too large"), "{problems}");
+    assert!(
+        problems.contains("pkg/bomb.py: skipped: member too large"),
+        "{problems}"
+    );
     assert!(problems.contains("pkg/liar.py"), "{problems}");
-    assert!(problems.contains("pkg/badcrc.py: skipped: CRC32 mismatch"), "{problems}");
-    assert!(problems.contains("pkg/bzip2.py: skipped: unsupported"), "{problems}");
+    assert!(
+        problems.contains("pkg/badcrc.py: skipped: CRC32 mismatch"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("pkg/bzip2.py: skipped: unsupported"),
+        "{problems}"
+    );
 }
 
 #[test]
@@ -261,10 +293,7 @@ fn broken_files_give_clear_errors() {
 fn corrupt_central_directories_never_panic() {
     let wheel = small_wheel();
     // Flip every byte of the central directory and end record, one at a time.
-    let cd_start = wheel
-        .windows(4)
-        .position(|w| w == b"PK\x01\x02")
-        .unwrap();
+    let cd_start = wheel.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
     for i in cd_start..wheel.len() {
         for value in [0u8, 0xff] {
             let mut bad = wheel.clone();
@@ -279,10 +308,22 @@ fn sdist_with_src_layout_and_pkg_info() {
     let pkg_info: &[u8] = b"Metadata-Version: 2.1\nName: My.Project\nVersion: 3.1\nRequires-Dist: attrs>=20\nRequires-Python: >=3.9\n";
     let data = targz(&[
         ("my.project-3.1/PKG-INFO", Some(pkg_info)),
-        ("my.project-3.1/setup.py", Some(b"from setuptools import setup\n")),
-        ("my.project-3.1/src/my_project/__init__.py", Some(b"v = 1\n")),
-        ("my.project-3.1/src/my_project/sub/x.pyi", Some(b"def f() -> int: ...\n")),
-        ("my.project-3.1/src/my_project/_native.abi3.so", Some(b"\x7fELF")),
+        (
+            "my.project-3.1/setup.py",
+            Some(b"from setuptools import setup\n"),
+        ),
+        (
+            "my.project-3.1/src/my_project/__init__.py",
+            Some(b"v = 1\n"),
+        ),
+        (
+            "my.project-3.1/src/my_project/sub/x.pyi",
+            Some(b"def f() -> int: ...\n"),
+        ),
+        (
+            "my.project-3.1/src/my_project/_native.abi3.so",
+            Some(b"\x7fELF"),
+        ),
         ("my.project-3.1/tests/test_x.py", Some(b"")),
         ("my.project-3.1/docs/conf.py", Some(b"")),
         ("../evil.py", Some(b"")),
@@ -299,10 +340,22 @@ fn sdist_with_src_layout_and_pkg_info() {
 
     let clean = targz(&[
         ("my.project-3.1/PKG-INFO", Some(pkg_info)),
-        ("my.project-3.1/setup.py", Some(b"from setuptools import setup\n")),
-        ("my.project-3.1/src/my_project/__init__.py", Some(b"v = 1\n")),
-        ("my.project-3.1/src/my_project/sub/x.pyi", Some(b"def f() -> int: ...\n")),
-        ("my.project-3.1/src/my_project/_native.abi3.so", Some(b"\x7fELF")),
+        (
+            "my.project-3.1/setup.py",
+            Some(b"from setuptools import setup\n"),
+        ),
+        (
+            "my.project-3.1/src/my_project/__init__.py",
+            Some(b"v = 1\n"),
+        ),
+        (
+            "my.project-3.1/src/my_project/sub/x.pyi",
+            Some(b"def f() -> int: ...\n"),
+        ),
+        (
+            "my.project-3.1/src/my_project/_native.abi3.so",
+            Some(b"\x7fELF"),
+        ),
         ("my.project-3.1/tests/test_x.py", Some(b"")),
     ]);
     let tree = read_sdist_bytes("my.project-3.1.tar.gz", &clean).unwrap();
@@ -317,7 +370,10 @@ fn sdist_with_src_layout_and_pkg_info() {
     assert_eq!(tree.top_level, vec!["my_project"]);
     assert_eq!(tree.metadata.name.as_deref(), Some("My.Project"));
     assert_eq!(tree.metadata.requires_dist, vec!["attrs>=20"]);
-    assert_eq!(tree.metadata.requires_dist_source.as_deref(), Some("PKG-INFO"));
+    assert_eq!(
+        tree.metadata.requires_dist_source.as_deref(),
+        Some("PKG-INFO")
+    );
     assert!(tree.problems.is_empty(), "{:?}", tree.problems);
 }
 
@@ -325,9 +381,15 @@ fn sdist_with_src_layout_and_pkg_info() {
 fn sdist_egg_info_and_requirements_fallbacks() {
     // egg-info: top_level.txt and requires.txt with sections.
     let data = targz(&[
-        ("foo-1.0/PKG-INFO", Some(b"Metadata-Version: 1.2\nName: foo\nVersion: 1.0\n")),
+        (
+            "foo-1.0/PKG-INFO",
+            Some(b"Metadata-Version: 1.2\nName: foo\nVersion: 1.0\n"),
+        ),
         ("foo-1.0/foo.egg-info/PKG-INFO", Some(b"Name: foo\n")),
-        ("foo-1.0/foo.egg-info/top_level.txt", Some(b"bar\nfoo\ntests\n")),
+        (
+            "foo-1.0/foo.egg-info/top_level.txt",
+            Some(b"bar\nfoo\ntests\n"),
+        ),
         (
             "foo-1.0/foo.egg-info/requires.txt",
             Some(b"torch>=1.11\n\n[dev]\npytest\n\n[:sys_platform == \"win32\"]\npywin32\n"),
@@ -356,10 +418,16 @@ fn sdist_egg_info_and_requirements_fallbacks() {
 
     // No egg-info: requirements/requirements.txt, and every top-level package but tests/docs.
     let data = targz(&[
-        ("Baz-2.0/PKG-INFO", Some(b"Metadata-Version: 2.1\nName: Baz\nVersion: 2.0\n")),
+        (
+            "Baz-2.0/PKG-INFO",
+            Some(b"Metadata-Version: 2.1\nName: Baz\nVersion: 2.0\n"),
+        ),
         ("Baz-2.0/setup.py", Some(b"")),
         ("Baz-2.0/versioneer.py", Some(b"")),
-        ("Baz-2.0/requirements/requirements.txt", Some(b"# deps\nnumpy>=1\n-r extra.txt\n")),
+        (
+            "Baz-2.0/requirements/requirements.txt",
+            Some(b"# deps\nnumpy>=1\n-r extra.txt\n"),
+        ),
         ("Baz-2.0/alpha/__init__.py", Some(b"")),
         ("Baz-2.0/beta/__init__.py", Some(b"")),
         ("Baz-2.0/docs/__init__.py", Some(b"")),
@@ -427,21 +495,39 @@ fn site_packages_selects_one_distribution() {
         &site.join("six-1.16.0.dist-info/RECORD"),
         b"six.py,sha256=x,6\nsix-1.16.0.dist-info/METADATA,,\n../../../bin/six-tool,,\n",
     );
-    write(&site.join("My_Pkg-2.0.dist-info/METADATA"), b"Name: my-pkg\nVersion: 2.0\nRequires-Dist: six\n");
+    write(
+        &site.join("My_Pkg-2.0.dist-info/METADATA"),
+        b"Name: my-pkg\nVersion: 2.0\nRequires-Dist: six\n",
+    );
     write(
         &site.join("My_Pkg-2.0.dist-info/RECORD"),
         b"mypkg/__init__.py,,\nmypkg/_c.cpython-312-x86_64-linux-gnu.so,,\nmypkg/gone.py,,\n\"mypkg/we,ird.py\",,\n",
     );
     write(&site.join("mypkg/__init__.py"), b"");
-    write(&site.join("mypkg/_c.cpython-312-x86_64-linux-gnu.so"), b"\x7fELF");
+    write(
+        &site.join("mypkg/_c.cpython-312-x86_64-linux-gnu.so"),
+        b"\x7fELF",
+    );
     write(&site.join("mypkg/we,ird.py"), b"");
-    write(&site.join("legacy-0.1-py3.8.egg-info/PKG-INFO"), b"Name: legacy\nVersion: 0.1\n");
-    write(&site.join("legacy-0.1-py3.8.egg-info/top_level.txt"), b"legacy\n");
-    write(&site.join("legacy-0.1-py3.8.egg-info/requires.txt"), b"six\n");
+    write(
+        &site.join("legacy-0.1-py3.8.egg-info/PKG-INFO"),
+        b"Name: legacy\nVersion: 0.1\n",
+    );
+    write(
+        &site.join("legacy-0.1-py3.8.egg-info/top_level.txt"),
+        b"legacy\n",
+    );
+    write(
+        &site.join("legacy-0.1-py3.8.egg-info/requires.txt"),
+        b"six\n",
+    );
     write(&site.join("legacy/__init__.py"), b"");
 
     let err = read_path(site, None).unwrap_err();
-    assert!(matches!(err, ArchiveError::AmbiguousPackage { .. }), "{err}");
+    assert!(
+        matches!(err, ArchiveError::AmbiguousPackage { .. }),
+        "{err}"
+    );
     let err = read_path(site, Some("nope")).unwrap_err();
     assert!(matches!(err, ArchiveError::PackageNotFound { .. }), "{err}");
     assert!(err.to_string().contains("my-pkg"), "{err}");
@@ -458,7 +544,11 @@ fn site_packages_selects_one_distribution() {
     );
     assert_eq!(mine.top_level, vec!["mypkg"]);
     assert_eq!(mine.metadata.requires_dist, vec!["six"]);
-    assert!(mine.problems.iter().any(|p| p.contains("gone.py")), "{:?}", mine.problems);
+    assert!(
+        mine.problems.iter().any(|p| p.contains("gone.py")),
+        "{:?}",
+        mine.problems
+    );
 
     let legacy = read_path(site, Some("legacy")).unwrap();
     assert_eq!(paths(&legacy), vec!["legacy/__init__.py"]);

@@ -32,7 +32,11 @@ fn tempdir(name: &str) -> TempDir {
     TempDir(p)
 }
 
-fn file<'a>(releases: &'a [Release], version: &str, pred: impl Fn(&ReleaseFile) -> bool) -> &'a ReleaseFile {
+fn file<'a>(
+    releases: &'a [Release],
+    version: &str,
+    pred: impl Fn(&ReleaseFile) -> bool,
+) -> &'a ReleaseFile {
     releases
         .iter()
         .find(|r| r.version == version)
@@ -98,7 +102,9 @@ fn colossalai_sdists_and_their_torch_requirements() {
         return;
     }
     let client = client();
-    let releases = client.list_releases("colossalai").expect("colossalai releases");
+    let releases = client
+        .list_releases("colossalai")
+        .expect("colossalai releases");
     let expected = [
         ("0.3.0", "torch>=1.11", false),
         ("0.4.0", "torch<2.3.0,>=2.1.0", true),

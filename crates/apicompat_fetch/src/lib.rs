@@ -18,7 +18,9 @@ use apicompat_archive::zipread::{self, CentralEntry, EocdResult, ZipError};
 use apicompat_archive::{ArchiveError, SourceTree, Wanted};
 use sha2::{Digest, Sha256};
 
+mod simple;
 mod url;
+pub use simple::{parse_simple_html, parse_simple_json, version_from_filename};
 pub use url::resolve_url;
 
 /// Environment variable naming the index base URL.
@@ -111,7 +113,11 @@ impl FetchOptions {
         let raw = self
             .index_url
             .clone()
-            .or_else(|| std::env::var(INDEX_URL_ENV).ok().filter(|s| !s.trim().is_empty()))
+            .or_else(|| {
+                std::env::var(INDEX_URL_ENV)
+                    .ok()
+                    .filter(|s| !s.trim().is_empty())
+            })
             .unwrap_or_else(|| DEFAULT_INDEX_URL.to_string());
         let trimmed = raw.trim().trim_end_matches('/');
         trimmed
@@ -204,12 +210,32 @@ fn new_agent() -> ureq::Agent {
     ureq::Agent::new_with_config(config)
 }
 
+/// Name resolution failures come as plain I/O errors from the system resolver.
+fn is_dns_failure(e: &std::io::Error) -> bool {
+    let msg = e.to_string();
+    [
+        "lookup address",
+        "Name or service not known",
+        "nodename nor servname",
+        "No address associated",
+        "No such host",
+        "Temporary failure in name resolution",
+    ]
+    .iter()
+    .any(|needle| msg.contains(needle))
+}
+
 /// Describes a transport error; `true` when worth a retry.
 fn describe(err: &ureq::Error) -> (String, bool) {
     match err {
         ureq::Error::HostNotFound => ("DNS lookup failed: host not found".to_string(), false),
         ureq::Error::ConnectionFailed => ("connection failed".to_string(), true),
         ureq::Error::Timeout(t) => (format!("timed out ({t})"), true),
+        ureq::Error::Io(e) if is_dns_failure(e) => {
+            let msg = e.to_string();
+            let temporary = msg.contains("Temporary") || msg.contains("try again");
+            (format!("DNS lookup failed: {msg}"), temporary)
+        }
         ureq::Error::Io(e) => {
             let what = match e.kind() {
                 std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
@@ -227,6 +253,15 @@ fn describe(err: &ureq::Error) -> (String, bool) {
         ureq::Error::BadUri(s) => (format!("bad URL: {s}"), false),
         other => (other.to_string(), false),
     }
+}
+
+/// The `Range` of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ByteRange {
+    /// `bytes=a-b`, inclusive.
+    Span(u64, u64),
+    /// `bytes=-n`: the last `n` bytes.
+    Suffix(u64),
 }
 
 /// A body received.
@@ -253,11 +288,13 @@ fn parse_content_range(v: &str) -> Option<(u64, u64, Option<u64>)> {
 }
 
 /// Downloads with retries, stats and an optional progress bar.
-pub struct Fetcher<'a> {
+struct Fetcher<'a> {
     agent: &'a ureq::Agent,
     opts: &'a FetchOptions,
-    pub stats: FetchStats,
+    stats: FetchStats,
     bar: Option<indicatif::ProgressBar>,
+    /// `Accept` header of the requests, if not ureq's default.
+    accept: Option<&'static str>,
 }
 
 impl<'a> Fetcher<'a> {
@@ -267,6 +304,7 @@ impl<'a> Fetcher<'a> {
             opts,
             stats: FetchStats::default(),
             bar: None,
+            accept: None,
         }
     }
 
@@ -296,8 +334,13 @@ impl<'a> Fetcher<'a> {
         }
     }
 
-    /// One GET, retried. `range` is inclusive. The body may not exceed `max_len` bytes.
-    fn get(&mut self, url: &str, range: Option<(u64, u64)>, max_len: u64) -> Result<Got, FetchError> {
+    /// One GET, retried. The body may not exceed `max_len` bytes.
+    fn get(
+        &mut self,
+        url: &str,
+        range: Option<ByteRange>,
+        max_len: u64,
+    ) -> Result<Got, FetchError> {
         let tries = self.opts.tries.max(1);
         let mut delay = self.opts.backoff;
         let mut attempt = 0;
@@ -335,16 +378,18 @@ impl<'a> Fetcher<'a> {
     fn get_once(
         &mut self,
         url: &str,
-        range: Option<(u64, u64)>,
+        range: Option<ByteRange>,
         max_len: u64,
     ) -> Result<Got, (FetchError, bool)> {
         self.stats.requests += 1;
-        let mut req = self
-            .agent
-            .get(url)
-            .header("Accept-Encoding", "identity");
-        if let Some((a, b)) = range {
-            req = req.header("Range", format!("bytes={a}-{b}"));
+        let mut req = self.agent.get(url).header("Accept-Encoding", "identity");
+        if let Some(accept) = self.accept {
+            req = req.header("Accept", accept);
+        }
+        match range {
+            Some(ByteRange::Span(a, b)) => req = req.header("Range", format!("bytes={a}-{b}")),
+            Some(ByteRange::Suffix(n)) => req = req.header("Range", format!("bytes=-{n}")),
+            None => {}
         }
         let response = req.call().map_err(|e| {
             let (cause, retry) = describe(&e);
@@ -391,7 +436,8 @@ impl<'a> Fetcher<'a> {
             }
         }
         let mut reader = response.into_body().into_reader();
-        let mut body = Vec::with_capacity(content_length.unwrap_or(0).min(max_len) as usize);
+        let mut body =
+            Vec::with_capacity(content_length.unwrap_or(0).min(max_len).min(64 << 20) as usize);
         let mut chunk = vec![0u8; 64 * 1024];
         loop {
             match reader.read(&mut chunk) {
@@ -487,23 +533,53 @@ impl Client {
         &self.opts
     }
 
-    /// Every release of project `name` with its files; releases ordered by their first upload.
+    /// Every release of project `name` with its files, in natural order of the version
+    /// strings (`2.9` before `2.10`; not full PEP 440 order).
+    ///
+    /// Asks `{index}/pypi/{name}/json`; when that is missing (404) or not the expected JSON,
+    /// falls back to the simple API `{index}/simple/{name}/` (PEP 691 JSON or PEP 503 HTML).
     pub fn list_releases(&self, name: &str) -> Result<Vec<Release>, FetchError> {
         let normalized = apicompat_archive::normalize_name(name);
-        let url = format!("{}/pypi/{}/json", self.opts.index_url(), normalized);
+        let base = self.opts.index_url();
+        let url = format!("{base}/pypi/{normalized}/json");
         let mut fetcher = Fetcher::new(&self.agent, &self.opts);
-        let got = fetcher.get(&url, None, 1 << 30)?;
+        fetcher.accept = Some("application/json");
+        let got = fetcher.get(&url, None, MAX_INDEX_DOCUMENT)?;
+        let json_error = match got.status {
+            200 => match parse_project_json(&got.body, &got.final_url) {
+                Ok(releases) => return Ok(releases),
+                Err(e) => Some(e),
+            },
+            404 => None,
+            s => return Err(status_error(&url, s)),
+        };
+        let simple_url = format!("{base}/simple/{normalized}/");
+        fetcher.accept = Some(
+            "application/vnd.pypi.simple.v1+json, text/html;q=0.2, application/vnd.pypi.simple.v1+html;q=0.1",
+        );
+        let got = fetcher.get(&simple_url, None, MAX_INDEX_DOCUMENT)?;
         match got.status {
             200 => {}
             404 => {
-                return Err(FetchError::ProjectNotFound {
+                return Err(json_error.unwrap_or(FetchError::ProjectNotFound {
                     name: name.to_string(),
                     url,
-                })
+                }))
             }
-            s => return Err(status_error(&url, s)),
+            s => return Err(json_error.unwrap_or_else(|| status_error(&simple_url, s))),
         }
-        parse_project_json(&got.body, &got.final_url)
+        let first = got.body.iter().find(|b| !b.is_ascii_whitespace());
+        if first == Some(&b'{') {
+            parse_simple_json(&got.body, &got.final_url, name)
+        } else {
+            let releases = parse_simple_html(&got.body, &got.final_url, name);
+            if releases.is_empty() {
+                if let Some(e) = json_error {
+                    return Err(e);
+                }
+            }
+            Ok(releases)
+        }
     }
 
     /// Downloads a whole file, checking its size and sha256 against the index.
@@ -519,7 +595,10 @@ impl Client {
     }
 
     /// Downloads the Python sources of one release file and builds its tree.
-    pub fn fetch_release(&self, file: &ReleaseFile) -> Result<(SourceTree, FetchStats), FetchError> {
+    pub fn fetch_release(
+        &self,
+        file: &ReleaseFile,
+    ) -> Result<(SourceTree, FetchStats), FetchError> {
         let start = Instant::now();
         let mut fetcher = Fetcher::new(&self.agent, &self.opts);
         let result = fetch_with(&mut fetcher, file);
@@ -641,17 +720,49 @@ pub fn parse_project_json(body: &[u8], doc_url: &str) -> Result<Vec<Release>, Fe
             files: list,
         });
     }
-    // Chronological by first upload; releases without files last, by version string.
-    out.sort_by(|a, b| {
-        let first = |r: &Release| r.files.iter().filter_map(|f| f.upload_time.clone()).min();
-        match (first(a), first(b)) {
-            (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.version.cmp(&b.version)),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => a.version.cmp(&b.version),
-        }
-    });
+    sort_releases(&mut out);
     Ok(out)
+}
+
+/// Largest index document accepted.
+const MAX_INDEX_DOCUMENT: u64 = 256 << 20;
+
+/// Digit runs compare as numbers: `2.10` after `2.9`.
+fn natural_key(v: &str) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    let mut digits = String::new();
+    let mut other = String::new();
+    for c in v.chars() {
+        if c.is_ascii_digit() {
+            if !other.is_empty() {
+                out.push((0, std::mem::take(&mut other)));
+            }
+            digits.push(c);
+        } else {
+            if !digits.is_empty() {
+                out.push((digits.parse().unwrap_or(u64::MAX), String::new()));
+                digits.clear();
+            }
+            other.push(c);
+        }
+    }
+    if !digits.is_empty() {
+        out.push((digits.parse().unwrap_or(u64::MAX), String::new()));
+    }
+    if !other.is_empty() {
+        out.push((0, other));
+    }
+    out
+}
+
+/// Natural order of the version strings (`2.9` before `2.10`); not full PEP 440 order
+/// (pre-releases sort after their release).
+pub(crate) fn sort_releases(out: &mut [Release]) {
+    out.sort_by(|a, b| {
+        natural_key(&a.version)
+            .cmp(&natural_key(&b.version))
+            .then_with(|| a.version.cmp(&b.version))
+    });
 }
 
 fn check_sha256(file: &ReleaseFile, data: &[u8]) -> Result<(), FetchError> {
@@ -718,13 +829,12 @@ fn tree_from_bytes(file: &ReleaseFile, data: &[u8]) -> Result<SourceTree, FetchE
 
 /// Returns the tree and whether Range requests were used.
 fn fetch_with(fetcher: &mut Fetcher, file: &ReleaseFile) -> Result<(SourceTree, bool), FetchError> {
-    if file.is_wheel() {
-        if let Some(size) = file.size.filter(|s| *s > fetcher.opts.range_threshold) {
-            return match fetch_wheel_ranged(fetcher, file, size)? {
-                Ranged::Tree(tree) => Ok((tree, true)),
-                Ranged::WholeFile(data) => Ok((tree_from_bytes(file, &data)?, false)),
-            };
-        }
+    // Wheels of unknown size are read with ranges too: the tail tells the size.
+    if file.is_wheel() && file.size.is_none_or(|s| s > fetcher.opts.range_threshold) {
+        return match fetch_wheel_ranged(fetcher, file)? {
+            Ranged::Tree(tree) => Ok((tree, true)),
+            Ranged::WholeFile(data) => Ok((tree_from_bytes(file, &data)?, false)),
+        };
     }
     fetcher.start_bar(file.size.unwrap_or(0), &file.filename);
     let data = download_whole(fetcher, file)?;
@@ -737,6 +847,39 @@ enum Ranged {
     WholeFile(Vec<u8>),
 }
 
+/// The tail of a file of unknown size (`bytes=-N`): `(tail, its offset, file size)`, or
+/// `Err(body)` when the server answered 200 with the whole file.
+#[allow(clippy::type_complexity)]
+fn get_tail_unknown_size(
+    fetcher: &mut Fetcher,
+    file: &ReleaseFile,
+) -> Result<Result<(Vec<u8>, u64, u64), Vec<u8>>, FetchError> {
+    let url = &file.url;
+    fetcher.start_bar(zipread::TAIL_LEN, &file.filename);
+    let got = fetcher.get(
+        url,
+        Some(ByteRange::Suffix(zipread::TAIL_LEN)),
+        MAX_DOWNLOAD,
+    )?;
+    match got.status {
+        206 => match got.content_range {
+            Some((a, b, Some(total))) if b + 1 == total && got.body.len() as u64 == b - a + 1 => {
+                Ok(Ok((got.body, a, total)))
+            }
+            other => Err(FetchError::BadResponse {
+                url: url.clone(),
+                detail: format!(
+                    "asked the last {} bytes, got Content-Range {other:?} with {} bytes",
+                    zipread::TAIL_LEN,
+                    got.body.len()
+                ),
+            }),
+        },
+        200 => Ok(Err(finish_whole(file, got.body)?)),
+        s => Err(status_error(url, s)),
+    }
+}
+
 /// One ranged read; `Err(Ok(body))` when the server answered 200 with the whole file.
 fn get_range(
     fetcher: &mut Fetcher,
@@ -747,7 +890,7 @@ fn get_range(
 ) -> Result<Result<Vec<u8>, Vec<u8>>, FetchError> {
     let url = &file.url;
     let last = end_exclusive.saturating_sub(1);
-    let got = fetcher.get(url, Some((start, last)), size)?;
+    let got = fetcher.get(url, Some(ByteRange::Span(start, last)), size)?;
     match got.status {
         206 => {
             let Some((a, b, total)) = got.content_range else {
@@ -797,19 +940,22 @@ fn zip_error(file: &ReleaseFile, e: ZipError) -> FetchError {
 }
 
 /// Reads a wheel through Range requests: tail, central directory, then merged member ranges.
-fn fetch_wheel_ranged(
-    fetcher: &mut Fetcher,
-    file: &ReleaseFile,
-    size: u64,
-) -> Result<Ranged, FetchError> {
-    fetcher.start_bar(zipread::TAIL_LEN.min(size), &file.filename);
-    let tail_len = zipread::TAIL_LEN.min(size);
-    let tail_start = size - tail_len;
-    let tail = match get_range(fetcher, file, size, tail_start, size)? {
-        Ok(t) => t,
-        Err(whole) => return Ok(Ranged::WholeFile(whole)),
+fn fetch_wheel_ranged(fetcher: &mut Fetcher, file: &ReleaseFile) -> Result<Ranged, FetchError> {
+    let (tail, tail_start, size) = match file.size {
+        Some(size) => {
+            let tail_len = zipread::TAIL_LEN.min(size);
+            fetcher.start_bar(tail_len, &file.filename);
+            match get_range(fetcher, file, size, size - tail_len, size)? {
+                Ok(t) => (t, size - tail_len, size),
+                Err(whole) => return Ok(Ranged::WholeFile(whole)),
+            }
+        }
+        None => match get_tail_unknown_size(fetcher, file)? {
+            Ok(t) => t,
+            Err(whole) => return Ok(Ranged::WholeFile(whole)),
+        },
     };
-    let mut fetched = tail_len;
+    let mut fetched = tail.len() as u64;
     let loc = match zipread::find_eocd(&tail, tail_start).map_err(|e| zip_error(file, e))? {
         EocdResult::Found(loc) => loc,
         EocdResult::NeedZip64Record { offset } => {
@@ -876,8 +1022,7 @@ fn fetch_wheel_ranged(
                 }
                 let start = entry.local_header_offset;
                 let next = offsets
-                    .iter()
-                    .find(|o| **o > start)
+                    .get(offsets.partition_point(|o| *o <= start))
                     .copied()
                     .unwrap_or(loc.offset);
                 // Local header + name + extra (each at most 64 KiB) + data + descriptor.
@@ -987,7 +1132,11 @@ mod tests {
             version: "1".into(),
             files: vec![
                 file("a-1.tar.gz", 10, "sdist"),
-                file("a-1-cp312-cp312-manylinux_2_17_x86_64.whl", 900, "bdist_wheel"),
+                file(
+                    "a-1-cp312-cp312-manylinux_2_17_x86_64.whl",
+                    900,
+                    "bdist_wheel",
+                ),
                 file("a-1-cp312-none-macosx_14_0_arm64.whl", 500, "bdist_wheel"),
                 file("a-1-py2-none-any.whl", 5, "bdist_wheel"),
             ],
@@ -998,9 +1147,15 @@ mod tests {
         );
         let r = Release {
             version: "1".into(),
-            files: vec![file("a-1.tar.gz", 10, "sdist"), file("a-1.exe", 1, "bdist_wininst")],
+            files: vec![
+                file("a-1.tar.gz", 10, "sdist"),
+                file("a-1.exe", 1, "bdist_wininst"),
+            ],
         };
-        assert_eq!(choose_file(&r).map(|f| f.filename.as_str()), Some("a-1.tar.gz"));
+        assert_eq!(
+            choose_file(&r).map(|f| f.filename.as_str()),
+            Some("a-1.tar.gz")
+        );
         let r = Release {
             version: "1".into(),
             files: vec![],
@@ -1013,14 +1168,32 @@ mod tests {
         let doc = br#"{"releases": {"1.0": [{"filename": "a-1.0.tar.gz", "url": "../../packages/ab/a-1.0.tar.gz", "size": 3, "digests": {"sha256": "ABC"}, "packagetype": "sdist", "requires_python": null, "yanked": true, "upload_time_iso_8601": "2020-01-01T00:00:00Z"}, {"bad": 1}], "0.9": [], "0.5": [{"filename": "a-0.5.zip", "url": "https://files.example/a-0.5.zip", "upload_time": "2019-01-01T00:00:00"}]}}"#;
         let rels = parse_project_json(doc, "https://pypi.org/pypi/a/json").unwrap();
         let versions: Vec<&str> = rels.iter().map(|r| r.version.as_str()).collect();
-        assert_eq!(versions, vec!["0.5", "1.0", "0.9"]);
-        let f = &rels[1].files[0];
+        assert_eq!(versions, vec!["0.5", "0.9", "1.0"]);
+        let f = &rels[2].files[0];
         assert_eq!(f.url, "https://pypi.org/packages/ab/a-1.0.tar.gz");
         assert_eq!(f.sha256.as_deref(), Some("abc"));
-        assert!(rels[1].yanked());
-        assert_eq!(rels[1].files.len(), 1);
+        assert!(rels[2].yanked());
+        assert!(!rels[1].yanked());
+        assert_eq!(rels[2].files.len(), 1);
         assert!(parse_project_json(b"<html>", "https://x").is_err());
         assert!(parse_project_json(b"{}", "https://x").is_err());
+    }
+
+    #[test]
+    fn natural_version_order() {
+        let mut rels: Vec<Release> = ["2.10.0", "2.9.1", "1.13.0", "2.9.1.post1", "0.4.1"]
+            .iter()
+            .map(|v| Release {
+                version: v.to_string(),
+                files: vec![],
+            })
+            .collect();
+        sort_releases(&mut rels);
+        let versions: Vec<&str> = rels.iter().map(|r| r.version.as_str()).collect();
+        assert_eq!(
+            versions,
+            vec!["0.4.1", "1.13.0", "2.9.1", "2.9.1.post1", "2.10.0"]
+        );
     }
 
     #[test]

@@ -136,7 +136,11 @@ mod tests {
             ("g/../h", "http://a/b/c/h"),
         ];
         for (reference, expected) in cases {
-            assert_eq!(resolve_url(base, reference), expected, "reference {reference:?}");
+            assert_eq!(
+                resolve_url(base, reference),
+                expected,
+                "reference {reference:?}"
+            );
         }
         assert_eq!(resolve_url("https://h", "x"), "https://h/x");
         assert_eq!(resolve_url("not a url", "x"), "x");

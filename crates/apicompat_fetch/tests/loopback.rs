@@ -84,9 +84,18 @@ fn ranged_fetch_reads_members() {
     let paths: Vec<&str> = tree.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
         paths,
-        vec!["pkg/__init__.py", "pkg/_ext.so", "pkg/mod.py", "pkg/mod.pyi"]
+        vec![
+            "pkg/__init__.py",
+            "pkg/_ext.so",
+            "pkg/mod.py",
+            "pkg/mod.pyi"
+        ]
     );
-    assert!(tree.file("pkg/mod.py").unwrap().data.starts_with(b"def f(x):"));
+    assert!(tree
+        .file("pkg/mod.py")
+        .unwrap()
+        .data
+        .starts_with(b"def f(x):"));
     assert!(tree.file("pkg/_ext.so").unwrap().data.is_empty());
     assert_eq!(tree.metadata.name.as_deref(), Some("pkg"));
     assert_eq!(
@@ -154,7 +163,10 @@ fn truncated_body_is_an_error_after_retries() {
     file.url = format!("{}/files/{WHEEL}", files.base);
     let err = client.fetch_release(file).unwrap_err();
     assert!(
-        matches!(err, FetchError::Truncated { .. } | FetchError::Network { .. }),
+        matches!(
+            err,
+            FetchError::Truncated { .. } | FetchError::Network { .. }
+        ),
         "{err}"
     );
     assert!(err.to_string().contains(&files.base), "{err}");
@@ -173,10 +185,7 @@ fn server_errors_are_retried() {
     let server = start(wheel.clone(), &wheel, Behavior::FailFirst(5));
     let client = Client::new(opts(&server.base, u64::MAX));
     let err = client.list_releases("pkg").unwrap_err();
-    assert!(
-        matches!(err, FetchError::Http { status: 500, .. }),
-        "{err}"
-    );
+    assert!(matches!(err, FetchError::Http { status: 500, .. }), "{err}");
 }
 
 #[test]
@@ -195,7 +204,10 @@ fn not_a_zip() {
 #[test]
 fn unknown_project_and_bad_documents() {
     let server = serve(
-        vec![("/pypi/html/json".to_string(), b"<html>simple</html>".to_vec())],
+        vec![(
+            "/pypi/html/json".to_string(),
+            b"<html>simple</html>".to_vec(),
+        )],
         Behavior::Normal,
     );
     let client = Client::new(opts(&server.base, 0));
@@ -212,5 +224,58 @@ fn refused_connection_is_a_clear_error() {
     let msg = err.to_string();
     assert!(matches!(err, FetchError::Network { .. }), "{msg}");
     assert!(msg.contains("http://127.0.0.1:9/pypi/torch/json"), "{msg}");
-    assert!(msg.contains("connection refused") || msg.contains("connection failed"), "{msg}");
+    assert!(
+        msg.contains("connection refused") || msg.contains("connection failed"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn simple_api_fallback_and_unknown_sizes() {
+    let wheel = small_wheel();
+    let sha = sha256_hex(&wheel);
+    // No /pypi/NAME/json here: a PEP 503 page with relative links and no sizes.
+    let page = format!(
+        "<html><body><a href=\"../../files/{WHEEL}#sha256={sha}\" data-requires-python=\"&gt;=3.8\">{WHEEL}</a><br/>\
+         <a href=\"../../files/pkg-0.9.tar.gz\">pkg-0.9.tar.gz</a></body></html>"
+    );
+    let server = serve(
+        vec![
+            ("/simple/pkg/".to_string(), page.into_bytes()),
+            (format!("/files/{WHEEL}"), wheel.clone()),
+        ],
+        Behavior::Normal,
+    );
+    let client = Client::new(opts(&server.base, u64::MAX));
+    let releases = client.list_releases("Pkg").expect("simple API");
+    let versions: Vec<&str> = releases.iter().map(|r| r.version.as_str()).collect();
+    assert_eq!(versions, vec!["0.9", "1.0"]);
+    let file = choose_file(&releases[1]).expect("the wheel");
+    assert_eq!(file.url, format!("{}/files/{WHEEL}", server.base));
+    assert_eq!(file.size, None);
+    assert_eq!(file.sha256.as_deref(), Some(sha.as_str()));
+    assert_eq!(file.requires_python.as_deref(), Some(">=3.8"));
+    // Unknown size: ranged anyway, the tail (`bytes=-N`) tells the size.
+    let (tree, stats) = client.fetch_release(file).expect("fetch");
+    assert!(stats.ranged, "{stats:?}");
+    assert_eq!(tree.files.len(), 4);
+    let log = server.log.lock().unwrap().join("\n");
+    assert!(log.contains("range=Some(\"bytes=-"), "{log}");
+
+    // The same through a server ignoring ranges: whole file, sha256 from the link checked.
+    let server = serve(
+        vec![
+            (
+                "/simple/pkg/".to_string(),
+                format!("<a href=\"/f/{WHEEL}#sha256={sha}\">{WHEEL}</a>").into_bytes(),
+            ),
+            (format!("/f/{WHEEL}"), wheel.clone()),
+        ],
+        Behavior::IgnoreRange,
+    );
+    let client = Client::new(opts(&server.base, 0));
+    let releases = client.list_releases("pkg").expect("simple API");
+    let (tree, stats) = client.fetch_release(&releases[0].files[0]).expect("fetch");
+    assert!(!stats.ranged);
+    assert_eq!(tree.files.len(), 4);
 }

@@ -31,7 +31,11 @@ fn lists_torch_releases() {
         let r = release(&releases, version);
         assert!(!r.files.is_empty());
         for f in &r.files {
-            assert!(f.url.starts_with("https://") || f.url.starts_with("http://"), "{}", f.url);
+            assert!(
+                f.url.starts_with("https://") || f.url.starts_with("http://"),
+                "{}",
+                f.url
+            );
             assert!(!f.url.contains("/../"), "{}", f.url);
             assert!(f.size.is_some_and(|s| s > 0));
             assert_eq!(f.sha256.as_ref().map(String::len), Some(64));
@@ -105,15 +109,25 @@ fn range_fetches_torch_wheel() {
     assert!(stats.ranged);
     assert!(stats.requests <= 12, "{stats:?}");
     assert!(stats.bytes < size / 3, "{stats:?}");
-    let checkpoint = tree.file("torch/utils/checkpoint.py").expect("checkpoint.py");
+    let checkpoint = tree
+        .file("torch/utils/checkpoint.py")
+        .expect("checkpoint.py");
     assert!(checkpoint.data.windows(14).any(|w| w == b"def checkpoint"));
     let c = tree.file("torch/_C.so").expect("torch/_C recorded");
     assert!(c.data.is_empty());
     assert!(tree.file("torch/_C/__init__.pyi").is_some());
     assert_eq!(tree.metadata.name.as_deref(), Some("torch"));
     assert_eq!(tree.metadata.version.as_deref(), Some("2.5.0"));
-    assert!(tree.metadata.requires_dist.iter().any(|r| r.starts_with("sympy")));
-    assert!(tree.top_level.iter().any(|t| t == "torch"), "{:?}", tree.top_level);
+    assert!(tree
+        .metadata
+        .requires_dist
+        .iter()
+        .any(|r| r.starts_with("sympy")));
+    assert!(
+        tree.top_level.iter().any(|t| t == "torch"),
+        "{:?}",
+        tree.top_level
+    );
     assert!(tree.files.len() > 1500, "{}", tree.files.len());
     assert!(tree.problems.is_empty(), "{:?}", tree.problems);
 }

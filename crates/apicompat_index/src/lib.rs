@@ -1,0 +1,87 @@
+//! All releases of a package merged into one compact index: each dotted path with the set of
+//! releases that have it and what it is in them (kind, canonical definition, signatures,
+//! deprecation). See [`format`] for the byte layout.
+//!
+//! - [`IndexBuilder`] merges release surfaces and writes an index.
+//! - [`PackageIndex`] reads one without decoding more than a lookup needs.
+//! - [`lookup::status`] answers "does release R have path P" through re-exports and bases.
+//! - [`Catalog`] joins the indexes embedded in the binary with the user's cached ones.
+
+mod builder;
+pub mod cache;
+pub mod catalog;
+pub mod format;
+pub mod lookup;
+mod reader;
+
+use serde::{Deserialize, Serialize};
+
+use apicompat_surface::Surface;
+
+pub use builder::IndexBuilder;
+pub use catalog::{Catalog, PackageView, ReleaseRef};
+pub use lookup::{status, Status};
+pub use reader::{FacetId, PackageIndex, ReleaseSet};
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("corrupt index: {0}")]
+    Corrupt(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// One release as the index header lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReleaseHeader {
+    pub version: String,
+    #[serde(default)]
+    pub requires_dist: Vec<String>,
+    #[serde(default)]
+    pub requires_python: Option<String>,
+}
+
+impl ReleaseHeader {
+    pub fn of(surface: &Surface) -> ReleaseHeader {
+        ReleaseHeader {
+            version: surface.version.clone(),
+            requires_dist: surface.meta.requires_dist.clone(),
+            requires_python: surface.meta.requires_python.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Header {
+    package: String,
+    releases: Vec<ReleaseHeader>,
+    /// Top-level modules of any release.
+    #[serde(default)]
+    roots: Vec<String>,
+}
+
+/// Contiguous runs of `members` within the ordered `all`, as `first - last` (or one version).
+pub fn ranges<T: AsRef<str>>(all: &[T], members: &[bool]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for i in 0..=all.len() {
+        let inside = members.get(i).copied().unwrap_or(false) && i < all.len();
+        match (inside, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                let (a, b) = (all[s].as_ref(), all[i - 1].as_ref());
+                out.push(if s == i - 1 {
+                    a.to_string()
+                } else {
+                    format!("{a} - {b}")
+                });
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -137,7 +137,11 @@ fn handle(
             Some((total.saturating_sub(n), total - 1))
         } else {
             let a: u64 = a.parse().ok()?;
-            let b: u64 = if b.is_empty() { total - 1 } else { b.parse().ok()? };
+            let b: u64 = if b.is_empty() {
+                total - 1
+            } else {
+                b.parse().ok()?
+            };
             Some((a, b.min(total - 1)))
         }
     });

@@ -38,7 +38,11 @@ impl ZipWriter {
     }
 
     pub fn add(&mut self, name: &str, data: &[u8], compress: bool) {
-        let compressed = if compress { deflate(data) } else { data.to_vec() };
+        let compressed = if compress {
+            deflate(data)
+        } else {
+            data.to_vec()
+        };
         self.add_raw(RawMember {
             name,
             method: if compress { 8 } else { 0 },
@@ -109,9 +113,17 @@ impl ZipWriter {
 pub fn small_wheel() -> Vec<u8> {
     let mut z = ZipWriter::new();
     z.add("pkg/__init__.py", b"from .mod import f\n", true);
-    z.add("pkg/mod.py", "def f(x):\n    return 'caf\u{e9}'\n".repeat(200).as_bytes(), true);
+    z.add(
+        "pkg/mod.py",
+        "def f(x):\n    return 'caf\u{e9}'\n".repeat(200).as_bytes(),
+        true,
+    );
     z.add("pkg/mod.pyi", b"def f(x: int) -> str: ...\n", false);
-    z.add("pkg/_ext.cpython-312-x86_64-linux-gnu.so", &[0x7f, b'E', b'L', b'F', 0, 1, 2, 3], true);
+    z.add(
+        "pkg/_ext.cpython-312-x86_64-linux-gnu.so",
+        &[0x7f, b'E', b'L', b'F', 0, 1, 2, 3],
+        true,
+    );
     z.add("pkg/data.json", b"{}", false);
     z.add(
         "pkg-1.0.dist-info/METADATA",

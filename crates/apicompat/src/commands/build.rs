@@ -1,0 +1,82 @@
+//! `apicompat index build PATH`: one release's surface from local files.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use apicompat_index::cache::Cache;
+use apicompat_index::IndexBuilder;
+use apicompat_surface::{Kind, Surface};
+
+use crate::{CmdResult, Failure};
+
+pub fn run(
+    path: &Path,
+    package: &str,
+    version: &str,
+    output: Option<&Path>,
+    cache_dir: Option<&Path>,
+) -> CmdResult {
+    apicompat_requirements::parse_version(version)
+        .map_err(|e| Failure::usage(format!("--version {version:?}: {e}")))?;
+    let started = Instant::now();
+    let tree = apicompat_archive::read_path(path, Some(package))?;
+    let surface = apicompat_extract::extract(&tree, package, version);
+    summarize(&surface, started);
+    match output {
+        Some(out) => {
+            let json = serde_json::to_vec_pretty(&surface)?;
+            apicompat_index::cache::write_atomic(out, &json)?;
+            eprintln!("wrote {}", out.display());
+        }
+        None => {
+            let dir = cache_dir.ok_or_else(|| {
+                Failure::usage("no cache directory: set APICOMPAT_CACHE_DIR or pass --cache-dir or --output")
+            })?;
+            let cache = Cache::new(dir);
+            cache.write_surface(&surface)?;
+            let index = rebuild_index(&cache, package)?;
+            eprintln!("added {package} {version} to {}", index.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line about a surface, and its problems.
+pub fn summarize(surface: &Surface, started: Instant) {
+    let modules = surface
+        .symbols
+        .values()
+        .filter(|s| s.kind() == Kind::Module && s.canonical.is_none())
+        .count();
+    eprintln!(
+        "{} {}: {modules} modules, {} paths in {:.2}s",
+        surface.package,
+        surface.version,
+        surface.symbols.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if !surface.problems.is_empty() {
+        eprintln!("  {} file(s) read with problems:", surface.problems.len());
+        for p in surface.problems.iter().take(10) {
+            eprintln!("    {p}");
+        }
+        if surface.problems.len() > 10 {
+            eprintln!("    ... and {} more", surface.problems.len() - 10);
+        }
+    }
+}
+
+/// Rebuilds a package's cached index from every cached surface of it.
+pub fn rebuild_index(cache: &Cache, package: &str) -> Result<std::path::PathBuf, Failure> {
+    let (surfaces, errors) = cache.read_surfaces(package);
+    for e in &errors {
+        eprintln!("warning: {e}");
+    }
+    let mut builder = IndexBuilder::new(package);
+    for s in &surfaces {
+        builder.add(s)?;
+    }
+    let bytes = builder.finish()?;
+    Ok(cache.write_index(package, &bytes)?)
+}

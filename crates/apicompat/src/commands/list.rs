@@ -1,0 +1,64 @@
+//! `apicompat index list`: the packages and releases known.
+
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use apicompat_index::{ranges, Catalog};
+
+use crate::{CmdResult, Format};
+
+#[derive(Serialize)]
+struct PackageOut {
+    package: String,
+    releases: Vec<ReleaseOut>,
+}
+
+#[derive(Serialize)]
+struct ReleaseOut {
+    version: String,
+    origin: &'static str,
+}
+
+pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
+    let mut out = Vec::new();
+    for name in catalog.names() {
+        let Some(view) = catalog.package(name)? else {
+            continue;
+        };
+        out.push(PackageOut {
+            package: name.to_string(),
+            releases: view
+                .releases()
+                .iter()
+                .map(|r| ReleaseOut {
+                    version: r.version.to_string(),
+                    origin: r.origin.as_str(),
+                })
+                .collect(),
+        });
+    }
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&out)?),
+        Format::Text => {
+            if out.is_empty() {
+                println!("no packages indexed");
+            }
+            for p in &out {
+                let versions: Vec<&str> = p.releases.iter().map(|r| r.version.as_str()).collect();
+                for origin in ["embedded", "cached"] {
+                    let member: Vec<bool> = p.releases.iter().map(|r| r.origin == origin).collect();
+                    let n = member.iter().filter(|m| **m).count();
+                    if n > 0 {
+                        println!(
+                            "{}: {n} {origin} release(s): {}",
+                            p.package,
+                            ranges(&versions, &member).join(", ")
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

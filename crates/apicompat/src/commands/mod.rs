@@ -1,0 +1,7 @@
+//! One module per subcommand.
+
+pub mod build;
+pub mod fetch;
+pub mod list;
+pub mod query;
+pub mod show;

@@ -1,0 +1,250 @@
+//! The packages the tool knows: indexes embedded in the binary joined with the user's cache.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use apicompat_requirements::Version;
+
+use crate::cache::Cache;
+use crate::lookup::{status, Status};
+use crate::reader::PackageIndex;
+use crate::{IndexError, ReleaseHeader};
+
+/// Where a release's surface came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Origin {
+    Embedded,
+    Cached,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Embedded => "embedded",
+            Origin::Cached => "cached",
+        }
+    }
+}
+
+/// One release of a package view.
+#[derive(Debug, Clone)]
+pub struct ReleaseRef {
+    pub version: Version,
+    pub origin: Origin,
+    index: usize,
+    position: usize,
+}
+
+/// One package across every index that has it. Where two indexes have the same release, the
+/// cached one wins (it was fetched on purpose).
+pub struct PackageView {
+    name: String,
+    indexes: Vec<Arc<PackageIndex>>,
+    releases: Vec<ReleaseRef>,
+}
+
+impl PackageView {
+    fn new(name: &str, sources: Vec<(Arc<PackageIndex>, Origin)>) -> PackageView {
+        let mut releases: BTreeMap<Version, ReleaseRef> = BTreeMap::new();
+        let mut indexes = Vec::new();
+        for (i, (index, origin)) in sources.into_iter().enumerate() {
+            for (position, version) in index.versions().iter().enumerate() {
+                let r = ReleaseRef {
+                    version: version.clone(),
+                    origin,
+                    index: i,
+                    position,
+                };
+                let replace = releases.get(version).is_none_or(|old| old.origin <= origin);
+                if replace {
+                    releases.insert(version.clone(), r);
+                }
+            }
+            indexes.push(index);
+        }
+        PackageView {
+            name: name.to_string(),
+            indexes,
+            releases: releases.into_values().collect(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Every release, oldest first.
+    pub fn releases(&self) -> &[ReleaseRef] {
+        &self.releases
+    }
+
+    pub fn versions(&self) -> Vec<String> {
+        self.releases.iter().map(|r| r.version.to_string()).collect()
+    }
+
+    /// The position of a release in [`Self::releases`].
+    pub fn position(&self, version: &Version) -> Option<usize> {
+        self.releases.iter().position(|r| &r.version == version)
+    }
+
+    pub fn header(&self, release: usize) -> Option<&ReleaseHeader> {
+        let r = self.releases.get(release)?;
+        self.indexes[r.index].releases().get(r.position)
+    }
+
+    /// `path` in release number `release` of this view.
+    pub fn status(&self, path: &str, release: usize) -> Result<Status, IndexError> {
+        let r = self
+            .releases
+            .get(release)
+            .ok_or_else(|| IndexError::Invalid(format!("no release number {release}")))?;
+        status(&self.indexes[r.index], path, r.position)
+    }
+
+    /// The index holding a release, and the release's position in it.
+    pub fn index_of(&self, release: usize) -> Option<(&PackageIndex, usize)> {
+        let r = self.releases.get(release)?;
+        Some((&self.indexes[r.index], r.position))
+    }
+
+    /// Paths under `prefix` in any release.
+    pub fn paths_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .indexes
+            .iter()
+            .flat_map(|i| i.paths_with_prefix(prefix))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Every path of any release.
+    pub fn for_each_path(&self, mut f: impl FnMut(&str)) {
+        for index in &self.indexes {
+            index.for_each_path(&mut f);
+        }
+    }
+
+    /// Top-level modules of any release (`torch`, `functorch`, ...).
+    pub fn roots(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.indexes.iter().flat_map(|i| i.roots()).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+type Loader = Box<dyn Fn() -> Result<Vec<(Arc<PackageIndex>, Origin)>, IndexError> + Send + Sync>;
+
+struct Entry {
+    load: Loader,
+    view: OnceLock<Result<PackageView, String>>,
+}
+
+/// Every known package; each is decoded on first use.
+#[derive(Default)]
+pub struct Catalog {
+    entries: BTreeMap<String, Entry>,
+    /// Problems met while opening the cache (a corrupt file is skipped, with a warning).
+    pub warnings: Vec<String>,
+    cache_dir: Option<PathBuf>,
+}
+
+impl Catalog {
+    /// Embedded indexes (name, compressed bytes) and the cache directory, if any.
+    pub fn open(embedded: &[(&'static str, &'static [u8])], cache_dir: Option<&Path>) -> Catalog {
+        let mut catalog = Catalog {
+            cache_dir: cache_dir.map(Path::to_path_buf),
+            ..Catalog::default()
+        };
+        let mut cached: BTreeMap<String, PathBuf> = BTreeMap::new();
+        if let Some(dir) = cache_dir {
+            match Cache::new(dir).index_files() {
+                Ok(files) => cached.extend(files),
+                Err(e) => catalog.warnings.push(e),
+            }
+        }
+        let mut names: Vec<&str> = embedded.iter().map(|(n, _)| *n).collect();
+        names.extend(cached.keys().map(String::as_str));
+        names.sort();
+        names.dedup();
+        for name in names {
+            let bytes = embedded.iter().find(|(n, _)| *n == name).map(|(_, b)| *b);
+            let file = cached.get(name).cloned();
+            let load: Loader = Box::new(move || {
+                let mut out = Vec::new();
+                if let Some(b) = bytes {
+                    out.push((Arc::new(PackageIndex::from_bytes(b)?), Origin::Embedded));
+                }
+                if let Some(path) = &file {
+                    let data = std::fs::read(path).map_err(|e| {
+                        IndexError::Invalid(format!("cannot read {}: {e}", path.display()))
+                    })?;
+                    let index = PackageIndex::from_bytes(&data)
+                        .and_then(|i| i.validate().map(|()| i))
+                        .map_err(|e| {
+                            IndexError::Corrupt(format!(
+                                "{}: {e}; delete it and run `apicompat index fetch` again",
+                                path.display()
+                            ))
+                        })?;
+                    out.push((Arc::new(index), Origin::Cached));
+                }
+                Ok(out)
+            });
+            catalog.entries.insert(
+                name.to_string(),
+                Entry {
+                    load,
+                    view: OnceLock::new(),
+                },
+            );
+        }
+        catalog
+    }
+
+    pub fn cache_dir(&self) -> Option<&Path> {
+        self.cache_dir.as_deref()
+    }
+
+    /// Names of the known packages.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.keys().map(String::as_str).collect()
+    }
+
+    /// A package's releases across embedded and cached indexes.
+    pub fn package(&self, name: &str) -> Result<Option<&PackageView>, IndexError> {
+        let Some(entry) = self.entries.get(name) else {
+            return Ok(None);
+        };
+        let view = entry.view.get_or_init(|| {
+            (entry.load)()
+                .map(|sources| PackageView::new(name, sources))
+                .map_err(|e| e.to_string())
+        });
+        match view {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(IndexError::Corrupt(e.clone())),
+        }
+    }
+
+    /// The package whose releases define the top-level module of `path`.
+    pub fn package_for_module(&self, path: &str) -> Result<Option<&PackageView>, IndexError> {
+        let root = path.split('.').next().unwrap_or(path);
+        if let Some(view) = self.package(&root.replace('_', "-"))? {
+            if view.roots().iter().any(|r| r == root) {
+                return Ok(Some(view));
+            }
+        }
+        for name in self.names() {
+            if let Some(view) = self.package(name)? {
+                if view.roots().iter().any(|r| r == root) {
+                    return Ok(Some(view));
+                }
+            }
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,310 @@
+//! Reads a package index without decoding more than a lookup needs.
+
+use std::ops::Range;
+
+use apicompat_requirements::{parse_version, Version};
+use apicompat_surface::{Kind, Param, ParamKind, Signature, Symbol};
+use fst::{IntoStreamer, Streamer};
+
+use crate::format::{corrupt, Reader, Table, FORMAT, MAGIC};
+use crate::{Header, IndexError, ReleaseHeader};
+
+/// A set of releases of one package, by position in [`PackageIndex::releases`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ReleaseSet(pub Vec<u64>);
+
+impl ReleaseSet {
+    pub fn contains(&self, release: usize) -> bool {
+        self.0
+            .get(release / 64)
+            .is_some_and(|w| w & (1 << (release % 64)) != 0)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, w)| {
+            (0..64).filter(move |b| w & (1u64 << b) != 0).map(move |b| i * 64 + b)
+        })
+    }
+}
+
+/// One package's index.
+pub struct PackageIndex {
+    data: Vec<u8>,
+    header: Header,
+    versions: Vec<Version>,
+    strings: Range<usize>,
+    signatures: Range<usize>,
+    facets: Range<usize>,
+    sets: Range<usize>,
+    words: usize,
+    records: Range<usize>,
+    paths: fst::Map<Vec<u8>>,
+}
+
+/// The stored facts about one path in one group of releases.
+pub type FacetId = u32;
+
+impl PackageIndex {
+    /// Reads an index written by [`crate::IndexBuilder::finish`].
+    pub fn from_bytes(compressed: &[u8]) -> Result<PackageIndex, IndexError> {
+        let mut data = lz4_flex::decompress_size_prepended(compressed)
+            .map_err(|e| IndexError::Corrupt(format!("cannot decompress: {e}")))?;
+        // The last four bytes are a CRC-32 of the rest.
+        let body_len = data
+            .len()
+            .checked_sub(4)
+            .ok_or_else(|| corrupt("too short"))?;
+        let stored = u32::from_le_bytes([
+            data[body_len],
+            data[body_len + 1],
+            data[body_len + 2],
+            data[body_len + 3],
+        ]);
+        if crc32fast::hash(&data[..body_len]) != stored {
+            return Err(corrupt("checksum mismatch"));
+        }
+        data.truncate(body_len);
+        let mut r = Reader::new(&data);
+        if r.take(MAGIC.len())? != MAGIC {
+            return Err(corrupt("not an apicompat index"));
+        }
+        let format = r.u8()?;
+        if format != FORMAT {
+            return Err(IndexError::Corrupt(format!(
+                "index format {format}, this build reads format {FORMAT}"
+            )));
+        }
+        let section = |r: &mut Reader| -> Result<Range<usize>, IndexError> {
+            let len = r.u32()? as usize;
+            let start = r.pos;
+            r.take(len)?;
+            Ok(start..start + len)
+        };
+        let header_range = section(&mut r)?;
+        let header: Header = serde_json::from_slice(&data[header_range])
+            .map_err(|e| IndexError::Corrupt(format!("header: {e}")))?;
+        let strings = section(&mut r)?;
+        let signatures = section(&mut r)?;
+        let facets = section(&mut r)?;
+        let sets = section(&mut r)?;
+        let records = section(&mut r)?;
+        let paths_range = section(&mut r)?;
+        if r.pos != data.len() {
+            return Err(corrupt("trailing bytes"));
+        }
+        let versions = header
+            .releases
+            .iter()
+            .map(|rel| {
+                parse_version(&rel.version)
+                    .map_err(|e| IndexError::Corrupt(format!("release {:?}: {e}", rel.version)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let words = Reader::new(&data[sets.clone()]).u32()? as usize;
+        if words == 0 || words * 64 < header.releases.len() {
+            return Err(corrupt("release sets too narrow"));
+        }
+        let paths = fst::Map::new(data[paths_range].to_vec())
+            .map_err(|e| IndexError::Corrupt(format!("paths: {e}")))?;
+        let index = PackageIndex {
+            data,
+            header,
+            versions,
+            strings,
+            signatures,
+            facets,
+            sets,
+            words,
+            records,
+            paths,
+        };
+        for range in [&index.strings, &index.signatures, &index.facets, &index.records] {
+            Table::parse(&index.data[range.clone()])?;
+        }
+        if index.record_table()?.len() != index.paths.len() {
+            return Err(corrupt("paths and records differ in number"));
+        }
+        Ok(index)
+    }
+
+    /// Decodes every record, facet and signature: a full check of a file from outside.
+    pub fn validate(&self) -> Result<(), IndexError> {
+        for i in 0..self.record_table()?.len() {
+            for (_, facet) in self.record(i)? {
+                self.symbol(facet)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn package(&self) -> &str {
+        &self.header.package
+    }
+
+    pub fn releases(&self) -> &[ReleaseHeader] {
+        &self.header.releases
+    }
+
+    pub fn versions(&self) -> &[Version] {
+        &self.versions
+    }
+
+    /// Top-level modules of any release.
+    pub fn roots(&self) -> Vec<String> {
+        self.header.roots.clone()
+    }
+
+    pub fn path_count(&self) -> usize {
+        self.paths.len()
+    }
+
+    fn table(&self, range: &Range<usize>) -> Result<Table<'_>, IndexError> {
+        Table::parse(&self.data[range.clone()])
+    }
+
+    fn record_table(&self) -> Result<Table<'_>, IndexError> {
+        self.table(&self.records)
+    }
+
+    fn string(&self, id: u64) -> Result<&str, IndexError> {
+        let bytes = self.table(&self.strings)?.get(id as usize)?;
+        std::str::from_utf8(bytes).map_err(|_| corrupt("string is not utf-8"))
+    }
+
+    fn opt_string(&self, id: u64) -> Result<Option<String>, IndexError> {
+        Ok(match id {
+            0 => None,
+            n => Some(self.string(n - 1)?.to_string()),
+        })
+    }
+
+    fn set(&self, id: usize) -> Result<ReleaseSet, IndexError> {
+        let start = 4 + id * self.words * 8;
+        let bytes = self
+            .data
+            .get(self.sets.start + start..self.sets.start + start + self.words * 8)
+            .filter(|_| start + self.words * 8 <= self.sets.len())
+            .ok_or_else(|| corrupt("release set out of range"))?;
+        Ok(ReleaseSet(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .collect(),
+        ))
+    }
+
+    fn record(&self, i: usize) -> Result<Vec<(ReleaseSet, FacetId)>, IndexError> {
+        let mut r = Reader::new(self.record_table()?.get(i)?);
+        let n = r.usize()?;
+        let mut out = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            let set = self.set(r.usize()?)?;
+            let facet = u32::try_from(r.varint()?).map_err(|_| corrupt("facet id"))?;
+            out.push((set, facet));
+        }
+        Ok(out)
+    }
+
+    /// Every group of releases that has `path`, with what it is in them.
+    pub fn entry(&self, path: &str) -> Result<Vec<(ReleaseSet, FacetId)>, IndexError> {
+        match self.paths.get(path) {
+            Some(i) => self.record(i as usize),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// What `path` is in one release, if that release has it.
+    pub fn facet_in(&self, path: &str, release: usize) -> Result<Option<FacetId>, IndexError> {
+        Ok(self
+            .entry(path)?
+            .into_iter()
+            .find(|(set, _)| set.contains(release))
+            .map(|(_, f)| f))
+    }
+
+    /// A stored facet, decoded.
+    pub fn symbol(&self, facet: FacetId) -> Result<Symbol, IndexError> {
+        let bytes = self.table(&self.facets)?.get(facet as usize)?;
+        let mut r = Reader::new(bytes);
+        let flags = r.u8()?;
+        let kind = Kind::from_u8(flags & 0x0f).ok_or_else(|| corrupt("kind"))?;
+        let canonical = self.opt_string(r.varint()?)?;
+        let deprecated = self.opt_string(r.varint()?)?;
+        let nsig = r.usize()?;
+        let mut signatures = Vec::with_capacity(nsig.min(16));
+        for _ in 0..nsig {
+            signatures.push(self.signature(r.usize()?)?);
+        }
+        let nbases = r.usize()?;
+        let mut bases = Vec::with_capacity(nbases.min(16));
+        for _ in 0..nbases {
+            bases.push(self.string(r.varint()?)?.to_string());
+        }
+        Ok(Symbol {
+            kind: Some(kind),
+            canonical,
+            signatures,
+            deprecated,
+            bases,
+            open: flags & 0x10 != 0,
+            opaque: flags & 0x20 != 0,
+        })
+    }
+
+    /// The kind and flags of a facet without decoding the rest.
+    pub fn kind(&self, facet: FacetId) -> Result<(Kind, bool, bool), IndexError> {
+        let bytes = self.table(&self.facets)?.get(facet as usize)?;
+        let flags = *bytes.first().ok_or_else(|| corrupt("empty facet"))?;
+        let kind = Kind::from_u8(flags & 0x0f).ok_or_else(|| corrupt("kind"))?;
+        Ok((kind, flags & 0x10 != 0, flags & 0x20 != 0))
+    }
+
+    fn signature(&self, id: usize) -> Result<Signature, IndexError> {
+        let mut r = Reader::new(self.table(&self.signatures)?.get(id)?);
+        let returns = self.opt_string(r.varint()?)?;
+        let n = r.usize()?;
+        let mut params = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            let name = self.string(r.varint()?)?.to_string();
+            let b = r.u8()?;
+            let kind = ParamKind::from_u8(b & 0x0f).ok_or_else(|| corrupt("parameter kind"))?;
+            let annotation = self.opt_string(r.varint()?)?;
+            params.push(Param {
+                name,
+                kind,
+                default: b & 0x10 != 0,
+                annotation,
+            });
+        }
+        Ok(Signature { params, returns })
+    }
+
+    /// Paths that start with `prefix`, in order.
+    pub fn paths_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let mut upper = prefix.as_bytes().to_vec();
+        upper.push(0xff);
+        let mut stream = self
+            .paths
+            .range()
+            .ge(prefix.as_bytes())
+            .lt(&upper)
+            .into_stream();
+        let mut out = Vec::new();
+        while let Some((k, _)) = stream.next() {
+            if let Ok(s) = std::str::from_utf8(k) {
+                out.push(s.to_string());
+            }
+        }
+        out
+    }
+
+    /// Calls `f` with every path.
+    pub fn for_each_path(&self, mut f: impl FnMut(&str)) {
+        let mut stream = self.paths.stream();
+        while let Some((k, _)) = stream.next() {
+            if let Ok(s) = std::str::from_utf8(k) {
+                f(s);
+            }
+        }
+    }
+}

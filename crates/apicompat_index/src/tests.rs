@@ -1,0 +1,167 @@
+//! Index building, reading and lookups on small surfaces.
+
+use apicompat_surface::{Kind, Param, ParamKind, Signature, Surface, Symbol};
+
+use crate::{ranges, status, IndexBuilder, PackageIndex, Status};
+
+fn sym(kind: Kind) -> Symbol {
+    Symbol {
+        kind: Some(kind),
+        ..Symbol::default()
+    }
+}
+
+fn surface(version: &str, entries: &[(&str, Symbol)]) -> Surface {
+    Surface {
+        package: "pkg".into(),
+        version: version.into(),
+        symbols: entries.iter().map(|(p, s)| (p.to_string(), s.clone())).collect(),
+        ..Surface::default()
+    }
+}
+
+fn releases() -> Vec<Surface> {
+    let class = |bases: &[&str]| Symbol {
+        kind: Some(Kind::Class),
+        bases: bases.iter().map(|b| b.to_string()).collect(),
+        ..Symbol::default()
+    };
+    let alias = |kind, canonical: &str| Symbol {
+        kind: Some(kind),
+        canonical: Some(canonical.into()),
+        ..Symbol::default()
+    };
+    let f = Symbol {
+        kind: Some(Kind::Function),
+        signatures: vec![Signature {
+            params: vec![Param {
+                name: "x".into(),
+                kind: ParamKind::PositionalOrKeyword,
+                default: false,
+                annotation: Some("int".into()),
+            }],
+            returns: None,
+        }],
+        deprecated: Some("use g".into()),
+        ..Symbol::default()
+    };
+    let open_module = Symbol {
+        kind: Some(Kind::Module),
+        open: true,
+        ..Symbol::default()
+    };
+    vec![
+        surface(
+            "1.10.0",
+            &[
+                ("pkg", sym(Kind::Module)),
+                ("pkg.old", sym(Kind::Module)),
+                ("pkg.old.Base", class(&["object"])),
+                ("pkg.old.Base.method", f.clone()),
+                ("pkg.old.Thing", class(&["pkg.old.Base"])),
+                ("pkg.old.Ext", class(&["external.Foreign"])),
+                ("pkg.lazy", open_module.clone()),
+            ],
+        ),
+        surface(
+            "1.9.0",
+            &[("pkg", sym(Kind::Module)), ("pkg.old", sym(Kind::Module))],
+        ),
+        surface(
+            "2.0.0",
+            &[
+                ("pkg", sym(Kind::Module)),
+                ("pkg.new", sym(Kind::Module)),
+                ("pkg.new.Thing", class(&[])),
+                ("pkg.new.Thing.method", f),
+                ("pkg.Thing", alias(Kind::Class, "pkg.new.Thing")),
+                ("pkg.old", alias(Kind::Module, "pkg.new")),
+            ],
+        ),
+    ]
+}
+
+fn build(surfaces: &[Surface]) -> Vec<u8> {
+    let mut b = IndexBuilder::new("pkg");
+    for s in surfaces {
+        b.add(s).unwrap();
+    }
+    b.finish().unwrap()
+}
+
+#[test]
+fn releases_are_ordered_by_version_and_bytes_are_reproducible() {
+    let mut surfaces = releases();
+    let a = build(&surfaces);
+    surfaces.reverse();
+    let b = build(&surfaces);
+    assert_eq!(a, b, "the same surfaces in another order must give the same bytes");
+    let index = PackageIndex::from_bytes(&a).unwrap();
+    let versions: Vec<_> = index.releases().iter().map(|r| r.version.as_str()).collect();
+    assert_eq!(versions, ["1.9.0", "1.10.0", "2.0.0"]);
+    assert_eq!(index.roots(), ["pkg"]);
+    index.validate().unwrap();
+}
+
+#[test]
+fn lookups_follow_aliases_and_bases() {
+    let index = PackageIndex::from_bytes(&build(&releases())).unwrap();
+    let st = |p: &str, r: usize| status(&index, p, r).unwrap();
+    // Inherited member.
+    assert!(st("pkg.old.Thing.method", 1).is_present());
+    assert!(st("pkg.old.Thing.method", 0).is_absent());
+    // Through a module alias and a class re-export.
+    match st("pkg.old.Thing.method", 2) {
+        Status::Present { path, symbol } => {
+            assert_eq!(path, "pkg.new.Thing.method");
+            assert_eq!(symbol.deprecated.as_deref(), Some("use g"));
+            assert_eq!(symbol.signatures[0].render(), "(x: int)");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(st("pkg.Thing.method", 2).is_present());
+    // Absent member of a class with plain bases; unknown through a foreign base.
+    assert_eq!(
+        st("pkg.old.Base.nothing", 1),
+        Status::Absent {
+            missing: "pkg.old.Base.nothing".into()
+        }
+    );
+    assert!(matches!(st("pkg.old.Ext.anything", 1), Status::Unknown { .. }));
+    // Open module: unknown, not absent.
+    assert!(matches!(st("pkg.lazy.anything", 1), Status::Unknown { .. }));
+    assert!(st("pkg.lazy", 2).is_absent());
+    assert!(st("other.thing", 0).is_absent());
+}
+
+#[test]
+fn corrupt_bytes_are_errors_not_panics() {
+    let good = build(&releases());
+    assert!(PackageIndex::from_bytes(&[]).is_err());
+    assert!(PackageIndex::from_bytes(b"not an index at all").is_err());
+    assert!(PackageIndex::from_bytes(&good[..good.len() / 2]).is_err());
+    // Flip bytes of the decompressed payload and recompress: reading must fail cleanly or
+    // succeed, never panic.
+    let raw = lz4_flex::decompress_size_prepended(&good).unwrap();
+    for i in (0..raw.len()).step_by(7) {
+        let mut bad = raw.clone();
+        bad[i] ^= 0x5a;
+        let bytes = lz4_flex::compress_prepend_size(&bad);
+        if let Ok(index) = PackageIndex::from_bytes(&bytes) {
+            let _ = index.validate();
+            for r in 0..index.releases().len() {
+                let _ = status(&index, "pkg.old.Thing.method", r);
+            }
+        }
+    }
+}
+
+#[test]
+fn ranges_group_contiguous_releases() {
+    let all = ["1.0", "1.1", "2.0", "2.1", "3.0"];
+    assert_eq!(
+        ranges(&all, &[false, true, true, false, true]),
+        ["1.1 - 2.0", "3.0"]
+    );
+    assert!(ranges(&all, &[false; 5]).is_empty());
+}

@@ -1,9 +1,11 @@
 //! `apicompat`: knows the API surface of every release of Python frameworks, statically.
 
 mod commands;
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
-}
+
+use apicompat::EMBEDDED;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,15 +60,17 @@ enum Command {
 
 #[derive(Subcommand)]
 enum IndexCommand {
-    /// Extract the surface of one release from a wheel, an sdist or a directory.
-    #[command(after_help = "Examples:\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch --version 2.5.0\n  apicompat index build ./site-packages --package colossalai --version 0.4.1 --output surface.json")]
+    /// Extract the surface of releases from wheels, sdists or directories into the cache.
+    #[command(after_help = "Examples:\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch --version 2.5.0\n  apicompat index build downloads/torch-*.whl --package torch\n  apicompat index build ./site-packages --package colossalai --version 0.4.1 --output surface.json")]
     Build {
-        /// A wheel (.whl), an sdist (.tar.gz, .zip) or a directory.
-        path: PathBuf,
+        /// Wheels (.whl), sdists (.tar.gz, .zip) or directories.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
         #[arg(long)]
         package: String,
+        /// The release (default: read from each file name).
         #[arg(long)]
-        version: String,
+        version: Option<String>,
         /// Write the surface as JSON to this file instead of adding it to the cache.
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -79,6 +83,10 @@ enum IndexCommand {
         /// Fetch releases already in the cache again.
         #[arg(long)]
         refresh: bool,
+        /// Download whole release files (sha256-checked) into DIR and keep them, instead of
+        /// reading only the source members.
+        #[arg(long, value_name = "DIR")]
+        download_to: Option<PathBuf>,
     },
     /// The whole surface of one release: every module and name, every class's members.
     #[command(after_help = "Examples:\n  apicompat index show torch==2.5.0\n  apicompat index show colossalai==0.4.0 --output-format json")]
@@ -129,7 +137,7 @@ fn main() -> ExitCode {
         cli.cache_dir.clone().or_else(apicompat_index::cache::default_dir)
     };
     let open_catalog = || {
-        let catalog = Catalog::open(embedded::EMBEDDED, cache_dir.as_deref());
+        let catalog = Catalog::open(EMBEDDED, cache_dir.as_deref());
         for w in &catalog.warnings {
             eprintln!("warning: {w}");
         }
@@ -143,14 +151,22 @@ fn main() -> ExitCode {
         } => commands::query::run(&open_catalog(), &symbol, package.as_deref(), output_format),
         Command::Index { command } => match command {
             IndexCommand::Build {
-                path,
+                paths,
                 package,
                 version,
                 output,
-            } => commands::build::run(&path, &package, &version, output.as_deref(), cache_dir.as_deref()),
-            IndexCommand::Fetch { specs, refresh } => {
-                commands::fetch::run(&specs, refresh, cache_dir.as_deref())
-            }
+            } => commands::build::run(
+                &paths,
+                &package,
+                version.as_deref(),
+                output.as_deref(),
+                cache_dir.as_deref(),
+            ),
+            IndexCommand::Fetch {
+                specs,
+                refresh,
+                download_to,
+            } => commands::fetch::run(&specs, refresh, download_to.as_deref(), cache_dir.as_deref()),
             IndexCommand::Show {
                 spec,
                 output_format,

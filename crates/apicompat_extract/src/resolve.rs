@@ -595,6 +595,7 @@ impl Resolver {
                     deprecated: self.module_deprecation(module),
                     open: open || target_open,
                     opaque,
+                    importable: true,
                     ..Symbol::default()
                 },
             );

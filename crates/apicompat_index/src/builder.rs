@@ -14,6 +14,7 @@ struct Facet {
     kind: u8,
     open: bool,
     opaque: bool,
+    importable: bool,
     canonical: Option<String>,
     deprecated: Option<String>,
     signatures: Vec<Signature>,
@@ -26,6 +27,7 @@ impl From<&Symbol> for Facet {
             kind: s.kind().as_u8(),
             open: s.open,
             opaque: s.opaque,
+            importable: s.importable,
             canonical: s.canonical.clone(),
             deprecated: s.deprecated.clone(),
             signatures: s.signatures.clone(),
@@ -160,7 +162,12 @@ impl IndexBuilder {
         let facet_items: Vec<Vec<u8>> = facets
             .iter()
             .map(|(f, _)| {
-                let mut b = vec![f.kind | (u8::from(f.open) << 4) | (u8::from(f.opaque) << 5)];
+                let mut b = vec![
+                    f.kind
+                        | (u8::from(f.open) << 4)
+                        | (u8::from(f.opaque) << 5)
+                        | (u8::from(f.importable) << 6),
+                ];
                 put_varint(&mut b, opt(&f.canonical));
                 put_varint(&mut b, opt(&f.deprecated));
                 put_varint(&mut b, f.signatures.len() as u64);

@@ -248,6 +248,7 @@ impl PackageIndex {
             bases,
             open: flags & 0x10 != 0,
             opaque: flags & 0x20 != 0,
+            importable: flags & 0x40 != 0,
         })
     }
 

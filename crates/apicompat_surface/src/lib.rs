@@ -171,6 +171,10 @@ pub struct Symbol {
     /// Compiled modules without a stub: their members are unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub opaque: bool,
+    /// A module that `import` accepts under this path (a file, a namespace package, or a name
+    /// registered in `sys.modules`), as opposed to a name bound to a module.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub importable: bool,
 }
 
 impl Symbol {

@@ -1,6 +1,6 @@
 //! `apicompat index build PATH`: one release's surface from local files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -11,33 +11,62 @@ use apicompat_surface::{Kind, Surface};
 use crate::{CmdResult, Failure};
 
 pub fn run(
-    path: &Path,
+    paths: &[PathBuf],
     package: &str,
-    version: &str,
+    version: Option<&str>,
     output: Option<&Path>,
     cache_dir: Option<&Path>,
 ) -> CmdResult {
-    apicompat_requirements::parse_version(version)
-        .map_err(|e| Failure::usage(format!("--version {version:?}: {e}")))?;
-    let started = Instant::now();
-    let tree = apicompat_archive::read_path(path, Some(package))?;
-    let surface = apicompat_extract::extract(&tree, package, version);
-    summarize(&surface, started);
-    match output {
-        Some(out) => {
-            let json = serde_json::to_vec_pretty(&surface)?;
-            apicompat_index::cache::write_atomic(out, &json)?;
-            eprintln!("wrote {}", out.display());
+    if paths.len() > 1 && (version.is_some() || output.is_some()) {
+        return Err(Failure::usage(
+            "--version and --output take one PATH; with several, versions come from the file names",
+        ));
+    }
+    let package = apicompat_requirements::normalize_name(package);
+    let cache = match (output, cache_dir) {
+        (Some(_), _) => None,
+        (None, Some(dir)) => Some(Cache::new(dir)),
+        (None, None) => {
+            return Err(Failure::usage(
+                "no cache directory: set APICOMPAT_CACHE_DIR or pass --cache-dir or --output",
+            ))
         }
-        None => {
-            let dir = cache_dir.ok_or_else(|| {
-                Failure::usage("no cache directory: set APICOMPAT_CACHE_DIR or pass --cache-dir or --output")
-            })?;
-            let cache = Cache::new(dir);
-            cache.write_surface(&surface)?;
-            let index = rebuild_index(&cache, package)?;
-            eprintln!("added {package} {version} to {}", index.display());
+    };
+    for path in paths {
+        let version = match version {
+            Some(v) => v.to_string(),
+            None => path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| apicompat_fetch::version_from_filename(n, &package))
+                .ok_or_else(|| {
+                    Failure::usage(format!(
+                        "cannot tell the release of {} from its name; pass --version",
+                        path.display()
+                    ))
+                })?,
+        };
+        apicompat_requirements::parse_version(&version)
+            .map_err(|e| Failure::usage(format!("version {version:?}: {e}")))?;
+        let started = Instant::now();
+        let tree = apicompat_archive::read_path(path, Some(&package))?;
+        let surface = apicompat_extract::extract(&tree, &package, &version);
+        summarize(&surface, started);
+        match (&cache, output) {
+            (_, Some(out)) => {
+                let json = serde_json::to_vec_pretty(&surface)?;
+                apicompat_index::cache::write_atomic(out, &json)?;
+                eprintln!("wrote {}", out.display());
+            }
+            (Some(cache), None) => {
+                cache.write_surface(&surface)?;
+            }
+            (None, None) => {}
         }
+    }
+    if let Some(cache) = &cache {
+        let index = rebuild_index(cache, &package)?;
+        eprintln!("{package}: index at {}", index.display());
     }
     Ok(ExitCode::SUCCESS)
 }

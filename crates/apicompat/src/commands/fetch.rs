@@ -11,7 +11,12 @@ use apicompat_requirements::{admits, normalize_name, parse_requirement, parse_ve
 use crate::commands::build::{rebuild_index, summarize};
 use crate::{CmdResult, Failure};
 
-pub fn run(specs: &[String], refresh: bool, cache_dir: Option<&Path>) -> CmdResult {
+pub fn run(
+    specs: &[String],
+    refresh: bool,
+    download_to: Option<&Path>,
+    cache_dir: Option<&Path>,
+) -> CmdResult {
     if specs.is_empty() {
         return Err(Failure::usage("name at least one package: `apicompat index fetch torch==2.5.0`"));
     }
@@ -56,8 +61,17 @@ pub fn run(specs: &[String], refresh: bool, cache_dir: Option<&Path>) -> CmdResu
                 continue;
             };
             let started = Instant::now();
-            match client.fetch_release(file) {
-                Ok((tree, _stats)) => {
+            let fetched = match download_to {
+                Some(dir) => download(&client, file, dir).and_then(|path| {
+                    apicompat_archive::read_path(&path, Some(&name)).map_err(|e| e.to_string())
+                }),
+                None => client
+                    .fetch_release(file)
+                    .map(|(tree, _)| tree)
+                    .map_err(|e| e.to_string()),
+            };
+            match fetched {
+                Ok(tree) => {
                     let surface = apicompat_extract::extract(&tree, &name, &v);
                     summarize(&surface, started);
                     cache.write_surface(&surface)?;
@@ -80,4 +94,20 @@ pub fn run(specs: &[String], refresh: bool, cache_dir: Option<&Path>) -> CmdResu
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The whole release file in `dir` (kept when already there with the right size).
+fn download(
+    client: &Client,
+    file: &apicompat_fetch::ReleaseFile,
+    dir: &Path,
+) -> Result<std::path::PathBuf, String> {
+    let path = dir.join(&file.filename);
+    let have = std::fs::metadata(&path).map(|m| m.len()).ok();
+    if have.is_some() && have == file.size {
+        return Ok(path);
+    }
+    let (bytes, _) = client.download(file).map_err(|e| e.to_string())?;
+    apicompat_index::cache::write_atomic(&path, &bytes)?;
+    Ok(path)
 }

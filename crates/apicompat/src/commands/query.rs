@@ -222,7 +222,26 @@ fn suggestions(view: &PackageView, symbol: &str) -> Vec<String> {
     });
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(8).map(|(_, p)| p).collect()
+    // Re-exports of one object collapse into its definition.
+    let mut out: Vec<String> = Vec::new();
+    for (_, path) in scored.into_iter().take(64) {
+        let definition = (0..view.releases().len())
+            .rev()
+            .find_map(|r| match view.status(&path, r) {
+                Ok(Status::Present { path: found, symbol }) => {
+                    Some(symbol.canonical.unwrap_or(found))
+                }
+                _ => None,
+            })
+            .unwrap_or(path);
+        if !out.contains(&definition) {
+            out.push(definition);
+        }
+        if out.len() == 8 {
+            break;
+        }
+    }
+    out
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {

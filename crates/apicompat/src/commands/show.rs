@@ -56,13 +56,17 @@ pub fn run(catalog: &Catalog, spec: &str, format: Format) -> CmdResult {
         .ok_or_else(|| Failure::usage("release out of range"))?;
     // Every path this release has, by kind.
     let mut kinds: BTreeMap<String, (Kind, bool, bool)> = BTreeMap::new();
+    let mut importable: Vec<String> = Vec::new();
     let mut error = None;
     index.for_each_path(|path| {
         match index.facet_in(path, position).and_then(|f| match f {
-            Some(f) => index.kind(f).map(Some),
+            Some(f) => index.kind(f).map(|k| Some((k, f))),
             None => Ok(None),
         }) {
-            Ok(Some(k)) => {
+            Ok(Some((k, f))) => {
+                if k.0 == Kind::Module && index.symbol(f).is_ok_and(|s| s.importable) {
+                    importable.push(path.to_string());
+                }
                 kinds.insert(path.to_string(), k);
             }
             Ok(None) => {}
@@ -81,17 +85,18 @@ pub fn run(catalog: &Catalog, spec: &str, format: Format) -> CmdResult {
         modules: BTreeMap::new(),
         classes: BTreeMap::new(),
     };
-    for (path, (kind, open, opaque)) in &kinds {
-        if *kind == Kind::Module && !kinds.contains_key(path.rsplit_once('.').map_or("", |p| p.0)) || (*kind == Kind::Module && is_module(&kinds, path)) {
-            let m = out.modules.entry(path.clone()).or_default();
-            m.open = *open;
-            m.opaque = *opaque;
-        }
+    for path in &importable {
+        let (_, open, opaque) = kinds[path];
+        let m = out.modules.entry(path.clone()).or_default();
+        m.open = open;
+        m.opaque = opaque;
+    }
+    for (path, (kind, ..)) in &kinds {
         let Some((parent, name)) = path.rsplit_once('.') else {
             continue;
         };
         match kinds.get(parent) {
-            Some((Kind::Module, ..)) => {
+            Some((Kind::Module, ..)) if out.modules.contains_key(parent) => {
                 out.modules
                     .entry(parent.to_string())
                     .or_default()
@@ -143,9 +148,4 @@ pub fn run(catalog: &Catalog, spec: &str, format: Format) -> CmdResult {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A path is a module of its own (not just a name bound in its parent).
-fn is_module(kinds: &BTreeMap<String, (Kind, bool, bool)>, path: &str) -> bool {
-    matches!(kinds.get(path), Some((Kind::Module, ..)))
 }

@@ -1,0 +1,159 @@
+//! The embedded index against the facts in `../shared/reference/`: every row of
+//! `symbols.tsv`, and the runtime oracle (what a real `import` exposes) for three torch
+//! releases.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::PathBuf;
+
+use apicompat_index::{Catalog, PackageView, Status};
+use apicompat_requirements::parse_version;
+
+fn shared() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
+}
+
+fn catalog() -> Catalog {
+    apicompat::embedded_catalog()
+}
+
+fn view<'a>(catalog: &'a Catalog, package: &str) -> &'a PackageView {
+    match catalog.package(package) {
+        Ok(Some(v)) => v,
+        other => panic!("{package} is not embedded: {:?}", other.err()),
+    }
+}
+
+/// Every row: the releases (within the row's universe) that have the symbol are exactly the
+/// stated inclusive range.
+#[test]
+fn symbols_tsv_rows_are_reproduced() {
+    let text = std::fs::read_to_string(shared().join("symbols.tsv")).expect("symbols.tsv");
+    let catalog = catalog();
+    let mut failures = Vec::new();
+    let mut rows = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (package, symbol, present) = (cols[0], cols[1], cols[3]);
+        rows += 1;
+        let v = view(&catalog, package);
+        let versions = v.versions();
+        let expected: BTreeSet<String> = match present.split_once('-') {
+            None => BTreeSet::new(),
+            Some((lo, hi)) => {
+                let (lo, hi) = (parse_version(lo).unwrap(), parse_version(hi).unwrap());
+                v.releases()
+                    .iter()
+                    .filter(|r| r.version >= lo && r.version <= hi)
+                    .map(|r| r.version.to_string())
+                    .collect()
+            }
+        };
+        let actual: BTreeSet<String> = (0..versions.len())
+            .filter(|&i| v.status(symbol, i).unwrap().is_present())
+            .map(|i| versions[i].clone())
+            .collect();
+        if expected != actual {
+            failures.push(format!(
+                "{symbol}: expected {present}, index has {}",
+                apicompat_index::ranges(
+                    &versions,
+                    &versions.iter().map(|x| actual.contains(x)).collect::<Vec<_>>()
+                )
+                .join(", ")
+            ));
+        }
+    }
+    assert!(rows >= 40, "symbols.tsv has {rows} rows");
+    assert!(failures.is_empty(), "{} of {rows} rows differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Names every module has at run time without defining them.
+const IMPLICIT: &[&str] = &[
+    "__builtins__", "__cached__", "__doc__", "__file__", "__loader__", "__name__",
+    "__package__", "__path__", "__spec__", "__annotations__", "__dict__", "__all__",
+    "__getattr__",
+];
+
+#[derive(Default, Debug)]
+struct Score {
+    modules: usize,
+    modules_present: usize,
+    pairs: usize,
+    present: usize,
+    absent: usize,
+    unknown: usize,
+    absent_examples: Vec<String>,
+}
+
+fn score(catalog: &Catalog, version: &str) -> Score {
+    let path = shared().join(format!("runtime/torch-{version}.json.gz"));
+    let mut json = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("oracle"))
+        .read_to_string(&mut json)
+        .expect("gzip");
+    let oracle: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let v = view(catalog, "torch");
+    let release = v
+        .position(&parse_version(version).unwrap())
+        .unwrap_or_else(|| panic!("torch {version} is not embedded"));
+    let mut s = Score::default();
+    let modules = oracle["modules"].as_object().expect("modules");
+    for (name, m) in modules {
+        if m["status"] != "ok" || m.get("alias_of").is_some() {
+            continue;
+        }
+        s.modules += 1;
+        let module_status = v.status(name, release).unwrap();
+        if module_status.is_present() {
+            s.modules_present += 1;
+        }
+        for group in ["public", "private"] {
+            let Some(names) = m[group].as_object() else { continue };
+            for n in names.keys() {
+                if IMPLICIT.contains(&n.as_str()) {
+                    continue;
+                }
+                s.pairs += 1;
+                match v.status(&format!("{name}.{n}"), release).unwrap() {
+                    Status::Present { .. } => s.present += 1,
+                    Status::Unknown { .. } => s.unknown += 1,
+                    Status::Absent { .. } => {
+                        s.absent += 1;
+                        if s.absent_examples.len() < 30 {
+                            s.absent_examples.push(format!("{name}.{n}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn runtime_oracle_recall() {
+    let catalog = catalog();
+    let mut report = String::from("release | modules | module recall | pairs | present | unknown | false absent\n");
+    let mut failures = Vec::new();
+    for version in ["2.1.2", "2.4.1", "2.5.0"] {
+        let s = score(&catalog, version);
+        let pct = |n: usize, d: usize| 100.0 * n as f64 / d.max(1) as f64;
+        let (recall, absent, unknown) = (
+            pct(s.modules_present, s.modules),
+            pct(s.absent, s.pairs),
+            pct(s.unknown, s.pairs),
+        );
+        report.push_str(&format!(
+            "{version} | {} | {recall:.2}% | {} | {:.2}% | {unknown:.2}% | {absent:.2}%\n",
+            s.modules,
+            s.pairs,
+            pct(s.present, s.pairs)
+        ));
+        if recall < 99.0 || absent > 0.5 || unknown > 5.0 {
+            failures.push(format!("{version}: {s:?}"));
+        }
+    }
+    eprintln!("{report}");
+    assert!(failures.is_empty(), "{report}\n{}", failures.join("\n"));
+}

@@ -1,6 +1,9 @@
 //! `apicompat`: knows the API surface of every release of Python frameworks, statically.
 
 mod commands;
+mod ui;
+#[path = "commands/check.rs"]
+mod check_command;
 
 use apicompat::EMBEDDED;
 
@@ -10,7 +13,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use apicompat_index::Catalog;
 
@@ -19,7 +22,7 @@ use apicompat_index::Catalog;
     name = "apicompat",
     version,
     about = "Knows every release of the Python frameworks your code uses, and which lines break on which.",
-    after_help = "Examples:\n  apicompat query torch.distributed.pipelining\n  apicompat query torch.utils.checkpoint.CheckpointPolicy --output-format json\n  apicompat index list\n  apicompat index fetch 'colossalai>=0.4'"
+    after_help = "Examples:\n  apicompat check\n  apicompat env --python .venv/bin/python\n  apicompat query torch.distributed.pipelining\n  apicompat query torch.utils.checkpoint.CheckpointPolicy --output-format json\n  apicompat index list\n  apicompat index fetch 'colossalai>=0.4'\n  apicompat completions bash > ~/.local/share/bash-completion/completions/apicompat\n\nColour is used on a terminal unless NO_COLOR is set."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,6 +33,12 @@ struct Cli {
     /// Ignore the user's cache: use only the indexes built into the binary.
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Print only problems and errors: no progress, notes or warnings.
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print every detail a command has (`env`: every distribution).
+    #[arg(long, short = 'v', global = true)]
+    verbose: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -40,6 +49,9 @@ pub enum Format {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check every use of an indexed package in a project against the releases it may run on.
+    #[command(after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif")]
+    Check(check_command::CheckArgs),
     /// Which releases have a module, class, function or attribute, and what it is in each.
     #[command(after_help = "Examples:\n  apicompat query torch.distributed._tensor.Partial\n  apicompat query colossalai.zero.low_level.low_level_optim.LowLevelZeroOptimizer._param_store --output-format json")]
     Query {
@@ -51,7 +63,19 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         output_format: Format,
     },
+    /// Inspect a Python environment (pip check, Requires-Python, CUDA/ROCm builds that
+    /// disagree), then check the project against exactly the releases installed there.
+    #[command(after_help = "Examples:\n  apicompat env\n  apicompat env --python .venv/bin/python src/\n  apicompat env --python /opt/conda/envs/train --no-check\n  apicompat env --output-format json > env.json\n\nExit code: 0 consistent, 1 problems found (or check errors), 2 unreadable metadata or bad input.")]
+    Env(commands::env::EnvArgs),
+    /// Print a shell completion script.
+    #[command(after_help = "Examples:\n  apicompat completions bash > ~/.local/share/bash-completion/completions/apicompat\n  apicompat completions zsh > \"${fpath[1]}/_apicompat\"\n  apicompat completions fish > ~/.config/fish/completions/apicompat.fish")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Build, fetch and inspect the index of releases.
+    #[command(after_help = "Examples:\n  apicompat index list\n  apicompat index fetch 'torch>=2.3,<2.6'\n  apicompat index show torch==2.5.0\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch")]
     Index {
         #[command(subcommand)]
         command: IndexCommand,
@@ -97,6 +121,7 @@ enum IndexCommand {
         output_format: Format,
     },
     /// The packages and releases known, embedded and cached.
+    #[command(after_help = "Examples:\n  apicompat index list\n  apicompat index list --output-format json")]
     List {
         #[arg(long, value_enum, default_value = "text")]
         output_format: Format,
@@ -131,6 +156,7 @@ pub type CmdResult = Result<ExitCode, Failure>;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ui::set_verbosity(cli.quiet, cli.verbose);
     let cache_dir = if cli.no_cache {
         None
     } else {
@@ -138,12 +164,17 @@ fn main() -> ExitCode {
     };
     let open_catalog = || {
         let catalog = Catalog::open(EMBEDDED, cache_dir.as_deref());
-        for w in &catalog.warnings {
-            eprintln!("warning: {w}");
+        if !ui::quiet() {
+            for w in &catalog.warnings {
+                eprintln!("warning: {w}");
+            }
         }
         catalog
     };
     let result = match cli.command {
+        Command::Check(args) => check_command::run(&open_catalog(), args),
+        Command::Env(args) => commands::env::run(&open_catalog(), args),
+        Command::Completions { shell } => commands::completions::run(Cli::command(), shell),
         Command::Query {
             symbol,
             package,

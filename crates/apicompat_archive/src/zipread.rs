@@ -336,12 +336,21 @@ pub fn decompress(
             compressed.to_vec()
         }
         _ => {
-            let mut out = Vec::with_capacity(size.min(limit) as usize);
-            let decoder = flate2::read::DeflateDecoder::new(compressed);
-            decoder
-                .take(size + 1)
-                .read_to_end(&mut out)
-                .map_err(|e| ZipError::Corrupt(format!("deflate: {e}")))?;
+            // One inflate state per thread, reset per member: allocating a fresh one for
+            // each of thousands of small files costs more than inflating them.
+            thread_local! {
+                static INFLATE: std::cell::RefCell<flate2::Decompress> =
+                    std::cell::RefCell::new(flate2::Decompress::new(false));
+            }
+            let mut out = Vec::with_capacity(size.min(limit) as usize + 1);
+            INFLATE.with(|state| {
+                let mut state = state.borrow_mut();
+                state.reset(false);
+                state
+                    .decompress_vec(compressed, &mut out, flate2::FlushDecompress::Finish)
+                    .map(|_| ())
+                    .map_err(|e| ZipError::Corrupt(format!("deflate: {e}")))
+            })?;
             if out.len() as u64 != size {
                 return Err(ZipError::Corrupt(format!(
                     "inflated to {} bytes, central directory says {size}",
@@ -472,14 +481,23 @@ pub fn read_entry<R: ReadAt + ?Sized>(
     entry: &CentralEntry,
     limit: u64,
 ) -> Result<Vec<u8>, ZipError> {
+    let compressed = read_compressed(src, entry, limit)?;
+    decompress(entry, &compressed, limit)
+}
+
+/// The member's bytes as stored in the archive (to be given to [`decompress`]).
+pub fn read_compressed<R: ReadAt + ?Sized>(
+    src: &mut R,
+    entry: &CentralEntry,
+    limit: u64,
+) -> Result<Vec<u8>, ZipError> {
     check_entry(entry, limit)?;
     let head = src.read_at(entry.local_header_offset, LOCAL_LEN as u64)?;
     let data_offset = entry
         .local_header_offset
         .checked_add(local_data_offset(&head)?)
         .ok_or_else(|| corrupt("offset overflow"))?;
-    let compressed = src.read_at(data_offset, entry.compressed_size)?;
-    decompress(entry, &compressed, limit)
+    src.read_at(data_offset, entry.compressed_size)
 }
 
 #[cfg(test)]

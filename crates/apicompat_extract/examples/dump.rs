@@ -1,29 +1,34 @@
-//! Dev helper: extract a directory tree and print the surface as JSON.
+//! Dev helper: extract a wheel, sdist or directory and print the surface as JSON, with the
+//! time of each step on stderr. `cargo run --release -p apicompat_extract --example dump -- PATH [PACKAGE]`
 use std::path::Path;
-
-use apicompat_archive::{SourceFile, SourceTree};
-
-fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(root, &p, out);
-        } else if let Some(rel) = p.strip_prefix(root).ok().and_then(|r| r.to_str()) {
-            if rel.ends_with(".py") || rel.ends_with(".pyi") || rel.ends_with(".so") {
-                out.push(SourceFile { path: rel.replace('\\', "/"), data: std::fs::read(&p).unwrap_or_default() });
-            }
-        }
-    }
-}
+use std::time::Instant;
 
 fn main() {
-    let root = std::env::args().nth(1).expect("dir");
-    let mut files = Vec::new();
-    walk(Path::new(&root), Path::new(&root), &mut files);
-    let tree = SourceTree { files, ..SourceTree::default() };
-    let t = std::time::Instant::now();
-    let s = apicompat_extract::extract(&tree, "torch", "x");
-    eprintln!("extract: {:?}, {} symbols, {} problems", t.elapsed(), s.symbols.len(), s.problems.len());
-    println!("{}", serde_json::to_string(&s).unwrap());
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: dump PATH [PACKAGE]");
+        std::process::exit(2);
+    };
+    let package = args.next();
+    let t = Instant::now();
+    let tree = match apicompat_archive::read_path(Path::new(&path), package.as_deref()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let read = t.elapsed();
+    let t = Instant::now();
+    let s = apicompat_extract::extract(&tree, package.as_deref().unwrap_or("pkg"), "0");
+    eprintln!(
+        "read {read:?}, extract {:?}: {} files, {} symbols, {} problems",
+        t.elapsed(),
+        tree.files.len(),
+        s.symbols.len(),
+        s.problems.len()
+    );
+    if std::env::var_os("DUMP_JSON").is_some() {
+        println!("{}", serde_json::to_string(&s).unwrap_or_default());
+    }
 }

@@ -11,7 +11,6 @@ pub mod facts;
 pub mod resolve;
 mod stdlib;
 
-use std::collections::HashMap;
 
 use rayon::prelude::*;
 use ruff_python_ast::PySourceType;
@@ -19,7 +18,7 @@ use ruff_python_ast::PySourceType;
 use apicompat_archive::SourceTree;
 use apicompat_surface::{ReleaseMeta, Surface};
 
-use crate::resolve::{ModuleInfo, Resolver};
+use crate::resolve::{HashMap, ModuleInfo, Resolver};
 
 /// Stack for the threads that walk syntax trees: deep nesting in real files must not overflow.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
@@ -127,7 +126,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         .collect();
 
     let t0 = std::time::Instant::now();
-    let mut modules: HashMap<String, ModuleInfo> = HashMap::new();
+    let mut modules: HashMap<String, ModuleInfo> = HashMap::default();
     let mut problems = tree.problems.clone();
     for (facts, kind, module, file_problems) in parsed {
         problems.extend(file_problems);

@@ -1,12 +1,15 @@
 //! Resolution across the modules of one release: star imports, `__all__`, re-exports to their
 //! canonical definition, registered modules, and the final flat surface.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use apicompat_surface::{Kind, Signature, Symbol};
 
 use crate::facts::{AllPart, Class, FileFacts, Function, Value};
+
+pub type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
+type HashSet<K> = rustc_hash::FxHashSet<K>;
 
 /// One module of the release, with every file that speaks for it.
 #[derive(Debug, Default)]
@@ -74,10 +77,11 @@ pub struct Resolver {
     names_busy: HashSet<String>,
     alls: HashMap<String, Option<(Vec<String>, bool)>>,
     alls_busy: HashSet<String>,
-    resolved: HashMap<(String, String), Option<Resolved>>,
+    resolved: HashMap<(String, String), Option<Rc<Resolved>>>,
     exported: HashMap<String, std::rc::Rc<HashSet<String>>>,
     /// Modules that copy names from a module whose names cannot be known.
     open_by_star: HashSet<String>,
+    stars: HashMap<String, Rc<Vec<String>>>,
     /// Classes by canonical path, for member lookups.
     classes: HashMap<String, Rc<Class>>,
 }
@@ -119,7 +123,7 @@ impl Resolver {
                 child = parent;
             }
         }
-        let mut classes = HashMap::new();
+        let mut classes = HashMap::default();
         for (name, info) in &modules {
             for f in &info.files {
                 for (n, v) in &f.bindings {
@@ -131,7 +135,7 @@ impl Resolver {
         }
         let classes = classes.into_iter().map(|(k, v)| (k, Rc::new(v))).collect();
         let mut binding_index: HashMap<String, HashMap<String, Vec<(usize, usize)>>> =
-            HashMap::new();
+            HashMap::default();
         for (name, info) in &modules {
             let index = binding_index.entry(name.clone()).or_default();
             for (fi, f) in info.files.iter().enumerate() {
@@ -143,13 +147,14 @@ impl Resolver {
         Resolver {
             modules,
             binding_index,
-            names: HashMap::new(),
-            names_busy: HashSet::new(),
-            alls: HashMap::new(),
-            alls_busy: HashSet::new(),
-            resolved: HashMap::new(),
-            exported: HashMap::new(),
-            open_by_star: HashSet::new(),
+            names: HashMap::default(),
+            names_busy: HashSet::default(),
+            alls: HashMap::default(),
+            alls_busy: HashSet::default(),
+            resolved: HashMap::default(),
+            exported: HashMap::default(),
+            open_by_star: HashSet::default(),
+            stars: HashMap::default(),
             classes,
         }
     }
@@ -253,7 +258,7 @@ impl Resolver {
                     }
                 }
             }
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             names.retain(|n| seen.insert(n.clone()));
             (names, dynamic)
         });
@@ -376,23 +381,38 @@ impl Resolver {
         open && !matches!(self.all_of(&target), Some((_, false)))
     }
 
-    fn star_sources(&self, module: &str) -> Vec<String> {
-        self.modules
-            .get(module)
-            .map(|m| m.files.iter().flat_map(|f| f.stars.iter().cloned()).collect())
-            .unwrap_or_default()
+    fn star_sources(&mut self, module: &str) -> Rc<Vec<String>> {
+        if let Some(done) = self.stars.get(module) {
+            return done.clone();
+        }
+        let stars: Rc<Vec<String>> = Rc::new(
+            self.modules
+                .get(module)
+                .map(|m| m.files.iter().flat_map(|f| f.stars.iter().cloned()).collect())
+                .unwrap_or_default(),
+        );
+        self.stars.insert(module.to_string(), stars.clone());
+        stars
     }
 
     /// Resolves `module.name` to its definition.
     fn resolve(&mut self, module: &str, name: &str) -> Option<Resolved> {
+        self.resolve_shared(module, name).map(|r| (*r).clone())
+    }
+
+    fn resolve_shared(&mut self, module: &str, name: &str) -> Option<Rc<Resolved>> {
         let key = (module.to_string(), name.to_string());
-        if let Some(done) = self.resolved.get(&key) {
-            return done.clone();
+        match self.resolved.entry(key) {
+            std::collections::hash_map::Entry::Occupied(done) => return done.get().clone(),
+            // Guard against cycles: an unfinished entry reads as unresolved.
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(None);
+            }
         }
-        // Guard against cycles: an unfinished entry reads as unresolved.
-        self.resolved.insert(key.clone(), None);
-        let out = self.resolve_uncached(module, name);
-        self.resolved.insert(key, out.clone());
+        let out = self.resolve_uncached(module, name).map(Rc::new);
+        if let Some(slot) = self.resolved.get_mut(&(module.to_string(), name.to_string())) {
+            slot.clone_from(&out);
+        }
         out
     }
 
@@ -416,7 +436,7 @@ impl Resolver {
                 return Some(r);
             }
         }
-        for star in self.star_sources(module) {
+        for star in self.star_sources(module).iter() {
             if let StarSource::Stdlib(names) = self.star_source(&star) {
                 if names.contains(&name) {
                     return Some(Resolved::unknown(format!("{star}.{name}")));
@@ -532,7 +552,7 @@ impl Resolver {
     /// A member of a class defined in this release, looked up through its bases.
     fn member(&mut self, class: &str, name: &str) -> Option<Resolved> {
         let mut queue = vec![class.to_string()];
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         while let Some(c) = queue.pop() {
             if !seen.insert(c.clone()) || seen.len() > MAX_HOPS {
                 continue;
@@ -607,15 +627,15 @@ impl Resolver {
                 if out.contains_key(&path) {
                     continue;
                 }
-                let Some(r) = self.resolve(module, name) else {
+                let Some(r) = self.resolve_shared(module, name) else {
                     continue;
                 };
                 let canonical = (r.canonical != path).then_some(r.canonical.clone());
                 let mut sym = Symbol {
                     kind: Some(r.kind),
                     canonical,
-                    signatures: r.signatures,
-                    deprecated: r.deprecated,
+                    signatures: r.signatures.clone(),
+                    deprecated: r.deprecated.clone(),
                     ..Symbol::default()
                 };
                 if r.kind == Kind::Class && sym.canonical.is_none() {

@@ -10,6 +10,7 @@
 mod builder;
 pub mod cache;
 pub mod catalog;
+pub mod diff;
 pub mod format;
 pub mod lookup;
 mod reader;

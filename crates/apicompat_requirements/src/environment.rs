@@ -56,8 +56,13 @@ pub struct InstalledDistribution {
     pub display_name: String,
     /// The installed version, with its local label (`2.1.2+cu121`).
     pub version: Version,
-    /// `Requires-Dist` entries that parsed (bad ones are diagnostics).
+    /// `Requires-Dist` entries that parsed (bad ones are diagnostics). For an `.egg-info`
+    /// directory whose `PKG-INFO` has none, the entries of its `requires.txt`, with
+    /// `[extra:marker]` sections turned into markers (as pip reads them).
     pub requires_dist: Vec<Requirement>,
+    /// The text of each entry of `requires_dist` as written (same order), for reports that
+    /// quote a requirement the way pip does.
+    pub requires_dist_raw: Vec<String>,
     /// `Requires-Python`, when present and valid.
     pub requires_python: Option<VersionSpecifiers>,
     /// `Provides-Extra` names.
@@ -487,12 +492,24 @@ fn read_metadata(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<InstalledDi
         }
     };
     let mut requires_dist = Vec::new();
+    let mut requires_dist_raw = Vec::new();
     let mut provides_extra = Vec::new();
     let mut requires_python = None;
-    for (line, key, value) in &headers {
+    let egg_requires = if headers
+        .iter()
+        .any(|(_, k, _)| k.eq_ignore_ascii_case("Requires-Dist"))
+    {
+        Vec::new()
+    } else {
+        egg_info_requires(path)
+    };
+    for (line, key, value) in headers.iter().chain(&egg_requires) {
         if key.eq_ignore_ascii_case("Requires-Dist") {
             match Requirement::from_str(value) {
-                Ok(req) => requires_dist.push(req),
+                Ok(req) => {
+                    requires_dist.push(req);
+                    requires_dist_raw.push(value.clone());
+                }
                 Err(e) => {
                     let first = e.message.to_string();
                     let first = first.lines().next().unwrap_or("").trim().to_string();
@@ -521,10 +538,72 @@ fn read_metadata(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<InstalledDi
         display_name: display_name.to_string(),
         version,
         requires_dist,
+        requires_dist_raw,
         requires_python,
         provides_extra,
         metadata_path: path.to_path_buf(),
     })
+}
+
+/// For `X.egg-info/PKG-INFO`: the entries of `X.egg-info/requires.txt` as `Requires-Dist` and
+/// `Provides-Extra` header fields (line numbers are those of `requires.txt`), the way pip
+/// turns them into requirements: a `[extra:marker]` section gives
+/// `req ; (marker) and extra == "extra"`.
+fn egg_info_requires(metadata: &Path) -> Vec<(u32, String, String)> {
+    let Some(dir) = metadata.parent() else {
+        return Vec::new();
+    };
+    let is_egg_dir = metadata.file_name().is_some_and(|n| n == "PKG-INFO")
+        && dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(".egg-info"));
+    if !is_egg_dir {
+        return Vec::new();
+    }
+    let path = dir.join("requires.txt");
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return Vec::new();
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Vec::new();
+    }
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Vec::new();
+    };
+    let text = lines::decode(&bytes);
+    let mut out = Vec::new();
+    let (mut extra, mut marker) = (String::new(), String::new());
+    for (idx, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line_no = u32::try_from(idx + 1).unwrap_or(u32::MAX);
+        if line.starts_with('[') && line.ends_with(']') {
+            let inner = line.trim_matches(|c| c == '[' || c == ']');
+            let (e, m) = inner.split_once(':').unwrap_or((inner, ""));
+            extra = normalize_name(e);
+            marker = m.trim().to_string();
+            if !extra.is_empty() {
+                out.push((line_no, "Provides-Extra".to_string(), extra.clone()));
+            }
+            continue;
+        }
+        let full_marker = match (extra.is_empty(), marker.is_empty()) {
+            (false, false) => format!("({marker}) and extra == \"{extra}\""),
+            (false, true) => format!("extra == \"{extra}\""),
+            (true, false) => marker.clone(),
+            (true, true) => String::new(),
+        };
+        let value = if full_marker.is_empty() {
+            line.to_string()
+        } else {
+            format!("{line} ; {full_marker}")
+        };
+        out.push((line_no, "Requires-Dist".to_string(), value));
+    }
+    out
 }
 
 /// Header fields as (line, key, value), continuation lines joined.

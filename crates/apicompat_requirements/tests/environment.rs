@@ -422,3 +422,44 @@ fn real_venv_dist_info() {
         assert!(env.get("pip").is_some());
     }
 }
+
+#[test]
+fn raw_requires_dist_and_egg_info_requires_txt() {
+    let root = fixture_dir("raw_and_requires_txt");
+    let site = "lib/python3.11/site-packages";
+    write(&root, "pyvenv.cfg", "version = 3.11.7\n");
+    write(
+        &root,
+        &format!("{site}/zipp_user-1.0.dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: zipp-user\nVersion: 1.0\nRequires-Dist: zipp (>=3.20)\nRequires-Dist: bad requirement !!\nRequires-Dist: six ; python_version < '3'\n",
+    );
+    // A legacy egg-info whose PKG-INFO lists no requirements: requires.txt is read as pip does.
+    write(
+        &root,
+        &format!("{site}/legacy-0.5-py3.11.egg-info/PKG-INFO"),
+        "Metadata-Version: 1.1\nName: legacy\nVersion: 0.5\n",
+    );
+    write(
+        &root,
+        &format!("{site}/legacy-0.5-py3.11.egg-info/requires.txt"),
+        "six>=1.5\n# comment\n\n[:sys_platform == \"win32\"]\npywin32\n\n[Test:python_version < \"3.8\"]\npytest\n",
+    );
+    let env = open_environment_at(&root).expect("open");
+    let user = env.get("zipp-user").expect("zipp-user");
+    assert_eq!(user.requires_dist.len(), 2);
+    assert_eq!(
+        user.requires_dist_raw,
+        vec!["zipp (>=3.20)".to_string(), "six ; python_version < '3'".to_string()]
+    );
+    let legacy = env.get("legacy").expect("legacy");
+    assert_eq!(
+        legacy.requires_dist_raw,
+        vec![
+            "six>=1.5".to_string(),
+            "pywin32 ; sys_platform == \"win32\"".to_string(),
+            "pytest ; (python_version < \"3.8\") and extra == \"test\"".to_string(),
+        ]
+    );
+    assert_eq!(legacy.requires_dist.len(), 3);
+    assert_eq!(legacy.provides_extra, vec!["test".to_string()]);
+}

@@ -56,7 +56,9 @@ pub fn run(
             (_, Some(out)) => {
                 let json = serde_json::to_vec_pretty(&surface)?;
                 apicompat_index::cache::write_atomic(out, &json)?;
-                eprintln!("wrote {}", out.display());
+                if !crate::ui::quiet() {
+                    eprintln!("wrote {}", out.display());
+                }
             }
             (Some(cache), None) => {
                 cache.write_surface(&surface)?;
@@ -66,13 +68,18 @@ pub fn run(
     }
     if let Some(cache) = &cache {
         let index = rebuild_index(cache, &package)?;
-        eprintln!("{package}: index at {}", index.display());
+        if !crate::ui::quiet() {
+            eprintln!("{package}: index at {}", index.display());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// One line about a surface, and its problems.
 pub fn summarize(surface: &Surface, started: Instant) {
+    if crate::ui::quiet() {
+        return;
+    }
     let modules = surface
         .symbols
         .values()
@@ -87,11 +94,12 @@ pub fn summarize(surface: &Surface, started: Instant) {
     );
     if !surface.problems.is_empty() {
         eprintln!("  {} file(s) read with problems:", surface.problems.len());
-        for p in surface.problems.iter().take(10) {
+        let shown = if crate::ui::verbose() { usize::MAX } else { 10 };
+        for p in surface.problems.iter().take(shown) {
             eprintln!("    {p}");
         }
-        if surface.problems.len() > 10 {
-            eprintln!("    ... and {} more", surface.problems.len() - 10);
+        if surface.problems.len() > shown {
+            eprintln!("    ... and {} more", surface.problems.len() - shown);
         }
     }
 }

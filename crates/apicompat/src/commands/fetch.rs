@@ -25,7 +25,7 @@ pub fn run(
     })?;
     let cache = Cache::new(dir);
     let client = Client::new(FetchOptions {
-        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()) && !crate::ui::quiet(),
         ..FetchOptions::default()
     });
     let mut failed = 0usize;
@@ -53,7 +53,9 @@ pub fn run(
         for (version, release) in chosen {
             let v = version.to_string();
             if !refresh && cache.has_surface(&name, &v) {
-                eprintln!("{name} {v}: already cached");
+                if !crate::ui::quiet() {
+                    eprintln!("{name} {v}: already cached");
+                }
                 continue;
             }
             let Some(file) = apicompat_fetch::choose_file(release) else {
@@ -85,7 +87,9 @@ pub fn run(
         }
         if added > 0 || refresh {
             let index = rebuild_index(&cache, &name)?;
-            eprintln!("{name}: {added} release(s) added; index at {}", index.display());
+            if !crate::ui::quiet() {
+                eprintln!("{name}: {added} release(s) added; index at {}", index.display());
+            }
         }
     }
     Ok(if failed > 0 {

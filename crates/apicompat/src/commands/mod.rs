@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
 pub mod build;
+pub mod completions;
+pub mod env;
 pub mod fetch;
 pub mod list;
 pub mod query;

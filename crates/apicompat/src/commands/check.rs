@@ -1,0 +1,99 @@
+//! `apicompat check [PATH]...`: every use of an indexed package in a project, checked against
+//! the releases it may run on.
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+use apicompat_check::{check, Options, StdinSource};
+use apicompat_index::Catalog;
+
+use crate::{CmdResult, Failure};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Files and directories to check (default: the current directory); `-` reads standard input.
+    pub paths: Vec<PathBuf>,
+    /// Releases to check against: `torch==2.4.1`, `torch>=2.3` (repeatable; a range checks
+    /// every release in it). Default: the project's declared requirements.
+    #[arg(long = "target", value_name = "SPEC")]
+    pub targets: Vec<String>,
+    /// A Python interpreter or environment whose installed releases are the targets.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// The project directory whose requirements are read (default: found from the first path).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub output_format: CheckFormat,
+    /// Rule codes or prefixes to enable (comma-separated or repeated; default: all).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub select: Vec<String>,
+    /// Rule codes or prefixes to disable.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Also report uses that are missing somewhere but guarded by the code.
+    #[arg(long)]
+    pub show_guarded: bool,
+    /// The file name to report standard input under.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
+}
+
+pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
+    let mut paths = Vec::new();
+    let mut stdin = None;
+    for p in args.paths {
+        if p.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Failure::usage(format!("cannot read standard input: {e}")))?;
+            stdin = Some(StdinSource {
+                name: args
+                    .stdin_filename
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("-")),
+                bytes,
+            });
+        } else {
+            paths.push(p);
+        }
+    }
+    let options = Options {
+        paths,
+        stdin,
+        project: args.project,
+        targets: args.targets,
+        python: args.python,
+        virtual_env: std::env::var_os("VIRTUAL_ENV")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        select: args.select,
+        ignore: args.ignore,
+        show_guarded: args.show_guarded,
+    };
+    let report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    let out = match args.output_format {
+        CheckFormat::Text => {
+            let color = std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            apicompat_render::text(&report, color)
+        }
+        CheckFormat::Json => apicompat_render::json(&report) + "\n",
+        CheckFormat::Sarif => apicompat_render::sarif(&report, env!("CARGO_PKG_VERSION")) + "\n",
+        CheckFormat::Github => apicompat_render::github(&report),
+    };
+    print!("{out}");
+    Ok(ExitCode::from(report.exit_code()))
+}

@@ -1,0 +1,1106 @@
+//! Walks one parsed file and collects every use of an indexed package: imports, attribute
+//! chains on names bound by imports, `getattr` with a literal name and keyword arguments,
+//! each with where it runs (import time or call time), whether the code guards it, and which
+//! releases its branch runs on.
+
+use std::collections::{HashMap, HashSet};
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Stmt};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+use crate::model::Reach;
+use crate::versions::{Bound as VBound, Op, Pred, Restriction};
+
+/// Statements and expressions nested deeper than this are not followed (AC007).
+pub const MAX_DEPTH: usize = 1500;
+
+/// What a use does with its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UseKind {
+    /// `import a.b`, `from a import b` (`path` = `a.b`), `from a import *` (`path` = `a`).
+    Import,
+    /// `a.b.c` on a name bound by an import.
+    Attribute,
+    /// `getattr(a, "b")`.
+    Getattr,
+    /// A keyword argument of a call of `path`.
+    Keyword(String),
+}
+
+/// One use of a dotted path.
+#[derive(Debug, Clone)]
+pub struct Use {
+    pub kind: UseKind,
+    pub path: String,
+    /// For uses through a name: the path the name is bound to. Releases that lack it are left
+    /// to the finding on the import.
+    pub base: Option<String>,
+    pub range: TextRange,
+    /// Start of the statement the use is in (a `# noqa` comment on that line counts too).
+    pub stmt_start: TextSize,
+    /// Import time or call time.
+    pub reach: Reach,
+    pub guarded: bool,
+    /// Conditions on releases (by top-level module) under which the use runs.
+    pub versions: Vec<(String, Pred)>,
+}
+
+/// What one file uses.
+#[derive(Debug, Clone, Default)]
+pub struct FileUses {
+    pub uses: Vec<Use>,
+    /// Absolute imports whose top-level module is not indexed: (module, where).
+    pub foreign: Vec<(String, TextRange)>,
+    /// Where nesting got too deep to follow, if it did.
+    pub too_deep: Option<TextRange>,
+}
+
+/// Collects the uses of the top-level modules in `roots`.
+pub fn collect(suite: &[Stmt], roots: &HashSet<String>) -> FileUses {
+    let mut w = Walker {
+        roots,
+        scopes: vec![Scope::new(ScopeKind::Module)],
+        ctx: Ctx::default(),
+        deferred: vec![Vec::new()],
+        out: FileUses::default(),
+        depth: 0,
+        stmt_start: TextSize::default(),
+        future_annotations: false,
+    };
+    w.body(suite);
+    w.run_deferred();
+    w.out
+}
+
+#[derive(Debug, Clone)]
+enum Bound {
+    /// A module, class, function or other object of an indexed package.
+    Path {
+        path: String,
+        guarded: bool,
+        versions: Vec<(String, Pred)>,
+    },
+    /// A value derived from `ROOT.__version__`.
+    VersionOf(String),
+    /// A boolean computed from a version check.
+    Cond(Restriction),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScopeKind {
+    Module,
+    Function,
+    Class,
+    Comprehension,
+}
+
+#[derive(Debug)]
+struct Scope {
+    kind: ScopeKind,
+    names: HashMap<String, Bound>,
+    /// Names assigned anywhere in the function: they hide the enclosing scopes' names.
+    locals: HashSet<String>,
+    globals: HashSet<String>,
+}
+
+impl Scope {
+    fn new(kind: ScopeKind) -> Scope {
+        Scope {
+            kind,
+            names: HashMap::new(),
+            locals: HashSet::new(),
+            globals: HashSet::new(),
+        }
+    }
+}
+
+/// Where the walk is.
+#[derive(Debug, Clone, Default)]
+struct Ctx {
+    in_function: bool,
+    /// In the body of a `try` whose handlers catch `ImportError` and the like.
+    try_guard: bool,
+    /// In an `except` handler: a fallback assigned to an imported name keeps the import.
+    handler: bool,
+    /// Paths known to exist here (`if hasattr(mod, "x")`).
+    has: Vec<String>,
+    versions: Vec<(String, Pred)>,
+}
+
+/// What a condition tells.
+#[derive(Debug, Clone, Default)]
+struct CondInfo {
+    restriction: Restriction,
+    /// Paths that exist when the condition is true / false.
+    has: Vec<String>,
+    has_neg: Vec<String>,
+}
+
+struct Walker<'a> {
+    roots: &'a HashSet<String>,
+    scopes: Vec<Scope>,
+    ctx: Ctx,
+    /// Function bodies to walk when the enclosing scope is done (they run later).
+    deferred: Vec<Vec<(&'a ast::StmtFunctionDef, Ctx)>>,
+    out: FileUses,
+    depth: usize,
+    stmt_start: TextSize,
+    future_annotations: bool,
+}
+
+const GUARD_EXCEPTIONS: &[&str] = &[
+    "ImportError",
+    "ModuleNotFoundError",
+    "AttributeError",
+    "Exception",
+    "BaseException",
+];
+
+const VERSION_PARSERS: &[&str] = &[
+    "parse",
+    "Version",
+    "LooseVersion",
+    "StrictVersion",
+    "parse_version",
+    "TorchVersion",
+    "str",
+];
+
+fn is_dunder(name: &str) -> bool {
+    name.len() > 4 && name.starts_with("__") && name.ends_with("__")
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// `a.b.c` for a chain of names and attributes.
+fn dotted(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Name(n) => Some(n.id.to_string()),
+        Expr::Attribute(a) => dotted(&a.value).map(|v| format!("{v}.{}", a.attr.as_str())),
+        _ => None,
+    }
+}
+
+fn string_lit(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+        _ => None,
+    }
+}
+
+fn op_of(op: CmpOp) -> Option<Op> {
+    Some(match op {
+        CmpOp::Lt => Op::Lt,
+        CmpOp::LtE => Op::Le,
+        CmpOp::Gt => Op::Gt,
+        CmpOp::GtE => Op::Ge,
+        CmpOp::Eq => Op::Eq,
+        CmpOp::NotEq => Op::Ne,
+        _ => return None,
+    })
+}
+
+fn incomplete() -> Restriction {
+    Restriction {
+        parts: Vec::new(),
+        complete: false,
+    }
+}
+
+impl<'a> Walker<'a> {
+    // ----- scopes -----
+
+    fn lookup(&self, name: &str) -> Option<&Bound> {
+        let innermost = self.scopes.len().saturating_sub(1);
+        for (i, scope) in self.scopes.iter().enumerate().rev() {
+            if scope.globals.contains(name) {
+                return self.scopes.first()?.names.get(name);
+            }
+            if scope.kind == ScopeKind::Class && i != innermost {
+                continue;
+            }
+            if let Some(b) = scope.names.get(name) {
+                return Some(b);
+            }
+            if scope.locals.contains(name) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The scope a name is bound in.
+    fn binding_scope(&mut self, name: &str) -> Option<&mut Scope> {
+        let global = self
+            .scopes
+            .iter()
+            .rev()
+            .find(|s| s.kind != ScopeKind::Comprehension)
+            .is_some_and(|s| s.globals.contains(name));
+        if global {
+            return self.scopes.first_mut();
+        }
+        self.scopes
+            .iter_mut()
+            .rev()
+            .find(|s| s.kind != ScopeKind::Comprehension)
+    }
+
+    fn bind(&mut self, name: &str, bound: Bound) {
+        if let Some(scope) = self.binding_scope(name) {
+            scope.names.insert(name.to_string(), bound);
+        }
+    }
+
+    /// A store that is not an import.
+    fn store(&mut self, name: &str) {
+        let handler = self.ctx.handler;
+        // Comprehension targets live in the comprehension's own scope.
+        if let Some(scope) = self.scopes.last_mut() {
+            if scope.kind == ScopeKind::Comprehension && scope.locals.contains(name) {
+                scope.names.remove(name);
+                return;
+            }
+        }
+        if let Some(scope) = self.binding_scope(name) {
+            match scope.names.get_mut(name) {
+                // `except ImportError: X = None` keeps what the try imported.
+                Some(Bound::Path { guarded, .. }) if handler => *guarded = true,
+                _ => {
+                    scope.names.remove(name);
+                }
+            }
+        }
+    }
+
+    /// A binding for a path, carrying the guards and conditions of where it is made.
+    fn path_binding(&self, path: String, base: Option<&Bound>) -> Bound {
+        let (mut guarded, mut versions) = match base {
+            Some(Bound::Path {
+                guarded, versions, ..
+            }) => (*guarded, versions.clone()),
+            _ => (false, Vec::new()),
+        };
+        guarded |= self.ctx.try_guard || self.has_guard(&path);
+        versions.extend(self.ctx.versions.iter().cloned());
+        Bound::Path {
+            path,
+            guarded,
+            versions,
+        }
+    }
+
+    fn has_guard(&self, path: &str) -> bool {
+        self.ctx.has.iter().any(|h| {
+            path == h
+                || path
+                    .strip_prefix(h.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    }
+
+    // ----- uses -----
+
+    fn emit(&mut self, kind: UseKind, path: String, range: TextRange, via: Option<&Bound>) {
+        if matches!(
+            kind,
+            UseKind::Import | UseKind::Attribute | UseKind::Getattr
+        ) && is_dunder(last_segment(&path))
+        {
+            return;
+        }
+        let (base, mut guarded, mut versions) = match via {
+            Some(Bound::Path {
+                path,
+                guarded,
+                versions,
+            }) => (Some(path.clone()), *guarded, versions.clone()),
+            _ => (None, false, Vec::new()),
+        };
+        guarded |= self.ctx.try_guard || self.has_guard(&path);
+        versions.extend(self.ctx.versions.iter().cloned());
+        self.out.uses.push(Use {
+            kind,
+            path,
+            base,
+            range,
+            stmt_start: self.stmt_start,
+            reach: if self.ctx.in_function {
+                Reach::CallTime
+            } else {
+                Reach::ImportTime
+            },
+            guarded,
+            versions,
+        });
+    }
+
+    /// The indexed path an expression names, with the binding it goes through.
+    fn resolve(&self, expr: &Expr) -> Option<(String, Bound)> {
+        let mut attrs = Vec::new();
+        let mut cur = expr;
+        loop {
+            match cur {
+                Expr::Attribute(a) => {
+                    attrs.push(a.attr.as_str());
+                    cur = &a.value;
+                }
+                Expr::Name(n) => {
+                    let bound = self.lookup(n.id.as_str())?;
+                    let Bound::Path { path, .. } = bound else {
+                        return None;
+                    };
+                    let mut full = path.clone();
+                    for a in attrs.iter().rev() {
+                        full.push('.');
+                        full.push_str(a);
+                    }
+                    return Some((full, bound.clone()));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn is_builtin(&self, expr: &Expr, name: &str) -> bool {
+        matches!(expr, Expr::Name(n) if n.id.as_str() == name) && self.lookup(name).is_none()
+    }
+
+    // ----- statements -----
+
+    fn body(&mut self, body: &'a [Stmt]) {
+        for stmt in body {
+            self.visit_stmt(stmt);
+        }
+    }
+
+    fn with_ctx(&mut self, ctx: Ctx, f: impl FnOnce(&mut Self)) {
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        f(self);
+        self.ctx = saved;
+    }
+
+    fn run_deferred(&mut self) {
+        let list = self
+            .deferred
+            .last_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
+        for (f, ctx) in list {
+            self.function_body(f, ctx);
+        }
+    }
+
+    fn function_body(&mut self, f: &'a ast::StmtFunctionDef, ctx: Ctx) {
+        let mut scope = Scope::new(ScopeKind::Function);
+        let mut locals = LocalNames::default();
+        for p in f.parameters.iter() {
+            locals.names.insert(p.name().to_string());
+        }
+        for stmt in &f.body {
+            locals.visit_stmt(stmt);
+        }
+        scope.locals = locals.names;
+        scope.globals = locals.globals;
+        self.scopes.push(scope);
+        self.deferred.push(Vec::new());
+        let ctx = Ctx {
+            in_function: true,
+            try_guard: false,
+            handler: false,
+            ..ctx
+        };
+        let saved_start = self.stmt_start;
+        self.with_ctx(ctx, |w| {
+            w.body(&f.body);
+            w.run_deferred();
+        });
+        self.stmt_start = saved_start;
+        self.deferred.pop();
+        self.scopes.pop();
+    }
+
+    fn import(&mut self, imp: &'a ast::StmtImport) {
+        for alias in &imp.names {
+            let full = alias.name.as_str();
+            let root = full.split('.').next().unwrap_or(full);
+            let bound_name = alias.asname.as_ref().map_or(root, |a| a.as_str());
+            if !self.roots.contains(root) {
+                self.out.foreign.push((root.to_string(), alias.range()));
+                self.store(bound_name);
+                continue;
+            }
+            self.emit(UseKind::Import, full.to_string(), alias.range(), None);
+            let path = if alias.asname.is_some() { full } else { root };
+            let b = self.path_binding(path.to_string(), None);
+            self.bind(bound_name, b);
+        }
+    }
+
+    fn import_from(&mut self, imp: &'a ast::StmtImportFrom) {
+        let module = match (&imp.module, imp.level) {
+            (Some(m), 0) => m.as_str(),
+            _ => {
+                // Relative: first-party, not checked.
+                for alias in &imp.names {
+                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.store(name.as_str());
+                }
+                return;
+            }
+        };
+        if module == "__future__" {
+            self.future_annotations |= imp.names.iter().any(|a| a.name.as_str() == "annotations");
+            return;
+        }
+        let root = module.split('.').next().unwrap_or(module);
+        let indexed = self.roots.contains(root);
+        if !indexed {
+            self.out.foreign.push((root.to_string(), imp.range()));
+        }
+        for alias in &imp.names {
+            let name = alias.name.as_str();
+            if name == "*" {
+                if indexed {
+                    self.emit(UseKind::Import, module.to_string(), alias.range(), None);
+                }
+                continue;
+            }
+            let bound_name = alias.asname.as_ref().map_or(name, |a| a.as_str());
+            if !indexed {
+                self.store(bound_name);
+                continue;
+            }
+            let path = format!("{module}.{name}");
+            self.emit(UseKind::Import, path.clone(), alias.range(), None);
+            let b = self.path_binding(path, None);
+            self.bind(bound_name, b);
+        }
+    }
+
+    fn assign_name(&mut self, name: &str, value: &Expr) {
+        if let Some(root) = self.version_root(value, 0) {
+            self.bind(name, Bound::VersionOf(root));
+            return;
+        }
+        if matches!(value, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) {
+            let info = self.cond_info(value);
+            if !info.restriction.parts.is_empty() {
+                self.bind(name, Bound::Cond(info.restriction));
+                return;
+            }
+        }
+        if let Some((path, via)) = self.resolve(value) {
+            let b = self.path_binding(path, Some(&via));
+            self.bind(name, b);
+            return;
+        }
+        if value.is_none_literal_expr() && matches!(self.lookup(name), Some(Bound::Path { .. })) {
+            return;
+        }
+        self.store(name);
+    }
+
+    fn if_stmt(&mut self, s: &'a ast::StmtIf) {
+        if is_type_checking(&s.test) {
+            // Only for type checkers: the body never runs.
+            for clause in &s.elif_else_clauses {
+                if let Some(test) = &clause.test {
+                    self.visit_expr(test);
+                }
+                self.body(&clause.body);
+            }
+            return;
+        }
+        self.visit_expr(&s.test);
+        let info = self.cond_info(&s.test);
+        let branch = self.branch_ctx(&info, true);
+        self.with_ctx(branch, |w| w.body(&s.body));
+        // Each later clause runs when the earlier conditions were false.
+        let mut before = self.branch_ctx(&info, false);
+        for clause in &s.elif_else_clauses {
+            match &clause.test {
+                Some(test) => {
+                    self.with_ctx(before.clone(), |w| w.visit_expr(test));
+                    let saved = std::mem::replace(&mut self.ctx, before.clone());
+                    let info = self.cond_info(test);
+                    let inner = self.branch_ctx(&info, true);
+                    let next = self.branch_ctx(&info, false);
+                    self.ctx = saved;
+                    self.with_ctx(inner, |w| w.body(&clause.body));
+                    before = next;
+                }
+                None => {
+                    self.with_ctx(before.clone(), |w| w.body(&clause.body));
+                }
+            }
+        }
+    }
+
+    /// The context of the branch taken when a condition is `truth`.
+    fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx {
+        let mut ctx = self.ctx.clone();
+        if truth {
+            ctx.versions.extend(info.restriction.parts.iter().cloned());
+            ctx.has.extend(info.has.iter().cloned());
+        } else {
+            if let Some(neg) = info.restriction.negate() {
+                ctx.versions.extend(neg.parts);
+            }
+            ctx.has.extend(info.has_neg.iter().cloned());
+        }
+        ctx
+    }
+
+    fn try_stmt(&mut self, t: &'a ast::StmtTry) {
+        let guards = t.handlers.iter().any(|h| {
+            let ast::ExceptHandler::ExceptHandler(h) = h;
+            match h.type_.as_deref() {
+                None => true,
+                Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is_guard_exception),
+                Some(e) => is_guard_exception(e),
+            }
+        });
+        let mut body_ctx = self.ctx.clone();
+        body_ctx.try_guard |= guards;
+        self.with_ctx(body_ctx, |w| w.body(&t.body));
+        for h in &t.handlers {
+            let ast::ExceptHandler::ExceptHandler(h) = h;
+            if let Some(ty) = &h.type_ {
+                self.visit_expr(ty);
+            }
+            if let Some(name) = &h.name {
+                self.store(name.as_str());
+            }
+            let mut hctx = self.ctx.clone();
+            hctx.handler = true;
+            self.with_ctx(hctx, |w| w.body(&h.body));
+        }
+        self.body(&t.orelse);
+        self.body(&t.finalbody);
+    }
+
+    fn with_stmt(&mut self, w: &'a ast::StmtWith) {
+        let mut suppresses = false;
+        for item in &w.items {
+            self.visit_expr(&item.context_expr);
+            if let Expr::Call(call) = &item.context_expr {
+                let name = dotted(&call.func);
+                let is_suppress = name.as_deref().map(last_segment) == Some("suppress");
+                suppresses |= is_suppress && call.arguments.args.iter().any(is_guard_exception);
+            }
+            if let Some(vars) = &item.optional_vars {
+                self.visit_expr(vars);
+            }
+        }
+        let mut ctx = self.ctx.clone();
+        ctx.try_guard |= suppresses;
+        self.with_ctx(ctx, |s| s.body(&w.body));
+    }
+
+    fn function_def(&mut self, f: &'a ast::StmtFunctionDef) {
+        for d in &f.decorator_list {
+            self.visit_expr(&d.expression);
+        }
+        for p in f.parameters.iter_non_variadic_params() {
+            if let Some(default) = &p.default {
+                self.visit_expr(default);
+            }
+        }
+        for p in f.parameters.iter() {
+            if let Some(ann) = p.annotation() {
+                self.visit_annotation(ann);
+            }
+        }
+        if let Some(r) = &f.returns {
+            self.visit_annotation(r);
+        }
+        self.store(f.name.as_str());
+        let ctx = self.ctx.clone();
+        if let Some(list) = self.deferred.last_mut() {
+            list.push((f, ctx));
+        }
+    }
+
+    fn class_def(&mut self, c: &'a ast::StmtClassDef) {
+        for d in &c.decorator_list {
+            self.visit_expr(&d.expression);
+        }
+        if let Some(args) = &c.arguments {
+            for a in args.args.iter() {
+                self.visit_expr(a);
+            }
+            for k in args.keywords.iter() {
+                self.visit_expr(&k.value);
+            }
+        }
+        self.scopes.push(Scope::new(ScopeKind::Class));
+        self.body(&c.body);
+        self.scopes.pop();
+        self.store(c.name.as_str());
+    }
+
+    // ----- conditions -----
+
+    fn cond_info(&self, expr: &Expr) -> CondInfo {
+        match expr {
+            Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
+                let mut out = CondInfo {
+                    restriction: Restriction {
+                        parts: Vec::new(),
+                        complete: true,
+                    },
+                    ..CondInfo::default()
+                };
+                for v in &b.values {
+                    let i = self.cond_info(v);
+                    out.restriction = out.restriction.and(i.restriction);
+                    out.has.extend(i.has);
+                }
+                out
+            }
+            Expr::BoolOp(b) => {
+                let mut restriction: Option<Restriction> = None;
+                let mut has_neg = Vec::new();
+                let mut ok = true;
+                for v in &b.values {
+                    let i = self.cond_info(v);
+                    has_neg.extend(i.has_neg);
+                    restriction = match restriction {
+                        None => Some(i.restriction),
+                        Some(r) => r.or(i.restriction),
+                    };
+                    ok &= restriction.is_some();
+                }
+                CondInfo {
+                    restriction: restriction.filter(|_| ok).unwrap_or_else(incomplete),
+                    has: Vec::new(),
+                    has_neg,
+                }
+            }
+            Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
+                let inner = self.cond_info(&u.operand);
+                CondInfo {
+                    restriction: inner.restriction.negate().unwrap_or_else(incomplete),
+                    has: inner.has_neg,
+                    has_neg: inner.has,
+                }
+            }
+            Expr::Call(call) => {
+                let mut info = CondInfo {
+                    restriction: incomplete(),
+                    ..CondInfo::default()
+                };
+                let args = &call.arguments.args;
+                let probe = (self.is_builtin(&call.func, "hasattr") && args.len() == 2)
+                    || (self.is_builtin(&call.func, "getattr") && args.len() == 3);
+                if probe {
+                    if let (Some((path, _)), Some(name)) =
+                        (self.resolve(&args[0]), string_lit(&args[1]))
+                    {
+                        info.has.push(format!("{path}.{name}"));
+                    }
+                    return info;
+                }
+                // `V.startswith("2.4")`, `V.startswith(("2.4", "2.5"))`.
+                if let Expr::Attribute(a) = &*call.func {
+                    if a.attr.as_str() == "startswith" {
+                        if let (Some(root), [arg]) = (self.version_root(&a.value, 0), &**args) {
+                            let prefixes = match arg {
+                                Expr::Tuple(t) => t.elts.iter().map(string_lit).collect(),
+                                e => string_lit(e).map(|s| vec![s]),
+                            };
+                            if let Some(p) = prefixes {
+                                info.restriction = Restriction {
+                                    parts: vec![(root, Pred::StartsWith(p))],
+                                    complete: true,
+                                };
+                            }
+                        }
+                    }
+                }
+                info
+            }
+            Expr::Compare(c) => CondInfo {
+                restriction: self.compare(c),
+                ..CondInfo::default()
+            },
+            Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                Some(Bound::Cond(r)) => CondInfo {
+                    restriction: r.clone(),
+                    ..CondInfo::default()
+                },
+                _ => CondInfo {
+                    restriction: incomplete(),
+                    ..CondInfo::default()
+                },
+            },
+            _ => CondInfo {
+                restriction: incomplete(),
+                ..CondInfo::default()
+            },
+        }
+    }
+
+    fn compare(&self, c: &ast::ExprCompare) -> Restriction {
+        let mut out = Restriction {
+            parts: Vec::new(),
+            complete: true,
+        };
+        let mut left: &Expr = &c.left;
+        for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+            let part = op_of(*op).and_then(|op| {
+                if let (Some(root), Some(b)) = (self.version_root(left, 0), const_bound(right)) {
+                    Some((root, Pred::Cmp(op, b)))
+                } else if let (Some(b), Some(root)) =
+                    (const_bound(left), self.version_root(right, 0))
+                {
+                    Some((root, Pred::Cmp(op.flipped(), b)))
+                } else {
+                    None
+                }
+            });
+            match part {
+                Some(p) => out.parts.push(p),
+                None => out.complete = false,
+            }
+            left = right;
+        }
+        out
+    }
+
+    /// The top-level module whose version an expression is derived from.
+    fn version_root(&self, expr: &Expr, depth: usize) -> Option<String> {
+        if depth > 12 {
+            return None;
+        }
+        let d = depth + 1;
+        match expr {
+            Expr::Name(n) => match self.lookup(n.id.as_str())? {
+                Bound::VersionOf(r) => Some(r.clone()),
+                Bound::Path { path, .. } if last_segment(path) == "__version__" => {
+                    path.split('.').next().map(str::to_string)
+                }
+                _ => None,
+            },
+            Expr::Attribute(a) => {
+                if a.attr.as_str() == "__version__" {
+                    let (path, _) = self.resolve(expr)?;
+                    return path.split('.').next().map(str::to_string);
+                }
+                self.version_root(&a.value, d)
+            }
+            Expr::Call(call) => {
+                if let Expr::Attribute(a) = &*call.func {
+                    // `V.split(".")`, `V.replace(...)`.
+                    if let Some(r) = self.version_root(&a.value, d) {
+                        return Some(r);
+                    }
+                }
+                let name = dotted(&call.func)?;
+                let last = last_segment(&name);
+                if VERSION_PARSERS.contains(&last) || matches!(last, "tuple" | "list" | "map") {
+                    return call
+                        .arguments
+                        .args
+                        .iter()
+                        .find_map(|a| self.version_root(a, d));
+                }
+                None
+            }
+            Expr::Subscript(s) => self.version_root(&s.value, d),
+            Expr::Generator(g) => g
+                .generators
+                .iter()
+                .find_map(|c| self.version_root(&c.iter, d)),
+            Expr::ListComp(g) => g
+                .generators
+                .iter()
+                .find_map(|c| self.version_root(&c.iter, d)),
+            _ => None,
+        }
+    }
+}
+
+fn const_bound(expr: &Expr) -> Option<VBound> {
+    match expr {
+        Expr::StringLiteral(s) => VBound::parse_str(s.value.to_str()),
+        Expr::Tuple(t) => {
+            let mut out = Vec::new();
+            for e in &t.elts {
+                match e {
+                    Expr::NumberLiteral(n) => match &n.value {
+                        ast::Number::Int(i) => out.push(i.as_u64()?),
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            (!out.is_empty()).then_some(VBound::Tuple(out))
+        }
+        Expr::Call(call) => {
+            let name = dotted(&call.func)?;
+            if !VERSION_PARSERS.contains(&last_segment(&name)) {
+                return None;
+            }
+            match &*call.arguments.args {
+                [arg] => const_bound(arg).filter(|b| matches!(b, VBound::Version(_))),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_guard_exception(e: &Expr) -> bool {
+    dotted(e).is_some_and(|d| GUARD_EXCEPTIONS.contains(&last_segment(&d)))
+}
+
+fn is_type_checking(e: &Expr) -> bool {
+    dotted(e).is_some_and(|d| last_segment(&d) == "TYPE_CHECKING")
+}
+
+impl<'a> Visitor<'a> for Walker<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.depth >= MAX_DEPTH {
+            self.out.too_deep.get_or_insert(stmt.range());
+            return;
+        }
+        self.depth += 1;
+        let saved_start = self.stmt_start;
+        self.stmt_start = stmt.start();
+        match stmt {
+            Stmt::Import(imp) => self.import(imp),
+            Stmt::ImportFrom(imp) => self.import_from(imp),
+            Stmt::FunctionDef(f) => self.function_def(f),
+            Stmt::ClassDef(c) => self.class_def(c),
+            Stmt::If(s) => self.if_stmt(s),
+            Stmt::Try(t) => self.try_stmt(t),
+            Stmt::With(w) => self.with_stmt(w),
+            Stmt::Assign(a) => {
+                self.visit_expr(&a.value);
+                match &*a.targets {
+                    [Expr::Name(n)] => self.assign_name(n.id.as_str(), &a.value),
+                    targets => targets.iter().for_each(|t| self.visit_expr(t)),
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Some(v) = &a.value {
+                    self.visit_expr(v);
+                }
+                self.visit_annotation(&a.annotation);
+                match (&*a.target, &a.value) {
+                    (Expr::Name(n), Some(v)) => self.assign_name(n.id.as_str(), v),
+                    (t, _) => self.visit_expr(t),
+                }
+            }
+            Stmt::Global(g) => {
+                let names: Vec<String> = g.names.iter().map(|n| n.to_string()).collect();
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.globals.extend(names);
+                }
+            }
+            _ => visitor::walk_stmt(self, stmt),
+        }
+        self.stmt_start = saved_start;
+        self.depth -= 1;
+    }
+
+    fn visit_annotation(&mut self, expr: &'a Expr) {
+        // Not evaluated with `from __future__ import annotations`, nor inside function bodies.
+        if self.future_annotations || self.ctx.in_function {
+            return;
+        }
+        self.visit_expr(expr);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.depth >= MAX_DEPTH {
+            self.out.too_deep.get_or_insert(expr.range());
+            return;
+        }
+        self.depth += 1;
+        self.expr(expr);
+        self.depth -= 1;
+    }
+}
+
+impl<'a> Walker<'a> {
+    fn expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Name(n) => {
+                if matches!(n.ctx, ExprContext::Store | ExprContext::Del) {
+                    self.store(n.id.as_str());
+                }
+            }
+            Expr::Attribute(a) if a.ctx == ExprContext::Load => match self.resolve(expr) {
+                Some((path, via)) => self.emit(UseKind::Attribute, path, expr.range(), Some(&via)),
+                None => visitor::walk_expr(self, expr),
+            },
+            Expr::Call(call) => self.call(expr, call),
+            Expr::Lambda(l) => {
+                let mut scope = Scope::new(ScopeKind::Function);
+                if let Some(params) = &l.parameters {
+                    for p in params.iter_non_variadic_params() {
+                        if let Some(d) = &p.default {
+                            self.visit_expr(d);
+                        }
+                    }
+                    for p in params.iter() {
+                        scope.locals.insert(p.name().to_string());
+                    }
+                }
+                self.scopes.push(scope);
+                let mut ctx = self.ctx.clone();
+                ctx.in_function = true;
+                ctx.try_guard = false;
+                self.with_ctx(ctx, |w| w.visit_expr(&l.body));
+                self.scopes.pop();
+            }
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+                let generators = match expr {
+                    Expr::ListComp(c) => &c.generators,
+                    Expr::SetComp(c) => &c.generators,
+                    Expr::DictComp(c) => &c.generators,
+                    Expr::Generator(c) => &c.generators,
+                    _ => return,
+                };
+                let mut scope = Scope::new(ScopeKind::Comprehension);
+                let mut names = LocalNames::default();
+                for g in generators {
+                    names.visit_expr(&g.target);
+                }
+                scope.locals = names.names;
+                self.scopes.push(scope);
+                visitor::walk_expr(self, expr);
+                self.scopes.pop();
+            }
+            Expr::If(e) => {
+                self.visit_expr(&e.test);
+                let info = self.cond_info(&e.test);
+                let yes = self.branch_ctx(&info, true);
+                let no = self.branch_ctx(&info, false);
+                self.with_ctx(yes, |w| w.visit_expr(&e.body));
+                self.with_ctx(no, |w| w.visit_expr(&e.orelse));
+            }
+            _ => visitor::walk_expr(self, expr),
+        }
+    }
+
+    fn call(&mut self, expr: &'a Expr, call: &'a ast::ExprCall) {
+        let args = &call.arguments.args;
+        if self.is_builtin(&call.func, "getattr") && (2..=3).contains(&args.len()) {
+            if let (Some((path, via)), Some(name)) = (self.resolve(&args[0]), string_lit(&args[1]))
+            {
+                let guarded = args.len() == 3;
+                let saved = self.ctx.try_guard;
+                self.ctx.try_guard |= guarded;
+                self.emit(
+                    UseKind::Getattr,
+                    format!("{path}.{name}"),
+                    call.range(),
+                    Some(&via),
+                );
+                self.ctx.try_guard = saved;
+            }
+        } else if let Some((path, via)) = self.resolve(&call.func) {
+            for k in call.arguments.keywords.iter() {
+                if let Some(arg) = &k.arg {
+                    self.emit(
+                        UseKind::Keyword(arg.to_string()),
+                        path.clone(),
+                        k.range(),
+                        Some(&via),
+                    );
+                }
+            }
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
+/// Names a function body (or comprehension target) binds, not looking into nested scopes.
+#[derive(Default)]
+struct LocalNames {
+    names: HashSet<String>,
+    globals: HashSet<String>,
+    depth: usize,
+}
+
+impl<'a> Visitor<'a> for LocalNames {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.depth >= MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        self.local_stmt(stmt);
+        self.depth -= 1;
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.depth >= MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        self.local_expr(expr);
+        self.depth -= 1;
+    }
+}
+
+impl LocalNames {
+    fn local_stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                self.names.insert(f.name.to_string());
+            }
+            Stmt::ClassDef(c) => {
+                self.names.insert(c.name.to_string());
+            }
+            Stmt::Import(imp) => {
+                for a in &imp.names {
+                    let full = a.name.as_str();
+                    let n = a
+                        .asname
+                        .as_ref()
+                        .map_or(full.split('.').next().unwrap_or(full), |n| n.as_str());
+                    self.names.insert(n.to_string());
+                }
+            }
+            Stmt::ImportFrom(imp) => {
+                for a in &imp.names {
+                    self.names
+                        .insert(a.asname.as_ref().unwrap_or(&a.name).to_string());
+                }
+            }
+            Stmt::Global(g) => self.globals.extend(g.names.iter().map(|n| n.to_string())),
+            Stmt::Nonlocal(g) => self.globals.extend(g.names.iter().map(|n| n.to_string())),
+            Stmt::Try(t) => {
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    if let Some(n) = &h.name {
+                        self.names.insert(n.to_string());
+                    }
+                }
+                visitor::walk_stmt(self, stmt);
+            }
+            _ => visitor::walk_stmt(self, stmt),
+        }
+    }
+
+    fn local_expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Name(n) if n.ctx != ExprContext::Load => {
+                self.names.insert(n.id.to_string());
+            }
+            Expr::Lambda(_)
+            | Expr::ListComp(_)
+            | Expr::SetComp(_)
+            | Expr::DictComp(_)
+            | Expr::Generator(_) => {}
+            _ => visitor::walk_expr(self, expr),
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! `apicompat check`: every use of an indexed package in a Python project, checked against the
+//! releases the project may run on.
+//!
+//! 1. [`files::discover`] walks the paths (gitignore-aware); each file is parsed with ruff's
+//!    error-tolerant parser and walked by [`collect`] on threads with a large stack.
+//! 2. [`targets::choose`] picks the releases of each package used: `--target`, `--python`,
+//!    `[tool.apicompat] targets`, declared requirements, `VIRTUAL_ENV`, else the newest.
+//! 3. [`evaluate`] resolves each use in each targeted release through the index and turns
+//!    breaks into [`Finding`]s, with fixes; `# noqa` comments and rule selection apply last.
+
+pub mod collect;
+mod evaluate;
+pub mod files;
+pub mod model;
+pub mod rules;
+mod stdlib;
+mod suppress;
+pub mod targets;
+pub mod versions;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use ruff_text_size::{TextRange, TextSize};
+
+use apicompat_index::Catalog;
+use apicompat_requirements::{
+    normalize_name, open_environment, open_environment_at, read_project, Severity as DiagSeverity,
+};
+
+pub use model::{Finding, Fix, FixKind, Reach, Report, Severity, Summary, TargetInfo};
+pub use rules::{Rule, RuleSelection};
+
+use crate::evaluate::Evaluator;
+use crate::files::Analyzed;
+use crate::rules::{IoError, RuleInfo, SyntaxError, UncheckedCode, UnindexedPackage};
+
+/// Stack of the threads that parse and walk files: 10,000-deep nesting must not overflow.
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// At most this many syntax errors are reported per file.
+const MAX_SYNTAX_ERRORS: usize = 20;
+
+/// Source read from standard input.
+#[derive(Debug, Clone)]
+pub struct StdinSource {
+    /// The name to report it under (`-` unless `--stdin-filename` is given).
+    pub name: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+/// What to check and how.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Files and directories (empty with no stdin: the current directory).
+    pub paths: Vec<PathBuf>,
+    pub stdin: Option<StdinSource>,
+    /// Where requirements are read from (default: found from the first path).
+    pub project: Option<PathBuf>,
+    /// `--target` specs: `torch==2.4.1`, `torch>=2.3`.
+    pub targets: Vec<String>,
+    /// `--python`: an interpreter or environment whose installed releases are targets.
+    pub python: Option<PathBuf>,
+    /// An active virtual environment (`VIRTUAL_ENV`), used when nothing is declared.
+    pub virtual_env: Option<PathBuf>,
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+    /// Report guarded uses too (as `info`).
+    pub show_guarded: bool,
+}
+
+/// A failure of the run itself (exit code 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Runs a check.
+pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
+    let specs = options
+        .targets
+        .iter()
+        .map(|t| targets::parse_target(t))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(UsageError)?;
+    let cli_selection = RuleSelection {
+        select: split_codes(&options.select),
+        ignore: split_codes(&options.ignore),
+    };
+    let unknown = cli_selection.unknown_codes();
+    if !unknown.is_empty() {
+        return Err(UsageError(format!(
+            "unknown rule code(s): {}; the rules are {}",
+            unknown.join(", "),
+            rules::ALL
+                .iter()
+                .map(|r| r.code)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let python_env = match &options.python {
+        Some(p) => Some(open_environment(Some(p)).map_err(|e| UsageError(e.to_string()))?),
+        None => None,
+    };
+
+    let mut summary = Summary::default();
+    let paths: Vec<PathBuf> = if options.paths.is_empty() && options.stdin.is_none() {
+        vec![PathBuf::from(".")]
+    } else {
+        options.paths.clone()
+    };
+    let project_root = options.project.clone().unwrap_or_else(|| {
+        let start = paths
+            .first()
+            .cloned()
+            .or_else(|| options.stdin.as_ref().map(|s| s.name.clone()))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let start = if start.exists() {
+            start
+        } else {
+            PathBuf::from(".")
+        };
+        targets::find_project_root(&start)
+    });
+    let declared = read_project(&project_root);
+    for d in &declared.diagnostics {
+        if d.severity >= DiagSeverity::Warning {
+            summary.notes.push(format!(
+                "{}: {}",
+                project_root.join(&d.file).display(),
+                strip_severity(&d.to_string())
+            ));
+        }
+    }
+    let config = &declared.tool_config;
+    let selection = RuleSelection {
+        select: if cli_selection.select.is_empty() {
+            config.select.clone()
+        } else {
+            cli_selection.select.clone()
+        },
+        ignore: config
+            .ignore
+            .iter()
+            .cloned()
+            .chain(cli_selection.ignore.iter().cloned())
+            .collect(),
+    };
+    for code in selection.unknown_codes() {
+        summary.notes.push(format!(
+            "[tool.apicompat]: unknown rule code `{code}` ignored"
+        ));
+    }
+    let virtual_env = options.virtual_env.as_ref().and_then(|p| {
+        open_environment_at(p)
+            .map_err(|e| summary.notes.push(format!("VIRTUAL_ENV: {e}")))
+            .ok()
+    });
+
+    // Top-level modules of every indexed package.
+    let mut roots: HashSet<String> = HashSet::new();
+    for name in catalog.names() {
+        match catalog.package(name) {
+            Ok(Some(view)) => roots.extend(view.roots()),
+            Ok(None) => {}
+            Err(e) => summary
+                .notes
+                .push(format!("the index of {name} cannot be read: {e}")),
+        }
+    }
+
+    // Files.
+    let discovered = files::discover(&paths);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .build()
+        .map_err(|e| UsageError(format!("cannot start worker threads: {e}")))?;
+    let mut analyzed: Vec<Analyzed> = pool.install(|| {
+        discovered
+            .files
+            .par_iter()
+            .map(|p| files::analyze_path(p, &roots))
+            .collect()
+    });
+    if let Some(stdin) = &options.stdin {
+        let a = pool.install(|| files::analyze_bytes(stdin.name.clone(), &stdin.bytes, &roots));
+        analyzed.push(a);
+    }
+    summary.files = analyzed.len();
+
+    let mut findings: Vec<Finding> = Vec::new();
+    for (path, message) in &discovered.errors {
+        summary.io_failure = true;
+        findings.push(file_finding(
+            IoError::RULE,
+            path,
+            (1, 1, 1, 1),
+            format!("cannot read `{}`: {message}", path.display()),
+        ));
+    }
+
+    // Targets of the packages used.
+    let mut eval = Evaluator::new(catalog);
+    let target_sources = targets::Sources {
+        cli: &specs,
+        python: python_env.as_ref(),
+        declared: &declared,
+        virtual_env: virtual_env.as_ref(),
+    };
+    let mut chosen: BTreeMap<String, targets::Target> = BTreeMap::new();
+    let mut foreign_seen: HashSet<String> = HashSet::new();
+    let mut per_file: Vec<(usize, Finding, Vec<u32>)> = Vec::new();
+    for (fi, file) in analyzed.iter().enumerate() {
+        if let Some(message) = &file.io_error {
+            summary.io_failure = true;
+            per_file.push((
+                fi,
+                file_finding(
+                    IoError::RULE,
+                    &file.path,
+                    (1, 1, 1, 1),
+                    format!("cannot read `{}`: {message}", file.path.display()),
+                ),
+                vec![],
+            ));
+            continue;
+        }
+        if let Some(at) = file.bad_utf8_at {
+            let offset = at.min(file.text.len());
+            let (line, col) = file.position(TextSize::try_from(offset).unwrap_or_default());
+            per_file.push((
+                fi,
+                file_finding(
+                    UncheckedCode::RULE,
+                    &file.path,
+                    (line, col, line, col),
+                    format!(
+                        "not valid UTF-8 (first bad byte at offset {at}); read with replacement characters"
+                    ),
+                ),
+                vec![line],
+            ));
+        }
+        if let Some(range) = file.uses.too_deep {
+            let (l, c, el, ec) = span(file, range);
+            per_file.push((
+                fi,
+                file_finding(
+                    UncheckedCode::RULE,
+                    &file.path,
+                    (l, c, el, ec),
+                    format!(
+                        "nesting deeper than {} levels; the code inside is not checked",
+                        collect::MAX_DEPTH
+                    ),
+                ),
+                vec![l],
+            ));
+        }
+        for (range, message) in file.syntax_errors.iter().take(MAX_SYNTAX_ERRORS) {
+            let (l, c, el, ec) = span(file, *range);
+            per_file.push((
+                fi,
+                file_finding(
+                    SyntaxError::RULE,
+                    &file.path,
+                    (l, c, el, ec),
+                    format!("syntax error: {message}"),
+                ),
+                vec![l],
+            ));
+        }
+        if file.syntax_errors.len() > MAX_SYNTAX_ERRORS {
+            summary.notes.push(format!(
+                "{}: {} more syntax errors not shown",
+                file.path.display(),
+                file.syntax_errors.len() - MAX_SYNTAX_ERRORS
+            ));
+        }
+        for (root, range) in &file.uses.foreign {
+            if stdlib::is_stdlib(root)
+                || discovered.first_party.contains(root)
+                || foreign_seen.contains(root)
+            {
+                continue;
+            }
+            foreign_seen.insert(root.clone());
+            let dist = declared
+                .requirements
+                .iter()
+                .find(|r| r.name == normalize_name(root))
+                .map_or_else(|| normalize_name(root), |r| r.name.clone());
+            let (l, c, el, ec) = span(file, *range);
+            let mut f = file_finding(
+                UnindexedPackage::RULE,
+                &file.path,
+                (l, c, el, ec),
+                format!(
+                    "`{root}` is not in the index, so its uses are not checked; add it with `apicompat index fetch {dist}`"
+                ),
+            );
+            f.symbol = root.clone();
+            f.package = dist;
+            per_file.push((fi, f, vec![l]));
+        }
+        for u in &file.uses.uses {
+            let root = u.path.split('.').next().unwrap_or(&u.path);
+            let Some(view) = eval.package_for(root) else {
+                continue;
+            };
+            let target = chosen
+                .entry(view.name().to_string())
+                .or_insert_with(|| targets::choose(view, &target_sources, &mut summary.notes));
+            let Some(mut f) = eval.evaluate(u, view, target) else {
+                continue;
+            };
+            let (l, c, el, ec) = span(file, u.range);
+            f.path = file.path.clone();
+            (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
+            let (stmt_line, _) = file.position(u.stmt_start);
+            per_file.push((fi, f, vec![l, stmt_line]));
+        }
+    }
+    summary.notes.append(&mut eval.notes);
+    summary.targets = chosen.into_values().map(|t| t.info).collect();
+
+    // Suppressions and selection.
+    let mut sources: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let mut seen: HashMap<(usize, u32, u32, &'static str, String), ()> = HashMap::new();
+    for (fi, f, lines) in per_file {
+        let file = &analyzed[fi];
+        if !selection.enabled(f.code) {
+            continue;
+        }
+        if file.suppressions.silences(&lines, f.code) {
+            summary.suppressed += 1;
+            continue;
+        }
+        if f.reach == Reach::Guarded {
+            summary.guarded += 1;
+            if !options.show_guarded {
+                continue;
+            }
+        }
+        if seen
+            .insert((fi, f.line, f.column, f.code, f.symbol.clone()), ())
+            .is_some()
+        {
+            continue;
+        }
+        if !file.text.is_empty() {
+            sources
+                .entry(file.path.clone())
+                .or_insert_with(|| file.text.clone());
+        }
+        findings.push(f);
+    }
+    findings.sort_by(|a, b| {
+        (&a.path, a.line, a.column, a.code, &a.symbol)
+            .cmp(&(&b.path, b.line, b.column, b.code, &b.symbol))
+    });
+    for f in &findings {
+        match f.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+            Severity::Info => summary.infos += 1,
+        }
+    }
+    Ok(Report {
+        findings,
+        summary,
+        sources,
+    })
+}
+
+fn strip_severity(s: &str) -> String {
+    // `file:3: error: message` -> `3: error: message` keeps the line; the file is prefixed.
+    match s.split_once(": ") {
+        Some((_, rest)) => rest.to_string(),
+        None => s.to_string(),
+    }
+}
+
+fn split_codes(list: &[String]) -> Vec<String> {
+    list.iter()
+        .flat_map(|s| s.split(','))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn span(file: &Analyzed, range: TextRange) -> (u32, u32, u32, u32) {
+    let (l, c) = file.position(range.start());
+    let (el, ec) = file.position(range.end());
+    (l, c, el, ec)
+}
+
+fn file_finding(rule: Rule, path: &Path, at: (u32, u32, u32, u32), message: String) -> Finding {
+    Finding {
+        code: rule.code,
+        rule: rule.name,
+        severity: rule.severity,
+        path: path.to_path_buf(),
+        line: at.0,
+        column: at.1,
+        end_line: at.2,
+        end_column: at.3,
+        symbol: String::new(),
+        package: String::new(),
+        missing_in: Vec::new(),
+        present_in: Vec::new(),
+        missing_ranges: Vec::new(),
+        present_ranges: Vec::new(),
+        message,
+        fixes: Vec::new(),
+        reach: Reach::None,
+        target_source: None,
+    }
+}

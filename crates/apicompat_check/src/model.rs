@@ -1,0 +1,165 @@
+//! What `check` reports: findings, their fixes, and a summary. The JSON form of these types is
+//! the stable output schema documented in `crates/apicompat_render/docs/json-schema.md`.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// How serious a finding is. Only `error` makes `check` exit with 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// When the use runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reach {
+    /// At module top level (class bodies included): importing the module fails.
+    ImportTime,
+    /// Inside a function or lambda: only a call fails.
+    CallTime,
+    /// Inside `try/except ImportError`, after `hasattr`, or `getattr` with a default: the code
+    /// handles the difference.
+    Guarded,
+    /// Not a use of an API (a syntax or I/O problem of the file itself).
+    None,
+}
+
+impl Reach {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reach::ImportTime => "import-time",
+            Reach::CallTime => "call-time",
+            Reach::Guarded => "guarded",
+            Reach::None => "none",
+        }
+    }
+}
+
+/// A way to fix a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// `moved`, `pin` or `guard`.
+    pub kind: FixKind,
+    /// One line for a human.
+    pub message: String,
+    /// `moved`: the path that names the same object in the releases listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<String>,
+    /// `moved`: the releases where `replacement` works. `pin`: the releases admitted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub releases: Vec<String>,
+    /// `pin`: a requirement that admits only releases that have the symbol (`torch>=2.4.0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FixKind {
+    Moved,
+    Pin,
+    Guard,
+}
+
+/// One problem at one place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Rule code, `AC001`.
+    pub code: &'static str,
+    /// Rule name, `missing-import`.
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// The file as given or found by the walk (`-` or `--stdin-filename` for standard input).
+    pub path: PathBuf,
+    /// 1-based line and column (columns count characters) of the start of the use.
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    /// The dotted path used (`torch.distributed._tensor.Partial`); for keyword findings the
+    /// callee with the keyword (`torch.load(weights_only=)`).
+    pub symbol: String,
+    /// The distribution (`torch`); empty for file problems.
+    pub package: String,
+    /// Targeted releases that lack the symbol, oldest first.
+    pub missing_in: Vec<String>,
+    /// Indexed releases (targeted or not) that have it, oldest first.
+    pub present_in: Vec<String>,
+    /// `missing_in` and `present_in` as ranges of consecutive indexed releases: `2.3.0 - 2.3.1`.
+    pub missing_ranges: Vec<String>,
+    pub present_ranges: Vec<String>,
+    pub message: String,
+    pub fixes: Vec<Fix>,
+    pub reach: Reach,
+    /// Where the targeted releases come from (`declared torch>=2.3.0 in requirements.txt:1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_source: Option<String>,
+}
+
+/// Which releases of one package were checked, and why those.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TargetInfo {
+    pub package: String,
+    pub releases: Vec<String>,
+    /// `declared`, `target`, `config`, `installed` or `newest`.
+    pub origin: &'static str,
+    /// A sentence: `torch>=2.3.0 declared in requirements.txt:1`.
+    pub description: String,
+}
+
+/// Counts and context of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    /// Uses that are missing somewhere but guarded (left out unless asked for).
+    pub guarded: usize,
+    /// Findings silenced by `# noqa` or `# apicompat: ignore` comments.
+    pub suppressed: usize,
+    pub targets: Vec<TargetInfo>,
+    /// Notes about the run: declared requirements that could not be read, targets chosen by
+    /// default, packages whose releases are unknown.
+    pub notes: Vec<String>,
+    /// Whether a file or path could not be read (exit code 2).
+    pub io_failure: bool,
+}
+
+/// Everything a run found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub summary: Summary,
+    /// The text of each file with findings, for code frames (not serialized).
+    #[serde(skip)]
+    pub sources: std::collections::BTreeMap<PathBuf, String>,
+}
+
+impl Report {
+    /// 0 without errors, 1 with errors, 2 when a path could not be read.
+    pub fn exit_code(&self) -> u8 {
+        if self.summary.io_failure {
+            2
+        } else if self.summary.errors > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}

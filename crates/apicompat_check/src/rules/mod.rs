@@ -1,0 +1,81 @@
+//! The rules of `apicompat check`, one per file, each with a code (`AC001`), a name, a default
+//! severity and a doc comment that says what it finds, why it matters, an example and the fix.
+
+mod ac001_missing_import;
+mod ac002_missing_attribute;
+mod ac003_unsupported_keyword;
+mod ac004_unindexed_package;
+mod ac005_syntax_error;
+mod ac006_io_error;
+mod ac007_unchecked_code;
+
+use crate::model::Severity;
+
+pub use ac001_missing_import::MissingImport;
+pub use ac002_missing_attribute::MissingAttribute;
+pub use ac003_unsupported_keyword::UnsupportedKeyword;
+pub use ac004_unindexed_package::UnindexedPackage;
+pub use ac005_syntax_error::SyntaxError;
+pub use ac006_io_error::IoError;
+pub use ac007_unchecked_code::UncheckedCode;
+
+/// A rule's identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    /// One line: what the rule finds.
+    pub summary: &'static str,
+}
+
+/// Implemented by the marker type of each rule.
+pub trait RuleInfo {
+    const RULE: Rule;
+}
+
+/// Every rule, in code order.
+pub const ALL: &[Rule] = &[
+    MissingImport::RULE,
+    MissingAttribute::RULE,
+    UnsupportedKeyword::RULE,
+    UnindexedPackage::RULE,
+    SyntaxError::RULE,
+    IoError::RULE,
+    UncheckedCode::RULE,
+];
+
+/// The rule with a code.
+pub fn by_code(code: &str) -> Option<Rule> {
+    ALL.iter().copied().find(|r| r.code == code)
+}
+
+/// Which rules are on: Ruff-style `select` and `ignore` lists of codes or code prefixes
+/// (`AC`, `AC00`, `AC001`, `ALL`). An empty `select` selects every rule.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSelection {
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+impl RuleSelection {
+    /// Codes or prefixes that match no rule.
+    pub fn unknown_codes(&self) -> Vec<String> {
+        self.select
+            .iter()
+            .chain(&self.ignore)
+            .filter(|c| !ALL.iter().any(|r| matches(c, r.code)))
+            .cloned()
+            .collect()
+    }
+
+    pub fn enabled(&self, code: &str) -> bool {
+        let selected = self.select.is_empty() || self.select.iter().any(|s| matches(s, code));
+        selected && !self.ignore.iter().any(|s| matches(s, code))
+    }
+}
+
+fn matches(selector: &str, code: &str) -> bool {
+    let s = selector.trim();
+    s.eq_ignore_ascii_case("ALL") || (!s.is_empty() && code.starts_with(&s.to_ascii_uppercase()))
+}

@@ -1,0 +1,304 @@
+//! Which releases of each package are checked: `--target` specs, the installed environment
+//! given with `--python`, `[tool.apicompat] targets`, the project's declared requirements, an
+//! active virtual environment, or else the newest release.
+
+use std::path::Path;
+
+use apicompat_index::{PackageView, ReleaseRef};
+use apicompat_requirements::{
+    normalize_name, parse_requirement, release_of, select, Declared, DeclaredRequirement,
+    InstalledEnvironment, Version, VersionSpecifiers,
+};
+
+use crate::model::TargetInfo;
+
+/// A `--target` spec, parsed.
+#[derive(Debug, Clone)]
+pub struct TargetSpec {
+    pub text: String,
+    pub name: String,
+    pub specifier: VersionSpecifiers,
+}
+
+/// Parses `torch==2.4.1`, `torch>=2.3`, `torch` (every release).
+pub fn parse_target(text: &str) -> Result<TargetSpec, String> {
+    let parsed = parse_requirement(text).map_err(|e| {
+        let first = e.message.lines().next().unwrap_or("").trim().to_string();
+        format!("invalid --target `{text}`: {first}")
+    })?;
+    if parsed.url.is_some() {
+        return Err(format!(
+            "invalid --target `{text}`: give a name and versions, not a URL"
+        ));
+    }
+    Ok(TargetSpec {
+        text: text.trim().to_string(),
+        name: parsed.name,
+        specifier: parsed.specifier,
+    })
+}
+
+/// Where targets may come from, in order of precedence.
+pub struct Sources<'a> {
+    pub cli: &'a [TargetSpec],
+    /// From `--python`: given on purpose, so it comes before declared requirements.
+    pub python: Option<&'a InstalledEnvironment>,
+    pub declared: &'a Declared,
+    /// From `VIRTUAL_ENV`: used when nothing is declared.
+    pub virtual_env: Option<&'a InstalledEnvironment>,
+}
+
+/// The releases of one package to check.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub info: TargetInfo,
+    /// Positions in the package view.
+    pub releases: Vec<usize>,
+    /// Short form for messages: `declared \`torch>=2.3.0\``.
+    pub short: String,
+}
+
+fn versions_of(view: &PackageView) -> Vec<Version> {
+    view.releases()
+        .iter()
+        .map(|r: &ReleaseRef| r.version.clone())
+        .collect()
+}
+
+fn positions(view: &PackageView, chosen: &[Version]) -> Vec<usize> {
+    let mut out: Vec<usize> = chosen.iter().filter_map(|v| view.position(v)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn rel_source(r: &DeclaredRequirement) -> String {
+    format!("{}", r.source)
+}
+
+/// Chooses the releases of `view` to check; notes explain choices the user should know of.
+pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>) -> Target {
+    let name = normalize_name(view.name());
+    let all = versions_of(view);
+    let make =
+        |releases: Vec<usize>, origin: &'static str, description: String, short: String| Target {
+            info: TargetInfo {
+                package: view.name().to_string(),
+                releases: releases.iter().map(|&i| all[i].to_string()).collect(),
+                origin,
+                description,
+            },
+            releases,
+            short,
+        };
+
+    let cli: Vec<&TargetSpec> = sources.cli.iter().filter(|t| t.name == name).collect();
+    if !cli.is_empty() {
+        let mut chosen = Vec::new();
+        for t in &cli {
+            let picked = select(&t.specifier, &all);
+            if picked.is_empty() {
+                notes.push(format!(
+                    "--target `{}` admits no indexed release of {}; add it with `apicompat index fetch '{}'`",
+                    t.text,
+                    view.name(),
+                    t.text
+                ));
+            }
+            chosen.extend(picked);
+        }
+        let texts: Vec<&str> = cli.iter().map(|t| t.text.as_str()).collect();
+        let joined = texts.join("`, `");
+        return make(
+            positions(view, &chosen),
+            "target",
+            format!("--target `{joined}`"),
+            format!("--target `{joined}`"),
+        );
+    }
+
+    if let Some(env) = sources.python {
+        if let Some(t) = installed(view, env, &all, notes, "--python") {
+            return t;
+        }
+    }
+
+    let config: Vec<&DeclaredRequirement> = sources
+        .declared
+        .tool_config
+        .targets
+        .iter()
+        .filter(|r| r.name == name)
+        .collect();
+    if let Some(t) = from_requirements(view, &all, &config, "config", notes) {
+        return t;
+    }
+
+    let declared: Vec<&DeclaredRequirement> = sources
+        .declared
+        .requirements
+        .iter()
+        .filter(|r| r.name == name)
+        .collect();
+    if let Some(t) = from_requirements(view, &all, &declared, "declared", notes) {
+        return t;
+    }
+
+    if let Some(env) = sources.virtual_env {
+        if let Some(t) = installed(view, env, &all, notes, "VIRTUAL_ENV") {
+            return t;
+        }
+    }
+
+    // The newest final release (or the newest of any kind when there is no final one).
+    let newest = all
+        .iter()
+        .rposition(|v| !v.any_prerelease())
+        .or_else(|| all.len().checked_sub(1));
+    let releases: Vec<usize> = newest.into_iter().collect();
+    let v = newest.map(|i| all[i].to_string()).unwrap_or_default();
+    notes.push(format!(
+        "{} is not declared or installed; checked against the newest indexed release, {v}",
+        view.name()
+    ));
+    make(
+        releases,
+        "newest",
+        format!("the newest indexed release ({v})"),
+        "the newest indexed release".to_string(),
+    )
+}
+
+fn from_requirements(
+    view: &PackageView,
+    all: &[Version],
+    reqs: &[&DeclaredRequirement],
+    origin: &'static str,
+    notes: &mut Vec<String>,
+) -> Option<Target> {
+    if reqs.is_empty() {
+        return None;
+    }
+    // Every declaration holds at once (pip intersects them); if they contradict each other,
+    // each is checked.
+    let mut admitted: Vec<Version> = all.to_vec();
+    for r in reqs {
+        let picked = select(&r.specifier, all);
+        admitted.retain(|v| picked.contains(v));
+    }
+    if admitted.is_empty() {
+        for r in reqs {
+            admitted.extend(select(&r.specifier, all));
+        }
+        if admitted.is_empty() {
+            notes.push(format!(
+                "the declared {} admits no indexed release of {}; add them with `apicompat index fetch '{}'`",
+                reqs.iter().map(|r| format!("`{}`", r.raw)).collect::<Vec<_>>().join(", "),
+                view.name(),
+                reqs[0].raw
+            ));
+        } else if reqs.len() > 1 {
+            notes.push(format!(
+                "the declared requirements on {} admit no release together; each range is checked",
+                view.name()
+            ));
+        }
+    }
+    let releases = positions(view, &admitted);
+    let described: Vec<String> = reqs
+        .iter()
+        .map(|r| format!("`{}` ({})", r.raw, rel_source(r)))
+        .collect();
+    let what = if origin == "config" {
+        "[tool.apicompat] targets"
+    } else {
+        "declared"
+    };
+    let short = format!(
+        "{what} {}",
+        reqs.iter()
+            .map(|r| format!("`{}`", r.raw))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let all_strings: Vec<String> = releases.iter().map(|&i| all[i].to_string()).collect();
+    Some(Target {
+        info: TargetInfo {
+            package: view.name().to_string(),
+            releases: all_strings,
+            origin,
+            description: format!("{what} {}", described.join(", ")),
+        },
+        releases,
+        short,
+    })
+}
+
+fn installed(
+    view: &PackageView,
+    env: &InstalledEnvironment,
+    all: &[Version],
+    notes: &mut Vec<String>,
+    how: &str,
+) -> Option<Target> {
+    let dist = env.get(view.name())?;
+    let release = release_of(&dist.version);
+    let root = env.site_packages.root.display().to_string();
+    let label = if release == dist.version {
+        format!("installed {} {} ({how} {root})", view.name(), dist.version)
+    } else {
+        format!(
+            "installed {} {}, release {release} ({how} {root})",
+            view.name(),
+            dist.version
+        )
+    };
+    let releases = match all.iter().position(|v| *v == release) {
+        Some(i) => vec![i],
+        None => {
+            notes.push(format!(
+                "{label} is not in the index; add it with `apicompat index fetch {}=={release}`",
+                view.name()
+            ));
+            Vec::new()
+        }
+    };
+    Some(Target {
+        info: TargetInfo {
+            package: view.name().to_string(),
+            releases: releases.iter().map(|&i| all[i].to_string()).collect(),
+            origin: "installed",
+            description: label.clone(),
+        },
+        releases,
+        short: label,
+    })
+}
+
+/// Where the project's declarations are: the nearest directory at or above `start` that has a
+/// `pyproject.toml`, `setup.py`, `setup.cfg` or `requirements.txt`, else `start`.
+pub fn find_project_root(start: &Path) -> std::path::PathBuf {
+    let start = if start.is_dir() {
+        start.to_path_buf()
+    } else {
+        start
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| std::path::PathBuf::from("."), Path::to_path_buf)
+    };
+    let abs = std::fs::canonicalize(&start).unwrap_or_else(|_| start.clone());
+    for dir in abs.ancestors() {
+        let marker = [
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+        ]
+        .iter()
+        .any(|m| dir.join(m).is_file());
+        if marker {
+            return dir.to_path_buf();
+        }
+    }
+    start
+}

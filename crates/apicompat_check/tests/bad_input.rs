@@ -1,0 +1,196 @@
+//! Broken input: clear findings or notes, no panic, the rest still checked.
+
+mod common;
+
+use common::{brief, project, run, run_with};
+
+#[test]
+fn syntax_errors_are_findings_and_the_rest_is_checked() {
+    let dir = project(
+        "syntax",
+        &[
+            (
+                "broken.py",
+                "import torch\ndef f(:\n    pass\nfrom torch.distributed.pipelining import pipeline\n",
+            ),
+            ("ok.py", "from torch.distributed.pipelining import PipelineStage\n"),
+        ],
+    );
+    let got = brief(&run(&dir, &["torch==2.3.0"]), &dir);
+    assert_eq!(got[0], "broken.py:2:7 AC005 error none  missing=");
+    assert!(got.iter().any(|l| l.starts_with(
+        "broken.py:4:42 AC001 error import-time torch.distributed.pipelining.pipeline"
+    )));
+    assert!(got
+        .iter()
+        .any(|l| l.starts_with("ok.py:1:42 AC001 error import-time")));
+}
+
+#[test]
+fn invalid_utf8_is_read_with_replacement_characters() {
+    let dir = project("utf8", &[]);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bytes = b"s = '\xff\xfe'\nfrom torch.distributed.pipelining import pipeline\n".to_vec();
+    bytes.extend(b"\n");
+    std::fs::write(dir.join("latin.py"), bytes).unwrap();
+    let got = brief(&run(&dir, &["torch==2.3.0"]), &dir);
+    assert_eq!(
+        got,
+        [
+            "latin.py:1:6 AC007 warning none  missing=",
+            "latin.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let deep_parens = format!("x = {}1{}\n", "(".repeat(10_000), ")".repeat(10_000));
+    let deep_lists = format!("y = {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let deep_calls = format!(
+        "import torch\nz = {}0{}\n",
+        "torch.f(".repeat(10_000),
+        ")".repeat(10_000)
+    );
+    let mut deep_ifs = String::new();
+    for i in 0..1_000 {
+        deep_ifs.push_str(&" ".repeat(i));
+        deep_ifs.push_str("if x:\n");
+    }
+    deep_ifs.push_str(&" ".repeat(1_000));
+    deep_ifs.push_str("pass\n");
+    let dir = project(
+        "deep",
+        &[
+            ("parens.py", &deep_parens),
+            ("lists.py", &deep_lists),
+            ("calls.py", &deep_calls),
+            ("ifs.py", &deep_ifs),
+            (
+                "ok.py",
+                "from torch.distributed.pipelining import pipeline\n",
+            ),
+        ],
+    );
+    let report = run(&dir, &["torch==2.3.0"]);
+    let got = brief(&report, &dir);
+    assert!(
+        got.iter().any(|l| l.starts_with("ok.py:1:42 AC001")),
+        "{got:?}"
+    );
+    assert_eq!(report.summary.files, 5);
+    assert!(
+        got.iter()
+            .any(|l| l.starts_with("calls.py:") && l.contains(" AC007 warning")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn missing_path_is_an_io_failure_and_the_rest_is_checked() {
+    let dir = project(
+        "missing",
+        &[(
+            "ok.py",
+            "from torch.distributed.pipelining import pipeline\n",
+        )],
+    );
+    let report = run_with(&dir, &["torch==2.3.0"], |o| {
+        o.paths.push(dir.join("no_such_dir"));
+    });
+    let got = brief(&report, &dir);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got[0].starts_with("no_such_dir:1:1 AC006 error"), "{got:?}");
+    assert!(report.findings[0]
+        .message
+        .contains("no such file or directory"));
+    assert!(got[1].starts_with("ok.py:1:42 AC001"));
+    assert_eq!(report.exit_code(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn dangling_symlink_given_explicitly_is_reported() {
+    let dir = project("dangling", &[("ok.py", "import torch\n")]);
+    let link = dir.join("gone.py");
+    let _ = std::os::unix::fs::symlink(dir.join("nowhere.py"), &link);
+    let report = run_with(&dir, &[], |o| {
+        o.paths = vec![link.clone(), dir.join("ok.py")]
+    });
+    assert_eq!(report.exit_code(), 2);
+    assert_eq!(report.findings[0].code, "AC006");
+}
+
+#[test]
+fn malformed_requirement_and_broken_pyproject_are_notes() {
+    let dir = project(
+        "badreqs",
+        &[
+            (
+                "m.py",
+                "from torch.distributed.pipelining import pipeline\n",
+            ),
+            (
+                "requirements.txt",
+                "torch >= 2.3.0\nthis is not (a requirement\n",
+            ),
+            ("pyproject.toml", "[project\nname = 'x'\n"),
+        ],
+    );
+    let report = run(&dir, &[]);
+    let got = brief(&report, &dir);
+    assert_eq!(
+        got,
+        ["m.py:1:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+    let notes = report.summary.notes.join("\n");
+    assert!(notes.contains("requirements.txt"), "{notes}");
+    assert!(notes.contains("pyproject.toml"), "{notes}");
+}
+
+#[test]
+fn nothing_declared_checks_the_newest_release_and_says_so() {
+    let dir = project(
+        "newest",
+        &[(
+            "m.py",
+            "from torch.utils.checkpoint import CheckpointPolicy\nimport torch.nope\n",
+        )],
+    );
+    let report = run(&dir, &[]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:2:8 AC001 error import-time torch.nope missing=2.5.0"]
+    );
+    assert_eq!(report.summary.targets[0].origin, "newest");
+    assert!(report.summary.notes[0].contains("newest indexed release, 2.5.0"));
+}
+
+#[test]
+fn bad_target_and_unknown_rule_are_usage_errors() {
+    let dir = project("usage", &[("m.py", "import torch\n")]);
+    let opts = |t: &str, s: &str| apicompat_check::Options {
+        paths: vec![dir.clone()],
+        targets: vec![t.to_string()],
+        select: vec![s.to_string()],
+        ..Default::default()
+    };
+    assert!(apicompat_check::check(common::catalog(), &opts("torch>>2", "AC001")).is_err());
+    assert!(apicompat_check::check(common::catalog(), &opts("torch>=2", "XYZ9")).is_err());
+}
+
+#[test]
+fn stdin_source_is_checked() {
+    let dir = project("stdin", &[]);
+    let report = run_with(&dir, &["torch==2.3.0"], |o| {
+        o.paths.clear();
+        o.stdin = Some(apicompat_check::StdinSource {
+            name: "-".into(),
+            bytes: b"import torch.distributed.pipelining\n".to_vec(),
+        });
+    });
+    assert_eq!(
+        brief(&report, &dir),
+        ["-:1:8 AC001 error import-time torch.distributed.pipelining missing=2.3.0"]
+    );
+}

@@ -1,0 +1,112 @@
+//! The acceptance fixtures against the real torch index embedded in the CLI
+//! (`crates/apicompat/index/torch.apix`). Skipped, with a message, where the file is absent.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use apicompat_check::{check, Options, Report};
+use apicompat_index::Catalog;
+use common::{brief, project};
+
+fn real_catalog() -> Option<&'static Catalog> {
+    static CATALOG: OnceLock<Option<Catalog>> = OnceLock::new();
+    CATALOG
+        .get_or_init(|| {
+            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
+            let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
+            for name in ["torch", "colossalai"] {
+                if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
+                    embedded.push((name, Box::leak(bytes.into_boxed_slice())));
+                }
+            }
+            if !embedded.iter().any(|(n, _)| *n == "torch") {
+                eprintln!("skipped: no torch index at {dir}");
+                return None;
+            }
+            Some(Catalog::open(Box::leak(embedded.into_boxed_slice()), None))
+        })
+        .as_ref()
+}
+
+fn run(catalog: &Catalog, dir: &std::path::Path, targets: &[&str]) -> Report {
+    let options = Options {
+        paths: vec![dir.to_path_buf()],
+        project: Some(dir.to_path_buf()),
+        targets: targets.iter().map(|t| t.to_string()).collect(),
+        ..Options::default()
+    };
+    check(catalog, &options).expect("check runs")
+}
+
+#[test]
+fn real_fixture_1() {
+    let Some(catalog) = real_catalog() else {
+        return;
+    };
+    let dir = project(
+        "real1",
+        &[
+            ("mypkg/__init__.py", ""),
+            (
+                "mypkg/parallel.py",
+                "from torch.distributed._tensor import Partial\nfrom torch.distributed.pipelining import pipeline, PipelineStage\n\n\ndef policy():\n    from torch.utils.checkpoint import CheckpointPolicy\n    return CheckpointPolicy\n",
+            ),
+            ("requirements.txt", "torch >= 2.3.0\n"),
+        ],
+    );
+    let report = run(catalog, &dir, &[]);
+    assert_eq!(
+        brief(&report, &dir),
+        [
+            "mypkg/parallel.py:1:39 AC001 error import-time torch.distributed._tensor.Partial missing=2.3.0 - 2.3.1",
+            "mypkg/parallel.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+            "mypkg/parallel.py:2:52 AC001 error import-time torch.distributed.pipelining.PipelineStage missing=2.3.0 - 2.3.1",
+            "mypkg/parallel.py:6:40 AC001 error call-time torch.utils.checkpoint.CheckpointPolicy missing=2.3.0 - 2.4.1",
+        ]
+    );
+    assert_eq!(report.findings[0].missing_in, ["2.3.0", "2.3.1"]);
+    assert_eq!(
+        report.findings[3].missing_in,
+        ["2.3.0", "2.3.1", "2.4.0", "2.4.1"]
+    );
+    let pinned = run(catalog, &dir, &["torch==2.5.0"]);
+    assert!(pinned.findings.is_empty(), "{:?}", brief(&pinned, &dir));
+}
+
+#[test]
+fn real_fixture_2_and_3() {
+    let Some(catalog) = real_catalog() else {
+        return;
+    };
+    let import = "from torch.distributed._functional_collectives import all_gather_tensor\n";
+    let dir = project(
+        "real2",
+        &[
+            ("train.py", "from model import build\nbuild()\n"),
+            (
+                "model.py",
+                &format!("{import}\n\ndef build():\n    return all_gather_tensor\n"),
+            ),
+            ("requirements.txt", "torch>=1.13\n"),
+        ],
+    );
+    let report = run(catalog, &dir, &[]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["model.py:1:55 AC001 error import-time torch.distributed._functional_collectives.all_gather_tensor missing=1.13.0 - 2.0.1"]
+    );
+    let guarded = project(
+        "real3",
+        &[
+            (
+                "model.py",
+                "try:\n    from torch.distributed._functional_collectives import all_gather_tensor\nexcept ImportError:\n    all_gather_tensor = None\n",
+            ),
+            ("requirements.txt", "torch>=1.13\n"),
+        ],
+    );
+    let report = run(catalog, &guarded, &[]);
+    assert!(report.findings.is_empty(), "{:?}", brief(&report, &guarded));
+    assert_eq!(report.summary.guarded, 1);
+}

@@ -1,0 +1,302 @@
+//! Renders a check [`Report`]:
+//!
+//! - [`text`]: rustc/Ruff-style code frames (annotate-snippets) and a summary line, coloured
+//!   only when asked (the CLI asks on a terminal without `NO_COLOR`);
+//! - [`json`]: `{"version": 1, "findings": [...], "summary": {...}}`, the stable schema in
+//!   `docs/json-schema.md` of this crate;
+//! - [`sarif`]: SARIF 2.1.0 for GitHub code scanning;
+//! - [`github`]: `::error file=...,line=...` workflow commands.
+
+mod sarif;
+
+use std::fmt::Write;
+use std::path::Path;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use serde::Serialize;
+
+use apicompat_check::{Finding, Reach, Report, Severity};
+
+pub use sarif::sarif;
+
+/// The version of the JSON output schema.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// Paths as shown: forward slashes, no leading `./`.
+pub fn display_path(path: &Path) -> String {
+    let s = path.to_string_lossy().replace('\\', "/");
+    let mut s = s.as_str();
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest;
+    }
+    s.to_string()
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    version: u32,
+    findings: Vec<JsonFinding<'a>>,
+    summary: &'a apicompat_check::Summary,
+}
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    #[serde(flatten)]
+    finding: &'a Finding,
+    /// The path with forward slashes and no leading `./`.
+    display_path: String,
+}
+
+/// The JSON report.
+pub fn json(report: &Report) -> String {
+    let out = JsonReport {
+        version: JSON_SCHEMA_VERSION,
+        findings: report
+            .findings
+            .iter()
+            .map(|f| JsonFinding {
+                finding: f,
+                display_path: display_path(&f.path),
+            })
+            .collect(),
+        summary: &report.summary,
+    };
+    serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+fn level(severity: Severity) -> Level<'static> {
+    match severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Info => Level::INFO,
+    }
+}
+
+/// Byte offset of a 1-based (line, character column) in `text`, with the byte offset of the
+/// line's start.
+fn byte_offset(text: &str, line: u32, column: u32) -> Option<(usize, usize)> {
+    let mut start = 0usize;
+    for _ in 1..line {
+        start += text.get(start..)?.find('\n')? + 1;
+    }
+    let line_text = &text[start..];
+    let col = column.saturating_sub(1) as usize;
+    let within = line_text
+        .char_indices()
+        .nth(col)
+        .map_or(line_text.len(), |(i, _)| i);
+    Some((start, start + within))
+}
+
+fn reach_label(f: &Finding) -> String {
+    let on = if f.missing_in.len() <= 3 {
+        f.missing_in.join(", ")
+    } else {
+        f.missing_ranges.join(", ")
+    };
+    match f.reach {
+        Reach::ImportTime => format!(
+            "import-time: importing this module fails on {} {on}",
+            f.package
+        ),
+        Reach::CallTime => format!(
+            "call-time: fails when this function runs on {} {on}",
+            f.package
+        ),
+        Reach::Guarded => format!("guarded: handled by the code on {} {on}", f.package),
+        Reach::None => String::new(),
+    }
+}
+
+fn frame(f: &Finding, source: Option<&str>, path: &str, renderer: &Renderer) -> String {
+    let title = level(f.severity)
+        .primary_title(f.message.as_str())
+        .id(f.code);
+    let label = reach_label(f);
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let located = source.and_then(|text| {
+        let (line_start, start) = byte_offset(text, f.line, f.column)?;
+        let (_, end) = byte_offset(text, f.end_line.max(f.line), f.end_column)?;
+        // Only the lines of the finding go into the frame.
+        let last_line_end = text[end.min(text.len())..]
+            .find('\n')
+            .map_or(text.len(), |i| end + i);
+        let slice = text.get(line_start..last_line_end)?;
+        let span = (start - line_start)..(end.max(start) - line_start).min(slice.len());
+        Some((slice, span))
+    });
+    match located {
+        Some((slice, span)) => {
+            let mut annotation = AnnotationKind::Primary.span(span);
+            if !label.is_empty() {
+                annotation = annotation.label(label.clone());
+            }
+            groups.push(
+                title.element(
+                    Snippet::source(slice)
+                        .line_start(f.line as usize)
+                        .path(path)
+                        .annotation(annotation),
+                ),
+            );
+        }
+        None => groups.push(
+            title.element(
+                annotate_snippets::Origin::path(path)
+                    .line(f.line as usize)
+                    .char_column(f.column as usize),
+            ),
+        ),
+    }
+    let mut help: Vec<String> = f.fixes.iter().map(|x| x.message.clone()).collect();
+    if let Some(src) = &f.target_source {
+        help.push(format!("checked against {src}"));
+    }
+    if !help.is_empty() {
+        let mut g = Group::with_level(Level::HELP);
+        for h in &help {
+            g = g.element(Level::HELP.message(h.clone()));
+        }
+        groups.push(g);
+    }
+    renderer.render(&groups)
+}
+
+/// The text report: a code frame per finding, then notes and a summary line.
+pub fn text(report: &Report, color: bool) -> String {
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut out = String::new();
+    for f in &report.findings {
+        let path = display_path(&f.path);
+        let source = report.sources.get(&f.path).map(String::as_str);
+        out.push_str(&frame(f, source, &path, &renderer));
+        out.push_str("\n\n");
+    }
+    for note in &report.summary.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out.push_str(&summary_line(report));
+    out.push('\n');
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `Found 4 errors (3 import-time, 1 call-time) in 2 files; checked 5 files against torch
+/// 2.3.0 - 2.5.0 (declared ...).`
+pub fn summary_line(report: &Report) -> String {
+    let s = &report.summary;
+    let mut line = String::new();
+    if s.errors == 0 && s.warnings == 0 {
+        line.push_str("No errors");
+    } else {
+        let import = count_reach(report, Reach::ImportTime);
+        let call = count_reach(report, Reach::CallTime);
+        let mut parts = Vec::new();
+        if import > 0 {
+            parts.push(format!("{import} import-time"));
+        }
+        if call > 0 {
+            parts.push(format!("{call} call-time"));
+        }
+        let detail = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        };
+        let mut files: Vec<&Path> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity >= Severity::Warning)
+            .map(|f| f.path.as_path())
+            .collect();
+        files.sort();
+        files.dedup();
+        let mut counts = Vec::new();
+        if s.errors > 0 {
+            counts.push(format!("{}{detail}", plural(s.errors, "error", "errors")));
+        }
+        if s.warnings > 0 {
+            counts.push(plural(s.warnings, "warning", "warnings"));
+        }
+        let _ = write!(line, "Found {}", counts.join(" and "));
+        let _ = write!(line, " in {}", plural(files.len(), "file", "files"));
+    }
+    let _ = write!(line, "; checked {}", plural(s.files, "file", "files"));
+    if !s.targets.is_empty() {
+        let targets: Vec<String> = s
+            .targets
+            .iter()
+            .map(|t| {
+                let all: Vec<String> = t.releases.clone();
+                let span = match (all.first(), all.last()) {
+                    (Some(a), Some(b)) if a != b => format!("{a} - {b}"),
+                    (Some(a), _) => a.clone(),
+                    _ => "no release".to_string(),
+                };
+                format!("{} {span} ({})", t.package, t.description)
+            })
+            .collect();
+        let _ = write!(line, " against {}", targets.join(", "));
+    }
+    if s.guarded > 0 {
+        let _ = write!(
+            line,
+            "; {} (--show-guarded)",
+            plural(s.guarded, "guarded use", "guarded uses")
+        );
+    }
+    if s.suppressed > 0 {
+        let _ = write!(line, "; {} suppressed", s.suppressed);
+    }
+    line.push('.');
+    line
+}
+
+fn count_reach(report: &Report, reach: Reach) -> usize {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error && f.reach == reach)
+        .count()
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitHub Actions workflow commands, one per finding.
+pub fn github(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        let command = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let _ = writeln!(
+            out,
+            "::{command} title={},file={},line={},col={},endLine={},endColumn={}::{}",
+            escape_property(&format!("{} {}", f.code, f.rule)),
+            escape_property(&display_path(&f.path)),
+            f.line,
+            f.column,
+            f.end_line,
+            f.end_column,
+            escape_data(&f.message)
+        );
+    }
+    out
+}

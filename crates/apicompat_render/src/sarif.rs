@@ -1,0 +1,184 @@
+//! SARIF 2.1.0 with the properties GitHub code scanning reads.
+
+use serde::Serialize;
+
+use apicompat_check::{rules, Report, Severity};
+
+use crate::display_path;
+
+#[derive(Serialize)]
+struct Log {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: Vec<Run>,
+}
+
+#[derive(Serialize)]
+struct Run {
+    tool: Tool,
+    results: Vec<ResultItem>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: String,
+    rules: Vec<RuleDescriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleDescriptor {
+    id: &'static str,
+    name: &'static str,
+    short_description: Text,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultItem {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location>,
+    properties: Properties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: u32,
+    start_column: u32,
+    end_line: u32,
+    end_column: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Properties {
+    symbol: String,
+    package: String,
+    missing_in: Vec<String>,
+    present_in: Vec<String>,
+    reach: &'static str,
+}
+
+fn sarif_level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// The report as a SARIF 2.1.0 log; `tool_version` is the CLI's version.
+pub fn sarif(report: &Report, tool_version: &str) -> String {
+    let rules_list: Vec<RuleDescriptor> = rules::ALL
+        .iter()
+        .map(|r| RuleDescriptor {
+            id: r.code,
+            name: r.name,
+            short_description: Text {
+                text: r.summary.to_string(),
+            },
+            default_configuration: Configuration {
+                level: sarif_level(r.severity),
+            },
+        })
+        .collect();
+    let results = report
+        .findings
+        .iter()
+        .map(|f| {
+            let uri = display_path(&f.path);
+            let relative = !uri.starts_with('/') && !uri.contains(':');
+            ResultItem {
+                rule_id: f.code,
+                rule_index: rules::ALL
+                    .iter()
+                    .position(|r| r.code == f.code)
+                    .unwrap_or(0),
+                level: sarif_level(f.severity),
+                message: Text {
+                    text: f.message.clone(),
+                },
+                locations: vec![Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: ArtifactLocation {
+                            uri,
+                            uri_base_id: relative.then_some("%SRCROOT%"),
+                        },
+                        region: Region {
+                            start_line: f.line.max(1),
+                            start_column: f.column.max(1),
+                            end_line: f.end_line.max(f.line).max(1),
+                            end_column: f.end_column.max(1),
+                        },
+                    },
+                }],
+                properties: Properties {
+                    symbol: f.symbol.clone(),
+                    package: f.package.clone(),
+                    missing_in: f.missing_in.clone(),
+                    present_in: f.present_in.clone(),
+                    reach: f.reach.as_str(),
+                },
+            }
+        })
+        .collect();
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "apicompat",
+                    version: tool_version.to_string(),
+                    rules: rules_list,
+                },
+            },
+            results,
+        }],
+    };
+    serde_json::to_string_pretty(&log).unwrap_or_default()
+}

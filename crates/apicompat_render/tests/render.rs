@@ -1,0 +1,171 @@
+//! Every output format on one report.
+
+use std::path::PathBuf;
+
+use apicompat_check::{Finding, Fix, FixKind, Reach, Report, Severity, Summary, TargetInfo};
+
+fn report() -> Report {
+    let path = PathBuf::from("./mypkg/parallel.py");
+    let source = "from torch.distributed._tensor import Partial\nimport torch\n";
+    let finding = Finding {
+        code: "AC001",
+        rule: "missing-import",
+        severity: Severity::Error,
+        path: path.clone(),
+        line: 1,
+        column: 39,
+        end_line: 1,
+        end_column: 46,
+        symbol: "torch.distributed._tensor.Partial".into(),
+        package: "torch".into(),
+        missing_in: vec!["2.3.0".into(), "2.3.1".into()],
+        present_in: vec!["2.4.0".into(), "2.5.0".into()],
+        missing_ranges: vec!["2.3.0 - 2.3.1".into()],
+        present_ranges: vec!["2.4.0 - 2.5.0".into()],
+        message: "`torch.distributed._tensor.Partial` is not in torch 2.3.0, 2.3.1 (declared `torch>=2.3.0`); it exists from 2.4.0".into(),
+        fixes: vec![Fix {
+            kind: FixKind::Pin,
+            message: "require `torch>=2.4.0`".into(),
+            replacement: None,
+            releases: vec![],
+            requirement: Some("torch>=2.4.0".into()),
+        }],
+        reach: Reach::ImportTime,
+        target_source: Some("declared `torch>=2.3.0` (requirements.txt:1)".into()),
+    };
+    let io = Finding {
+        code: "AC006",
+        rule: "io-error",
+        severity: Severity::Error,
+        path: PathBuf::from("missing_dir"),
+        line: 1,
+        column: 1,
+        end_line: 1,
+        end_column: 1,
+        symbol: String::new(),
+        package: String::new(),
+        missing_in: vec![],
+        present_in: vec![],
+        missing_ranges: vec![],
+        present_ranges: vec![],
+        message: "cannot read `missing_dir`: no such file or directory".into(),
+        fixes: vec![],
+        reach: Reach::None,
+        target_source: None,
+    };
+    Report {
+        findings: vec![finding, io],
+        summary: Summary {
+            files: 3,
+            errors: 2,
+            targets: vec![TargetInfo {
+                package: "torch".into(),
+                releases: vec![
+                    "2.3.0".into(),
+                    "2.3.1".into(),
+                    "2.4.0".into(),
+                    "2.5.0".into(),
+                ],
+                origin: "declared",
+                description: "declared `torch>=2.3.0` (requirements.txt:1)".into(),
+            }],
+            io_failure: true,
+            ..Summary::default()
+        },
+        sources: [(path, source.to_string())].into_iter().collect(),
+    }
+}
+
+#[test]
+fn text_has_code_frames_help_and_a_summary_line() {
+    let out = apicompat_render::text(&report(), false);
+    let expected = "\
+error[AC001]: `torch.distributed._tensor.Partial` is not in torch 2.3.0, 2.3.1 (declared `torch>=2.3.0`); it exists from 2.4.0
+ --> mypkg/parallel.py:1:39
+  |
+1 | from torch.distributed._tensor import Partial
+  |                                       ^^^^^^^ import-time: importing this module fails on torch 2.3.0, 2.3.1
+  |
+  = help: require `torch>=2.4.0`
+  = help: checked against declared `torch>=2.3.0` (requirements.txt:1)
+
+error[AC006]: cannot read `missing_dir`: no such file or directory
+--> missing_dir:1:1
+
+Found 2 errors (1 import-time) in 2 files; checked 3 files against torch 2.3.0 - 2.5.0 (declared `torch>=2.3.0` (requirements.txt:1)).
+";
+    assert_eq!(out, expected);
+    assert!(!out.contains('\u{1b}'), "no colour unless asked");
+    assert!(apicompat_render::text(&report(), true).contains('\u{1b}'));
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let v: serde_json::Value = serde_json::from_str(&apicompat_render::json(&report())).unwrap();
+    assert_eq!(v["version"], 1);
+    let f = &v["findings"][0];
+    for key in [
+        "code",
+        "rule",
+        "severity",
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "symbol",
+        "package",
+        "missing_in",
+        "present_in",
+        "missing_ranges",
+        "present_ranges",
+        "message",
+        "fixes",
+        "reach",
+        "target_source",
+        "display_path",
+    ] {
+        assert!(f.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["reach"], "import-time");
+    assert_eq!(f["missing_in"], serde_json::json!(["2.3.0", "2.3.1"]));
+    assert_eq!(f["fixes"][0]["kind"], "pin");
+    assert_eq!(f["fixes"][0]["requirement"], "torch>=2.4.0");
+    assert_eq!(f["display_path"], "mypkg/parallel.py");
+    let s = &v["summary"];
+    assert_eq!(s["errors"], 2);
+    assert_eq!(s["io_failure"], true);
+    assert_eq!(s["targets"][0]["origin"], "declared");
+}
+
+#[test]
+fn sarif_2_1_0_for_code_scanning() {
+    let v: serde_json::Value =
+        serde_json::from_str(&apicompat_render::sarif(&report(), "0.1.0")).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "apicompat");
+    assert_eq!(run["tool"]["driver"]["rules"][0]["id"], "AC001");
+    let r = &run["results"][0];
+    assert_eq!(r["ruleId"], "AC001");
+    assert_eq!(r["level"], "error");
+    let loc = &r["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "mypkg/parallel.py");
+    assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+    assert_eq!(loc["region"]["startLine"], 1);
+    assert_eq!(loc["region"]["startColumn"], 39);
+    assert_eq!(loc["region"]["endColumn"], 46);
+    assert_eq!(run["results"][1]["ruleIndex"], 5);
+}
+
+#[test]
+fn github_annotations_are_escaped() {
+    let out = apicompat_render::github(&report());
+    let first = out.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "::error title=AC001 missing-import,file=mypkg/parallel.py,line=1,col=39,endLine=1,endColumn=46::`torch.distributed._tensor.Partial` is not in torch 2.3.0, 2.3.1 (declared `torch>=2.3.0`); it exists from 2.4.0"
+    );
+    assert_eq!(out.lines().count(), 2);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Benchmarks behind the figures in docs/benchmarks.md. Rerun them here:
+#
+#   scripts/bench.sh          # surface of the torch 2.5.0 wheel, index loading, binary size
+#   scripts/bench.sh rebuild  # also: rebuild the whole embedded index from downloaded files
+#                             # (downloads every torch and colossalai release file, ~2.3 GB)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p apicompat --bin apicompat --example load_index
+bin=./target/release/apicompat
+work=target/bench
+files=$work/files
+mkdir -p "$files"
+
+# Wall time of a command, best and median of N runs.
+timeit() {
+  local n=$1; shift
+  local times=()
+  for _ in $(seq "$n"); do
+    local t0 t1
+    t0=$(date +%s%N)
+    "$@" >/dev/null 2>&1
+    t1=$(date +%s%N)
+    times+=($(( (t1 - t0) / 1000000 )))
+  done
+  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "best %d ms, median %d ms over %d runs\n", a[1], a[int((NR+1)/2)], NR}'
+}
+
+echo "machine: $(nproc) cores, $(uname -m); $(cargo --version)"
+echo "binary size: $(wc -c < "$bin") bytes"
+
+wheel=$(ls "$files"/torch-2.5.0-*.whl 2>/dev/null | head -n1 || true)
+if [ -z "$wheel" ]; then
+  "$bin" --cache-dir "$work/cache-dl" index fetch torch==2.5.0 --download-to "$files" >/dev/null 2>&1
+  wheel=$(ls "$files"/torch-2.5.0-*.whl | head -n1)
+fi
+echo "surface of $(basename "$wheel") ($(wc -c < "$wheel") bytes), read + extract:"
+echo "  $(timeit 7 "$bin" index build "$wheel" --package torch --version 2.5.0 --output "$work/surface.json")"
+
+echo "query torch.distributed.pipelining (process start + index load + 30 releases):"
+echo "  $(timeit 11 "$bin" --no-cache query torch.distributed.pipelining)"
+
+echo "index loading:"
+./target/release/examples/load_index | sed 's/^/  /'
+
+if [ "${1:-}" = "rebuild" ]; then
+  "$bin" --cache-dir "$work/cache-dl" index fetch 'torch>=1.13.0' 'colossalai>=0.3.0' --download-to "$files" >/dev/null 2>&1
+  rm -rf "$work/cache-rebuild"
+  t0=$(date +%s%N)
+  "$bin" --cache-dir "$work/cache-rebuild" index build "$files"/torch-*.whl --package torch >/dev/null 2>&1
+  "$bin" --cache-dir "$work/cache-rebuild" index build "$files"/colossalai-*.tar.gz --package colossalai >/dev/null 2>&1
+  t1=$(date +%s%N)
+  echo "rebuild of the whole embedded index from downloaded files: $(( (t1 - t0) / 1000000 )) ms"
+  for p in torch colossalai; do
+    if cmp -s "$work/cache-rebuild/index/$p.apix" "crates/apicompat/index/$p.apix"; then
+      echo "  $p.apix: byte-identical to the embedded one"
+    else
+      echo "  $p.apix: differs from the embedded one"
+    fi
+  done
+fi

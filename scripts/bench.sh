@@ -3,7 +3,7 @@
 #
 #   scripts/bench.sh          # surface of the torch 2.5.0 wheel, index loading, binary size
 #   scripts/bench.sh rebuild  # also: rebuild the whole embedded index from downloaded files
-#                             # (downloads every torch and colossalai release file, ~2.3 GB)
+#                             # (downloads every embedded release file, ~2.4 GB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p apicompat --bin apicompat --example load_index
@@ -44,14 +44,15 @@ echo "index loading:"
 ./target/release/examples/load_index | sed 's/^/  /'
 
 if [ "${1:-}" = "rebuild" ]; then
-  "$bin" --cache-dir "$work/cache-dl" index fetch 'torch>=1.13.0' 'colossalai>=0.3.0' --download-to "$files" >/dev/null 2>&1
+  "$bin" --cache-dir "$work/cache-dl" index fetch 'torch>=1.13.0' 'colossalai>=0.3.0' 'torchvision>=0.14.0' --download-to "$files" >/dev/null 2>&1
   rm -rf "$work/cache-rebuild"
   t0=$(date +%s%N)
   "$bin" --cache-dir "$work/cache-rebuild" index build "$files"/torch-*.whl --package torch >/dev/null 2>&1
   "$bin" --cache-dir "$work/cache-rebuild" index build "$files"/colossalai-*.tar.gz --package colossalai >/dev/null 2>&1
+  "$bin" --cache-dir "$work/cache-rebuild" index build "$files"/torchvision-*.whl --package torchvision >/dev/null 2>&1
   t1=$(date +%s%N)
   echo "rebuild of the whole embedded index from downloaded files: $(( (t1 - t0) / 1000000 )) ms"
-  for p in torch colossalai; do
+  for p in torch colossalai torchvision; do
     if cmp -s "$work/cache-rebuild/index/$p.apix" "crates/apicompat/index/$p.apix"; then
       echo "  $p.apix: byte-identical to the embedded one"
     else

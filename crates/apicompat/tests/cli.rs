@@ -1,6 +1,5 @@
 //! The `apicompat` binary end to end: queries on the embedded index, and bad input.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -144,59 +143,10 @@ fn bad_archives_give_clear_errors() {
     assert!(problems.contains("../escape.py") && problems.contains("syntax error") && problems.contains("UTF-8"), "{problems}");
 }
 
-/// A stored (uncompressed) zip written by hand, so the test needs no zip library.
 fn write_zip(path: &Path, members: &[(&str, &[u8])]) {
-    let mut out = Vec::new();
-    let mut central = Vec::new();
+    let mut z = apicompat_archive::zipwrite::ZipWriter::new();
     for (name, data) in members {
-        let crc = crc32(data);
-        let offset = out.len() as u32;
-        let header = |sig: u32, central: bool| {
-            let mut h = Vec::new();
-            h.extend(sig.to_le_bytes());
-            if central {
-                h.extend(20u16.to_le_bytes());
-            }
-            h.extend(20u16.to_le_bytes());
-            h.extend([0u8; 2]); // flags
-            h.extend([0u8; 2]); // stored
-            h.extend([0u8; 4]); // time, date
-            h.extend(crc.to_le_bytes());
-            h.extend((data.len() as u32).to_le_bytes());
-            h.extend((data.len() as u32).to_le_bytes());
-            h.extend((name.len() as u16).to_le_bytes());
-            h.extend([0u8; 2]);
-            if central {
-                h.extend([0u8; 6]); // comment, disk, internal attrs
-                h.extend([0u8; 4]); // external attrs
-                h.extend(offset.to_le_bytes());
-            }
-            h.extend(name.as_bytes());
-            h
-        };
-        out.extend(header(0x04034b50, false));
-        out.extend(*data);
-        central.extend(header(0x02014b50, true));
+        z.add(name, data, false);
     }
-    let cd_offset = out.len() as u32;
-    out.extend(&central);
-    out.extend(0x06054b50u32.to_le_bytes());
-    out.extend([0u8; 4]);
-    out.extend((members.len() as u16).to_le_bytes());
-    out.extend((members.len() as u16).to_le_bytes());
-    out.extend((central.len() as u32).to_le_bytes());
-    out.extend(cd_offset.to_le_bytes());
-    out.extend([0u8; 2]);
-    std::fs::File::create(path).unwrap().write_all(&out).unwrap();
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = 0xffff_ffffu32;
-    for &b in data {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
+    std::fs::write(path, z.finish()).unwrap();
 }

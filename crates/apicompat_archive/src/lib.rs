@@ -16,6 +16,7 @@ mod layout;
 mod metadata;
 pub mod paths;
 pub mod zipread;
+pub mod zipwrite;
 
 pub use metadata::{parse_metadata, parse_requirements_txt, parse_requires_txt};
 pub use paths::{extension_module_path, normalize_name, sanitize_member_name, FileKind};

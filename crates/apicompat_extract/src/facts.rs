@@ -162,6 +162,10 @@ impl Walker<'_> {
             Stmt::Import(imp) => {
                 for alias in &imp.names {
                     let full = alias.name.as_str();
+                    // A stub re-exports an import only in the `import a as a` form.
+                    if self.facts.is_stub && alias.asname.as_ref().is_none_or(|a| a.as_str() != full) {
+                        continue;
+                    }
                     match &alias.asname {
                         Some(asname) => self.bind(asname.as_str(), Value::Module(full.into())),
                         None => {
@@ -270,6 +274,10 @@ impl Walker<'_> {
                 continue;
             }
             let bound = alias.asname.as_ref().map_or(name, |a| a.as_str());
+            // A stub re-exports `from m import n` only as `from m import n as n`.
+            if self.facts.is_stub && (alias.asname.is_none() || bound != name) && bound != "__all__" {
+                continue;
+            }
             if bound == "__all__" {
                 self.push_all(vec![AllPart::ModuleAll(module.clone())], true);
                 continue;

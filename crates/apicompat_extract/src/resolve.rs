@@ -595,7 +595,7 @@ impl Resolver {
 
     /// The flat surface of every module.
     pub fn symbols(&mut self) -> BTreeMap<String, Symbol> {
-        let mut out = BTreeMap::new();
+        let mut out = Symbols::default();
         let mut modules: Vec<String> = self.modules.keys().cloned().collect();
         modules.sort();
         for module in &modules {
@@ -644,11 +644,11 @@ impl Resolver {
                 out.insert(path, sym);
             }
         }
-        out
+        out.finish()
     }
 
     /// Members of a class defined at `path`, and the class's bases and openness.
-    fn class_symbols(&mut self, path: &str, sym: &mut Symbol, out: &mut BTreeMap<String, Symbol>) {
+    fn class_symbols(&mut self, path: &str, sym: &mut Symbol, out: &mut Symbols) {
         let Some(class) = self.classes.get(path).cloned() else {
             return;
         };
@@ -700,6 +700,36 @@ impl Resolver {
             }
             out.insert(member_path, member);
         }
+    }
+}
+
+/// The symbols of a release as they are produced: appended, then sorted once.
+#[derive(Default)]
+struct Symbols {
+    seen: HashMap<String, usize>,
+    items: Vec<(String, Symbol)>,
+}
+
+impl Symbols {
+    fn contains_key(&self, path: &str) -> bool {
+        self.seen.contains_key(path)
+    }
+
+    /// The last symbol given for a path wins.
+    fn insert(&mut self, path: String, symbol: Symbol) {
+        match self.seen.get(&path) {
+            Some(&i) => self.items[i].1 = symbol,
+            None => {
+                self.seen.insert(path.clone(), self.items.len());
+                self.items.push((path, symbol));
+            }
+        }
+    }
+
+    fn finish(self) -> BTreeMap<String, Symbol> {
+        let mut items = self.items;
+        items.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        items.into_iter().collect()
     }
 }
 

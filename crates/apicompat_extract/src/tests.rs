@@ -294,3 +294,25 @@ fn broken_input_is_recorded_not_fatal() {
     assert!(s.problems.iter().any(|p| p.contains("pkg/latin.py") && p.contains("UTF-8")));
 }
 
+
+#[test]
+fn stubs_reexport_only_explicit_aliases() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/_ext.pyi",
+                "from typing import Dict\nfrom enum import Enum as Enum\nimport os\nimport sys as sys\nfrom .other import *\nclass K(Enum): ...\n",
+            ),
+            ("pkg/other.py", "def helper(): ...\n"),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert!(!s.symbols.contains_key("pkg._ext.Dict"));
+    assert!(!s.symbols.contains_key("pkg._ext.os"));
+    assert!(s.symbols.contains_key("pkg._ext.Enum"));
+    assert!(s.symbols.contains_key("pkg._ext.sys"));
+    assert!(s.symbols.contains_key("pkg._ext.helper"));
+    assert!(s.symbols.contains_key("pkg._ext.K"));
+}

@@ -1,7 +1,5 @@
-//! A minimal ZIP writer for test fixtures (stored or deflate members, optionally lying
-//! headers).
-
-#![allow(dead_code)]
+//! A minimal ZIP writer, for fixtures: stored or deflated members, and headers that may lie
+//! about their member (to test readers on broken archives).
 
 use std::io::Write;
 
@@ -22,10 +20,19 @@ pub struct RawMember<'a> {
     pub unix_mode: u32,
 }
 
+/// Raw deflate of `data` (writing into memory cannot fail).
 pub fn deflate(data: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(data).unwrap();
-    enc.finish().unwrap()
+    if enc.write_all(data).is_err() {
+        return Vec::new();
+    }
+    enc.finish().unwrap_or_default()
+}
+
+impl Default for ZipWriter {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl ZipWriter {

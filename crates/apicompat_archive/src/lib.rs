@@ -417,27 +417,43 @@ fn read_zip_source(
 
 /// Reads the stored bytes of every zip member in order, then inflates them on all cores.
 /// Members that fail are dropped, with a problem recorded.
-fn inflate_in_parallel(members: &mut Vec<Member>, reader: &mut dyn zipread::ReadAt, loader: &mut Loader) {
+fn inflate_in_parallel(
+    members: &mut Vec<Member>,
+    reader: &mut dyn zipread::ReadAt,
+    loader: &mut Loader,
+) {
     use rayon::prelude::*;
     let mut jobs: Vec<(usize, zipread::CentralEntry, Vec<u8>)> = Vec::new();
     let mut failed: Vec<usize> = Vec::new();
     for (i, m) in members.iter().enumerate() {
-        let Source::Zip(entry) = &m.source else { continue };
-        if entry.uncompressed_size <= MAX_MEMBER_SIZE && !loader.account(&m.path, entry.uncompressed_size) {
+        let Source::Zip(entry) = &m.source else {
+            continue;
+        };
+        if entry.uncompressed_size <= MAX_MEMBER_SIZE
+            && !loader.account(&m.path, entry.uncompressed_size)
+        {
             failed.push(i);
             continue;
         }
         match zipread::read_compressed(&mut *reader, entry, MAX_MEMBER_SIZE) {
             Ok(raw) => jobs.push((i, entry.clone(), raw)),
             Err(e) => {
-                loader.problems.push(format!("{}: skipped: {e}", entry.name));
+                loader
+                    .problems
+                    .push(format!("{}: skipped: {e}", entry.name));
                 failed.push(i);
             }
         }
     }
     let done: Vec<(usize, String, Result<Vec<u8>, zipread::ZipError>)> = jobs
         .into_par_iter()
-        .map(|(i, entry, raw)| (i, entry.name.clone(), zipread::decompress(&entry, &raw, MAX_MEMBER_SIZE)))
+        .map(|(i, entry, raw)| {
+            (
+                i,
+                entry.name.clone(),
+                zipread::decompress(&entry, &raw, MAX_MEMBER_SIZE),
+            )
+        })
         .collect();
     for (i, name, result) in done {
         match result {

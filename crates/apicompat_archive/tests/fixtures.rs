@@ -1,13 +1,11 @@
 //! Archives and trees the tests build themselves: layouts, metadata fallbacks, and hostile or
 //! broken inputs (unsafe paths, zip bombs, truncation, symlink loops...).
 
-
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use apicompat_archive::{read_path, read_sdist_bytes, read_zip_bytes, ArchiveError, SourceTree};
 use apicompat_archive::zipwrite::{deflate, small_wheel, RawMember, ZipWriter};
+use apicompat_archive::{read_path, read_sdist_bytes, read_zip_bytes, ArchiveError, SourceTree};
 
 struct TempDir(PathBuf);
 

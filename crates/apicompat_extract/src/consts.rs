@@ -243,13 +243,19 @@ mod tests {
         env.insert("subs".into(), Const::List(vec!["a".into(), "b".into()]));
         env.insert("D".into(), Const::List(vec!["k1".into(), "k2".into()]));
         env.insert("p".into(), Const::Str(vec!["pre".into()]));
-        assert_eq!(eval_src("['x', 'y'] + subs", &env).unwrap(), ["x", "y", "a", "b"]);
-        assert_eq!(eval_src("f'pkg.{s}'", &{
-            let mut e = env.clone();
-            e.insert("s".into(), Const::Str(vec!["m".into()]));
-            e
-        })
-        .unwrap(), ["pkg.m"]);
+        assert_eq!(
+            eval_src("['x', 'y'] + subs", &env).unwrap(),
+            ["x", "y", "a", "b"]
+        );
+        assert_eq!(
+            eval_src("f'pkg.{s}'", &{
+                let mut e = env.clone();
+                e.insert("s".into(), Const::Str(vec!["m".into()]));
+                e
+            })
+            .unwrap(),
+            ["pkg.m"]
+        );
         assert_eq!(eval_src("list(D.keys())", &env).unwrap(), ["k1", "k2"]);
         assert_eq!(
             eval_src("[f'_{x}' for x in subs]", &env).unwrap(),

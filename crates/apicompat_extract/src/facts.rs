@@ -2,11 +2,11 @@
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
-use ruff_text_size::Ranged;
 
-use apicompat_surface::{Param, ParamKind, Signature};
+use apicompat_surface::Signature;
 
 use crate::consts::{self, Const, Env};
+use crate::defs::{class_info, deprecation_warning, function_info};
 
 /// How a name in a module or class got its value.
 #[derive(Debug, Clone)]
@@ -16,7 +16,10 @@ pub enum Value {
     /// `import a.b as x` (an absolute module path).
     Module(String),
     /// `from m import n` (absolute `m`).
-    From { module: String, name: String },
+    From {
+        module: String,
+        name: String,
+    },
     /// `x = a.b.c`: a dotted reference in the scope where it is written.
     Alias(String),
     /// Any other value.
@@ -113,7 +116,7 @@ pub fn file_facts(
 }
 
 /// Statements nested deeper than this are skipped.
-const MAX_NESTING: usize = 200;
+pub(crate) const MAX_NESTING: usize = 200;
 /// A loop over a literal is unrolled only up to this many items.
 const MAX_UNROLL: usize = 256;
 
@@ -163,7 +166,9 @@ impl Walker<'_> {
                 for alias in &imp.names {
                     let full = alias.name.as_str();
                     // A stub re-exports an import only in the `import a as a` form.
-                    if self.facts.is_stub && alias.asname.as_ref().is_none_or(|a| a.as_str() != full) {
+                    if self.facts.is_stub
+                        && alias.asname.as_ref().is_none_or(|a| a.as_str() != full)
+                    {
                         continue;
                     }
                     match &alias.asname {
@@ -191,9 +196,10 @@ impl Walker<'_> {
                     if n.id.as_str() == "__all__" {
                         let part = self.all_part(&a.value);
                         self.push_all(part, false);
-                    } else if let (Some(Const::List(old)), Some(Const::List(new))) =
-                        (self.env.get(n.id.as_str()).cloned(), consts::eval(&a.value, &self.env))
-                    {
+                    } else if let (Some(Const::List(old)), Some(Const::List(new))) = (
+                        self.env.get(n.id.as_str()).cloned(),
+                        consts::eval(&a.value, &self.env),
+                    ) {
                         let mut old = old;
                         old.extend(new);
                         self.env.insert(n.id.to_string(), Const::List(old));
@@ -275,7 +281,8 @@ impl Walker<'_> {
             }
             let bound = alias.asname.as_ref().map_or(name, |a| a.as_str());
             // A stub re-exports `from m import n` only as `from m import n as n`.
-            if self.facts.is_stub && (alias.asname.is_none() || bound != name) && bound != "__all__" {
+            if self.facts.is_stub && (alias.asname.is_none() || bound != name) && bound != "__all__"
+            {
                 continue;
             }
             if bound == "__all__" {
@@ -509,7 +516,8 @@ impl Walker<'_> {
         };
         let on_self = match obj {
             Expr::Subscript(s) => {
-                consts::dotted(&s.value).as_deref() == Some("sys.modules") && is_dunder_name(&s.slice)
+                consts::dotted(&s.value).as_deref() == Some("sys.modules")
+                    && is_dunder_name(&s.slice)
             }
             _ => false,
         };
@@ -721,8 +729,8 @@ impl GetattrScan<'_> {
 impl<'a> Visitor<'a> for GetattrScan<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         if let Stmt::If(i) = stmt {
-            let tests =
-                std::iter::once(&*i.test).chain(i.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()));
+            let tests = std::iter::once(&*i.test)
+                .chain(i.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()));
             for test in tests {
                 if self.mentions_param(test) {
                     match self.test_names(test) {
@@ -750,10 +758,12 @@ impl<'a> Visitor<'a> for GetattrScan<'_> {
                     }
                 }
             }
-            Expr::Subscript(s) if self.is_param(&s.slice) => match consts::strings(&s.value, self.env) {
-                Some(names) => self.names.extend(names),
-                None => self.open = true,
-            },
+            Expr::Subscript(s) if self.is_param(&s.slice) => {
+                match consts::strings(&s.value, self.env) {
+                    Some(names) => self.names.extend(names),
+                    None => self.open = true,
+                }
+            }
             _ => {}
         }
         visitor::walk_expr(self, expr);
@@ -795,409 +805,4 @@ pub fn resolve_relative(module: &str, is_package: bool, level: u32) -> Option<St
         parts.pop()?;
     }
     (!parts.is_empty()).then(|| parts.join("."))
-}
-
-/// The message of `warnings.warn(msg, DeprecationWarning)` and friends.
-fn deprecation_warning(call: &ast::ExprCall) -> Option<String> {
-    if consts::last_name(&call.func) != Some("warn") {
-        return None;
-    }
-    let args = &call.arguments;
-    let category = args
-        .args
-        .get(1)
-        .or_else(|| args.find_keyword("category").map(|k| &k.value))?;
-    let is_deprecation = matches!(
-        consts::last_name(category),
-        Some("DeprecationWarning" | "FutureWarning" | "PendingDeprecationWarning")
-    );
-    if !is_deprecation {
-        return None;
-    }
-    Some(
-        args.args
-            .first()
-            .or_else(|| args.find_keyword("message").map(|k| &k.value))
-            .map(message_text)
-            .unwrap_or_default(),
-    )
-}
-
-/// A message as written: literal text, with `{...}` for interpolations.
-fn message_text(e: &Expr) -> String {
-    let text = match e {
-        Expr::StringLiteral(s) => s.value.to_str().to_string(),
-        Expr::FString(f) => {
-            let mut out = String::new();
-            for part in f.value.iter() {
-                match part {
-                    ast::FStringPart::Literal(s) => out.push_str(&s.value),
-                    ast::FStringPart::FString(fs) => {
-                        for el in fs.elements.iter() {
-                            match el {
-                                ast::InterpolatedStringElement::Literal(l) => out.push_str(&l.value),
-                                ast::InterpolatedStringElement::Interpolation(_) => {
-                                    out.push_str("{...}")
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            out
-        }
-        Expr::BinOp(b) => format!("{}{}", message_text(&b.left), message_text(&b.right)),
-        _ => String::new(),
-    };
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    truncate(text, 300)
-}
-
-fn truncate(mut s: String, max: usize) -> String {
-    if s.len() > max {
-        let mut cut = max;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push('…');
-    }
-    s
-}
-
-/// A decorator's dotted name, without the call: `@a.b(x)` -> `a.b`.
-fn decorator_name(d: &ast::Decorator) -> Option<String> {
-    match &d.expression {
-        Expr::Call(c) => consts::dotted(&c.func),
-        e => consts::dotted(e),
-    }
-}
-
-fn function_info(f: &ast::StmtFunctionDef, source: &str, method: bool) -> Function {
-    let mut out = Function::default();
-    let mut drop_first = method;
-    for d in &f.decorator_list {
-        let name = decorator_name(d).unwrap_or_default();
-        let last = name.rsplit('.').next().unwrap_or("");
-        match last {
-            "staticmethod" => drop_first = false,
-            "property" | "cached_property" | "setter" | "getter" | "deleter"
-            | "abstractproperty" => out.property = true,
-            _ => {}
-        }
-        if last.starts_with("deprecat") || last == "_deprecated" {
-            let msg = match &d.expression {
-                Expr::Call(c) => c
-                    .arguments
-                    .args
-                    .first()
-                    .or_else(|| {
-                        ["message", "reason", "msg", "instructions"]
-                            .iter()
-                            .find_map(|k| c.arguments.find_keyword(k).map(|k| &k.value))
-                    })
-                    .map(message_text)
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            out.deprecated = Some(msg);
-        }
-    }
-    if out.deprecated.is_none() {
-        out.deprecated = f.body.iter().take(4).find_map(|s| match s {
-            Stmt::Expr(e) => match &*e.value {
-                Expr::Call(c) => deprecation_warning(c),
-                _ => None,
-            },
-            _ => None,
-        });
-    }
-    out.signatures.push(signature(&f.parameters, f.returns.as_deref(), source, drop_first));
-    out
-}
-
-fn annotation(e: &Expr, source: &str) -> String {
-    let text = source.get(e.range().start().to_usize()..e.range().end().to_usize()).unwrap_or("");
-    truncate(text.split_whitespace().collect::<Vec<_>>().join(" "), 120)
-}
-
-fn signature(params: &ast::Parameters, returns: Option<&Expr>, source: &str, drop_first: bool) -> Signature {
-    let mut out = Vec::new();
-    let mut push = |p: &ast::Parameter, kind, default: bool| {
-        out.push(Param {
-            name: p.name.to_string(),
-            kind,
-            default,
-            annotation: p.annotation.as_deref().map(|a| annotation(a, source)),
-        })
-    };
-    for p in &params.posonlyargs {
-        push(&p.parameter, ParamKind::PositionalOnly, p.default.is_some());
-    }
-    for p in &params.args {
-        let kind = if p.uses_pep_484_positional_only_convention() {
-            ParamKind::PositionalOnly
-        } else {
-            ParamKind::PositionalOrKeyword
-        };
-        push(&p.parameter, kind, p.default.is_some());
-    }
-    if let Some(v) = &params.vararg {
-        push(v, ParamKind::VarPositional, false);
-    }
-    for p in &params.kwonlyargs {
-        push(&p.parameter, ParamKind::KeywordOnly, p.default.is_some());
-    }
-    if let Some(k) = &params.kwarg {
-        push(k, ParamKind::VarKeyword, false);
-    }
-    if drop_first
-        && out
-            .first()
-            .is_some_and(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
-    {
-        out.remove(0);
-    }
-    Signature {
-        params: out,
-        returns: returns.map(|r| annotation(r, source)),
-    }
-}
-
-fn class_info(c: &ast::StmtClassDef, source: &str, depth: usize) -> Class {
-    let mut class = Class::default();
-    if let Some(args) = &c.arguments {
-        for base in args.args.iter() {
-            let base = match base {
-                Expr::Subscript(s) => &*s.value,
-                b => b,
-            };
-            if let Some(d) = consts::dotted(base) {
-                class.bases.push(d);
-            }
-        }
-    }
-    let mut is_dataclass = false;
-    for d in &c.decorator_list {
-        let name = decorator_name(d).unwrap_or_default();
-        let last = name.rsplit('.').next().unwrap_or("");
-        if last.starts_with("deprecat") {
-            class.deprecated = Some(match &d.expression {
-                Expr::Call(c) => c.arguments.args.first().map(message_text).unwrap_or_default(),
-                _ => String::new(),
-            });
-        }
-        is_dataclass |= last == "dataclass";
-    }
-    let mut fields = Vec::new();
-    class_body(&mut class, &c.body, source, depth + 1, &mut fields);
-    let init = class.members.iter().find_map(|(n, v)| match (n.as_str(), v) {
-        ("__init__", Value::Function(f)) => Some(f),
-        _ => None,
-    });
-    let new = class.members.iter().find_map(|(n, v)| match (n.as_str(), v) {
-        ("__new__", Value::Function(f)) => Some(f),
-        _ => None,
-    });
-    if let Some(f) = init.or(new) {
-        class.signatures = f
-            .signatures
-            .iter()
-            .map(|s| Signature {
-                params: s.params.clone(),
-                returns: None,
-            })
-            .collect();
-        if class.deprecated.is_none() {
-            class.deprecated.clone_from(&f.deprecated);
-        }
-    } else if is_dataclass {
-        class.signatures.push(Signature {
-            params: fields,
-            returns: None,
-        });
-    }
-    class
-}
-
-fn class_body(class: &mut Class, body: &[Stmt], source: &str, depth: usize, fields: &mut Vec<Param>) {
-    if depth > MAX_NESTING {
-        return;
-    }
-    for stmt in body {
-        match stmt {
-            Stmt::FunctionDef(f) => {
-                let name = f.name.as_str();
-                if name == "__getattr__" {
-                    class.open = true;
-                }
-                let info = function_info(f, source, true);
-                self_attributes(f, &mut class.members);
-                class.members.push((name.to_string(), Value::Function(info)));
-            }
-            Stmt::ClassDef(c) => {
-                let nested = class_info(c, source, depth);
-                class.members.push((c.name.to_string(), Value::Class(nested)));
-            }
-            Stmt::Assign(a) => {
-                for t in &a.targets {
-                    class_target(class, t, Some(&a.value));
-                }
-            }
-            Stmt::AnnAssign(a) => {
-                if let Expr::Name(n) = &*a.target {
-                    let ann = annotation(&a.annotation, source);
-                    if !ann.starts_with("ClassVar") && !ann.contains(".ClassVar") {
-                        fields.push(Param {
-                            name: n.id.to_string(),
-                            kind: ParamKind::PositionalOrKeyword,
-                            default: a.value.is_some(),
-                            annotation: Some(ann),
-                        });
-                    }
-                }
-                class_target(class, &a.target, a.value.as_deref());
-            }
-            Stmt::If(i) => {
-                class_body(class, &i.body, source, depth + 1, fields);
-                for clause in &i.elif_else_clauses {
-                    class_body(class, &clause.body, source, depth + 1, fields);
-                }
-            }
-            Stmt::Try(t) => {
-                class_body(class, &t.body, source, depth + 1, fields);
-                for handler in &t.handlers {
-                    let ast::ExceptHandler::ExceptHandler(h) = handler;
-                    class_body(class, &h.body, source, depth + 1, fields);
-                }
-                class_body(class, &t.orelse, source, depth + 1, fields);
-                class_body(class, &t.finalbody, source, depth + 1, fields);
-            }
-            Stmt::With(w) => class_body(class, &w.body, source, depth + 1, fields),
-            Stmt::For(f) => class_body(class, &f.body, source, depth + 1, fields),
-            Stmt::Import(imp) => {
-                for alias in &imp.names {
-                    let bound = alias.asname.as_ref().map_or_else(
-                        || alias.name.split('.').next().unwrap_or_default().to_string(),
-                        |a| a.to_string(),
-                    );
-                    class.members.push((bound, Value::Data));
-                }
-            }
-            Stmt::ImportFrom(imp) => {
-                for alias in &imp.names {
-                    let bound = alias.asname.as_ref().unwrap_or(&alias.name);
-                    if bound.as_str() != "*" {
-                        class.members.push((bound.to_string(), Value::Data));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn class_target(class: &mut Class, target: &Expr, value: Option<&Expr>) {
-    match target {
-        Expr::Name(n) => {
-            let name = n.id.as_str();
-            if name == "__slots__" {
-                if let Some(slots) = value.and_then(|v| consts::strings(v, &Env::new())) {
-                    for s in slots {
-                        class.members.push((s, Value::Data));
-                    }
-                }
-            }
-            let v = match value {
-                Some(Expr::Call(c))
-                    if matches!(consts::last_name(&c.func), Some("property" | "cached_property")) =>
-                {
-                    Value::Function(Function {
-                        property: true,
-                        ..Function::default()
-                    })
-                }
-                Some(v) => consts::dotted(v).map_or(Value::Data, Value::Alias),
-                None => Value::Data,
-            };
-            class.members.push((name.to_string(), v));
-        }
-        Expr::Tuple(t) => t.elts.iter().for_each(|e| class_target(class, e, None)),
-        Expr::List(l) => l.elts.iter().for_each(|e| class_target(class, e, None)),
-        _ => {}
-    }
-}
-
-/// `self.x = ...` anywhere in a method binds instance attribute `x`.
-fn self_attributes(f: &ast::StmtFunctionDef, members: &mut Vec<(String, Value)>) {
-    let Some(first) = f
-        .parameters
-        .posonlyargs
-        .iter()
-        .chain(&f.parameters.args)
-        .next()
-        .map(|p| p.name().as_str())
-    else {
-        return;
-    };
-    struct Scan<'n> {
-        this: &'n str,
-        found: Vec<String>,
-    }
-    impl Scan<'_> {
-        fn target(&mut self, t: &Expr) {
-            match t {
-                Expr::Attribute(a) => {
-                    if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == self.this) {
-                        self.found.push(a.attr.to_string());
-                    }
-                }
-                Expr::Tuple(t) => t.elts.iter().for_each(|e| self.target(e)),
-                Expr::List(l) => l.elts.iter().for_each(|e| self.target(e)),
-                Expr::Starred(s) => self.target(&s.value),
-                _ => {}
-            }
-        }
-    }
-    impl<'a> Visitor<'a> for Scan<'_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            match stmt {
-                Stmt::Assign(a) => a.targets.iter().for_each(|t| self.target(t)),
-                Stmt::AnnAssign(a) => self.target(&a.target),
-                Stmt::AugAssign(a) => self.target(&a.target),
-                Stmt::For(f) => self.target(&f.target),
-                Stmt::With(w) => w
-                    .items
-                    .iter()
-                    .filter_map(|i| i.optional_vars.as_deref())
-                    .for_each(|t| self.target(t)),
-                _ => {}
-            }
-            visitor::walk_stmt(self, stmt);
-        }
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(c) = expr {
-                if consts::dotted(&c.func).as_deref() == Some("setattr") {
-                    if let [Expr::Name(obj), key, ..] = c.arguments.args.as_ref() {
-                        if obj.id.as_str() == self.this {
-                            if let Some(k) = consts::string(key, &Env::new()) {
-                                self.found.push(k);
-                            }
-                        }
-                    }
-                }
-            }
-            visitor::walk_expr(self, expr);
-        }
-    }
-    let mut scan = Scan {
-        this: first,
-        found: Vec::new(),
-    };
-    for stmt in &f.body {
-        scan.visit_stmt(stmt);
-    }
-    for name in scan.found {
-        members.push((name, Value::Data));
-    }
 }

@@ -7,10 +7,10 @@
 //! [`Surface`].
 
 pub mod consts;
+mod defs;
 pub mod facts;
 pub mod resolve;
 mod stdlib;
-
 
 use rayon::prelude::*;
 use ruff_python_ast::PySourceType;
@@ -37,7 +37,10 @@ fn module_of(path: &str) -> Option<(String, bool, FileKind)> {
         (s, FileKind::Stub)
     } else if let Some(s) = path.strip_suffix(".py") {
         (s, FileKind::Source)
-    } else if let Some(s) = path.strip_suffix(".so").or_else(|| path.strip_suffix(".pyd")) {
+    } else if let Some(s) = path
+        .strip_suffix(".so")
+        .or_else(|| path.strip_suffix(".pyd"))
+    {
         // `_C.cpython-312-darwin.so` -> `_C`.
         let (dir, file) = s.rsplit_once('/').map_or(("", s), |(d, f)| (d, f));
         let file = file.split('.').next().unwrap_or(file);
@@ -61,15 +64,15 @@ fn module_of(path: &str) -> Option<(String, bool, FileKind)> {
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_alphabetic())
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 /// Extracts the surface of one release.
 pub fn extract(tree: &SourceTree, package: &str, version: &str) -> Surface {
-    let pool = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE).build();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .build();
     let run = || extract_inner(tree, package, version);
     match pool {
         Ok(pool) => pool.install(run),
@@ -125,7 +128,6 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         })
         .collect();
 
-    let t0 = std::time::Instant::now();
     let mut modules: HashMap<String, ModuleInfo> = HashMap::default();
     let mut problems = tree.problems.clone();
     for (facts, kind, module, file_problems) in parsed {
@@ -148,7 +150,11 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     let t1 = std::time::Instant::now();
     let symbols = resolver.symbols();
     if std::env::var_os("APICOMPAT_TIMING").is_some() {
-        eprintln!("timing: resolver setup {:?}, symbols {:?}", t1 - t0, t1.elapsed());
+        eprintln!(
+            "timing: resolver setup {:?}, symbols {:?}",
+            t1 - t0,
+            t1.elapsed()
+        );
     }
     problems.sort();
     Surface {

@@ -273,7 +273,11 @@ impl Resolver {
             return done.clone();
         }
         let busy = self.names_busy.contains(module);
-        let out = std::rc::Rc::new(self.exports_uncached(module).into_iter().collect::<HashSet<_>>());
+        let out = std::rc::Rc::new(
+            self.exports_uncached(module)
+                .into_iter()
+                .collect::<HashSet<_>>(),
+        );
         if !busy {
             self.exported.insert(module.to_string(), out.clone());
         }
@@ -286,8 +290,10 @@ impl Resolver {
             Some((names, false)) => names,
             other => {
                 let explicit = self.explicit_names(module);
-                let mut out: Vec<String> =
-                    explicit.into_iter().filter(|n| !n.starts_with('_')).collect();
+                let mut out: Vec<String> = explicit
+                    .into_iter()
+                    .filter(|n| !n.starts_with('_'))
+                    .collect();
                 if let Some((names, _)) = other {
                     out.extend(names);
                 }
@@ -388,7 +394,12 @@ impl Resolver {
         let stars: Rc<Vec<String>> = Rc::new(
             self.modules
                 .get(module)
-                .map(|m| m.files.iter().flat_map(|f| f.stars.iter().cloned()).collect())
+                .map(|m| {
+                    m.files
+                        .iter()
+                        .flat_map(|f| f.stars.iter().cloned())
+                        .collect()
+                })
                 .unwrap_or_default(),
         );
         self.stars.insert(module.to_string(), stars.clone());
@@ -410,7 +421,10 @@ impl Resolver {
             }
         }
         let out = self.resolve_uncached(module, name).map(Rc::new);
-        if let Some(slot) = self.resolved.get_mut(&(module.to_string(), name.to_string())) {
+        if let Some(slot) = self
+            .resolved
+            .get_mut(&(module.to_string(), name.to_string()))
+        {
             slot.clone_from(&out);
         }
         out
@@ -522,7 +536,9 @@ impl Resolver {
         let first = parts.next()?;
         let bound = self.modules.get(module).is_some_and(|m| {
             m.children.contains(first)
-                || m.files.iter().any(|f| f.bindings.iter().any(|(n, _)| n == first))
+                || m.files
+                    .iter()
+                    .any(|f| f.bindings.iter().any(|(n, _)| n == first))
         });
         let mut cur = if bound || self.names_of(module).contains(first) {
             self.resolve(module, first)?
@@ -601,7 +617,10 @@ impl Resolver {
         for module in &modules {
             self.names_of(module);
             let info = &self.modules[module];
-            let (open, opaque) = (info.open() || self.open_by_star.contains(module), info.opaque());
+            let (open, opaque) = (
+                info.open() || self.open_by_star.contains(module),
+                info.opaque(),
+            );
             let alias = info.alias_of.clone();
             let target_open = alias
                 .as_deref()
@@ -611,7 +630,9 @@ impl Resolver {
                 module.clone(),
                 Symbol {
                     kind: Some(Kind::Module),
-                    canonical: alias.clone().map(|_| self.target_module(module).to_string()),
+                    canonical: alias
+                        .clone()
+                        .map(|_| self.target_module(module).to_string()),
                     deprecated: self.module_deprecation(module),
                     open: open || target_open,
                     opaque,
@@ -667,7 +688,9 @@ impl Resolver {
             .collect();
         let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
         for (n, v) in &class.members {
-            let keep = members.get(n.as_str()).is_none_or(|old| member_rank(v) > member_rank(old));
+            let keep = members
+                .get(n.as_str())
+                .is_none_or(|old| member_rank(v) > member_rank(old));
             if keep {
                 members.insert(n, v);
             }

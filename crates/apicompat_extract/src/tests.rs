@@ -87,7 +87,11 @@ annotated_only: int
     assert_eq!(s.symbols["pkg.xy"].canonical.as_deref(), Some("x.y"));
     // Signatures: `self` dropped, kinds and defaults kept.
     let m = &s.symbols["pkg.core.Thing.method"].signatures[0];
-    let kinds: Vec<_> = m.params.iter().map(|p| (p.name.as_str(), p.kind, p.default)).collect();
+    let kinds: Vec<_> = m
+        .params
+        .iter()
+        .map(|p| (p.name.as_str(), p.kind, p.default))
+        .collect();
     assert_eq!(
         kinds,
         [
@@ -100,7 +104,10 @@ annotated_only: int
     );
     let init = &s.symbols["pkg.core.Thing"].signatures[0];
     assert_eq!(init.render(), "(size: int, *, flag=...)");
-    assert_eq!(s.symbols["pkg.core.helper"].signatures[0].render(), "(x, /, y)");
+    assert_eq!(
+        s.symbols["pkg.core.helper"].signatures[0].render(),
+        "(x, /, y)"
+    );
 }
 
 #[test]
@@ -146,7 +153,9 @@ globals().update({"f1": 1})
         "pkg",
         "1",
     );
-    for name in ["x", "from_sub", "alpha", "beta", "gamma", "delta", "e1", "e2", "f1"] {
+    for name in [
+        "x", "from_sub", "alpha", "beta", "gamma", "delta", "e1", "e2", "f1",
+    ] {
         assert!(s.symbols.contains_key(&format!("pkg.{name}")), "{name}");
     }
     assert!(!s.symbols["pkg"].open);
@@ -156,7 +165,10 @@ globals().update({"f1": 1})
 fn open_modules_and_closed_getattr() {
     let s = extract(
         &tree(&[
-            ("pkg/__init__.py", "def __getattr__(name):\n    return name\n"),
+            (
+                "pkg/__init__.py",
+                "def __getattr__(name):\n    return name\n",
+            ),
             (
                 "pkg/lazy.py",
                 r#"
@@ -172,7 +184,10 @@ def __getattr__(name):
 "#,
             ),
             ("pkg/dyn.py", "for k in compute():\n    globals()[k] = 1\n"),
-            ("pkg/selfreplace.py", "import sys\nsys.modules[__name__] = object()\n"),
+            (
+                "pkg/selfreplace.py",
+                "import sys\nsys.modules[__name__] = object()\n",
+            ),
         ]),
         "pkg",
         "1",
@@ -180,7 +195,10 @@ def __getattr__(name):
     assert!(s.symbols["pkg"].open);
     assert!(!s.symbols["pkg.lazy"].open);
     for name in ["_dynamo", "onnx", "old"] {
-        assert!(s.symbols.contains_key(&format!("pkg.lazy.{name}")), "{name}");
+        assert!(
+            s.symbols.contains_key(&format!("pkg.lazy.{name}")),
+            "{name}"
+        );
     }
     assert!(s.symbols["pkg.dyn"].open);
     assert!(s.symbols["pkg.selfreplace"].open);
@@ -212,8 +230,14 @@ from pkg.new import Mesh
     let m = &s.symbols["pkg.old.mesh"];
     assert_eq!(m.kind(), Kind::Module);
     assert_eq!(m.canonical.as_deref(), Some("pkg.new.mesh"));
-    assert_eq!(s.symbols["pkg.old.mesh.Mesh"].canonical.as_deref(), Some("pkg.new.mesh.Mesh"));
-    assert_eq!(s.symbols["pkg.old.Mesh"].canonical.as_deref(), Some("pkg.new.mesh.Mesh"));
+    assert_eq!(
+        s.symbols["pkg.old.mesh.Mesh"].canonical.as_deref(),
+        Some("pkg.new.mesh.Mesh")
+    );
+    assert_eq!(
+        s.symbols["pkg.old.Mesh"].canonical.as_deref(),
+        Some("pkg.new.mesh.Mesh")
+    );
 }
 
 #[test]
@@ -267,20 +291,32 @@ class Config:
         "pkg",
         "1",
     );
-    assert_eq!(s.symbols["pkg.old_thing"].deprecated.as_deref(), Some("use new_thing instead"));
+    assert_eq!(
+        s.symbols["pkg.old_thing"].deprecated.as_deref(),
+        Some("use new_thing instead")
+    );
     assert_eq!(
         s.symbols["pkg.older"].deprecated.as_deref(),
         Some("older is deprecated, use newer")
     );
     assert_eq!(s.symbols["pkg.f"].signatures.len(), 3);
-    assert_eq!(s.symbols["pkg.Config"].signatures[0].render(), "(lr: float, steps: int = ...)");
+    assert_eq!(
+        s.symbols["pkg.Config"].signatures[0].render(),
+        "(lr: float, steps: int = ...)"
+    );
 }
 
 #[test]
 fn broken_input_is_recorded_not_fatal() {
     let mut t = tree(&[
-        ("pkg/__init__.py", "def ok(): ...\ndef broken(:\n    pass\nclass After: ...\n"),
-        ("pkg/deep.py", &format!("x = {}1{}\n", "[".repeat(5000), "]".repeat(5000))),
+        (
+            "pkg/__init__.py",
+            "def ok(): ...\ndef broken(:\n    pass\nclass After: ...\n",
+        ),
+        (
+            "pkg/deep.py",
+            &format!("x = {}1{}\n", "[".repeat(5000), "]".repeat(5000)),
+        ),
     ]);
     t.files.push(SourceFile {
         path: "pkg/latin.py".into(),
@@ -290,10 +326,15 @@ fn broken_input_is_recorded_not_fatal() {
     assert!(s.symbols.contains_key("pkg.ok"));
     assert!(s.symbols.contains_key("pkg.After"));
     assert!(s.symbols.contains_key("pkg.latin.f"));
-    assert!(s.problems.iter().any(|p| p.contains("pkg/__init__.py") && p.contains("syntax error")));
-    assert!(s.problems.iter().any(|p| p.contains("pkg/latin.py") && p.contains("UTF-8")));
+    assert!(s
+        .problems
+        .iter()
+        .any(|p| p.contains("pkg/__init__.py") && p.contains("syntax error")));
+    assert!(s
+        .problems
+        .iter()
+        .any(|p| p.contains("pkg/latin.py") && p.contains("UTF-8")));
 }
-
 
 #[test]
 fn stubs_reexport_only_explicit_aliases() {

@@ -5,9 +5,9 @@ mod common;
 
 use std::time::Duration;
 
+use apicompat_archive::zipwrite::small_wheel;
 use apicompat_fetch::{choose_file, Client, FetchError, FetchOptions};
 use common::server::{serve, Behavior, Server};
-use apicompat_archive::zipwrite::small_wheel;
 
 const WHEEL: &str = "pkg-1.0-py3-none-any.whl";
 

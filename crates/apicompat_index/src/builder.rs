@@ -61,10 +61,13 @@ impl IndexBuilder {
                 surface.package, self.package
             )));
         }
-        parse_version(&surface.version).map_err(|e| {
-            IndexError::Invalid(format!("release {:?}: {e}", surface.version))
-        })?;
-        if let Some(old) = self.releases.iter().position(|r| r.version == surface.version) {
+        parse_version(&surface.version)
+            .map_err(|e| IndexError::Invalid(format!("release {:?}: {e}", surface.version)))?;
+        if let Some(old) = self
+            .releases
+            .iter()
+            .position(|r| r.version == surface.version)
+        {
             let old = old as u32;
             for entries in self.paths.values_mut() {
                 entries.retain(|(r, _)| *r != old);
@@ -82,7 +85,10 @@ impl IndexBuilder {
             let facet = Facet::from(symbol);
             let next = self.facets.len() as u32;
             let id = *self.facets.entry(facet).or_insert(next);
-            self.paths.entry(path.clone()).or_default().push((release, id));
+            self.paths
+                .entry(path.clone())
+                .or_default()
+                .push((release, id));
         }
         Ok(())
     }
@@ -232,7 +238,10 @@ impl IndexBuilder {
         write_section(&mut out, &header_json);
         write_table(
             &mut out,
-            &strings.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>(),
+            &strings
+                .iter()
+                .map(|s| s.as_bytes().to_vec())
+                .collect::<Vec<_>>(),
         );
         write_table(&mut out, &sig_items);
         write_table(&mut out, &facet_items);

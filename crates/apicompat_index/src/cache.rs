@@ -85,9 +85,7 @@ impl Cache {
         for file in files {
             let parsed = std::fs::read(&file)
                 .map_err(|e| e.to_string())
-                .and_then(|b| {
-                    lz4_flex::decompress_size_prepended(&b).map_err(|e| e.to_string())
-                })
+                .and_then(|b| lz4_flex::decompress_size_prepended(&b).map_err(|e| e.to_string()))
                 .and_then(|b| serde_json::from_slice::<Surface>(&b).map_err(|e| e.to_string()));
             match parsed {
                 Ok(s) if s.package == package => surfaces.push(s),

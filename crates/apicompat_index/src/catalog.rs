@@ -80,7 +80,10 @@ impl PackageView {
     }
 
     pub fn versions(&self) -> Vec<String> {
-        self.releases.iter().map(|r| r.version.to_string()).collect()
+        self.releases
+            .iter()
+            .map(|r| r.version.to_string())
+            .collect()
     }
 
     /// The position of a release in [`Self::releases`].

@@ -46,7 +46,10 @@ impl<'a> Reader<'a> {
     pub fn varint(&mut self) -> Result<u64, IndexError> {
         let mut v: u64 = 0;
         for shift in (0..64).step_by(7) {
-            let b = *self.bytes.get(self.pos).ok_or_else(|| corrupt("varint past end"))?;
+            let b = *self
+                .bytes
+                .get(self.pos)
+                .ok_or_else(|| corrupt("varint past end"))?;
             self.pos += 1;
             v |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
@@ -61,21 +64,36 @@ impl<'a> Reader<'a> {
     }
 
     pub fn u8(&mut self) -> Result<u8, IndexError> {
-        let b = *self.bytes.get(self.pos).ok_or_else(|| corrupt("byte past end"))?;
+        let b = *self
+            .bytes
+            .get(self.pos)
+            .ok_or_else(|| corrupt("byte past end"))?;
         self.pos += 1;
         Ok(b)
     }
 
     pub fn u32(&mut self) -> Result<u32, IndexError> {
-        let end = self.pos.checked_add(4).ok_or_else(|| corrupt("length overflow"))?;
-        let b = self.bytes.get(self.pos..end).ok_or_else(|| corrupt("u32 past end"))?;
+        let end = self
+            .pos
+            .checked_add(4)
+            .ok_or_else(|| corrupt("length overflow"))?;
+        let b = self
+            .bytes
+            .get(self.pos..end)
+            .ok_or_else(|| corrupt("u32 past end"))?;
         self.pos = end;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], IndexError> {
-        let end = self.pos.checked_add(n).ok_or_else(|| corrupt("length overflow"))?;
-        let b = self.bytes.get(self.pos..end).ok_or_else(|| corrupt("section past end"))?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .ok_or_else(|| corrupt("length overflow"))?;
+        let b = self
+            .bytes
+            .get(self.pos..end)
+            .ok_or_else(|| corrupt("section past end"))?;
         self.pos = end;
         Ok(b)
     }
@@ -132,7 +150,9 @@ impl<'a> Table<'a> {
             return Err(corrupt("item number out of range"));
         }
         let (start, end) = (self.offset(i)?, self.offset(i + 1)?);
-        self.data.get(start..end).ok_or_else(|| corrupt("item past end"))
+        self.data
+            .get(start..end)
+            .ok_or_else(|| corrupt("item past end"))
     }
 }
 

@@ -92,7 +92,9 @@ fn member(
     depth: usize,
 ) -> Result<Step, IndexError> {
     if depth > MAX_STEPS {
-        return Ok(Step::Unknown(format!("`{cur}` is defined through too many steps")));
+        return Ok(Step::Unknown(format!(
+            "`{cur}` is defined through too many steps"
+        )));
     }
     let direct = format!("{cur}.{seg}");
     if let Some(f) = index.facet_in(&direct, release)? {

@@ -22,7 +22,9 @@ impl ReleaseSet {
 
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.0.iter().enumerate().flat_map(|(i, w)| {
-            (0..64).filter(move |b| w & (1u64 << b) != 0).map(move |b| i * 64 + b)
+            (0..64)
+                .filter(move |b| w & (1u64 << b) != 0)
+                .map(move |b| i * 64 + b)
         })
     }
 }
@@ -118,7 +120,12 @@ impl PackageIndex {
             records,
             paths,
         };
-        for range in [&index.strings, &index.signatures, &index.facets, &index.records] {
+        for range in [
+            &index.strings,
+            &index.signatures,
+            &index.facets,
+            &index.records,
+        ] {
             Table::parse(&index.data[range.clone()])?;
         }
         if index.record_table()?.len() != index.paths.len() {
@@ -297,6 +304,38 @@ impl PackageIndex {
             }
         }
         out
+    }
+
+    /// Calls `f` with every path under `prefix` (all when empty) and the facet each of two
+    /// releases (positions in this index) has for it, in path order, decoding only the records.
+    pub fn for_each_pair(
+        &self,
+        prefix: &str,
+        a: usize,
+        b: usize,
+        mut f: impl FnMut(&str, Option<FacetId>, Option<FacetId>),
+    ) -> Result<(), IndexError> {
+        let mut upper = prefix.as_bytes().to_vec();
+        upper.push(0xff);
+        let mut builder = self.paths.range().ge(prefix.as_bytes());
+        if !prefix.is_empty() {
+            builder = builder.lt(&upper);
+        }
+        let mut stream = builder.into_stream();
+        while let Some((k, i)) = stream.next() {
+            let Ok(path) = std::str::from_utf8(k) else {
+                continue;
+            };
+            let record = self.record(i as usize)?;
+            let at = |r: usize| {
+                record
+                    .iter()
+                    .find(|(set, _)| set.contains(r))
+                    .map(|(_, f)| *f)
+            };
+            f(path, at(a), at(b));
+        }
+        Ok(())
     }
 
     /// Calls `f` with every path.

@@ -15,7 +15,10 @@ fn surface(version: &str, entries: &[(&str, Symbol)]) -> Surface {
     Surface {
         package: "pkg".into(),
         version: version.into(),
-        symbols: entries.iter().map(|(p, s)| (p.to_string(), s.clone())).collect(),
+        symbols: entries
+            .iter()
+            .map(|(p, s)| (p.to_string(), s.clone()))
+            .collect(),
         ..Surface::default()
     }
 }
@@ -95,9 +98,16 @@ fn releases_are_ordered_by_version_and_bytes_are_reproducible() {
     let a = build(&surfaces);
     surfaces.reverse();
     let b = build(&surfaces);
-    assert_eq!(a, b, "the same surfaces in another order must give the same bytes");
+    assert_eq!(
+        a, b,
+        "the same surfaces in another order must give the same bytes"
+    );
     let index = PackageIndex::from_bytes(&a).unwrap();
-    let versions: Vec<_> = index.releases().iter().map(|r| r.version.as_str()).collect();
+    let versions: Vec<_> = index
+        .releases()
+        .iter()
+        .map(|r| r.version.as_str())
+        .collect();
     assert_eq!(versions, ["1.9.0", "1.10.0", "2.0.0"]);
     assert_eq!(index.roots(), ["pkg"]);
     index.validate().unwrap();
@@ -127,7 +137,10 @@ fn lookups_follow_aliases_and_bases() {
             missing: "pkg.old.Base.nothing".into()
         }
     );
-    assert!(matches!(st("pkg.old.Ext.anything", 1), Status::Unknown { .. }));
+    assert!(matches!(
+        st("pkg.old.Ext.anything", 1),
+        Status::Unknown { .. }
+    ));
     // Open module: unknown, not absent.
     assert!(matches!(st("pkg.lazy.anything", 1), Status::Unknown { .. }));
     assert!(st("pkg.lazy", 2).is_absent());

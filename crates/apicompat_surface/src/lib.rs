@@ -101,7 +101,10 @@ impl Signature {
         self.params.iter().any(|p| {
             p.kind == ParamKind::VarKeyword
                 || (p.name == name
-                    && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly))
+                    && matches!(
+                        p.kind,
+                        ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly
+                    ))
         })
     }
 
@@ -131,7 +134,11 @@ impl Signature {
                 out.push_str(a);
             }
             if p.default {
-                out.push_str(if p.annotation.is_some() { " = ..." } else { "=..." });
+                out.push_str(if p.annotation.is_some() {
+                    " = ..."
+                } else {
+                    "=..."
+                });
             }
             let next_not_posonly = self
                 .params

@@ -147,15 +147,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         info.files.sort_by_key(|f| f.is_stub);
     }
     let mut resolver = Resolver::new(modules);
-    let t1 = std::time::Instant::now();
     let symbols = resolver.symbols();
-    if std::env::var_os("APICOMPAT_TIMING").is_some() {
-        eprintln!(
-            "timing: resolver setup {:?}, symbols {:?}",
-            t1 - t0,
-            t1.elapsed()
-        );
-    }
     problems.sort();
     Surface {
         package: package.to_string(),

@@ -165,6 +165,7 @@ impl Walker<'_> {
             Stmt::Import(imp) => {
                 for alias in &imp.names {
                     let full = alias.name.as_str();
+                    self.bind_imported_child(full);
                     // A stub re-exports an import only in the `import a as a` form.
                     if self.facts.is_stub
                         && alias.asname.as_ref().is_none_or(|a| a.as_str() != full)
@@ -273,6 +274,7 @@ impl Walker<'_> {
         let Some(module) = module else {
             return;
         };
+        self.bind_imported_child(&module);
         for alias in &imp.names {
             let name = alias.name.as_str();
             if name == "*" {
@@ -299,6 +301,25 @@ impl Walker<'_> {
         }
     }
 
+    /// Importing `pkg.child...` from inside package `pkg` binds `child` in `pkg` as a side
+    /// effect of the import system (so a star import of `pkg` without `__all__` copies it).
+    fn bind_imported_child(&mut self, imported: &str) {
+        if !self.facts.is_package || self.facts.is_stub {
+            return;
+        }
+        let Some(rest) = imported
+            .strip_prefix(self.facts.module.as_str())
+            .and_then(|r| r.strip_prefix('.'))
+        else {
+            return;
+        };
+        let child = rest.split('.').next().unwrap_or(rest);
+        if !child.is_empty() {
+            let path = format!("{}.{child}", self.facts.module);
+            self.bind(child, Value::Module(path));
+        }
+    }
+
     fn module_for(&mut self, f: &ast::StmtFor, depth: usize) {
         let target = match &*f.target {
             Expr::Name(n) => Some(n.id.to_string()),
@@ -312,6 +333,7 @@ impl Walker<'_> {
                         self.dir_loops.push((target.clone(), m));
                         self.module_body(&f.body, false, depth + 1);
                         self.dir_loops.pop();
+                        self.bind(target, Value::Data);
                         return;
                     }
                 }
@@ -326,9 +348,11 @@ impl Walker<'_> {
                     self.module_body(&f.body, false, depth + 1);
                 }
                 match saved {
-                    Some(v) => self.env.insert(target, v),
+                    Some(v) => self.env.insert(target.clone(), v),
                     None => self.env.remove(&target),
                 };
+                // The loop variable stays bound after the loop.
+                self.bind(&target, Value::Data);
             }
             (target, _) => {
                 if let Some(target) = target {

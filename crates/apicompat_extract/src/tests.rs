@@ -357,3 +357,25 @@ fn stubs_reexport_only_explicit_aliases() {
     assert!(s.symbols.contains_key("pkg._ext.helper"));
     assert!(s.symbols.contains_key("pkg._ext.K"));
 }
+
+#[test]
+fn loop_variables_and_imported_submodules_are_bound() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", "from ._ops import *\nfor name in ['a', 'b']:\n    pass\nfor k in compute():\n    pass\n"),
+            ("pkg/_ops/__init__.py", "from .binary import add\nimport pkg._ops.unary\n"),
+            ("pkg/_ops/binary.py", "def add(): ...\n"),
+            ("pkg/_ops/unary.py", "def neg(): ...\n"),
+            ("pkg/_ops/hidden.py", "def f(): ...\n"),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert!(s.symbols.contains_key("pkg.name"));
+    assert!(s.symbols.contains_key("pkg.k"));
+    // Imported submodules are bound in their package and travel with its star export.
+    assert_eq!(s.symbols["pkg.binary"].kind(), Kind::Module);
+    assert_eq!(s.symbols["pkg.unary"].kind(), Kind::Module);
+    assert!(s.symbols.contains_key("pkg.add"));
+    assert!(!s.symbols.contains_key("pkg.hidden"));
+}

@@ -205,6 +205,9 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, depth: usize) -> C
                 class.bases.push(d);
             }
         }
+        class.metaclass = args
+            .find_keyword("metaclass")
+            .and_then(|k| consts::dotted(&k.value));
     }
     let mut is_dataclass = false;
     for d in &c.decorator_list {

@@ -44,6 +44,8 @@ pub struct Class {
     pub deprecated: Option<String>,
     /// Defines `__getattr__`: answers any attribute.
     pub open: bool,
+    /// `metaclass=...`: its members are attributes of the class object too.
+    pub metaclass: Option<String>,
 }
 
 /// A piece of a module's `__all__`.

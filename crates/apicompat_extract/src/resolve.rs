@@ -212,6 +212,7 @@ impl Resolver {
                 signatures: c.signatures.clone(),
                 deprecated: c.deprecated.clone(),
                 open: c.open,
+                metaclass: c.metaclass.clone(),
             }),
             v => v.clone(),
         })
@@ -686,6 +687,17 @@ impl Resolver {
                     .unwrap_or_else(|| b.clone())
             })
             .collect();
+        // A metaclass defined in the release adds its members to the class object (a
+        // `property` on the metaclass reads as a class attribute). Metaclasses from outside
+        // (`ABCMeta`, `type`) add nothing worth listing and are left out, so that they do not
+        // turn every missing member into an unknown one.
+        if let Some(meta) = &class.metaclass {
+            if let Some(r) = self.resolve_ref(&module, meta) {
+                if r.kind == Kind::Class && self.classes.contains_key(&r.canonical) {
+                    sym.bases.push(r.canonical.clone());
+                }
+            }
+        }
         let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
         for (n, v) in &class.members {
             let keep = members
@@ -813,6 +825,9 @@ fn collect_classes(path: &str, class: &Class, out: &mut HashMap<String, Class>) 
                 }
             }
             existing.open |= class.open;
+            if existing.metaclass.is_none() {
+                existing.metaclass.clone_from(&class.metaclass);
+            }
         })
         .or_insert_with(|| class.clone());
 }

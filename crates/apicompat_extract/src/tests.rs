@@ -379,3 +379,17 @@ fn loop_variables_and_imported_submodules_are_bound() {
     assert!(s.symbols.contains_key("pkg.add"));
     assert!(!s.symbols.contains_key("pkg.hidden"));
 }
+
+#[test]
+fn metaclass_members_belong_to_the_class() {
+    let s = extract(
+        &tree(&[(
+            "pkg/__init__.py",
+            "class _Meta(type):\n    @property\n    def WORLD(cls): ...\nclass group(metaclass=_Meta):\n    NON = 1\nclass Plain(metaclass=ABCMeta): ...\n",
+        )]),
+        "pkg",
+        "1",
+    );
+    assert_eq!(s.symbols["pkg.group"].bases, ["pkg._Meta"]);
+    assert!(s.symbols["pkg.Plain"].bases.is_empty());
+}

@@ -7,18 +7,26 @@
 #
 # Usage: scripts/test-wheel.sh [PYTHON]        (default: python3; needs the package index for
 #                                               maturin, and a Rust toolchain)
-# Prints the time of each step; exits non-zero on the first failure.
+# Prints the time of each step and closes with `wheel: N passed, N failed`; exits non-zero on
+# the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 PYTHON=${1:-${PYTHON:-python3}}
 work=$(mktemp -d "${TMPDIR:-/tmp}/apicompat-wheel.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 t0=$(date +%s)
+passed=0
 step() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
-fail() { echo "error: $*" >&2; exit 1; }
+ok() { passed=$((passed + 1)); }
+fail() {
+    echo "error: $*" >&2
+    echo "wheel: $passed passed, 1 failed"
+    reported=1
+    exit 1
+}
+trap 'rc=$?; rm -rf "$work"; if [ $rc -ne 0 ] && [ "${reported:-}" != 1 ]; then echo "wheel: $passed passed, 1 failed"; fi' EXIT
 
 step "fresh venv with $("$PYTHON" --version 2>&1)"
 "$PYTHON" -m venv "$work/venv"
@@ -32,16 +40,20 @@ step "installed in ${install_s} s"
 
 app="$venv/bin/apicompat"
 [ -x "$app" ] || fail "no apicompat command in $venv/bin"
+ok
 if command -v ldd >/dev/null && ldd "$app" | grep -Ei 'libssl|libcrypto'; then
     fail "the binary links OpenSSL"
 fi
+ok
 
 step "apicompat --version"
 "$app" --version | grep -E '^apicompat [0-9]' || fail "--version"
+ok
 
 step "apicompat query"
 "$app" --no-cache query torch.distributed.pipelining | tee "$work/query.txt"
 grep -q "module in 2.4.0" "$work/query.txt" || fail "query answered something else"
+ok
 
 step "apicompat check on a fixture project"
 mkdir -p "$work/project"
@@ -52,9 +64,11 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || fail "check exited $rc, expected 1 (pipelining is missing in torch 2.3)"
+ok
 
 step "apicompat env on the venv"
 "$app" --no-cache env --python "$venv/bin/python" --no-check || fail "env"
+ok
 
 step "the wheel file, installed offline into a second venv"
 "$venv/bin/pip" wheel --quiet --no-deps --wheel-dir "$work/dist" "$root"
@@ -63,6 +77,9 @@ echo "$(basename "$wheel"): $(du -h "$wheel" | cut -f1)"
 "$PYTHON" -m zipfile -l "$wheel"
 "$PYTHON" -m venv "$work/venv2"
 "$work/venv2/bin/pip" install --quiet --no-index "$wheel"
-"$work/venv2/bin/apicompat" --version
+"$work/venv2/bin/apicompat" --version || fail "the wheel installed offline does not run"
+ok
 
 step "done; pip install . took ${install_s} s"
+reported=1
+echo "wheel: $passed passed, 0 failed"

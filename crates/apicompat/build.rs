@@ -18,11 +18,16 @@ fn main() {
         })
         .unwrap_or_default();
     names.sort();
-    let mut code = String::from("/// Package indexes embedded at build time: (package, compressed index).\n");
+    let mut code =
+        String::from("/// Package indexes embedded at build time: (package, compressed index).\n");
     code.push_str("pub static EMBEDDED: &[(&str, &[u8])] = &[\n");
     for name in names {
         let path = dir.join(format!("{name}.apix"));
-        let _ = writeln!(code, "    ({name:?}, include_bytes!({:?})),", path.display().to_string());
+        let _ = writeln!(
+            code,
+            "    ({name:?}, include_bytes!({:?})),",
+            path.display().to_string()
+        );
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default()).join("embedded.rs");

@@ -1,9 +1,9 @@
 //! `apicompat`: knows the API surface of every release of Python frameworks, statically.
 
-mod commands;
-mod ui;
 #[path = "commands/check.rs"]
 mod check_command;
+mod commands;
+mod ui;
 
 use apicompat::EMBEDDED;
 
@@ -50,10 +50,14 @@ pub enum Format {
 #[derive(Subcommand)]
 enum Command {
     /// Check every use of an indexed package in a project against the releases it may run on.
-    #[command(after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif")]
+    #[command(
+        after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif"
+    )]
     Check(check_command::CheckArgs),
     /// Which releases have a module, class, function or attribute, and what it is in each.
-    #[command(after_help = "Examples:\n  apicompat query torch.distributed._tensor.Partial\n  apicompat query colossalai.zero.low_level.low_level_optim.LowLevelZeroOptimizer._param_store --output-format json")]
+    #[command(
+        after_help = "Examples:\n  apicompat query torch.distributed._tensor.Partial\n  apicompat query colossalai.zero.low_level.low_level_optim.LowLevelZeroOptimizer._param_store --output-format json"
+    )]
     Query {
         /// A dotted path: `torch.nn.Linear`, `torch.distributed.pipelining`.
         symbol: String,
@@ -65,17 +69,33 @@ enum Command {
     },
     /// Inspect a Python environment (pip check, Requires-Python, CUDA/ROCm builds that
     /// disagree), then check the project against exactly the releases installed there.
-    #[command(after_help = "Examples:\n  apicompat env\n  apicompat env --python .venv/bin/python src/\n  apicompat env --python /opt/conda/envs/train --no-check\n  apicompat env --output-format json > env.json\n\nExit code: 0 consistent, 1 problems found (or check errors), 2 unreadable metadata or bad input.")]
+    #[command(
+        after_help = "Examples:\n  apicompat env\n  apicompat env --python .venv/bin/python src/\n  apicompat env --python /opt/conda/envs/train --no-check\n  apicompat env --output-format json > env.json\n\nExit code: 0 consistent, 1 problems found (or check errors), 2 unreadable metadata or bad input."
+    )]
     Env(commands::env::EnvArgs),
+    /// The releases of each package on which every use works, why, and what to declare.
+    #[command(
+        after_help = "Examples:\n  apicompat range\n  apicompat range src/ --output-format json\n  apicompat range --python-version 3.9\n  apicompat range --cap\n\nExit code: 0, 1 when a declared requirement admits releases that break or no combination of releases works, 2 when a path cannot be read or on bad input."
+    )]
+    Range(commands::range::RangeArgs),
+    /// What changed between two releases; with --used-by, every line of a project an upgrade affects.
+    #[command(
+        after_help = "Examples:\n  apicompat diff torch 2.4.1 2.5.0\n  apicompat diff torch 2.4.1 2.5.0 --prefix torch.distributed\n  apicompat diff torch 2.4.1 2.5.0 --used-by . --output-format markdown\n  apicompat diff colossalai 0.4.0 0.4.1 --output-format json\n\nExit code: 0, 1 when a line of the --used-by project breaks on the newer release, 2 on bad input."
+    )]
+    Diff(commands::diff::DiffArgs),
     /// Print a shell completion script.
-    #[command(after_help = "Examples:\n  apicompat completions bash > ~/.local/share/bash-completion/completions/apicompat\n  apicompat completions zsh > \"${fpath[1]}/_apicompat\"\n  apicompat completions fish > ~/.config/fish/completions/apicompat.fish")]
+    #[command(
+        after_help = "Examples:\n  apicompat completions bash > ~/.local/share/bash-completion/completions/apicompat\n  apicompat completions zsh > \"${fpath[1]}/_apicompat\"\n  apicompat completions fish > ~/.config/fish/completions/apicompat.fish"
+    )]
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
     /// Build, fetch and inspect the index of releases.
-    #[command(after_help = "Examples:\n  apicompat index list\n  apicompat index fetch 'torch>=2.3,<2.6'\n  apicompat index show torch==2.5.0\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch")]
+    #[command(
+        after_help = "Examples:\n  apicompat index list\n  apicompat index fetch 'torch>=2.3,<2.6'\n  apicompat index show torch==2.5.0\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch"
+    )]
     Index {
         #[command(subcommand)]
         command: IndexCommand,
@@ -85,7 +105,9 @@ enum Command {
 #[derive(Subcommand)]
 enum IndexCommand {
     /// Extract the surface of releases from wheels, sdists or directories into the cache.
-    #[command(after_help = "Examples:\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch --version 2.5.0\n  apicompat index build downloads/torch-*.whl --package torch\n  apicompat index build ./site-packages --package colossalai --version 0.4.1 --output surface.json")]
+    #[command(
+        after_help = "Examples:\n  apicompat index build torch-2.5.0-cp312-none-macosx_11_0_arm64.whl --package torch --version 2.5.0\n  apicompat index build downloads/torch-*.whl --package torch\n  apicompat index build ./site-packages --package colossalai --version 0.4.1 --output surface.json"
+    )]
     Build {
         /// Wheels (.whl), sdists (.tar.gz, .zip) or directories.
         #[arg(required = true)]
@@ -100,7 +122,9 @@ enum IndexCommand {
         output: Option<PathBuf>,
     },
     /// Download releases from the package index and add them to the cache.
-    #[command(after_help = "Examples:\n  apicompat index fetch colossalai\n  apicompat index fetch torch==2.5.0\n  apicompat index fetch 'torch>=2.3,<2.6'")]
+    #[command(
+        after_help = "Examples:\n  apicompat index fetch colossalai\n  apicompat index fetch torch==2.5.0\n  apicompat index fetch 'torch>=2.3,<2.6'"
+    )]
     Fetch {
         /// `NAME` (every release), `NAME==V` or `NAME` with a specifier set.
         specs: Vec<String>,
@@ -113,7 +137,9 @@ enum IndexCommand {
         download_to: Option<PathBuf>,
     },
     /// The whole surface of one release: every module and name, every class's members.
-    #[command(after_help = "Examples:\n  apicompat index show torch==2.5.0\n  apicompat index show colossalai==0.4.0 --output-format json")]
+    #[command(
+        after_help = "Examples:\n  apicompat index show torch==2.5.0\n  apicompat index show colossalai==0.4.0 --output-format json"
+    )]
     Show {
         /// `NAME==VERSION`.
         spec: String,
@@ -121,7 +147,9 @@ enum IndexCommand {
         output_format: Format,
     },
     /// The packages and releases known, embedded and cached.
-    #[command(after_help = "Examples:\n  apicompat index list\n  apicompat index list --output-format json")]
+    #[command(
+        after_help = "Examples:\n  apicompat index list\n  apicompat index list --output-format json"
+    )]
     List {
         #[arg(long, value_enum, default_value = "text")]
         output_format: Format,
@@ -160,7 +188,9 @@ fn main() -> ExitCode {
     let cache_dir = if cli.no_cache {
         None
     } else {
-        cli.cache_dir.clone().or_else(apicompat_index::cache::default_dir)
+        cli.cache_dir
+            .clone()
+            .or_else(apicompat_index::cache::default_dir)
     };
     let open_catalog = || {
         let catalog = Catalog::open(EMBEDDED, cache_dir.as_deref());
@@ -174,6 +204,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check_command::run(&open_catalog(), args),
         Command::Env(args) => commands::env::run(&open_catalog(), args),
+        Command::Range(args) => commands::range::run(&open_catalog(), args),
+        Command::Diff(args) => commands::diff::run(&open_catalog(), args),
         Command::Completions { shell } => commands::completions::run(Cli::command(), shell),
         Command::Query {
             symbol,
@@ -197,12 +229,19 @@ fn main() -> ExitCode {
                 specs,
                 refresh,
                 download_to,
-            } => commands::fetch::run(&specs, refresh, download_to.as_deref(), cache_dir.as_deref()),
+            } => commands::fetch::run(
+                &specs,
+                refresh,
+                download_to.as_deref(),
+                cache_dir.as_deref(),
+            ),
             IndexCommand::Show {
                 spec,
                 output_format,
             } => commands::show::run(&open_catalog(), &spec, output_format),
-            IndexCommand::List { output_format } => commands::list::run(&open_catalog(), output_format),
+            IndexCommand::List { output_format } => {
+                commands::list::run(&open_catalog(), output_format)
+            }
         },
     };
     match result {

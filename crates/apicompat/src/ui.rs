@@ -8,11 +8,7 @@ static VERBOSITY: AtomicI8 = AtomicI8::new(0);
 
 /// Set once by `main` from the global flags.
 pub fn set_verbosity(quiet: bool, verbose: bool) {
-    let level = if quiet {
-        -1
-    } else {
-        i8::from(verbose)
-    };
+    let level = if quiet { -1 } else { i8::from(verbose) };
     VERBOSITY.store(level, Ordering::Relaxed);
 }
 

@@ -111,16 +111,32 @@ fn torch_family_mismatch_is_reported_with_both_versions() {
         text.contains("torch 2.1.2+cu121 is required exactly by torchaudio 2.1.2+cu121 (torch==2.1.2), torchvision 0.16.2+cu118 (torch==2.1.2)"),
         "{text}"
     );
-    assert!(text.contains("torch 2.1.2+cu121 requires exactly: triton 2.1.0"), "{text}");
-    assert!(text.contains("indexed: torch 2.1.2+cu121 (release 2.1.2 is in the index)"), "{text}");
+    assert!(
+        text.contains("torch 2.1.2+cu121 requires exactly: triton 2.1.0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("indexed: torch 2.1.2+cu121 (release 2.1.2 is in the index)"),
+        "{text}"
+    );
 
     let o = apicompat_in(
         &dir,
-        &["env", "--python", env_s, "--no-check", "--output-format", "json"],
+        &[
+            "env",
+            "--python",
+            env_s,
+            "--no-check",
+            "--output-format",
+            "json",
+        ],
         &cache,
     );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["label_mismatches"][0]["reference"]["version"], "2.1.2+cu121");
+    assert_eq!(
+        v["label_mismatches"][0]["reference"]["version"],
+        "2.1.2+cu121"
+    );
     assert_eq!(v["label_mismatches"][0]["other"]["version"], "0.16.2+cu118");
     assert_eq!(v["exit_code"], 1);
     assert!(v["check"].is_null());
@@ -150,7 +166,10 @@ fn a_satisfied_environment_and_the_project_checked_against_it() {
     assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
     assert!(text.contains("The environment is consistent."), "{text}");
     assert!(!text.contains("mismatch"), "{text}");
-    assert!(text.contains("Check of . against the installed releases:"), "{text}");
+    assert!(
+        text.contains("Check of . against the installed releases:"),
+        "{text}"
+    );
 
     let o = apicompat_in(
         &project,
@@ -167,7 +186,11 @@ fn a_satisfied_environment_and_the_project_checked_against_it() {
     let old = dir.join("venv-old");
     let site = venv_tree(&old);
     torch_family(&site, "2.3.1+cu121", "0.18.1+cu121", "2.3.1+cu121");
-    let o = apicompat_in(&project, &["env", "--python", old.to_str().unwrap()], &cache);
+    let o = apicompat_in(
+        &project,
+        &["env", "--python", old.to_str().unwrap()],
+        &cache,
+    );
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains("The environment is consistent."), "{text}");
@@ -177,7 +200,11 @@ fn a_satisfied_environment_and_the_project_checked_against_it() {
     );
 
     // --quiet: nothing about a consistent environment.
-    let o = apicompat_in(&project, &["env", "-q", "--python", env_s, "--no-check"], &cache);
+    let o = apicompat_in(
+        &project,
+        &["env", "-q", "--python", env_s, "--no-check"],
+        &cache,
+    );
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "");
 }
@@ -191,7 +218,11 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
     let o = apicompat_in(&dir, &["env", "--python", "no/such/venv"], &cache);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no/such/venv: no such file or directory"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no/such/venv: no such file or directory"),
+        "{}",
+        stderr(&o)
+    );
 
     // A "Python" that is not one: a text file, and a program of another name.
     let fake = dir.join("bin");
@@ -200,16 +231,28 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
     let o = apicompat_in(&dir, &["env", "--python", "bin/python3"], &cache);
     no_panic(&o);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not a Python interpreter"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a Python interpreter"),
+        "{}",
+        stderr(&o)
+    );
     fs::write(fake.join("node"), b"\x7fELF\x02\x01\x01").unwrap();
     let o = apicompat_in(&dir, &["env", "--python", "bin/node"], &cache);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("its name is not python"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("its name is not python"),
+        "{}",
+        stderr(&o)
+    );
 
     // A directory that is no environment.
     let o = apicompat_in(&dir, &["env", "--python", "bin"], &cache);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not a Python environment"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a Python environment"),
+        "{}",
+        stderr(&o)
+    );
 
     // Nothing given and no VIRTUAL_ENV.
     let o = apicompat_in(&dir, &["env"], &cache);
@@ -222,14 +265,21 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
     dist(&site, "fine", "1.0", &["Requires-Dist: six"]);
     let bad = site.join("broken-1.0.dist-info");
     fs::create_dir_all(&bad).unwrap();
-    fs::write(bad.join("METADATA"), b"\x00\xff\xfe\x00 not metadata at all").unwrap();
+    fs::write(
+        bad.join("METADATA"),
+        b"\x00\xff\xfe\x00 not metadata at all",
+    )
+    .unwrap();
     let o = apicompat_in(&dir, &["env", "--python", "venv", "--no-check"], &cache);
     no_panic(&o);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(2), "{text}");
     assert!(text.contains("broken-1.0.dist-info/METADATA"), "{text}");
     assert!(text.contains("error:"), "{text}");
-    assert!(text.contains("fine 1.0 requires six, which is not installed."), "{text}");
+    assert!(
+        text.contains("fine 1.0 requires six, which is not installed."),
+        "{text}"
+    );
 }
 
 /// A venv built here with real packages from the package index whose Requires-Dist is violated
@@ -285,7 +335,14 @@ fn real_venv_matches_pip_check() {
 
     let o = apicompat_in(
         &dir,
-        &["env", "--python", py.to_str().unwrap(), "--no-check", "--output-format", "json"],
+        &[
+            "env",
+            "--python",
+            py.to_str().unwrap(),
+            "--no-check",
+            "--output-format",
+            "json",
+        ],
         &cache,
     );
     no_panic(&o);
@@ -299,10 +356,19 @@ fn real_venv_matches_pip_check() {
         .collect();
     got.sort();
     assert_eq!(got, want);
-    assert_eq!(v["environment"]["python_version"].as_str().map(|s| s.starts_with("3.")), Some(true));
+    assert_eq!(
+        v["environment"]["python_version"]
+            .as_str()
+            .map(|s| s.starts_with("3.")),
+        Some(true)
+    );
 
     // The text report carries the same lines word for word.
-    let o = apicompat_in(&dir, &["env", "--python", py.to_str().unwrap(), "--no-check"], &cache);
+    let o = apicompat_in(
+        &dir,
+        &["env", "--python", py.to_str().unwrap(), "--no-check"],
+        &cache,
+    );
     let text = stdout(&o);
     for line in &want {
         assert!(text.lines().any(|l| l == line), "{line}\n{text}");
@@ -310,13 +376,28 @@ fn real_venv_matches_pip_check() {
 
     // Fixed the way pip would fix it: nothing left.
     let fix = Command::new(&py)
-        .args(["-m", "pip", "install", "--quiet", "--no-deps", "zipp==3.20.0", "six==1.16.0"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "zipp==3.20.0",
+            "six==1.16.0",
+        ])
         .output()
         .expect("pip install");
     assert!(fix.status.success(), "{}", stderr(&fix));
-    let pip_ok = Command::new(&py).args(["-m", "pip", "check"]).output().unwrap();
+    let pip_ok = Command::new(&py)
+        .args(["-m", "pip", "check"])
+        .output()
+        .unwrap();
     assert!(stdout(&pip_ok).contains("No broken requirements found."));
-    let o = apicompat_in(&dir, &["env", "--python", py.to_str().unwrap(), "--no-check"], &cache);
+    let o = apicompat_in(
+        &dir,
+        &["env", "--python", py.to_str().unwrap(), "--no-check"],
+        &cache,
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("No broken requirements found."));
 }
@@ -335,28 +416,86 @@ fn completions_for_each_shell() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// The subcommands listed under `Commands:` in a help text (clap's own `help` left out).
+fn listed_subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| l.trim() != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        // Wrapped descriptions continue on lines indented further.
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every subcommand, found from the help itself (so new ones are held to it too), has
+/// examples at the end of its `--help`.
 #[test]
 fn every_subcommand_has_help_with_examples() {
     let dir = temp("help");
     let o = apicompat_in(&dir, &["--version"], &dir);
     assert!(stdout(&o).starts_with("apicompat "), "{}", stdout(&o));
-    for sub in [
-        vec![],
-        vec!["check"],
-        vec!["env"],
-        vec!["query"],
-        vec!["completions"],
-        vec!["index"],
-        vec!["index", "build"],
-        vec!["index", "fetch"],
-        vec!["index", "show"],
-        vec!["index", "list"],
-    ] {
-        let mut args = sub.clone();
+    let mut queue: Vec<Vec<String>> = vec![vec![]];
+    let mut seen = 0;
+    while let Some(sub) = queue.pop() {
+        let mut args: Vec<&str> = sub.iter().map(String::as_str).collect();
         args.push("--help");
         let o = apicompat_in(&dir, &args, &dir);
         assert!(o.status.success(), "{sub:?}");
         let text = stdout(&o);
         assert!(text.contains("Examples:\n  apicompat"), "{sub:?}: {text}");
+        for child in listed_subcommands(&text) {
+            let mut next = sub.clone();
+            next.push(child);
+            queue.push(next);
+        }
+        seen += 1;
+    }
+    // apicompat, check, env, query, completions, index and its four subcommands at least.
+    assert!(seen >= 10, "{seen}");
+}
+
+/// Colour on a terminal (through `script`, which gives the command a pseudo-terminal), none
+/// with `NO_COLOR`, in `env` and in clap's help alike.
+#[test]
+fn no_color_is_honoured_on_a_terminal() {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!("no `script` command: skipped");
+        return;
+    }
+    let dir = temp("no-color");
+    let env = dir.join("venv");
+    let site = venv_tree(&env);
+    torch_family(&site, "2.1.2+cu121", "0.16.2+cu118", "2.1.2+cu121");
+    let bin = env!("CARGO_BIN_EXE_apicompat");
+    let on_tty = |cmd: &str, no_color: bool| {
+        let mut c = Command::new("script");
+        c.args(["-qec", cmd, "/dev/null"])
+            .current_dir(&dir)
+            .env("APICOMPAT_CACHE_DIR", dir.join("cache"))
+            .env_remove("NO_COLOR");
+        if no_color {
+            c.env("NO_COLOR", "1");
+        }
+        stdout(&c.output().expect("script"))
+    };
+    for cmd in [
+        format!("{bin} env --no-check --python {}", env.display()),
+        format!("{bin} --help"),
+    ] {
+        assert!(
+            on_tty(&cmd, false).contains('\x1b'),
+            "{cmd}: no colour on a terminal"
+        );
+        assert!(
+            !on_tty(&cmd, true).contains('\x1b'),
+            "{cmd}: colour despite NO_COLOR"
+        );
     }
 }

@@ -32,7 +32,10 @@ fn symbols_tsv_rows_are_reproduced() {
     let catalog = catalog();
     let mut failures = Vec::new();
     let mut rows = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let cols: Vec<&str> = line.split('\t').collect();
         let (package, symbol, present) = (cols[0], cols[1], cols[3]);
         rows += 1;
@@ -58,20 +61,38 @@ fn symbols_tsv_rows_are_reproduced() {
                 "{symbol}: expected {present}, index has {}",
                 apicompat_index::ranges(
                     &versions,
-                    &versions.iter().map(|x| actual.contains(x)).collect::<Vec<_>>()
+                    &versions
+                        .iter()
+                        .map(|x| actual.contains(x))
+                        .collect::<Vec<_>>()
                 )
                 .join(", ")
             ));
         }
     }
     assert!(rows >= 40, "symbols.tsv has {rows} rows");
-    assert!(failures.is_empty(), "{} of {rows} rows differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {rows} rows differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Names every module has at run time without defining them.
 const IMPLICIT: &[&str] = &[
-    "__builtins__", "__cached__", "__doc__", "__file__", "__loader__", "__name__",
-    "__package__", "__path__", "__spec__", "__annotations__", "__dict__", "__all__",
+    "__builtins__",
+    "__cached__",
+    "__doc__",
+    "__file__",
+    "__loader__",
+    "__name__",
+    "__package__",
+    "__path__",
+    "__spec__",
+    "__annotations__",
+    "__dict__",
+    "__all__",
     "__getattr__",
 ];
 
@@ -129,7 +150,9 @@ fn score(catalog: &Catalog, version: &str) -> Score {
             }
         }
         for group in ["public", "private"] {
-            let Some(names) = m[group].as_object() else { continue };
+            let Some(names) = m[group].as_object() else {
+                continue;
+            };
             for n in names.keys() {
                 if IMPLICIT.contains(&n.as_str()) {
                     continue;

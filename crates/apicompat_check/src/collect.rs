@@ -10,7 +10,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::Reach;
-use crate::versions::{Bound as VBound, Op, Pred, Restriction};
+use crate::versions::{Bound as VBound, Op, Pred, Restriction, VersionHelper, HELPER_ROOT};
 
 /// Statements and expressions nested deeper than this are not followed (AC007).
 pub const MAX_DEPTH: usize = 1500;
@@ -50,15 +50,61 @@ pub struct Use {
 #[derive(Debug, Clone, Default)]
 pub struct FileUses {
     pub uses: Vec<Use>,
+    /// The functions the module defines at top level, with the [`VersionHelper`] each is, if
+    /// it is one; other files' conditions on helpers are resolved with
+    /// [`crate::files::resolve_project_helpers`].
+    pub helpers: Vec<(String, Option<VersionHelper>)>,
     /// Absolute imports whose top-level module is not indexed: (module, where).
     pub foreign: Vec<(String, TextRange)>,
     /// Where nesting got too deep to follow, if it did.
     pub too_deep: Option<TextRange>,
+    /// Imports of modules outside the indexed packages that run when the module is imported
+    /// (not inside functions), for the import chains of [`crate::chains`].
+    pub imports: Vec<ModuleImport>,
+    /// The module has an `if __name__ == "__main__":` block: it is an entry point.
+    pub is_main: bool,
+    /// Attributes read on objects whose type is not known (`optimizer._param_store`).
+    pub members: Vec<MemberUse>,
+    /// Names the file defines or binds (see [`crate::members::Definitions`]).
+    pub definitions: crate::members::Definitions,
+}
+
+/// An attribute read on an object whose type is not known statically: the receiver is a
+/// parameter, a local variable, a call result. Only its name can be checked against the index.
+#[derive(Debug, Clone)]
+pub struct MemberUse {
+    pub name: String,
+    /// The receiver as written when it is a dotted name (`optimizer`, `self.opt`), else `(...)`.
+    pub receiver: String,
+    /// The first name of a dotted receiver (`self` for `self.opt`).
+    pub root: Option<String>,
+    pub range: TextRange,
+    pub stmt_start: TextSize,
+    pub reach: Reach,
+    pub guarded: bool,
+    pub versions: Vec<(String, Pred)>,
+}
+
+/// An import statement's target, as written: `import a.b` (`level` 0, `module` `a.b`, no
+/// names), `from ..x import y, z` (`level` 2, `module` `x`, names `y`, `z`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleImport {
+    pub level: u32,
+    pub module: Option<String>,
+    pub names: Vec<String>,
 }
 
 /// Collects the uses of the top-level modules in `roots`.
 pub fn collect(suite: &[Stmt], roots: &HashSet<String>) -> FileUses {
+    collect_in(suite, roots, true)
+}
+
+/// [`collect`], told whether the source may hold an assignment expression (`:=`, the only
+/// binding inside an expression): without one, the names a function binds are found from its
+/// statements' targets alone.
+pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> FileUses {
     let mut w = Walker {
+        walrus,
         roots,
         scopes: vec![Scope::new(ScopeKind::Module)],
         ctx: Ctx::default(),
@@ -67,9 +113,11 @@ pub fn collect(suite: &[Stmt], roots: &HashSet<String>) -> FileUses {
         depth: 0,
         stmt_start: TextSize::default(),
         future_annotations: false,
+        continuation: None,
     };
     w.body(suite);
     w.run_deferred();
+    w.out.definitions = crate::members::Definitions::of(suite);
     w.out
 }
 
@@ -85,6 +133,10 @@ enum Bound {
     VersionOf(String),
     /// A boolean computed from a version check.
     Cond(Restriction),
+    /// A function that compares a package's version with its parameter.
+    Helper(VersionHelper),
+    /// Another function defined in the file (it hides helpers of the same name elsewhere).
+    Function,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,19 +150,19 @@ enum ScopeKind {
 #[derive(Debug)]
 struct Scope {
     kind: ScopeKind,
-    names: HashMap<String, Bound>,
+    names: FxMap<String, Bound>,
     /// Names assigned anywhere in the function: they hide the enclosing scopes' names.
-    locals: HashSet<String>,
-    globals: HashSet<String>,
+    locals: FxSet<String>,
+    globals: FxSet<String>,
 }
 
 impl Scope {
     fn new(kind: ScopeKind) -> Scope {
         Scope {
             kind,
-            names: HashMap::new(),
-            locals: HashSet::new(),
-            globals: HashSet::new(),
+            names: FxMap::default(),
+            locals: FxSet::default(),
+            globals: FxSet::default(),
         }
     }
 }
@@ -139,6 +191,8 @@ struct CondInfo {
 
 struct Walker<'a> {
     roots: &'a HashSet<String>,
+    /// The source may hold `:=` (see [`collect_in`]).
+    walrus: bool,
     scopes: Vec<Scope>,
     ctx: Ctx,
     /// Function bodies to walk when the enclosing scope is done (they run later).
@@ -147,6 +201,9 @@ struct Walker<'a> {
     depth: usize,
     stmt_start: TextSize,
     future_annotations: bool,
+    /// Set by an `if` whose branches all leave the block but one: the context of the rest of
+    /// the block (taken by [`Walker::body`]).
+    continuation: Option<Ctx>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[
@@ -340,29 +397,34 @@ impl<'a> Walker<'a> {
 
     /// The indexed path an expression names, with the binding it goes through.
     fn resolve(&self, expr: &Expr) -> Option<(String, Bound)> {
-        let mut attrs = Vec::new();
+        // The base name first: most chains (`self.x.y`) are not on an indexed package, and
+        // then nothing is allocated.
         let mut cur = expr;
-        loop {
-            match cur {
-                Expr::Attribute(a) => {
-                    attrs.push(a.attr.as_str());
-                    cur = &a.value;
-                }
-                Expr::Name(n) => {
-                    let bound = self.lookup(n.id.as_str())?;
-                    let Bound::Path { path, .. } = bound else {
-                        return None;
-                    };
-                    let mut full = path.clone();
-                    for a in attrs.iter().rev() {
-                        full.push('.');
-                        full.push_str(a);
-                    }
-                    return Some((full, bound.clone()));
-                }
-                _ => return None,
-            }
+        let mut len = 0;
+        while let Expr::Attribute(a) = cur {
+            len += 1 + a.attr.len();
+            cur = &a.value;
         }
+        let Expr::Name(n) = cur else {
+            return None;
+        };
+        let bound = self.lookup(n.id.as_str())?;
+        let Bound::Path { path, .. } = bound else {
+            return None;
+        };
+        let mut attrs: Vec<&str> = Vec::new();
+        let mut cur = expr;
+        while let Expr::Attribute(a) = cur {
+            attrs.push(a.attr.as_str());
+            cur = &a.value;
+        }
+        let mut full = String::with_capacity(path.len() + len);
+        full.push_str(path);
+        for a in attrs.iter().rev() {
+            full.push('.');
+            full.push_str(a);
+        }
+        Some((full, bound.clone()))
     }
 
     fn is_builtin(&self, expr: &Expr, name: &str) -> bool {
@@ -371,9 +433,20 @@ impl<'a> Walker<'a> {
 
     // ----- statements -----
 
+    /// A block. After an `if` whose branches all leave the block but one (`if not
+    /// hasattr(torch, "x"): return`, `if torch.__version__ < "2.4": raise ...`), the rest of
+    /// the block runs only where that branch's condition holds.
     fn body(&mut self, body: &'a [Stmt]) {
+        let mut outer: Option<Ctx> = None;
         for stmt in body {
             self.visit_stmt(stmt);
+            if let Some(rest) = self.continuation.take() {
+                let before = std::mem::replace(&mut self.ctx, rest);
+                outer.get_or_insert(before);
+            }
+        }
+        if let Some(ctx) = outer {
+            self.ctx = ctx;
         }
     }
 
@@ -396,7 +469,10 @@ impl<'a> Walker<'a> {
 
     fn function_body(&mut self, f: &'a ast::StmtFunctionDef, ctx: Ctx) {
         let mut scope = Scope::new(ScopeKind::Function);
-        let mut locals = LocalNames::default();
+        let mut locals = LocalNames {
+            walrus: self.walrus,
+            ..LocalNames::default()
+        };
         for p in f.parameters.iter() {
             locals.names.insert(p.name().to_string());
         }
@@ -429,6 +505,13 @@ impl<'a> Walker<'a> {
             let root = full.split('.').next().unwrap_or(full);
             let bound_name = alias.asname.as_ref().map_or(root, |a| a.as_str());
             if !self.roots.contains(root) {
+                if !self.ctx.in_function {
+                    self.out.imports.push(ModuleImport {
+                        level: 0,
+                        module: Some(full.to_string()),
+                        names: Vec::new(),
+                    });
+                }
                 self.out.foreign.push((root.to_string(), alias.range()));
                 self.store(bound_name);
                 continue;
@@ -441,6 +524,18 @@ impl<'a> Walker<'a> {
     }
 
     fn import_from(&mut self, imp: &'a ast::StmtImportFrom) {
+        let indexed = imp.level == 0
+            && imp.module.as_ref().is_some_and(|m| {
+                self.roots
+                    .contains(m.as_str().split('.').next().unwrap_or(m.as_str()))
+            });
+        if !self.ctx.in_function && !indexed {
+            self.out.imports.push(ModuleImport {
+                level: imp.level,
+                module: imp.module.as_ref().map(|m| m.to_string()),
+                names: imp.names.iter().map(|a| a.name.to_string()).collect(),
+            });
+        }
         let module = match (&imp.module, imp.level) {
             (Some(m), 0) => m.as_str(),
             _ => {
@@ -486,7 +581,23 @@ impl<'a> Walker<'a> {
             self.bind(name, Bound::VersionOf(root));
             return;
         }
-        if matches!(value, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) {
+        if let Expr::Lambda(l) = value {
+            if let Some(h) = l
+                .parameters
+                .as_deref()
+                .and_then(|p| self.helper_expr(p, &l.body))
+            {
+                if self.scopes.len() == 1 {
+                    self.out.helpers.push((name.to_string(), Some(h.clone())));
+                }
+                self.bind(name, Bound::Helper(h));
+                return;
+            }
+        }
+        if matches!(
+            value,
+            Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
+        ) {
             let info = self.cond_info(value);
             if !info.restriction.parts.is_empty() {
                 self.bind(name, Bound::Cond(info.restriction));
@@ -515,12 +626,21 @@ impl<'a> Walker<'a> {
             }
             return;
         }
+        if self.scopes.len() == 1 && is_main_test(&s.test) {
+            self.out.is_main = true;
+        }
         self.visit_expr(&s.test);
         let info = self.cond_info(&s.test);
         let branch = self.branch_ctx(&info, true);
+        // The contexts of the branches that fall through to the rest of the block.
+        let mut through: Vec<Ctx> = Vec::new();
+        if !leaves(&s.body) {
+            through.push(branch.clone());
+        }
         self.with_ctx(branch, |w| w.body(&s.body));
         // Each later clause runs when the earlier conditions were false.
         let mut before = self.branch_ctx(&info, false);
+        let mut has_else = false;
         for clause in &s.elif_else_clauses {
             match &clause.test {
                 Some(test) => {
@@ -530,13 +650,27 @@ impl<'a> Walker<'a> {
                     let inner = self.branch_ctx(&info, true);
                     let next = self.branch_ctx(&info, false);
                     self.ctx = saved;
+                    if !leaves(&clause.body) {
+                        through.push(inner.clone());
+                    }
                     self.with_ctx(inner, |w| w.body(&clause.body));
                     before = next;
                 }
                 None => {
+                    has_else = true;
+                    if !leaves(&clause.body) {
+                        through.push(before.clone());
+                    }
                     self.with_ctx(before.clone(), |w| w.body(&clause.body));
                 }
             }
+        }
+        if !has_else {
+            through.push(before);
+        }
+        // One way on: the rest of the block runs under its conditions.
+        if let [only] = &mut through[..] {
+            self.continuation = Some(std::mem::take(only));
         }
     }
 
@@ -618,11 +752,146 @@ impl<'a> Walker<'a> {
         if let Some(r) = &f.returns {
             self.visit_annotation(r);
         }
-        self.store(f.name.as_str());
+        let helper = self.version_helper(&f.parameters, &f.body);
+        if self.scopes.len() == 1 {
+            self.out.helpers.push((f.name.to_string(), helper.clone()));
+        }
+        match helper {
+            Some(h) => self.bind(f.name.as_str(), Bound::Helper(h)),
+            None => {
+                let name = f.name.as_str();
+                // `except ImportError: def name(...)`: a fallback keeps what the try imported.
+                if self.ctx.handler && matches!(self.lookup(name), Some(Bound::Path { .. })) {
+                    self.store(name);
+                } else {
+                    self.bind(name, Bound::Function);
+                }
+            }
+        }
         let ctx = self.ctx.clone();
         if let Some(list) = self.deferred.last_mut() {
             list.push((f, ctx));
         }
+    }
+
+    /// A function whose body (after a docstring) is `return V op P`: `V` derived from an indexed
+    /// package's `__version__`, `P` a parameter (or `parse(P)`, `Version(P)`...), in either
+    /// order.
+    fn version_helper(&self, params: &ast::Parameters, body: &[Stmt]) -> Option<VersionHelper> {
+        let body = match body {
+            [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
+            b => b,
+        };
+        let [Stmt::Return(ret)] = body else {
+            return None;
+        };
+        self.helper_expr(params, ret.value.as_deref()?)
+    }
+
+    /// `V op P` for a parameter `P` of `params` (see [`Walker::version_helper`]).
+    fn helper_expr(&self, params: &ast::Parameters, value: &Expr) -> Option<VersionHelper> {
+        let Expr::Compare(c) = value else {
+            return None;
+        };
+        let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let op = op_of(*op)?;
+        let positional: Vec<&str> = params
+            .posonlyargs
+            .iter()
+            .chain(&params.args)
+            .map(|p| p.name().as_str())
+            .collect();
+        let param_of = |e: &Expr| -> Option<String> {
+            let mut e = e;
+            // `parse(v)`, `version.Version(v)`, `str(v)`.
+            while let Expr::Call(call) = e {
+                let name = dotted(&call.func)?;
+                if !VERSION_PARSERS.contains(&last_segment(&name)) {
+                    return None;
+                }
+                let [arg] = &*call.arguments.args else {
+                    return None;
+                };
+                e = arg;
+            }
+            match e {
+                Expr::Name(n) if params.iter().any(|p| p.name().as_str() == n.id.as_str()) => {
+                    Some(n.id.to_string())
+                }
+                _ => None,
+            }
+        };
+        let (root, op, param) = if let (Some(root), Some(param)) =
+            (self.version_root(&c.left, 0), param_of(right))
+        {
+            (root, op, param)
+        } else if let (Some(param), Some(root)) = (param_of(&c.left), self.version_root(right, 0)) {
+            (root, op.flipped(), param)
+        } else {
+            return None;
+        };
+        let position = positional.iter().position(|p| *p == param)?;
+        Some(VersionHelper {
+            root,
+            op,
+            param,
+            position,
+        })
+    }
+
+    /// The condition a call of a version helper stands for: known here when the helper is
+    /// defined in this file, else a [`Pred::Helper`] resolved once every file is read.
+    fn helper_call(&self, call: &ast::ExprCall) -> Option<Restriction> {
+        let args = &call.arguments;
+        let helper = match &*call.func {
+            Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                Some(Bound::Helper(h)) => Some(h.clone()),
+                Some(_) => return None,
+                None => None,
+            },
+            func => {
+                // `utils.is_torch_greater_or_equal(...)`: not through an indexed package.
+                // `utils.is_torch_greater_or_equal(...)` on a module of the project (a name
+                // bound here is an indexed module or a value: `V.startswith(...)`).
+                let name = dotted(func)?;
+                let first = name.split('.').next().unwrap_or(&name);
+                if self.lookup(first).is_some() {
+                    return None;
+                }
+                None
+            }
+        };
+        let arg_at = |position: usize, param: &str| -> Option<&Expr> {
+            args.args.get(position).or_else(|| {
+                args.keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == param))
+                    .map(|k| &k.value)
+            })
+        };
+        let part = match helper {
+            Some(h) => {
+                let arg = const_bound(arg_at(h.position, &h.param)?)?;
+                h.condition(arg)
+            }
+            None => {
+                // One argument, a version constant.
+                let arg = match (&*args.args, &*args.keywords) {
+                    ([a], []) => a,
+                    ([], [k]) => &k.value,
+                    _ => return None,
+                };
+                let arg = const_bound(arg)?;
+                let name = last_segment(&dotted(&call.func)?).to_string();
+                (HELPER_ROOT.to_string(), Pred::Helper { name, arg })
+            }
+        };
+        Some(Restriction {
+            parts: vec![part],
+            complete: true,
+        })
     }
 
     fn class_def(&mut self, c: &'a ast::StmtClassDef) {
@@ -690,6 +959,12 @@ impl<'a> Walker<'a> {
                 }
             }
             Expr::Call(call) => {
+                if let Some(restriction) = self.helper_call(call) {
+                    return CondInfo {
+                        restriction,
+                        ..CondInfo::default()
+                    };
+                }
                 let mut info = CondInfo {
                     restriction: incomplete(),
                     ..CondInfo::default()
@@ -702,6 +977,9 @@ impl<'a> Walker<'a> {
                         (self.resolve(&args[0]), string_lit(&args[1]))
                     {
                         info.has.push(format!("{path}.{name}"));
+                    } else if let Some(name) = string_lit(&args[1]) {
+                        // A probe on an object of unknown type guards member reads of the name.
+                        info.has.push(format!("?.{name}"));
                     }
                     return info;
                 }
@@ -855,6 +1133,43 @@ fn const_bound(expr: &Expr) -> Option<VBound> {
     }
 }
 
+/// Whether a block never falls through to what follows it: it ends with `return`, `raise`,
+/// `continue`, `break`, `sys.exit(...)` / `exit()` / `os._exit(...)`, or an `if` whose every
+/// branch (an `else` included) does.
+fn leaves(body: &[Stmt]) -> bool {
+    match body.last() {
+        Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)) => true,
+        Some(Stmt::Expr(e)) => match &*e.value {
+            Expr::Call(call) => dotted(&call.func).is_some_and(|name| {
+                matches!(
+                    name.as_str(),
+                    "sys.exit" | "exit" | "quit" | "os._exit" | "os.abort"
+                )
+            }),
+            _ => false,
+        },
+        Some(Stmt::If(s)) => {
+            leaves(&s.body)
+                && s.elif_else_clauses.iter().any(|c| c.test.is_none())
+                && s.elif_else_clauses.iter().all(|c| leaves(&c.body))
+        }
+        _ => false,
+    }
+}
+
+/// `__name__ == "__main__"` (either way round).
+fn is_main_test(e: &Expr) -> bool {
+    let Expr::Compare(c) = e else {
+        return false;
+    };
+    let ([CmpOp::Eq], [right]) = (&*c.ops, &*c.comparators) else {
+        return false;
+    };
+    let is_name = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == "__name__");
+    let is_main = |e: &Expr| string_lit(e).as_deref() == Some("__main__");
+    (is_name(&c.left) && is_main(right)) || (is_main(&c.left) && is_name(right))
+}
+
 fn is_guard_exception(e: &Expr) -> bool {
     dotted(e).is_some_and(|d| GUARD_EXCEPTIONS.contains(&last_segment(&d)))
 }
@@ -909,6 +1224,10 @@ impl<'a> Visitor<'a> for Walker<'a> {
         self.depth -= 1;
     }
 
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        self.body(body);
+    }
+
     fn visit_annotation(&mut self, expr: &'a Expr) {
         // Not evaluated with `from __future__ import annotations`, nor inside function bodies.
         if self.future_annotations || self.ctx.in_function {
@@ -938,7 +1257,10 @@ impl<'a> Walker<'a> {
             }
             Expr::Attribute(a) if a.ctx == ExprContext::Load => match self.resolve(expr) {
                 Some((path, via)) => self.emit(UseKind::Attribute, path, expr.range(), Some(&via)),
-                None => visitor::walk_expr(self, expr),
+                None => {
+                    self.member(a);
+                    visitor::walk_expr(self, expr)
+                }
             },
             Expr::Call(call) => self.call(expr, call),
             Expr::Lambda(l) => {
@@ -990,6 +1312,68 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Records an attribute read on a receiver of unknown type (not `self`/`cls`, not a
+    /// literal of a builtin type).
+    fn member(&mut self, a: &ast::ExprAttribute) {
+        let name = a.attr.as_str();
+        // Only private names are checked (see `members`); dunders come from `object`.
+        if !name.starts_with('_') || is_dunder(name) {
+            return;
+        }
+        let (receiver, root) = match &*a.value {
+            Expr::Name(n) if matches!(n.id.as_str(), "self" | "cls") => return,
+            Expr::StringLiteral(_)
+            | Expr::BytesLiteral(_)
+            | Expr::FString(_)
+            | Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_)
+            | Expr::List(_)
+            | Expr::Tuple(_)
+            | Expr::Dict(_)
+            | Expr::Set(_)
+            | Expr::ListComp(_)
+            | Expr::SetComp(_)
+            | Expr::DictComp(_) => return,
+            // `Cls()._x`: the root of the callee tells where the object comes from.
+            Expr::Call(c) => match dotted(&c.func) {
+                Some(d) => {
+                    let root = d.split('.').next().map(str::to_string);
+                    (format!("{d}()"), root)
+                }
+                None => ("(...)".to_string(), None),
+            },
+            e => match dotted(e) {
+                Some(d) => {
+                    let root = d.split('.').next().map(str::to_string);
+                    (d, root)
+                }
+                None => ("(...)".to_string(), None),
+            },
+        };
+        let guarded = self.ctx.try_guard
+            || self
+                .ctx
+                .has
+                .iter()
+                .any(|h| h.rsplit('.').next() == Some(name));
+        self.out.members.push(MemberUse {
+            name: name.to_string(),
+            receiver,
+            root,
+            range: a.range(),
+            stmt_start: self.stmt_start,
+            reach: if self.ctx.in_function {
+                Reach::CallTime
+            } else {
+                Reach::ImportTime
+            },
+            guarded,
+            versions: self.ctx.versions.clone(),
+        });
+    }
+
     fn call(&mut self, expr: &'a Expr, call: &'a ast::ExprCall) {
         let args = &call.arguments.args;
         if self.is_builtin(&call.func, "getattr") && (2..=3).contains(&args.len()) {
@@ -1025,9 +1409,11 @@ impl<'a> Walker<'a> {
 /// Names a function body (or comprehension target) binds, not looking into nested scopes.
 #[derive(Default)]
 struct LocalNames {
-    names: HashSet<String>,
-    globals: HashSet<String>,
+    names: FxSet<String>,
+    globals: FxSet<String>,
     depth: usize,
+    /// Whether an expression may bind a name (`:=`); else only targets are looked into.
+    walrus: bool,
 }
 
 impl<'a> Visitor<'a> for LocalNames {
@@ -1095,12 +1481,66 @@ impl LocalNames {
             Expr::Name(n) if n.ctx != ExprContext::Load => {
                 self.names.insert(n.id.to_string());
             }
-            Expr::Lambda(_)
+            Expr::Name(_)
+            | Expr::Lambda(_)
             | Expr::ListComp(_)
             | Expr::SetComp(_)
             | Expr::DictComp(_)
             | Expr::Generator(_) => {}
-            _ => visitor::walk_expr(self, expr),
+            // Targets: `a, *b = ...`, `for (i, x) in ...`.
+            Expr::Tuple(_) | Expr::List(_) | Expr::Starred(_) => visitor::walk_expr(self, expr),
+            _ if self.walrus => visitor::walk_expr(self, expr),
+            // A value without `:=` binds nothing.
+            _ => {}
         }
     }
 }
+
+/// The multiply-rotate hash of rustc (`FxHasher`): the scopes' small string keys hash several
+/// times faster than with SipHash, and no key here comes from an adversary who could gain
+/// from collisions.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+pub(crate) type FxMap<K, V> = HashMap<K, V, FxBuild>;
+pub(crate) type FxSet<K> = HashSet<K, FxBuild>;

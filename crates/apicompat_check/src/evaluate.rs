@@ -1,7 +1,9 @@
 //! Each use checked against the targeted releases of its package, through the index.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
 
 use apicompat_index::{ranges, Catalog, PackageView, Status};
 use apicompat_surface::{Kind, Signature};
@@ -10,6 +12,7 @@ use crate::collect::{Use, UseKind};
 use crate::model::{Finding, Fix, FixKind, Reach, Severity};
 use crate::rules::{MissingAttribute, MissingImport, RuleInfo, UnsupportedKeyword};
 use crate::targets::Target;
+use crate::versions::Pred;
 
 /// What one release says about a path, as much as checks need.
 #[derive(Debug, Clone)]
@@ -25,56 +28,110 @@ enum Lite {
     Unknown,
 }
 
-/// Lookups with caches shared by every file.
+/// One path's status in each release of its package, each looked up at most once.
+type Row = Vec<OnceLock<Lite>>;
+
+/// Per package name, per path: the path's row.
+type Rows = HashMap<String, HashMap<Box<str>, Arc<Row>>>;
+
+/// The caches of an [`Evaluator`], safe to use from several threads.
+#[derive(Default)]
+struct Shared {
+    rows: Mutex<Rows>,
+}
+
+/// A finding whose `moved` fixes are still to be found: [`Evaluator::add_moved`] looks for
+/// them for many findings at once.
+pub struct Pending {
+    pub finding: Finding,
+    moved: Option<MovedQuery>,
+}
+
+struct MovedQuery {
+    path: String,
+    missing: Vec<usize>,
+    newest_present: usize,
+}
+
+/// Lookups with caches shared by every file; one evaluator serves every thread (`&self`).
 pub struct Evaluator<'c> {
     catalog: &'c Catalog,
-    packages: HashMap<String, Option<&'c PackageView>>,
-    /// Per package, per path: each release's status once looked up.
-    statuses: HashMap<String, HashMap<String, Vec<Option<Lite>>>>,
-    by_name: HashMap<String, HashMap<String, Arc<Vec<String>>>>,
-    pub notes: Vec<String>,
+    packages: Mutex<HashMap<String, Option<&'c PackageView>>>,
+    shared: Shared,
+    notes: Mutex<Vec<String>>,
 }
 
 fn last_segment(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // The caches stay consistent even if a holder panicked: use them anyway.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl<'c> Evaluator<'c> {
     pub fn new(catalog: &'c Catalog) -> Evaluator<'c> {
         Evaluator {
             catalog,
-            packages: HashMap::new(),
-            statuses: HashMap::new(),
-            by_name: HashMap::new(),
-            notes: Vec::new(),
+            packages: Mutex::new(HashMap::new()),
+            shared: Shared::default(),
+            notes: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The notes gathered so far (unreadable or damaged indexes), taken out.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.notes))
+    }
+
+    fn note(&self, note: String) {
+        let mut notes = lock(&self.notes);
+        if !notes.contains(&note) {
+            notes.push(note);
         }
     }
 
     /// The indexed package that provides a top-level module.
-    pub fn package_for(&mut self, root: &str) -> Option<&'c PackageView> {
-        if let Some(p) = self.packages.get(root) {
+    pub fn package_for(&self, root: &str) -> Option<&'c PackageView> {
+        if let Some(p) = lock(&self.packages).get(root) {
             return *p;
         }
         let view = match self.catalog.package_for_module(root) {
             Ok(v) => v,
             Err(e) => {
-                self.notes
-                    .push(format!("the index of `{root}` cannot be read: {e}"));
+                self.note(format!("the index of `{root}` cannot be read: {e}"));
                 None
             }
         };
-        self.packages.insert(root.to_string(), view);
+        lock(&self.packages).insert(root.to_string(), view);
         view
     }
 
-    fn status(&mut self, view: &PackageView, path: &str, release: usize) -> Lite {
-        if let Some(Some(s)) = self
-            .statuses
-            .get(view.name())
-            .and_then(|m| m.get(path))
-            .and_then(|v| v.get(release))
-        {
-            return s.clone();
+    /// The row of statuses of a path (filled in as releases are asked for).
+    fn row(&self, view: &PackageView, path: &str) -> Arc<Row> {
+        let mut rows = lock(&self.shared.rows);
+        let per_package = match rows.get_mut(view.name()) {
+            Some(m) => m,
+            None => rows.entry(view.name().to_string()).or_default(),
+        };
+        if let Some(row) = per_package.get(path) {
+            return Arc::clone(row);
+        }
+        let n = view.releases().len();
+        let row: Arc<Row> = Arc::new((0..n).map(|_| OnceLock::new()).collect());
+        per_package.insert(Box::from(path), Arc::clone(&row));
+        row
+    }
+
+    /// What a release says about `path`; `row` is the path's row.
+    fn lite<'r>(&self, view: &PackageView, row: &'r Row, path: &str, release: usize) -> &'r Lite {
+        static UNKNOWN: Lite = Lite::Unknown;
+        let Some(slot) = row.get(release) else {
+            return &UNKNOWN;
+        };
+        if let Some(lite) = slot.get() {
+            return lite;
         }
         let lite = match view.status(path, release) {
             Ok(Status::Present {
@@ -90,112 +147,103 @@ impl<'c> Evaluator<'c> {
             },
             Ok(Status::Unknown { .. }) => Lite::Unknown,
             Err(e) => {
-                let note = format!("the index of {} is damaged: {e}", view.name());
-                if !self.notes.contains(&note) {
-                    self.notes.push(note);
-                }
+                self.note(format!("the index of {} is damaged: {e}", view.name()));
                 Lite::Unknown
             }
         };
-        let n = view.releases().len();
-        let slots = self
-            .statuses
-            .entry(view.name().to_string())
-            .or_default()
-            .entry(path.to_string())
-            .or_insert_with(|| vec![None; n]);
-        if let Some(slot) = slots.get_mut(release) {
-            *slot = Some(lite.clone());
-        }
-        lite
+        slot.get_or_init(|| lite)
     }
 
-    /// Whether a release passes the version conditions of a use.
-    fn admitted(&mut self, u: &Use, view: &PackageView, release: usize) -> bool {
-        let Some(version) = view.releases().get(release).map(|r| r.version.clone()) else {
-            return false;
-        };
-        let conditions = u.versions.clone();
-        conditions.iter().all(|(root, pred)| {
-            let same = self
+    fn status(&self, view: &PackageView, path: &str, release: usize) -> Lite {
+        let row = self.row(view, path);
+        self.lite(view, &row, path, release).clone()
+    }
+
+    /// The finding for a use, if some targeted release breaks it. Its `moved` fixes are added
+    /// by [`Evaluator::add_moved`].
+    pub fn evaluate(&self, u: &Use, view: &PackageView, target: &Target) -> Option<Pending> {
+        // The version conditions about this package (others do not choose its releases).
+        let mut preds: Vec<&Pred> = Vec::new();
+        for (root, pred) in &u.versions {
+            if self
                 .package_for(root)
-                .is_some_and(|v| v.name() == view.name());
-            !same || pred.admits(&version)
-        })
-    }
-
-    /// The finding for a use, if some targeted release breaks it.
-    pub fn evaluate(&mut self, u: &Use, view: &PackageView, target: &Target) -> Option<Finding> {
-        let mut releases: Vec<usize> = Vec::new();
+                .is_some_and(|v| v.name() == view.name())
+            {
+                preds.push(pred);
+            }
+        }
+        let base_row = u.base.as_deref().map(|b| (b, self.row(view, b)));
+        let row = self.row(view, &u.path);
+        let all = view.releases();
+        let mut releases: Vec<usize> = Vec::with_capacity(target.releases.len());
         for &r in &target.releases {
-            if !self.admitted(u, view, r) {
+            let Some(release) = all.get(r) else {
+                continue;
+            };
+            if !preds.iter().all(|p| p.admits(&release.version)) {
                 continue;
             }
-            if let Some(base) = &u.base {
-                if matches!(self.status(view, base, r), Lite::Absent { .. }) {
+            if let Some((base, base_row)) = &base_row {
+                if matches!(self.lite(view, base_row, base, r), Lite::Absent { .. }) {
                     continue;
                 }
             }
             releases.push(r);
         }
-        let n = view.releases().len();
-        let (missing, present, last_absent): (Vec<usize>, Vec<usize>, Option<String>) =
-            match &u.kind {
-                UseKind::Keyword(k) => {
-                    let mut missing = Vec::new();
-                    for &r in &releases {
-                        if self.rejects(view, &u.path, r, k) == Some(true) {
-                            missing.push(r);
-                        }
+        let n = all.len();
+        let (missing, present, last_absent): (Vec<usize>, Vec<usize>, Option<String>) = match &u
+            .kind
+        {
+            UseKind::Keyword(k) => {
+                let rejects = |r: usize| match self.lite(view, &row, &u.path, r) {
+                    Lite::Present { signatures, .. } if !signatures.is_empty() => {
+                        Some(!signatures.iter().any(|s| s.accepts_keyword(k)))
                     }
-                    if missing.is_empty() {
-                        return None;
-                    }
-                    let present = (0..n)
-                        .filter(|&r| self.rejects(view, &u.path, r, k) == Some(false))
-                        .collect();
-                    (missing, present, None)
+                    _ => None,
+                };
+                let missing: Vec<usize> = releases
+                    .iter()
+                    .copied()
+                    .filter(|&r| rejects(r) == Some(true))
+                    .collect();
+                if missing.is_empty() {
+                    return None;
                 }
-                _ => {
-                    let mut missing = Vec::new();
-                    let mut last = None;
-                    for &r in &releases {
-                        if let Lite::Absent { missing: m } = self.status(view, &u.path, r) {
-                            missing.push(r);
-                            last = Some(m.to_string());
-                        }
-                    }
-                    if missing.is_empty() {
-                        return None;
-                    }
-                    let present = (0..n)
-                        .filter(|&r| matches!(self.status(view, &u.path, r), Lite::Present { .. }))
-                        .collect();
-                    (missing, present, last)
-                }
-            };
-        Some(self.finding(u, view, target, &missing, &present, last_absent))
-    }
-
-    /// Whether a release's callee rejects a keyword: None when the callee is missing or its
-    /// signature unknown.
-    fn rejects(
-        &mut self,
-        view: &PackageView,
-        callee: &str,
-        release: usize,
-        kw: &str,
-    ) -> Option<bool> {
-        match self.status(view, callee, release) {
-            Lite::Present { signatures, .. } if !signatures.is_empty() => {
-                Some(!signatures.iter().any(|s| s.accepts_keyword(kw)))
+                let present = (0..n).filter(|&r| rejects(r) == Some(false)).collect();
+                (missing, present, None)
             }
-            _ => None,
-        }
+            _ => {
+                let mut missing = Vec::new();
+                let mut last = None;
+                for &r in &releases {
+                    if let Lite::Absent { missing: m } = self.lite(view, &row, &u.path, r) {
+                        missing.push(r);
+                        last = Some(m.to_string());
+                    }
+                }
+                if missing.is_empty() {
+                    return None;
+                }
+                let present = (0..n)
+                    .filter(|&r| matches!(self.lite(view, &row, &u.path, r), Lite::Present { .. }))
+                    .collect();
+                (missing, present, last)
+            }
+        };
+        let finding = self.finding(u, view, target, &missing, &present, last_absent);
+        let moved = match (&u.kind, present.last()) {
+            (UseKind::Keyword(_), _) | (_, None) => None,
+            (_, Some(&newest_present)) => Some(MovedQuery {
+                path: u.path.clone(),
+                missing,
+                newest_present,
+            }),
+        };
+        Some(Pending { finding, moved })
     }
 
     fn finding(
-        &mut self,
+        &self,
         u: &Use,
         view: &PackageView,
         target: &Target,
@@ -263,9 +311,6 @@ impl<'c> Evaluator<'c> {
             }
         };
         let mut fixes = Vec::new();
-        if !matches!(u.kind, UseKind::Keyword(_)) {
-            fixes.extend(self.moved(view, &u.path, missing, present));
-        }
         let pin = pin(pkg, &versions, missing, present);
         if let Some((requirement, _)) = &pin {
             fixes.push(Fix {
@@ -308,94 +353,108 @@ impl<'c> Evaluator<'c> {
         }
     }
 
-    /// Paths of the package whose last segment is `name` (one pass over the index builds a
-    /// table for every name the first time).
-    fn named(&mut self, view: &PackageView, name: &str) -> Arc<Vec<String>> {
-        let table = self
-            .by_name
-            .entry(view.name().to_string())
-            .or_insert_with(|| {
-                let mut t: HashMap<String, Vec<String>> = HashMap::new();
-                view.for_each_path(|p| {
-                    t.entry(last_segment(p).to_string())
+    /// Adds the `moved` fixes to findings: where the same object is in the releases that lack
+    /// the path used. The candidates are the paths with the same last segment, found in one pass
+    /// over each package's paths for all the findings together.
+    pub fn add_moved(&self, pending: &mut [(&'c PackageView, Pending)]) {
+        let mut wanted: HashMap<&str, (&'c PackageView, HashSet<&str>)> = HashMap::new();
+        for (view, p) in pending.iter() {
+            if let Some(q) = &p.moved {
+                wanted
+                    .entry(view.name())
+                    .or_insert_with(|| (*view, HashSet::new()))
+                    .1
+                    .insert(last_segment(&q.path));
+            }
+        }
+        let mut tables: HashMap<&str, HashMap<String, Vec<String>>> = HashMap::new();
+        for (name, (view, names)) in wanted {
+            let mut table: HashMap<String, Vec<String>> = HashMap::new();
+            view.for_each_path(|p| {
+                let last = last_segment(p);
+                if names.contains(last) {
+                    table
+                        .entry(last.to_string())
                         .or_default()
                         .push(p.to_string());
-                });
-                t.into_iter()
-                    .map(|(k, mut v)| {
-                        v.sort();
-                        v.dedup();
-                        (k, Arc::new(v))
-                    })
-                    .collect()
+                }
             });
-        table.get(name).cloned().unwrap_or_default()
+            for paths in table.values_mut() {
+                paths.sort();
+                paths.dedup();
+            }
+            tables.insert(name, table);
+        }
+        pending.par_iter_mut().for_each(|(view, p)| {
+            let Some(q) = p.moved.take() else {
+                return;
+            };
+            let candidates = tables
+                .get(view.name())
+                .and_then(|t| t.get(last_segment(&q.path)))
+                .map_or(&[][..], Vec::as_slice);
+            let fixes = self.moved(view, &q, candidates);
+            if !fixes.is_empty() {
+                p.finding.fixes.splice(0..0, fixes);
+            }
+        });
     }
 
     /// Where the same object is in the releases that lack the path used.
-    fn moved(
-        &mut self,
-        view: &PackageView,
-        path: &str,
-        missing: &[usize],
-        present: &[usize],
-    ) -> Vec<Fix> {
-        let Some(&newest) = present.last() else {
-            return Vec::new();
-        };
+    fn moved(&self, view: &PackageView, q: &MovedQuery, candidates: &[String]) -> Vec<Fix> {
+        let path = q.path.as_str();
         let Lite::Present {
             canonical, kind, ..
-        } = self.status(view, path, newest)
+        } = self.status(view, path, q.newest_present)
         else {
             return Vec::new();
         };
-        let name = last_segment(path).to_string();
-        let candidates = self.named(view, &name);
+        let name = last_segment(path);
         let versions = view.versions();
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-        for &r in missing {
-            let mut best: Option<((u8, usize, usize), String)> = None;
-            for q in candidates.iter() {
-                if q == path {
+        for &r in &q.missing {
+            let mut best: Option<((u8, usize, usize), &String)> = None;
+            for c in candidates {
+                if c == path {
                     continue;
                 }
                 let Lite::Present {
-                    canonical: c,
-                    kind: k,
+                    canonical: their_canonical,
+                    kind: their_kind,
                     ..
-                } = self.status(view, q, r)
+                } = self.status(view, c, r)
                 else {
                     continue;
                 };
-                let tier = if c == canonical {
+                let tier = if their_canonical == canonical {
                     0
-                } else if k == kind
-                    && matches!(k, Kind::Class | Kind::Function)
-                    && last_segment(&c) == name
+                } else if their_kind == kind
+                    && matches!(their_kind, Kind::Class | Kind::Function)
+                    && last_segment(&their_canonical) == name
                 {
                     1
                 } else {
                     continue;
                 };
-                let private = q.split('.').filter(|s| s.starts_with('_')).count();
-                let score = (tier, private, q.len());
+                let private = c.split('.').filter(|s| s.starts_with('_')).count();
+                let score = (tier, private, c.len());
                 if best.as_ref().is_none_or(|(s, _)| score < *s) {
-                    best = Some((score, q.clone()));
+                    best = Some((score, c));
                 }
             }
-            if let Some((_, q)) = best {
-                match groups.iter_mut().find(|(g, _)| *g == q) {
-                    Some((_, rs)) => rs.push(versions[r].clone()),
-                    None => groups.push((q, vec![versions[r].clone()])),
+            if let (Some((_, c)), Some(v)) = (best, versions.get(r)) {
+                match groups.iter_mut().find(|(g, _)| g == c) {
+                    Some((_, rs)) => rs.push(v.clone()),
+                    None => groups.push((c.clone(), vec![v.clone()])),
                 }
             }
         }
         groups
             .into_iter()
-            .map(|(q, rs)| Fix {
+            .map(|(c, rs)| Fix {
                 kind: FixKind::Moved,
                 message: format!(
-                    "in {} {} the same object is `{q}`",
+                    "in {} {} the same object is `{c}`",
                     view.name(),
                     if rs.len() <= 3 {
                         rs.join(", ")
@@ -403,7 +462,7 @@ impl<'c> Evaluator<'c> {
                         format!("{} - {}", rs[0], rs[rs.len() - 1])
                     }
                 ),
-                replacement: Some(q),
+                replacement: Some(c),
                 releases: rs,
                 requirement: None,
             })

@@ -1,6 +1,6 @@
 //! Finding the project's Python files (gitignore-aware), reading and parsing them.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use ruff_python_ast::token::TokenKind;
@@ -8,8 +8,9 @@ use ruff_python_ast::PySourceType;
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
-use crate::collect::{collect, FileUses};
+use crate::collect::{collect_in, FileUses};
 use crate::suppress::Suppressions;
+use crate::versions::{resolve_helpers, VersionHelper};
 
 /// Directories never walked into (the same defaults as Ruff's `exclude`).
 const EXCLUDED_DIRS: &[&str] = &[
@@ -52,6 +53,36 @@ pub struct Discovered {
     pub errors: Vec<(PathBuf, String)>,
     /// Top-level names of the project's own modules (directory names and file stems).
     pub first_party: HashSet<String>,
+    /// The top-level modules the project itself provides: packages (directories with an
+    /// `__init__.py`) and modules directly in a directory walked or in its `src/`, and a
+    /// directory walked that is itself a package. An import of one of these loads the
+    /// project's code, even when an indexed package has the same name.
+    pub own_packages: HashSet<String>,
+}
+
+/// Top-level packages and modules directly in `dir` (see [`Discovered::own_packages`]).
+fn own_packages(dir: &Path, out: &mut HashSet<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if path.is_dir() {
+            if path.join("__init__.py").is_file() || path.join("__init__.pyi").is_file() {
+                out.insert(name.to_string());
+            }
+        } else if let Some(stem) = name
+            .strip_suffix(".py")
+            .or_else(|| name.strip_suffix(".pyi"))
+        {
+            if stem != "__init__" && stem != "setup" {
+                out.insert(stem.to_string());
+            }
+        }
+    }
 }
 
 /// The Python files under the given paths: directories are walked (respecting `.gitignore`,
@@ -80,8 +111,13 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         {
+            if root.join("__init__.py").is_file() {
+                out.own_packages.insert(name.clone());
+            }
             out.first_party.insert(name);
         }
+        own_packages(root, &mut out.own_packages);
+        own_packages(&root.join("src"), &mut out.own_packages);
         let walker = ignore::WalkBuilder::new(root)
             .require_git(false)
             .filter_entry(|e| {
@@ -145,6 +181,8 @@ pub struct Analyzed {
     pub text: String,
     pub line_index: LineIndex,
     pub uses: FileUses,
+    /// What AC010 needs: classes, what they store, copies and pickles.
+    pub process_groups: crate::pgcopy::FileFacts,
     pub syntax_errors: Vec<(TextRange, String)>,
     pub suppressions: Suppressions,
     /// Not valid UTF-8: the byte offset of the first bad byte.
@@ -160,6 +198,7 @@ impl Analyzed {
             text: String::new(),
             line_index: LineIndex::from_source_text(""),
             uses: FileUses::default(),
+            process_groups: Default::default(),
             syntax_errors: Vec::new(),
             suppressions: Suppressions::default(),
             bad_utf8_at: None,
@@ -178,6 +217,38 @@ impl Analyzed {
     }
 }
 
+/// Resolves the conditions on version helpers defined in other files of the project
+/// (`from .utils import is_torch_greater_or_equal`): a helper is known by its name when every
+/// module of the project that defines a function of that name defines the same helper.
+pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
+    let mut helpers: HashMap<&str, Option<&VersionHelper>> = HashMap::new();
+    for a in analyzed.iter() {
+        for (name, h) in &a.uses.helpers {
+            helpers
+                .entry(name.as_str())
+                .and_modify(|known| {
+                    if *known != h.as_ref() {
+                        *known = None;
+                    }
+                })
+                .or_insert(h.as_ref());
+        }
+    }
+    let table: HashMap<String, VersionHelper> = helpers
+        .into_iter()
+        .filter_map(|(name, h)| Some((name.to_string(), h?.clone())))
+        .collect();
+    let lookup = |name: &str| table.get(name).cloned();
+    for a in analyzed.iter_mut() {
+        for u in &mut a.uses.uses {
+            resolve_helpers(&mut u.versions, &lookup);
+        }
+        for m in &mut a.uses.members {
+            resolve_helpers(&mut m.versions, &lookup);
+        }
+    }
+}
+
 /// Reads a file from disk and analyzes it.
 pub fn analyze_path(path: &Path, roots: &HashSet<String>) -> Analyzed {
     match std::fs::metadata(path) {
@@ -190,19 +261,24 @@ pub fn analyze_path(path: &Path, roots: &HashSet<String>) -> Analyzed {
         _ => {}
     }
     match std::fs::read(path) {
-        Ok(bytes) => analyze_bytes(path.to_path_buf(), &bytes, roots),
+        Ok(bytes) => analyze_owned(path.to_path_buf(), bytes, roots),
         Err(e) => Analyzed::failed(path.to_path_buf(), describe_io(&e)),
     }
 }
 
 /// Parses source bytes (any encoding problem is noted and read with replacement characters).
 pub fn analyze_bytes(path: PathBuf, bytes: &[u8], roots: &HashSet<String>) -> Analyzed {
-    let (text, bad_utf8_at) = match std::str::from_utf8(bytes) {
-        Ok(t) => (t.to_string(), None),
-        Err(e) => (
-            String::from_utf8_lossy(bytes).into_owned(),
-            Some(e.valid_up_to()),
-        ),
+    analyze_owned(path, bytes.to_vec(), roots)
+}
+
+/// [`analyze_bytes`] without copying valid UTF-8.
+fn analyze_owned(path: PathBuf, bytes: Vec<u8>, roots: &HashSet<String>) -> Analyzed {
+    let (text, bad_utf8_at) = match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+        }
     };
     let is_stub = path.extension().is_some_and(|x| x == "pyi");
     let source_type = if is_stub {
@@ -228,13 +304,15 @@ pub fn analyze_bytes(path: PathBuf, bytes: &[u8], roots: &HashSet<String>) -> An
             }
         }
     }
-    let uses = collect(parsed.suite(), roots);
+    let uses = collect_in(parsed.suite(), roots, text.contains(":="));
+    let process_groups = crate::pgcopy::extract(parsed.suite(), &text);
     drop(parsed);
     Analyzed {
         path,
         text,
         line_index,
         uses,
+        process_groups,
         syntax_errors,
         suppressions,
         bad_utf8_at,

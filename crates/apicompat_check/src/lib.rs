@@ -8,13 +8,21 @@
 //! 3. [`evaluate`] resolves each use in each targeted release through the index and turns
 //!    breaks into [`Finding`]s, with fixes; `# noqa` comments and rule selection apply last.
 
+pub mod admitted;
+pub mod chains;
 pub mod collect;
+mod drift;
 mod evaluate;
 pub mod files;
+pub mod members;
 pub mod model;
+pub mod pgcopy;
+pub mod pins;
 pub mod rules;
+mod stability;
 mod stdlib;
 mod suppress;
+pub mod survey;
 pub mod targets;
 pub mod versions;
 
@@ -34,7 +42,9 @@ pub use rules::{Rule, RuleSelection};
 
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
-use crate::rules::{IoError, RuleInfo, SyntaxError, UncheckedCode, UnindexedPackage};
+use crate::rules::{
+    IoError, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode, UnindexedPackage,
+};
 
 /// Stack of the threads that parse and walk files: 10,000-deep nesting must not overflow.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
@@ -165,7 +175,10 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             .ok()
     });
 
-    // Top-level modules of every indexed package.
+    // Files.
+    let discovered = files::discover(&paths);
+
+    // Top-level modules of every indexed package, but those the project provides itself.
     let mut roots: HashSet<String> = HashSet::new();
     for name in catalog.names() {
         match catalog.package(name) {
@@ -176,9 +189,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                 .push(format!("the index of {name} cannot be read: {e}")),
         }
     }
-
-    // Files.
-    let discovered = files::discover(&paths);
+    let mut own: Vec<&String> = discovered
+        .own_packages
+        .iter()
+        .filter(|p| roots.contains(*p))
+        .collect();
+    own.sort();
+    for name in own {
+        roots.remove(name);
+        summary.notes.push(format!(
+            "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
+        ));
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .build()
@@ -194,6 +216,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         let a = pool.install(|| files::analyze_bytes(stdin.name.clone(), &stdin.bytes, &roots));
         analyzed.push(a);
     }
+    files::resolve_project_helpers(&mut analyzed);
     summary.files = analyzed.len();
 
     let mut findings: Vec<Finding> = Vec::new();
@@ -208,7 +231,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
 
     // Targets of the packages used.
-    let mut eval = Evaluator::new(catalog);
+    let eval = Evaluator::new(catalog);
     let target_sources = targets::Sources {
         cli: &specs,
         python: python_env.as_ref(),
@@ -311,32 +334,99 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             f.package = dist;
             per_file.push((fi, f, vec![l]));
         }
+        // The targets of the packages used, chosen in the order of first use (their notes too).
+        let mut last_root: Option<&str> = None;
         for u in &file.uses.uses {
             let root = u.path.split('.').next().unwrap_or(&u.path);
+            if last_root == Some(root) {
+                continue;
+            }
+            last_root = Some(root);
             let Some(view) = eval.package_for(root) else {
                 continue;
             };
-            let target = chosen
-                .entry(view.name().to_string())
-                .or_insert_with(|| targets::choose(view, &target_sources, &mut summary.notes));
-            let Some(mut f) = eval.evaluate(u, view, target) else {
-                continue;
-            };
-            let (l, c, el, ec) = span(file, u.range);
-            f.path = file.path.clone();
-            (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
-            let (stmt_line, _) = file.position(u.stmt_start);
-            per_file.push((fi, f, vec![l, stmt_line]));
+            if !chosen.contains_key(view.name()) {
+                let t = targets::choose(view, &target_sources, &mut summary.notes);
+                chosen.insert(view.name().to_string(), t);
+            }
         }
     }
-    summary.notes.append(&mut eval.notes);
+
+    // Every use against its targets, files in parallel (the index lookups are shared).
+    let (mut evaluated, places): (Vec<_>, Vec<_>) = pool.install(|| {
+        analyzed
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(fi, file)| {
+                let (eval, chosen) = (&eval, &chosen);
+                file.uses.uses.iter().filter_map(move |u| {
+                    let root = u.path.split('.').next().unwrap_or(&u.path);
+                    let view = eval.package_for(root)?;
+                    let target = chosen.get(view.name())?;
+                    let mut p = eval.evaluate(u, view, target)?;
+                    let f = &mut p.finding;
+                    let (l, c, el, ec) = span(file, u.range);
+                    f.path = file.path.clone();
+                    (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
+                    let (stmt_line, _) = file.position(u.stmt_start);
+                    Some(((view, p), (fi, vec![l, stmt_line])))
+                })
+            })
+            .unzip()
+    });
+    // The `moved` fixes (one pass over the index's paths) while the other rules run.
+    let (mut by_members, mut by_pgcopy, mut by_stability) = (Vec::new(), Vec::new(), Vec::new());
+    pool.install(|| {
+        rayon::join(
+            || eval.add_moved(&mut evaluated),
+            || {
+                rayon::join(
+                    || members::check_files(catalog, &analyzed, &chosen, &mut by_members),
+                    || {
+                        rayon::join(
+                            || pgcopy::check_files(catalog, &analyzed, &chosen, &mut by_pgcopy),
+                            || {
+                                stability::check_files(
+                                    catalog,
+                                    &analyzed,
+                                    &chosen,
+                                    &mut by_stability,
+                                )
+                            },
+                        )
+                    },
+                )
+            },
+        )
+    });
+    for ((_, p), (fi, lines)) in evaluated.into_iter().zip(places) {
+        per_file.push((fi, p.finding, lines));
+    }
+    per_file.extend(by_members);
+    per_file.extend(by_pgcopy);
+    per_file.extend(by_stability);
+    summary.notes.append(&mut eval.take_notes());
     summary.targets = chosen.into_values().map(|t| t.info).collect();
 
     // Suppressions and selection.
     let mut sources: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut seen: HashMap<(usize, u32, u32, &'static str, String), ()> = HashMap::new();
+    let mut breaking = admitted::Collector::default();
+    // The import chains from the entry points, for the files with import-time findings.
+    let chain_of = {
+        let files: Vec<(&Path, &collect::FileUses)> = analyzed
+            .iter()
+            .map(|a| (a.path.as_path(), &a.uses))
+            .collect();
+        let scripts = chains::script_modules(&project_root.join("pyproject.toml"));
+        chains::chains(&files, &scripts)
+    };
+    let mut import_chains: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
     for (fi, f, lines) in per_file {
         let file = &analyzed[fi];
+        if !file.suppressions.silences(&lines, f.code) {
+            breaking.note(&f);
+        }
         if !selection.enabled(f.code) {
             continue;
         }
@@ -361,7 +451,22 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                 .entry(file.path.clone())
                 .or_insert_with(|| file.text.clone());
         }
+        if f.reach == Reach::ImportTime {
+            if let Some(chain) = chain_of.get(&fi) {
+                import_chains
+                    .entry(file.path.clone())
+                    .or_insert_with(|| chain.clone());
+            }
+        }
         findings.push(f);
+    }
+    if selection.enabled(RequirementAdmitsBroken::RULE.code) {
+        for (f, text) in breaking.findings(catalog, &summary.targets, &declared, &project_root) {
+            if let Some(text) = text {
+                sources.entry(f.path.clone()).or_insert(text);
+            }
+            findings.push(f);
+        }
     }
     findings.sort_by(|a, b| {
         (&a.path, a.line, a.column, a.code, &a.symbol)
@@ -374,10 +479,13 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             Severity::Info => summary.infos += 1,
         }
     }
+    // Freeing a large project's files takes a while: on every thread.
+    pool.install(|| analyzed.into_par_iter().for_each(drop));
     Ok(Report {
         findings,
         summary,
         sources,
+        chains: import_chains,
     })
 }
 

@@ -53,7 +53,7 @@ impl Reach {
 /// A way to fix a finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fix {
-    /// `moved`, `pin` or `guard`.
+    /// `moved`, `pin`, `guard` or `rewrite`.
     pub kind: FixKind,
     /// One line for a human.
     pub message: String,
@@ -74,6 +74,8 @@ pub enum FixKind {
     Moved,
     Pin,
     Guard,
+    /// Change the code as the message says (no version helps).
+    Rewrite,
 }
 
 /// One problem at one place.
@@ -149,6 +151,21 @@ pub struct Report {
     /// The text of each file with findings, for code frames (not serialized).
     #[serde(skip)]
     pub sources: std::collections::BTreeMap<PathBuf, String>,
+    /// For each file with import-time findings that an entry point of the project imports
+    /// (through other modules of the project): the chain of module names from the entry point
+    /// to it. Rendered as the `chain` of those findings.
+    #[serde(skip)]
+    pub chains: std::collections::BTreeMap<PathBuf, Vec<String>>,
+}
+
+impl Report {
+    /// The import chain of a finding: only import-time findings have one.
+    pub fn chain(&self, f: &Finding) -> Option<&[String]> {
+        if f.reach != Reach::ImportTime {
+            return None;
+        }
+        self.chains.get(&f.path).map(Vec::as_slice)
+    }
 }
 
 impl Report {

@@ -65,12 +65,62 @@ pub enum Pred {
     Not(Box<Pred>),
     And(Vec<Pred>),
     Or(Vec<Pred>),
+    /// A call of a function defined elsewhere in the project with a version constant
+    /// (`is_torch_greater_or_equal("2.4")`), under [`HELPER_ROOT`]: [`resolve_helpers`] turns it
+    /// into a comparison once every file's [`VersionHelper`]s are known. Until then a condition
+    /// that contains one admits every release (it is not understood).
+    Helper {
+        name: String,
+        arg: Bound,
+    },
+}
+
+/// The package name under which conditions on project helpers wait to be resolved.
+pub const HELPER_ROOT: &str = "?helper";
+
+/// A function whose body is a single comparison of an indexed package's version with its
+/// parameter: `def is_torch_greater_or_equal(v): return parse(torch.__version__) >= parse(v)`.
+/// `helper(X)` is the condition `VERSION op X`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionHelper {
+    /// The top-level module whose `__version__` is compared (`torch`).
+    pub root: String,
+    /// The comparison, with the version on the left.
+    pub op: Op,
+    /// The parameter compared, by name and position.
+    pub param: String,
+    pub position: usize,
+}
+
+impl VersionHelper {
+    /// The condition `helper(arg)` stands for.
+    pub fn condition(&self, arg: Bound) -> (String, Pred) {
+        (self.root.clone(), Pred::Cmp(self.op, arg))
+    }
 }
 
 impl Pred {
+    /// Whether the condition calls a helper not resolved (yet).
+    pub fn has_helper_call(&self) -> bool {
+        match self {
+            Pred::Helper { .. } => true,
+            Pred::Not(p) => p.has_helper_call(),
+            Pred::And(ps) | Pred::Or(ps) => ps.iter().any(Pred::has_helper_call),
+            Pred::Cmp(..) | Pred::StartsWith(_) => false,
+        }
+    }
+
     /// Whether a release satisfies the condition. Local labels are dropped first
-    /// (`2.1.2+cu121` compares as `2.1.2`).
+    /// (`2.1.2+cu121` compares as `2.1.2`). A condition with an unresolved helper call admits
+    /// every release.
     pub fn admits(&self, version: &Version) -> bool {
+        if self.has_helper_call() {
+            return true;
+        }
+        self.holds(version)
+    }
+
+    fn holds(&self, version: &Version) -> bool {
         match self {
             Pred::Cmp(op, Bound::Version(b)) => op.holds(version.clone().without_local().cmp(b)),
             Pred::Cmp(op, Bound::Tuple(t)) => {
@@ -84,9 +134,73 @@ impl Pred {
                 let text = version.to_string();
                 prefixes.iter().any(|p| text.starts_with(p.as_str()))
             }
-            Pred::Not(p) => !p.admits(version),
-            Pred::And(ps) => ps.iter().all(|p| p.admits(version)),
-            Pred::Or(ps) => ps.iter().any(|p| p.admits(version)),
+            Pred::Not(p) => !p.holds(version),
+            Pred::And(ps) => ps.iter().all(|p| p.holds(version)),
+            Pred::Or(ps) => ps.iter().any(|p| p.holds(version)),
+            Pred::Helper { .. } => true,
+        }
+    }
+
+    /// The condition with each helper call replaced by the comparison it stands for, and the
+    /// package the comparisons are about; `None` when a helper is unknown or two helpers are
+    /// about different packages.
+    fn resolved(
+        &self,
+        helpers: &dyn Fn(&str) -> Option<VersionHelper>,
+    ) -> Option<(Pred, Option<String>)> {
+        let join = |ps: &[Pred]| -> Option<(Vec<Pred>, Option<String>)> {
+            let mut out = Vec::with_capacity(ps.len());
+            let mut root: Option<String> = None;
+            for p in ps {
+                let (q, r) = p.resolved(helpers)?;
+                match (&root, r) {
+                    (Some(a), Some(b)) if *a != b => return None,
+                    (None, Some(b)) => root = Some(b),
+                    _ => {}
+                }
+                out.push(q);
+            }
+            Some((out, root))
+        };
+        Some(match self {
+            Pred::Helper { name, arg } => {
+                let h = helpers(name)?;
+                let (root, pred) = h.condition(arg.clone());
+                (pred, Some(root))
+            }
+            Pred::Not(p) => {
+                let (q, r) = p.resolved(helpers)?;
+                (Pred::Not(Box::new(q)), r)
+            }
+            Pred::And(ps) => {
+                let (qs, r) = join(ps)?;
+                (Pred::And(qs), r)
+            }
+            Pred::Or(ps) => {
+                let (qs, r) = join(ps)?;
+                (Pred::Or(qs), r)
+            }
+            other => (other.clone(), None),
+        })
+    }
+}
+
+/// Replaces the conditions on project helpers (under [`HELPER_ROOT`]) by the comparisons they
+/// stand for; a condition on a helper that is not known (or not known for sure) is dropped, so
+/// the use is checked as if it were not conditional.
+pub fn resolve_helpers(
+    versions: &mut Vec<(String, Pred)>,
+    helpers: &dyn Fn(&str) -> Option<VersionHelper>,
+) {
+    if !versions.iter().any(|(root, _)| root == HELPER_ROOT) {
+        return;
+    }
+    let old = std::mem::take(versions);
+    for (root, pred) in old {
+        if root != HELPER_ROOT {
+            versions.push((root, pred));
+        } else if let Some((pred, Some(root))) = pred.resolved(helpers) {
+            versions.push((root, pred));
         }
     }
 }

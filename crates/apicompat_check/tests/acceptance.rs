@@ -35,6 +35,7 @@ fn fixture_1_declared_range_is_checked_release_by_release() {
             "mypkg/parallel.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
             "mypkg/parallel.py:2:52 AC001 error import-time torch.distributed.pipelining.PipelineStage missing=2.3.0 - 2.3.1",
             "mypkg/parallel.py:6:40 AC001 error call-time torch.utils.checkpoint.CheckpointPolicy missing=2.3.0 - 2.4.1",
+            "requirements.txt:1:1 AC008 error import-time torch >= 2.3.0 missing=2.3.0 - 2.4.1",
         ]
     );
     let f = &report.findings[0];
@@ -59,7 +60,11 @@ fn fixture_1_declared_range_is_checked_release_by_release() {
     let c = &report.findings[3];
     assert_eq!(c.missing_in, ["2.3.0", "2.3.1", "2.4.0", "2.4.1"]);
     assert_eq!(c.present_in, ["2.5.0"]);
-    assert_eq!(report.summary.errors, 4);
+    // AC008 on the declaration: the pin admits releases that break.
+    let pin = &report.findings[4];
+    assert_eq!(pin.code, "AC008");
+    assert_eq!(pin.fixes[0].requirement.as_deref(), Some("torch>=2.5"));
+    assert_eq!(report.summary.errors, 5);
     assert_eq!(report.exit_code(), 1);
     assert_eq!(report.summary.targets.len(), 1);
     assert_eq!(
@@ -88,7 +93,10 @@ fn fixture_2_module_imported_by_the_entry_point() {
     let report = run(&dir, &[]);
     assert_eq!(
         brief(&report, &dir),
-        ["model.py:1:55 AC001 error import-time torch.distributed._functional_collectives.all_gather_tensor missing=1.13.0 - 2.0.1"]
+        [
+            "model.py:1:55 AC001 error import-time torch.distributed._functional_collectives.all_gather_tensor missing=1.13.0 - 2.0.1",
+            "pyproject.toml:4:18 AC008 error import-time torch>=1.13 missing=1.13.0 - 2.0.1",
+        ]
     );
     assert_eq!(
         report.findings[0].missing_in,

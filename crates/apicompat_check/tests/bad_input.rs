@@ -141,7 +141,10 @@ fn malformed_requirement_and_broken_pyproject_are_notes() {
     let got = brief(&report, &dir);
     assert_eq!(
         got,
-        ["m.py:1:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+        [
+            "m.py:1:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+            "requirements.txt:1:1 AC008 error import-time torch >= 2.3.0 missing=2.3.0 - 2.3.1",
+        ]
     );
     let notes = report.summary.notes.join("\n");
     assert!(notes.contains("requirements.txt"), "{notes}");

@@ -34,6 +34,8 @@ fn run(catalog: &Catalog, dir: &std::path::Path, targets: &[&str]) -> Report {
         paths: vec![dir.to_path_buf()],
         project: Some(dir.to_path_buf()),
         targets: targets.iter().map(|t| t.to_string()).collect(),
+        // AC011/AC012 have their own tests (`stability.rs`).
+        ignore: vec!["AC011".to_string(), "AC012".to_string()],
         ..Options::default()
     };
     check(catalog, &options).expect("check runs")
@@ -63,6 +65,7 @@ fn real_fixture_1() {
             "mypkg/parallel.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
             "mypkg/parallel.py:2:52 AC001 error import-time torch.distributed.pipelining.PipelineStage missing=2.3.0 - 2.3.1",
             "mypkg/parallel.py:6:40 AC001 error call-time torch.utils.checkpoint.CheckpointPolicy missing=2.3.0 - 2.4.1",
+            "requirements.txt:1:1 AC008 error import-time torch >= 2.3.0 missing=2.3.0 - 2.4.1",
         ]
     );
     assert_eq!(report.findings[0].missing_in, ["2.3.0", "2.3.1"]);
@@ -94,7 +97,10 @@ fn real_fixture_2_and_3() {
     let report = run(catalog, &dir, &[]);
     assert_eq!(
         brief(&report, &dir),
-        ["model.py:1:55 AC001 error import-time torch.distributed._functional_collectives.all_gather_tensor missing=1.13.0 - 2.0.1"]
+        [
+            "model.py:1:55 AC001 error import-time torch.distributed._functional_collectives.all_gather_tensor missing=1.13.0 - 2.0.1",
+            "requirements.txt:1:1 AC008 error import-time torch>=1.13 missing=1.13.0 - 2.0.1",
+        ]
     );
     let guarded = project(
         "real3",

@@ -243,7 +243,10 @@ import numpy
     let report = run(&dir, &[]);
     assert_eq!(
         brief(&report, &dir),
-        ["m.py:3:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
+        [
+            "m.py:3:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1",
+            "pyproject.toml:4:16 AC008 error import-time torch>=2.3 missing=2.3.0 - 2.3.1",
+        ]
     );
     assert_eq!(report.summary.suppressed, 3);
     let none = run_with(&dir, &[], |o| o.ignore = vec!["AC0".into()]);

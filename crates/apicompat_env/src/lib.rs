@@ -19,8 +19,8 @@ use serde::Serialize;
 
 use apicompat_requirements::{
     admits_with, local_label, normalize_name, open_environment_at, release_of, requirement_applies,
-    satisfies, EnvError, InstalledDistribution, InstalledEnvironment, MarkerEnvironment,
-    Operator, Platform, Requirement, Severity, Version, VersionOrUrl,
+    satisfies, EnvError, InstalledDistribution, InstalledEnvironment, MarkerEnvironment, Operator,
+    Platform, Requirement, Severity, Version, VersionOrUrl,
 };
 
 /// Why an environment could not be opened (exit code 2 in the CLI).
@@ -440,7 +440,9 @@ pub fn inspect(env: &InstalledEnvironment, platform: Platform) -> EnvReport {
             ));
         }
     } else {
-        notes.push("the interpreter's version is unknown: Requires-Python is not checked".to_string());
+        notes.push(
+            "the interpreter's version is unknown: Requires-Python is not checked".to_string(),
+        );
     }
 
     // Exact pins and the local labels of the packages they join.
@@ -471,7 +473,10 @@ pub fn inspect(env: &InstalledEnvironment, platform: Platform) -> EnvReport {
                             version: p.version.clone(),
                             local_label: l.clone(),
                         },
-                        Some(format!("{} {} requires {}", p.package, p.version, p.requirement)),
+                        Some(format!(
+                            "{} {} requires {}",
+                            p.package, p.version, p.requirement
+                        )),
                     )
                 })
             }),

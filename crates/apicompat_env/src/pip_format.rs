@@ -95,7 +95,10 @@ pub fn packaging_str(raw: &str) -> Option<String> {
 
 /// Splits `req ; marker`. For a URL requirement the `;` must follow whitespace (PEP 508).
 fn split_marker(text: &str) -> (&str, Option<&str>) {
-    let url_req = text.split(';').next().is_some_and(|head| head.contains('@'));
+    let url_req = text
+        .split(';')
+        .next()
+        .is_some_and(|head| head.contains('@'));
     if url_req {
         let bytes = text.as_bytes();
         for (i, &b) in bytes.iter().enumerate() {
@@ -148,7 +151,8 @@ fn tokenize(marker: &str) -> Option<Vec<Token>> {
             out.push(Token::Op(chars[start..i].iter().collect()));
         } else if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
             let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '_' | '.'))
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '_' | '.'))
             {
                 i += 1;
             }
@@ -240,11 +244,19 @@ impl Parser {
         let rhs = self.value()?;
         // packaging normalizes the extra name compared with `extra`.
         let (lhs, rhs) = match (&lhs, &rhs) {
-            (Token::Var(v), Token::Str(s)) if v == "extra" => (lhs.clone(), Token::Str(normalize_name(s))),
-            (Token::Str(s), Token::Var(v)) if v == "extra" => (Token::Str(normalize_name(s)), rhs.clone()),
+            (Token::Var(v), Token::Str(s)) if v == "extra" => {
+                (lhs.clone(), Token::Str(normalize_name(s)))
+            }
+            (Token::Str(s), Token::Var(v)) if v == "extra" => {
+                (Token::Str(normalize_name(s)), rhs.clone())
+            }
             _ => (lhs, rhs),
         };
-        Some(Node::Item(format!("{} {op} {}", serialize(&lhs), serialize(&rhs))))
+        Some(Node::Item(format!(
+            "{} {op} {}",
+            serialize(&lhs),
+            serialize(&rhs)
+        )))
     }
 
     fn value(&mut self) -> Option<Token> {
@@ -308,7 +320,10 @@ mod tests {
             ("zipp (>=3.20)", "zipp>=3.20"),
             ("six", "six"),
             ("urllib3 >=1.21.1, <3", "urllib3<3,>=1.21.1"),
-            ("pytest !=8.1.*,>=6 ; extra == 'test'", "pytest!=8.1.*,>=6; extra == \"test\""),
+            (
+                "pytest !=8.1.*,>=6 ; extra == 'test'",
+                "pytest!=8.1.*,>=6; extra == \"test\"",
+            ),
             (
                 "typing-extensions >=3.6.4 ; python_version < \"3.8\"",
                 "typing-extensions>=3.6.4; python_version < \"3.8\"",
@@ -324,7 +339,10 @@ mod tests {
             ("Foo_Bar[z, y]==1.0", "Foo_Bar[y,z]==1.0"),
             ("torch ==2.1.2", "torch==2.1.2"),
             ("x; extra == 'Foo_Bar'", "x; extra == \"foo-bar\""),
-            ("x; 'linux' not  in sys_platform", "x; \"linux\" not in sys_platform"),
+            (
+                "x; 'linux' not  in sys_platform",
+                "x; \"linux\" not in sys_platform",
+            ),
             (
                 "pkg @ https://example.com/pkg.whl ; python_version >= '3'",
                 "pkg @ https://example.com/pkg.whl ; python_version >= \"3\"",

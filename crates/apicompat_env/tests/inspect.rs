@@ -135,17 +135,30 @@ fn a_satisfied_environment_reports_nothing() {
         "0.16.2+cu121",
         &["Requires-Dist: torch (==2.1.2)"],
     );
-    dist(&site, "torchaudio", "2.1.2+cu121", &["Requires-Dist: torch ==2.1.2"]);
+    dist(
+        &site,
+        "torchaudio",
+        "2.1.2+cu121",
+        &["Requires-Dist: torch ==2.1.2"],
+    );
     let r = report(&root);
     assert_eq!(r.problem_count(), 0, "{r:#?}");
     assert!(r.label_mismatches.is_empty());
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
-    assert!(r.exact_pins.iter().all(|g| g.pinned_by.iter().all(|p| p.satisfied)));
+    assert!(r
+        .exact_pins
+        .iter()
+        .all(|g| g.pinned_by.iter().all(|p| p.satisfied)));
 
     // Unlabelled builds (the package index's default) are not compared with labelled ones.
     let (root, site) = venv("satisfied_unlabelled", Some("3.11.7"));
     torch(&site, "2.1.2");
-    dist(&site, "torchvision", "0.16.2+cu121", &["Requires-Dist: torch ==2.1.2"]);
+    dist(
+        &site,
+        "torchvision",
+        "0.16.2+cu121",
+        &["Requires-Dist: torch ==2.1.2"],
+    );
     assert_eq!(report(&root).problem_count(), 0);
 }
 
@@ -153,8 +166,18 @@ fn a_satisfied_environment_reports_nothing() {
 fn pinners_that_disagree_when_the_pinned_package_has_no_label() {
     let (root, site) = venv("unlabelled_anchor", Some("3.11.7"));
     torch(&site, "2.1.2");
-    dist(&site, "torchvision", "0.16.2+cu118", &["Requires-Dist: torch ==2.1.2"]);
-    dist(&site, "torchaudio", "2.1.2+cu121", &["Requires-Dist: torch ==2.1.2"]);
+    dist(
+        &site,
+        "torchvision",
+        "0.16.2+cu118",
+        &["Requires-Dist: torch ==2.1.2"],
+    );
+    dist(
+        &site,
+        "torchaudio",
+        "2.1.2+cu121",
+        &["Requires-Dist: torch ==2.1.2"],
+    );
     let r = report(&root);
     assert_eq!(r.label_mismatches.len(), 1, "{:#?}", r.label_mismatches);
     let m = &r.label_mismatches[0];
@@ -171,16 +194,31 @@ fn the_rule_is_read_from_the_metadata_not_from_names() {
     // Invented names, ROCm and CPU labels: the same rule applies.
     let (root, site) = venv("generic", Some("3.11.7"));
     dist(&site, "corelib", "3.0.1+rocm6.0", &[]);
-    dist(&site, "corelib-ext", "1.4.0+cpu", &["Requires-Dist: CoreLib==3.0.1"]);
+    dist(
+        &site,
+        "corelib-ext",
+        "1.4.0+cpu",
+        &["Requires-Dist: CoreLib==3.0.1"],
+    );
     dist(
         &site,
         "corelib-nightly-ext",
         "1.4.0+rocm6.0.dev1",
         &["Requires-Dist: corelib===3.0.1+rocm6.0"],
     );
-    dist(&site, "corelib-other", "0.2+rocm6.1", &["Requires-Dist: corelib==3.0.1"]);
+    dist(
+        &site,
+        "corelib-other",
+        "0.2+rocm6.1",
+        &["Requires-Dist: corelib==3.0.1"],
+    );
     // `==3.0.*` is not an exact pin; `>=` neither.
-    dist(&site, "loose", "1.0+cu118", &["Requires-Dist: corelib ==3.0.*, >=3"]);
+    dist(
+        &site,
+        "loose",
+        "1.0+cu118",
+        &["Requires-Dist: corelib ==3.0.*, >=3"],
+    );
     let r = report(&root);
     let pairs: Vec<(String, String)> = r
         .label_mismatches
@@ -207,7 +245,10 @@ fn the_rule_is_read_from_the_metadata_not_from_names() {
     );
     assert_eq!(r.exact_pins.len(), 1);
     assert_eq!(r.exact_pins[0].pinned_by.len(), 3);
-    assert_eq!(apicompat_env::build_variant("cu121.with.pypi.cudnn"), "cu121");
+    assert_eq!(
+        apicompat_env::build_variant("cu121.with.pypi.cudnn"),
+        "cu121"
+    );
     assert_eq!(apicompat_env::build_variant("ROCm6.0.dev1"), "rocm6.0");
 }
 
@@ -258,7 +299,11 @@ fn requires_python_against_the_interpreter() {
     assert_eq!(r.requires_python.len(), 1);
     let m = &r.requires_python[0];
     assert_eq!(
-        (m.package.as_str(), m.requires_python.as_str(), m.python.as_str()),
+        (
+            m.package.as_str(),
+            m.requires_python.as_str(),
+            m.python.as_str()
+        ),
         ("new-only", ">=3.12", "3.11.7")
     );
 
@@ -269,7 +314,11 @@ fn requires_python_against_the_interpreter() {
     dist(&site, "fine", "1.0", &["Requires-Python: >=3.8"]);
     let r = report(&root);
     assert_eq!(r.environment.python_version.as_deref(), Some("3.11"));
-    let names: Vec<&str> = r.requires_python.iter().map(|m| m.package.as_str()).collect();
+    let names: Vec<&str> = r
+        .requires_python
+        .iter()
+        .map(|m| m.package.as_str())
+        .collect();
     assert_eq!(names, vec!["new-only"]);
     assert!(
         r.notes.iter().any(|n| n.contains("patchy 1.0")),
@@ -309,7 +358,11 @@ fn broken_metadata_is_an_error_and_the_rest_is_read() {
     fs::write(bad.join("METADATA"), b"\xff\xfe garbage without headers").unwrap();
     let worse = site.join("worse-1.0.dist-info");
     fs::create_dir_all(&worse).unwrap();
-    fs::write(worse.join("METADATA"), "Name: worse\nVersion: not a version\n").unwrap();
+    fs::write(
+        worse.join("METADATA"),
+        "Name: worse\nVersion: not a version\n",
+    )
+    .unwrap();
     let r = report(&root);
     assert!(r.has_errors());
     assert_eq!(r.diagnostics.len(), 2, "{:#?}", r.diagnostics);
@@ -332,7 +385,10 @@ fn bad_paths_and_interpreters() {
     assert!(e.0.contains("not a Python interpreter"), "{e}");
     let empty = dir.join("python");
     fs::write(&empty, "").unwrap();
-    assert!(open(Some(&empty), None).unwrap_err().0.contains("empty file"));
+    assert!(open(Some(&empty), None)
+        .unwrap_err()
+        .0
+        .contains("empty file"));
     let named = dir.join("ls");
     fs::write(&named, b"\x7fELF....").unwrap();
     let e = open(Some(&named), None).unwrap_err();

@@ -189,10 +189,8 @@ impl Walker<'_> {
                     self.assign(target, Some(&a.value));
                 }
             }
-            Stmt::AnnAssign(a) => {
-                if a.value.is_some() || self.facts.is_stub {
-                    self.assign(&a.target, a.value.as_deref());
-                }
+            Stmt::AnnAssign(a) if (a.value.is_some() || self.facts.is_stub) => {
+                self.assign(&a.target, a.value.as_deref());
             }
             Stmt::AugAssign(a) => {
                 if let Expr::Name(n) = &*a.target {

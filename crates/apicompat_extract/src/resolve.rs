@@ -452,15 +452,15 @@ impl Resolver {
             }
         }
         for star in self.star_sources(module).iter() {
-            if let StarSource::Stdlib(names) = self.star_source(&star) {
+            if let StarSource::Stdlib(names) = self.star_source(star) {
                 if names.contains(&name) {
                     return Some(Resolved::unknown(format!("{star}.{name}")));
                 }
                 continue;
             }
-            if self.exports(&star).contains(name) {
-                if self.modules.contains_key(self.target_module(&star)) {
-                    if let Some(r) = self.resolve(&star, name) {
+            if self.exports(star).contains(name) {
+                if self.modules.contains_key(self.target_module(star)) {
+                    if let Some(r) = self.resolve(star, name) {
                         return Some(r);
                     }
                 }

@@ -66,6 +66,22 @@ fn definition(path: &str, s: &Symbol) -> String {
     s.canonical.clone().unwrap_or_else(|| path.to_string())
 }
 
+/// Paths with the fewest private segments first, then the shortest.
+fn by_publicness(paths: BTreeSet<&str>) -> Vec<String> {
+    let mut keyed: Vec<(usize, usize, &str)> = paths
+        .into_iter()
+        .map(|p| {
+            (
+                p.split('.').filter(|s| s.starts_with('_')).count(),
+                p.len(),
+                p,
+            )
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, _, p)| p.to_string()).collect()
+}
+
 fn last_segment(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
@@ -85,26 +101,49 @@ pub fn diff(view: &PackageView, a: usize, b: usize, prefix: &str) -> Result<Diff
         .ok_or_else(|| IndexError::Invalid("no such release".into()))?;
     let mut before: BTreeMap<String, Symbol> = BTreeMap::new();
     let mut after: BTreeMap<String, Symbol> = BTreeMap::new();
+    let mut every_buf = String::new();
+    let mut every: Vec<(usize, usize, Option<FacetId>, Option<FacetId>)> = Vec::new();
     if std::ptr::eq(ia, ib) {
         let mut changed: Vec<(String, Option<FacetId>, Option<FacetId>)> = Vec::new();
-        ia.for_each_pair(prefix, pa, pb, |path, fa, fb| {
+        let keep_all = prefix.is_empty();
+        ia.for_each_pair(prefix, pa, pb, |path, _, fa, fb| {
             if fa != fb {
                 changed.push((path.to_string(), fa, fb));
             }
+            // Every path, for the search of other names of the same objects below (one walk
+            // of the path map instead of two).
+            if keep_all && (fa.is_some() || fb.is_some()) {
+                let start = every_buf.len();
+                every_buf.push_str(path);
+                every.push((start, every_buf.len(), fa, fb));
+            }
         })?;
         for (path, fa, fb) in changed {
+            // Paths on one side only need their kind and definition; both sides, everything.
+            let decode = |f: FacetId, full: bool| -> Result<Symbol, IndexError> {
+                if full {
+                    return ia.symbol(f);
+                }
+                let (kind, canonical) = ia.kind_and_canonical(f)?;
+                Ok(Symbol {
+                    kind: Some(kind),
+                    canonical,
+                    ..Symbol::default()
+                })
+            };
+            let both = fa.is_some() && fb.is_some();
             if let Some(f) = fa {
-                before.insert(path.clone(), ia.symbol(f)?);
+                before.insert(path.clone(), decode(f, both)?);
             }
             if let Some(f) = fb {
-                after.insert(path, ia.symbol(f)?);
+                after.insert(path, decode(f, both)?);
             }
         }
     } else {
         // Releases from two indexes (embedded and cached): compare what they say.
         let side = |index: &PackageIndex, pos: usize, out: &mut BTreeMap<String, Symbol>| {
             let mut found: Vec<(String, FacetId)> = Vec::new();
-            let r = index.for_each_pair(prefix, pos, pos, |path, f, _| {
+            let r = index.for_each_pair(prefix, pos, pos, |path, _, f, _| {
                 if let Some(f) = f {
                     found.push((path.to_string(), f));
                 }
@@ -137,28 +176,38 @@ pub fn diff(view: &PackageView, a: usize, b: usize, prefix: &str) -> Result<Diff
     };
     // Listed only if its parent exists on both sides (a parent absent from both maps has the
     // same facts in both releases).
-    let top_most = |path: &str,
-                    set: &BTreeMap<String, Symbol>,
-                    other: &BTreeMap<String, Symbol>| {
+    // Whether a path is stored in the older (`a`) or newer release: the changed paths say;
+    // others are the same in both (or outside the prefix: looked up).
+    let stored = |path: &str, newer: bool| -> bool {
+        let (mine, other) = if newer {
+            (&after, &before)
+        } else {
+            (&before, &after)
+        };
+        if mine.contains_key(path) {
+            return true;
+        }
+        if other.contains_key(path) {
+            return false;
+        }
+        let (index, pos) = if newer { (ib, pb) } else { (ia, pa) };
+        matches!(index.facet_in(path, pos), Ok(Some(_)))
+    };
+    // Listed only if its parent is in both releases (else it is counted with the parent).
+    let top_most = |path: &str| {
         path.rsplit_once('.')
-            .is_none_or(|(parent, _)| !(set.contains_key(parent) && !other.contains_key(parent)))
+            .is_none_or(|(parent, _)| stored(parent, false) && stored(parent, true))
     };
     let mut added: Vec<(String, &'static str, String)> = Vec::new();
     for (path, s) in &after {
-        if before.contains_key(path)
-            || !top_most(path, &after, &before)
-            || view.status(path, a)?.is_present()
-        {
+        if before.contains_key(path) || !top_most(path) || view.status(path, a)?.is_present() {
             continue;
         }
         added.push((path.clone(), s.kind().as_str(), definition(path, s)));
     }
     let mut removed: Vec<(String, &'static str, String)> = Vec::new();
     for (path, s) in &before {
-        if after.contains_key(path)
-            || !top_most(path, &before, &after)
-            || view.status(path, b)?.is_present()
-        {
+        if after.contains_key(path) || !top_most(path) || view.status(path, b)?.is_present() {
             continue;
         }
         removed.push((path.clone(), s.kind().as_str(), definition(path, s)));
@@ -202,78 +251,134 @@ pub fn diff(view: &PackageView, a: usize, b: usize, prefix: &str) -> Result<Diff
         }
     }
     // Other paths of the same objects, found by the last segment of their names.
+    // Only objects the package defines: a `typing.Any` imported into many modules is not one
+    // of its objects.
+    let roots: BTreeSet<String> = view.roots().into_iter().collect();
+    let own = |def: &str| roots.contains(def.split('.').next().unwrap_or(def));
     let mut names: BTreeSet<String> = BTreeSet::new();
     for (path, _, def) in added.iter().chain(&removed) {
+        if !own(def) {
+            continue;
+        }
         names.insert(last_segment(path).to_string());
         names.insert(last_segment(def).to_string());
         if let Some(to) = moved_to.get(def) {
             names.insert(last_segment(to).to_string());
         }
     }
-    let mut candidates: Vec<String> = Vec::new();
+    // Each candidate's definition in each release that stores it, indexed by definition.
+    let mut in_a: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut in_b: BTreeMap<String, Vec<String>> = BTreeMap::new();
     if !names.is_empty() {
-        let mut visit = |p: &str| {
-            if names.contains(last_segment(p)) {
-                candidates.push(p.to_string());
+        let mut add = |index: &PackageIndex,
+                       path: &str,
+                       fa: Option<FacetId>,
+                       fb: Option<FacetId>|
+         -> Result<(), IndexError> {
+            if let Some(f) = fa {
+                let def = index
+                    .kind_and_canonical(f)?
+                    .1
+                    .unwrap_or_else(|| path.to_string());
+                in_a.entry(def).or_default().push(path.to_string());
             }
+            if let Some(f) = fb {
+                let def = index
+                    .kind_and_canonical(f)?
+                    .1
+                    .unwrap_or_else(|| path.to_string());
+                in_b.entry(def).or_default().push(path.to_string());
+            }
+            Ok(())
         };
-        ia.for_each_path(&mut visit);
-        if !std::ptr::eq(ia, ib) {
-            ib.for_each_path(&mut visit);
+        let mut error = None;
+        if !every.is_empty() {
+            for &(start, end, fa, fb) in &every {
+                let path = &every_buf[start..end];
+                if names.contains(last_segment(path)) {
+                    add(ia, path, fa, fb)?;
+                }
+            }
+        } else if std::ptr::eq(ia, ib) {
+            ia.for_each_pair("", pa, pb, |path, _, fa, fb| {
+                if names.contains(last_segment(path)) {
+                    if let Err(e) = add(ia, path, fa, fb) {
+                        error = Some(e);
+                    }
+                }
+            })?;
+        } else {
+            ia.for_each_pair("", pa, pa, |path, _, fa, _| {
+                if names.contains(last_segment(path)) {
+                    if let Err(e) = add(ia, path, fa, None) {
+                        error = Some(e);
+                    }
+                }
+            })?;
+            ib.for_each_pair("", pb, pb, |path, _, fb, _| {
+                if names.contains(last_segment(path)) {
+                    if let Err(e) = add(ib, path, None, fb) {
+                        error = Some(e);
+                    }
+                }
+            })?;
         }
-        candidates.sort();
-        candidates.dedup();
+        if let Some(e) = error {
+            return Err(e);
+        }
     }
-    // Each candidate's definition in each release, if the release stores it.
-    let mut defs: BTreeMap<&str, (Option<String>, Option<String>)> = BTreeMap::new();
-    for c in &candidates {
-        let at = |index: &PackageIndex, pos: usize| -> Result<Option<String>, IndexError> {
-            Ok(match index.facet_in(c, pos)? {
-                Some(f) => Some(definition(c, &index.symbol(f)?)),
-                None => None,
-            })
-        };
-        defs.insert(c.as_str(), (at(ia, pa)?, at(ib, pb)?));
-    }
+    let stored_a: BTreeSet<&str> = in_a.values().flatten().map(String::as_str).collect();
     for (path, kind, def) in added {
-        let mut olds: BTreeSet<&str> = BTreeSet::new();
-        olds.insert(def.as_str());
+        let mut same: BTreeSet<&str> = BTreeSet::new();
+        if !own(&def) {
+            out.added.push(Added {
+                path,
+                kind,
+                same_object_as: Vec::new(),
+            });
+            continue;
+        }
+        // Paths the older release had for the object: by its old definition (where it was
+        // defined before a move) or by what they name in the newer release.
         for (from, to) in &moved_to {
             if *to == def {
-                olds.insert(from.as_str());
+                same.extend(in_a.get(from).into_iter().flatten().map(String::as_str));
             }
         }
-        let same: Vec<String> = defs
-            .iter()
-            .filter(|(c, (da, db))| {
-                **c != path
-                    && da.is_some()
-                    && (da.as_deref().is_some_and(|d| olds.contains(d))
-                        || db.as_deref() == Some(def.as_str()))
-            })
-            .map(|(c, _)| c.to_string())
-            .collect();
+        same.extend(in_a.get(&def).into_iter().flatten().map(String::as_str));
+        same.extend(
+            in_b.get(&def)
+                .into_iter()
+                .flatten()
+                .map(String::as_str)
+                .filter(|c| stored_a.contains(c)),
+        );
+        same.remove(path.as_str());
         out.added.push(Added {
-            path,
             kind,
-            same_object_as: same,
+            same_object_as: by_publicness(same),
+            path,
         });
     }
     for (path, kind, def) in removed {
-        let mut news: BTreeSet<&str> = BTreeSet::new();
-        news.insert(def.as_str());
-        if let Some(to) = moved_to.get(&def) {
-            news.insert(to.as_str());
+        let mut still: BTreeSet<&str> = BTreeSet::new();
+        if !own(&def) {
+            out.removed.push(Removed {
+                path,
+                kind,
+                still_at: Vec::new(),
+            });
+            continue;
         }
-        let still: Vec<String> = defs
-            .iter()
-            .filter(|(c, (_, db))| **c != path && db.as_deref().is_some_and(|d| news.contains(d)))
-            .map(|(c, _)| c.to_string())
-            .collect();
+        still.extend(in_b.get(&def).into_iter().flatten().map(String::as_str));
+        if let Some(to) = moved_to.get(&def) {
+            still.extend(in_b.get(to).into_iter().flatten().map(String::as_str));
+        }
+        still.remove(path.as_str());
         out.removed.push(Removed {
-            path,
             kind,
-            still_at: still,
+            still_at: by_publicness(still),
+            path,
         });
     }
     Ok(out)
@@ -300,9 +405,13 @@ fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<String> {
     let mut out = Vec::new();
     let mut removed: Vec<&String> = old_names.difference(&new_names).collect();
     let mut added: Vec<&String> = new_names.difference(&old_names).collect();
-    // A parameter removed and another added at the same position of the first signature: a
-    // rename.
-    if let (Some(o), Some(n)) = (old.first(), new.first()) {
+    // A parameter removed and another added at the same position of first signatures of the
+    // same length: a rename.
+    if let (Some(o), Some(n)) = (
+        old.first(),
+        new.first()
+            .filter(|n| Some(n.params.len()) == old.first().map(|o| o.params.len())),
+    ) {
         for (po, pn) in o.params.iter().zip(&n.params) {
             let (Some(ri), Some(ai)) = (
                 removed.iter().position(|r| **r == po.name),
@@ -310,9 +419,9 @@ fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<String> {
             ) else {
                 continue;
             };
-            if po.kind == pn.kind
-                && !matches!(po.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
-            {
+            let variadic =
+                |k: ParamKind| matches!(k, ParamKind::VarPositional | ParamKind::VarKeyword);
+            if !variadic(po.kind) && !variadic(pn.kind) {
                 out.push(format!("parameter `{}` renamed to `{}`", po.name, pn.name));
                 removed.remove(ri);
                 added.remove(ai);

@@ -45,6 +45,10 @@ struct JsonFinding<'a> {
     finding: &'a Finding,
     /// The path with forward slashes and no leading `./`.
     display_path: String,
+    /// Import-time findings in a module an entry point imports: the modules from the entry
+    /// point to this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chain: Option<&'a [String]>,
 }
 
 /// The JSON report.
@@ -57,6 +61,7 @@ pub fn json(report: &Report) -> String {
             .map(|f| JsonFinding {
                 finding: f,
                 display_path: display_path(&f.path),
+                chain: report.chain(f),
             })
             .collect(),
         summary: &report.summary,
@@ -89,6 +94,10 @@ fn byte_offset(text: &str, line: u32, column: u32) -> Option<(usize, usize)> {
 }
 
 fn reach_label(f: &Finding) -> String {
+    // Warnings about uses that work everywhere (private or deprecated APIs) break nowhere.
+    if f.missing_in.is_empty() {
+        return String::new();
+    }
     let on = if f.missing_in.len() <= 3 {
         f.missing_in.join(", ")
     } else {
@@ -108,7 +117,13 @@ fn reach_label(f: &Finding) -> String {
     }
 }
 
-fn frame(f: &Finding, source: Option<&str>, path: &str, renderer: &Renderer) -> String {
+fn frame(
+    f: &Finding,
+    source: Option<&str>,
+    path: &str,
+    chain: Option<&[String]>,
+    renderer: &Renderer,
+) -> String {
     let title = level(f.severity)
         .primary_title(f.message.as_str())
         .id(f.code);
@@ -148,6 +163,14 @@ fn frame(f: &Finding, source: Option<&str>, path: &str, renderer: &Renderer) -> 
             ),
         ),
     }
+    if let Some(chain) = chain {
+        let how = if chain.len() > 1 {
+            format!("imported at start-up: {}", chain.join(" -> "))
+        } else {
+            format!("`{}` is an entry point of the project", chain.join(""))
+        };
+        groups.push(Group::with_level(Level::NOTE).element(Level::NOTE.message(how)));
+    }
     let mut help: Vec<String> = f.fixes.iter().map(|x| x.message.clone()).collect();
     if let Some(src) = &f.target_source {
         help.push(format!("checked against {src}"));
@@ -173,7 +196,7 @@ pub fn text(report: &Report, color: bool) -> String {
     for f in &report.findings {
         let path = display_path(&f.path);
         let source = report.sources.get(&f.path).map(String::as_str);
-        out.push_str(&frame(f, source, &path, &renderer));
+        out.push_str(&frame(f, source, &path, report.chain(f), &renderer));
         out.push_str("\n\n");
     }
     for note in &report.summary.notes {

@@ -73,7 +73,36 @@ fn report() -> Report {
             ..Summary::default()
         },
         sources: [(path, source.to_string())].into_iter().collect(),
+        chains: Default::default(),
     }
+}
+
+#[test]
+fn import_chains_are_a_json_field_and_a_note() {
+    let mut r = report();
+    r.chains.insert(
+        PathBuf::from("./mypkg/parallel.py"),
+        vec![
+            "train".into(),
+            "mypkg.model".into(),
+            "mypkg.parallel".into(),
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&apicompat_render::json(&r)).unwrap();
+    assert_eq!(
+        v["findings"][0]["chain"],
+        serde_json::json!(["train", "mypkg.model", "mypkg.parallel"])
+    );
+    // Only import-time findings have one.
+    assert!(v["findings"][1].get("chain").is_none());
+    let out = apicompat_render::text(&r, false);
+    assert!(
+        out.contains("  = note: imported at start-up: train -> mypkg.model -> mypkg.parallel\n"),
+        "{out}"
+    );
+    // Without chains, no field.
+    let v: serde_json::Value = serde_json::from_str(&apicompat_render::json(&report())).unwrap();
+    assert!(v["findings"][0].get("chain").is_none());
 }
 
 #[test]

@@ -14,6 +14,7 @@ mod lines;
 pub mod markers;
 mod pyproject;
 mod reqtxt;
+mod requires_python;
 mod setup_cfg;
 mod setup_py;
 pub mod version;
@@ -33,6 +34,7 @@ pub use markers::{
 pub use pep508_rs::{
     ExtraName, MarkerEnvironment, MarkerTree, PackageName, Requirement, VersionOrUrl,
 };
+pub use requires_python::{read_requires_python, RequiresPython};
 pub use version::{
     admits, admits_with, local_label, parse_specifiers, parse_version, release_of, satisfies,
     select, Operator, Version, VersionError, VersionSpecifier, VersionSpecifiers,

@@ -449,7 +449,10 @@ fn raw_requires_dist_and_egg_info_requires_txt() {
     assert_eq!(user.requires_dist.len(), 2);
     assert_eq!(
         user.requires_dist_raw,
-        vec!["zipp (>=3.20)".to_string(), "six ; python_version < '3'".to_string()]
+        vec![
+            "zipp (>=3.20)".to_string(),
+            "six ; python_version < '3'".to_string()
+        ]
     );
     let legacy = env.get("legacy").expect("legacy");
     assert_eq!(

@@ -54,7 +54,7 @@ pub fn run(
         summarize(&surface, started);
         match (&cache, output) {
             (_, Some(out)) => {
-                let json = serde_json::to_vec_pretty(&surface)?;
+                let json = serde_json::to_vec(&surface)?;
                 apicompat_index::cache::write_atomic(out, &json)?;
                 if !crate::ui::quiet() {
                     eprintln!("wrote {}", out.display());

@@ -140,7 +140,8 @@ fn indexed_packages(catalog: &Catalog, env: &InstalledEnvironment) -> Vec<Indexe
             continue;
         };
         let release = release_of(&dist.version);
-        let in_index = matches!(catalog.package(name), Ok(Some(view)) if view.position(&release).is_some());
+        let in_index =
+            matches!(catalog.package(name), Ok(Some(view)) if view.position(&release).is_some());
         out.push(Indexed {
             package: dist.name.clone(),
             version: dist.version.to_string(),
@@ -159,10 +160,10 @@ fn render_text(r: &EnvReport, indexed: &[Indexed], color: bool) -> String {
     let e = &r.environment;
 
     if !quiet {
-        let python = e
-            .python_version
-            .as_deref()
-            .map_or_else(|| "Python (version unknown)".to_string(), |v| format!("Python {v}"));
+        let python = e.python_version.as_deref().map_or_else(
+            || "Python (version unknown)".to_string(),
+            |v| format!("Python {v}"),
+        );
         let _ = writeln!(
             s,
             "{}",
@@ -185,7 +186,11 @@ fn render_text(r: &EnvReport, indexed: &[Indexed], color: bool) -> String {
         }
         for i in indexed {
             if i.in_index {
-                let _ = writeln!(s, "  indexed: {} {} (release {} is in the index)", i.package, i.version, i.release);
+                let _ = writeln!(
+                    s,
+                    "  indexed: {} {} (release {} is in the index)",
+                    i.package, i.version, i.release
+                );
             } else {
                 let _ = writeln!(
                     s,
@@ -209,7 +214,11 @@ fn render_text(r: &EnvReport, indexed: &[Indexed], color: bool) -> String {
 
     let pip = r.pip_check_lines();
     if !pip.is_empty() || !quiet {
-        let _ = writeln!(s, "\n{}", ui::bold("Requirements (as pip check reports them):", color));
+        let _ = writeln!(
+            s,
+            "\n{}",
+            ui::bold("Requirements (as pip check reports them):", color)
+        );
         if pip.is_empty() {
             s.push_str("No broken requirements found.\n");
         }
@@ -230,7 +239,11 @@ fn render_text(r: &EnvReport, indexed: &[Indexed], color: bool) -> String {
     }
 
     if !r.label_mismatches.is_empty() {
-        let _ = writeln!(s, "\n{}", ui::bold("Build variants (local labels) that disagree:", color));
+        let _ = writeln!(
+            s,
+            "\n{}",
+            ui::bold("Build variants (local labels) that disagree:", color)
+        );
         for m in &r.label_mismatches {
             let _ = writeln!(
                 s,
@@ -248,7 +261,11 @@ fn render_text(r: &EnvReport, indexed: &[Indexed], color: bool) -> String {
     }
 
     if !quiet && !r.exact_pins.is_empty() {
-        let _ = writeln!(s, "\n{}", ui::bold("Exact pins (builds of one release of another):", color));
+        let _ = writeln!(
+            s,
+            "\n{}",
+            ui::bold("Exact pins (builds of one release of another):", color)
+        );
         s.push_str(&render_pins(&r.exact_pins));
     }
 
@@ -321,7 +338,11 @@ fn render_pins(groups: &[PinGroup]) -> String {
         let _ = writeln!(s, "{anchor} is required exactly by {}", pinners.join(", "));
     }
     for ((name, version), anchors) in by_single {
-        let _ = writeln!(s, "{name} {version} requires exactly: {}", anchors.join(", "));
+        let _ = writeln!(
+            s,
+            "{name} {version} requires exactly: {}",
+            anchors.join(", ")
+        );
     }
     s
 }

@@ -18,7 +18,9 @@ pub fn run(
     cache_dir: Option<&Path>,
 ) -> CmdResult {
     if specs.is_empty() {
-        return Err(Failure::usage("name at least one package: `apicompat index fetch torch==2.5.0`"));
+        return Err(Failure::usage(
+            "name at least one package: `apicompat index fetch torch==2.5.0`",
+        ));
     }
     let dir = cache_dir.ok_or_else(|| {
         Failure::usage("no cache directory: set APICOMPAT_CACHE_DIR or pass --cache-dir")
@@ -47,7 +49,9 @@ pub fn run(
         }
         chosen.sort_by(|a, b| a.0.cmp(&b.0));
         if chosen.is_empty() {
-            return Err(Failure::usage(format!("no release of {name} matches `{spec}`")));
+            return Err(Failure::usage(format!(
+                "no release of {name} matches `{spec}`"
+            )));
         }
         let mut added = 0usize;
         for (version, release) in chosen {
@@ -88,7 +92,10 @@ pub fn run(
         if added > 0 || refresh {
             let index = rebuild_index(&cache, &name)?;
             if !crate::ui::quiet() {
-                eprintln!("{name}: {added} release(s) added; index at {}", index.display());
+                eprintln!(
+                    "{name}: {added} release(s) added; index at {}",
+                    index.display()
+                );
             }
         }
     }

@@ -2,8 +2,10 @@
 
 pub mod build;
 pub mod completions;
+pub mod diff;
 pub mod env;
 pub mod fetch;
 pub mod list;
 pub mod query;
+pub mod range;
 pub mod show;

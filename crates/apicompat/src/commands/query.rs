@@ -44,7 +44,10 @@ fn group(view: &PackageView, values: &[Option<String>]) -> Vec<RangeValue> {
         .map(|d| RangeValue {
             ranges: ranges(
                 &versions,
-                &values.iter().map(|v| v.as_ref() == Some(d)).collect::<Vec<_>>(),
+                &values
+                    .iter()
+                    .map(|v| v.as_ref() == Some(d))
+                    .collect::<Vec<_>>(),
             ),
             value: d.clone(),
         })
@@ -69,11 +72,13 @@ pub fn run(catalog: &Catalog, symbol: &str, package: Option<&str>, format: Forma
         Format::Json => println!("{}", serde_json::to_string_pretty(&answer)?),
         Format::Text => print!("{}", text(&answer, view.releases().len())),
     }
-    Ok(if answer.present_in.is_empty() && answer.unknown_in.is_empty() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(
+        if answer.present_in.is_empty() && answer.unknown_in.is_empty() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 fn unknown_package(catalog: &Catalog, name: &str) -> String {
@@ -172,12 +177,20 @@ fn text(a: &Answer, total: usize) -> String {
         out.push_str(&format!("  absent in {absent} release(s)\n"));
     }
     for r in &a.unknown_reasons {
-        out.push_str(&format!("  unknown in {}: {}\n", r.ranges.join(", "), r.value));
+        out.push_str(&format!(
+            "  unknown in {}: {}\n",
+            r.ranges.join(", "),
+            r.value
+        ));
     }
     let only_self = a.canonical.len() == 1 && a.canonical[0].value == a.symbol;
     if !only_self {
         for c in &a.canonical {
-            out.push_str(&format!("  defined at {} in {}\n", c.value, c.ranges.join(", ")));
+            out.push_str(&format!(
+                "  defined at {} in {}\n",
+                c.value,
+                c.ranges.join(", ")
+            ));
         }
     }
     for s in &a.signatures {
@@ -189,7 +202,11 @@ fn text(a: &Answer, total: usize) -> String {
         out.push_str(&format!("  signature {}{suffix}\n", s.value));
     }
     for d in &a.deprecated {
-        out.push_str(&format!("  deprecated in {}: {}\n", d.ranges.join(", "), d.value));
+        out.push_str(&format!(
+            "  deprecated in {}: {}\n",
+            d.ranges.join(", "),
+            d.value
+        ));
     }
     if !a.did_you_mean.is_empty() {
         out.push_str("  did you mean:\n");
@@ -228,9 +245,10 @@ fn suggestions(view: &PackageView, symbol: &str) -> Vec<String> {
         let definition = (0..view.releases().len())
             .rev()
             .find_map(|r| match view.status(&path, r) {
-                Ok(Status::Present { path: found, symbol }) => {
-                    Some(symbol.canonical.unwrap_or(found))
-                }
+                Ok(Status::Present {
+                    path: found,
+                    symbol,
+                }) => Some(symbol.canonical.unwrap_or(found)),
                 _ => None,
             })
             .unwrap_or(path);

@@ -34,12 +34,12 @@ struct ShowOut {
 }
 
 pub fn run(catalog: &Catalog, spec: &str, format: Format) -> CmdResult {
-    let (name, version) = spec
-        .split_once("==")
-        .ok_or_else(|| Failure::usage(format!("`{spec}`: give NAME==VERSION, e.g. torch==2.5.0")))?;
+    let (name, version) = spec.split_once("==").ok_or_else(|| {
+        Failure::usage(format!("`{spec}`: give NAME==VERSION, e.g. torch==2.5.0"))
+    })?;
     let name = normalize_name(name.trim());
-    let version = parse_version(version.trim())
-        .map_err(|e| Failure::usage(format!("`{spec}`: {e}")))?;
+    let version =
+        parse_version(version.trim()).map_err(|e| Failure::usage(format!("`{spec}`: {e}")))?;
     let view = catalog.package(&name)?.ok_or_else(|| {
         Failure::usage(format!(
             "package `{name}` is not indexed; add it with `apicompat index fetch {name}=={version}`"
@@ -80,7 +80,10 @@ pub fn run(catalog: &Catalog, spec: &str, format: Format) -> CmdResult {
     let mut out = ShowOut {
         package: name.clone(),
         version: version.to_string(),
-        requires_dist: header.as_ref().map(|h| h.requires_dist.clone()).unwrap_or_default(),
+        requires_dist: header
+            .as_ref()
+            .map(|h| h.requires_dist.clone())
+            .unwrap_or_default(),
         requires_python: header.and_then(|h| h.requires_python),
         modules: BTreeMap::new(),
         classes: BTreeMap::new(),

@@ -8,6 +8,11 @@ mod ac004_unindexed_package;
 mod ac005_syntax_error;
 mod ac006_io_error;
 mod ac007_unchecked_code;
+mod ac008_requirement_admits_broken;
+mod ac009_drifting_attribute;
+mod ac010_copied_process_group;
+mod ac011_private_api;
+mod ac012_deprecated_api;
 
 use crate::model::Severity;
 
@@ -18,6 +23,11 @@ pub use ac004_unindexed_package::UnindexedPackage;
 pub use ac005_syntax_error::SyntaxError;
 pub use ac006_io_error::IoError;
 pub use ac007_unchecked_code::UncheckedCode;
+pub use ac008_requirement_admits_broken::RequirementAdmitsBroken;
+pub use ac009_drifting_attribute::DriftingAttribute;
+pub use ac010_copied_process_group::CopiedProcessGroup;
+pub use ac011_private_api::PrivateApi;
+pub use ac012_deprecated_api::DeprecatedApi;
 
 /// A rule's identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +53,11 @@ pub const ALL: &[Rule] = &[
     SyntaxError::RULE,
     IoError::RULE,
     UncheckedCode::RULE,
+    RequirementAdmitsBroken::RULE,
+    DriftingAttribute::RULE,
+    CopiedProcessGroup::RULE,
+    PrivateApi::RULE,
+    DeprecatedApi::RULE,
 ];
 
 /// The rule with a code.

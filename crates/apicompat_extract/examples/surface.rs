@@ -1,12 +1,12 @@
 //! Dev helper: extract a wheel, sdist or directory and print the surface as JSON, with the
-//! time of each step on stderr. `cargo run --release -p apicompat_extract --example dump -- PATH [PACKAGE]`
+//! time of each step on stderr. `cargo run --release -p apicompat_extract --example surface -- PATH [PACKAGE]`
 use std::path::Path;
 use std::time::Instant;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        eprintln!("usage: dump PATH [PACKAGE]");
+        eprintln!("usage: surface PATH [PACKAGE]");
         std::process::exit(2);
     };
     let package = args.next();

@@ -1,0 +1,297 @@
+//! `apicompat check` as a user runs it: the binary's exit codes (0 without errors, 1 with
+//! errors, 2 when it could not run or a path could not be read), its output formats, standard
+//! input, and a 50 MB source file (generated here) that is checked to its last line without
+//! blowing memory.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_apicompat"));
+    c.env("NO_COLOR", "1").env_remove("VIRTUAL_ENV");
+    c
+}
+
+fn check(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .arg("--no-cache")
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run apicompat")
+}
+
+fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("check-cli")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+    }
+    dir
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+const BREAKS_ON_23: &str = "from torch.distributed.pipelining import pipeline\n";
+
+#[test]
+fn exit_0_without_errors_warnings_included() {
+    let dir = project(
+        "exit0",
+        &[
+            ("ok.py", "import torch\nimport numpy\ntorch.zeros(3)\n"),
+            ("requirements.txt", "torch==2.5.0\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    // The unindexed `numpy` is a warning: it does not change the exit code.
+    assert!(out.contains("AC004"), "{out}");
+
+    // A use that breaks on some release, guarded: exit 0 too.
+    let dir = project(
+        "exit0-guarded",
+        &[(
+            "m.py",
+            "try:\n    from torch.distributed.pipelining import pipeline\nexcept ImportError:\n    pipeline = None\n",
+        )],
+    );
+    let o = check(&dir, &["--target", "torch>=2.3"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+}
+
+#[test]
+fn exit_1_with_errors_in_every_output_format() {
+    let dir = project(
+        "exit1",
+        &[
+            ("m.py", BREAKS_ON_23),
+            ("requirements.txt", "torch>=2.3.0\n"),
+        ],
+    );
+    for format in ["text", "json", "sarif", "github"] {
+        let o = check(&dir, &["--output-format", format]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{format}: {out}\n{err}");
+        assert!(
+            out.contains("torch.distributed.pipelining"),
+            "{format}: {out}"
+        );
+    }
+    let o = check(&dir, &["--output-format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let import = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["code"] == "AC001")
+        .expect("an AC001 finding");
+    assert_eq!(import["display_path"], "m.py");
+    assert_eq!(import["missing_in"], serde_json::json!(["2.3.0", "2.3.1"]));
+
+    // Other rules only, or a target where it works: exit 0.
+    let o = check(&dir, &["--select", "AC002"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = check(&dir, &["--target", "torch==2.5.0"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+}
+
+#[test]
+fn exit_1_from_standard_input() {
+    let dir = project("stdin", &[]);
+    let mut child = bin()
+        .args([
+            "--no-cache",
+            "check",
+            "-",
+            "--stdin-filename",
+            "train.py",
+            "--target",
+            "torch==2.3.1",
+        ])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(BREAKS_ON_23.as_bytes())
+        .expect("write stdin");
+    let o = child.wait_with_output().expect("wait");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("train.py:1:"), "{out}");
+}
+
+#[test]
+fn exit_2_for_usage_errors_and_unreadable_paths() {
+    let dir = project("exit2", &[("m.py", "import torch\n")]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["no_such_dir"], "no_such_dir"),
+        (&["--target", "torch>>2"], "invalid --target"),
+        (&["--select", "XYZ9"], "unknown rule code"),
+        (&["--output-format", "yaml"], "yaml"),
+        (&["--no-such-flag"], "--no-such-flag"),
+    ];
+    for (args, expected) in cases {
+        let o = check(&dir, args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}\n{err}");
+        assert!(
+            out.contains(expected) || err.contains(expected),
+            "{args:?}: {out}\n{err}"
+        );
+    }
+    // A missing path among good ones: the rest is still checked, and the exit code is 2 even
+    // though there are errors too.
+    std::fs::write(dir.join("bad.py"), BREAKS_ON_23).expect("write");
+    let o = check(&dir, &[".", "missing.py", "--target", "torch==2.3.0"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(out.contains("AC006") && out.contains("missing.py"), "{out}");
+    assert!(out.contains("bad.py:1:42"), "{out}");
+}
+
+/// Peak resident memory of a running child, in bytes (Linux: `VmHWM` in `/proc`), polled until
+/// it exits; and its output.
+fn run_measured(mut cmd: Command, timeout: Duration) -> (Output, Option<u64>) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let status_file = PathBuf::from(format!("/proc/{}/status", child.id()));
+    let start = Instant::now();
+    let mut peak: Option<u64> = None;
+    // Read the pipes on threads so the child never blocks on a full pipe.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out_thread = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut v).ok();
+        v
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut v).ok();
+        v
+    });
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file) {
+            let hwm = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+            if let Some(kb) = hwm {
+                peak = Some(peak.unwrap_or(0).max(kb * 1024));
+            }
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            panic!("still running after {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = Output {
+        status,
+        stdout: out_thread.join().unwrap_or_default(),
+        stderr: err_thread.join().unwrap_or_default(),
+    };
+    (output, peak)
+}
+
+#[test]
+fn a_50_mb_file_is_checked_to_its_last_line_in_bounded_memory() {
+    let dir = project("big", &[]);
+    let path = dir.join("generated.py");
+    // What generated modules look like: a breaking import at the top, a large data table, code,
+    // and a breaking import at the end (proof that the whole file was read).
+    let mut src = String::with_capacity(52 << 20);
+    src.push_str("import torch\n");
+    src.push_str(BREAKS_ON_23);
+    src.push_str("TABLE = {\n");
+    let mut i = 0u64;
+    while src.len() < 44 << 20 {
+        src.push_str(&format!(
+            "    \"key_{i}\": ({i}, {}, \"value {i}\"),\n",
+            i * 7
+        ));
+        i += 1;
+    }
+    src.push_str("}\n\n");
+    while src.len() < 50 << 20 {
+        src.push_str(&format!(
+            "def f{i}(x, y=None):\n    z = torch.cat([x, x], dim=0)\n    return torch.nn.functional.relu(z) + {i}\n\n"
+        ));
+        i += 1;
+    }
+    src.push_str("from torch.utils.checkpoint import CheckpointPolicy\n");
+    let lines = src.lines().count();
+    std::fs::write(&path, &src).expect("write 50 MB");
+    drop(src);
+
+    let mut cmd = bin();
+    cmd.args([
+        "--no-cache",
+        "check",
+        "generated.py",
+        "--target",
+        "torch==2.3.0",
+        "--output-format",
+        "json",
+    ])
+    .current_dir(&dir);
+    let (o, peak) = run_measured(cmd, Duration::from_secs(600));
+    let _ = std::fs::remove_file(&path);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let found: Vec<(u64, String)> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap_or(0),
+                f["symbol"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (2, "torch.distributed.pipelining.pipeline".to_string()),
+            (
+                lines as u64,
+                "torch.utils.checkpoint.CheckpointPolicy".to_string()
+            ),
+        ]
+    );
+    // The parser's syntax tree of the whole file is the floor (Ruff's own `ruff check` takes
+    // about as much on such a file): what is asked here is that the rest stays in proportion.
+    if let Some(peak) = peak {
+        eprintln!("50 MB file: peak RSS {} MB", peak >> 20);
+        assert!(peak < 3 << 29, "peak RSS {} MB", peak >> 20);
+    }
+}

@@ -1,0 +1,217 @@
+//! Import chains: which of the project's own modules, each importing the next when it is
+//! imported, lead from an entry point of the project to a module. An import-time finding in a
+//! module on such a chain breaks the program at start-up, not only when someone imports that
+//! module.
+//!
+//! - Entry points: `[project.scripts]` and `[project.gui-scripts]` of `pyproject.toml`
+//!   (`name = "pkg.cli:main"`), `__main__.py` files, and modules with an
+//!   `if __name__ == "__main__":` block.
+//! - A module's name comes from its path: up from the file while the directory is a package
+//!   (has an `__init__.py`), so `src/pkg/sub/mod.py` is `pkg.sub.mod`.
+//! - Only imports that run when a module is imported count (module level, class bodies, `if`
+//!   and `try` blocks at module level; not function bodies): `import a.b.c` imports `a`, `a.b`
+//!   and `a.b.c`; `from .x import y` imports the package, `x`, and `x.y` when that is a module.
+//!
+//! Cheap by design: no file is read again, and the chain is the shortest from any entry point.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+use crate::collect::FileUses;
+
+/// The module name of a file: `(name, is_package)`; `None` when a part is not an identifier.
+fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(String, bool)> {
+    let file = path.file_name()?.to_str()?;
+    let stem = file
+        .strip_suffix(".py")
+        .or_else(|| file.strip_suffix(".pyi"))?;
+    let is_package = stem == "__init__";
+    let mut parts: Vec<String> = Vec::new();
+    if !is_package {
+        parts.push(stem.to_string());
+    }
+    let mut dir = path.parent();
+    // The directory of an `__init__.py` is always a package; above it, while it has one.
+    let mut first = is_package;
+    while let Some(d) = dir {
+        let name = d.file_name().and_then(|n| n.to_str());
+        let Some(name) = name else {
+            break;
+        };
+        let is_pkg = first
+            || *packages.entry(d.to_path_buf()).or_insert_with(|| {
+                d.join("__init__.py").is_file() || d.join("__init__.pyi").is_file()
+            });
+        first = false;
+        if !is_pkg || name == "." || name == ".." {
+            break;
+        }
+        parts.push(name.to_string());
+        dir = d.parent();
+    }
+    if parts.is_empty() || !parts.iter().all(|p| is_identifier(p)) {
+        return None;
+    }
+    parts.reverse();
+    Some((parts.join("."), is_package))
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+/// The modules named by `[project.scripts]` and `[project.gui-scripts]` of a `pyproject.toml`.
+pub fn script_modules(pyproject: &Path) -> Vec<String> {
+    use toml::de::{DeTable, DeValue};
+    let Ok(text) = std::fs::read_to_string(pyproject) else {
+        return Vec::new();
+    };
+    let Ok(doc) = DeTable::parse(&text) else {
+        return Vec::new();
+    };
+    fn get<'t, 'i>(t: &'t DeTable<'i>, key: &str) -> Option<&'t DeValue<'i>> {
+        t.iter()
+            .find(|(k, _)| k.get_ref() == key)
+            .map(|(_, v)| v.get_ref())
+    }
+    let mut out = Vec::new();
+    let Some(DeValue::Table(project)) = get(doc.get_ref(), "project") else {
+        return out;
+    };
+    for section in ["scripts", "gui-scripts"] {
+        let Some(DeValue::Table(scripts)) = get(project, section) else {
+            continue;
+        };
+        for (_, v) in scripts.iter() {
+            if let DeValue::String(s) = v.get_ref() {
+                let module = s.split(':').next().unwrap_or("").trim();
+                if !module.is_empty() {
+                    out.push(module.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// For each file reachable from an entry point, the chain of module names from the entry point
+/// to it (the entry point first, the file's own module last).
+pub fn chains(files: &[(&Path, &FileUses)], scripts: &[String]) -> HashMap<usize, Vec<String>> {
+    let mut packages: HashMap<PathBuf, bool> = HashMap::new();
+    let names: Vec<Option<(String, bool)>> = files
+        .iter()
+        .map(|(p, _)| module_name(p, &mut packages))
+        .collect();
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in names.iter().enumerate() {
+        if let Some((name, _)) = n {
+            // A `.py` wins over a `.pyi` of the same module.
+            let is_stub = files[i].0.extension().is_some_and(|e| e == "pyi");
+            match by_name.get(name.as_str()) {
+                Some(_) if is_stub => {}
+                _ => {
+                    by_name.insert(name.as_str(), i);
+                }
+            }
+        }
+    }
+
+    // Edges: the modules each file imports at import time.
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
+    for (i, (_, uses)) in files.iter().enumerate() {
+        let Some((name, is_package)) = &names[i] else {
+            continue;
+        };
+        let package: Vec<&str> = {
+            let mut parts: Vec<&str> = name.split('.').collect();
+            if !is_package {
+                parts.pop();
+            }
+            parts
+        };
+        let mut targets: HashSet<usize> = HashSet::new();
+        for imp in &uses.imports {
+            let base: Vec<String> = if imp.level == 0 {
+                imp.module
+                    .as_deref()
+                    .map(|m| m.split('.').map(str::to_string).collect())
+                    .unwrap_or_default()
+            } else {
+                let up = (imp.level - 1) as usize;
+                if up > package.len() {
+                    continue;
+                }
+                let mut b: Vec<String> = package[..package.len() - up]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                if let Some(m) = &imp.module {
+                    b.extend(m.split('.').map(str::to_string));
+                }
+                b
+            };
+            for k in 1..=base.len() {
+                if let Some(&t) = by_name.get(base[..k].join(".").as_str()) {
+                    targets.insert(t);
+                }
+            }
+            for n in &imp.names {
+                let mut full = base.clone();
+                full.push(n.clone());
+                if let Some(&t) = by_name.get(full.join(".").as_str()) {
+                    targets.insert(t);
+                }
+            }
+        }
+        targets.remove(&i);
+        let mut targets: Vec<usize> = targets.into_iter().collect();
+        targets.sort_unstable();
+        edges[i] = targets;
+    }
+
+    // Entry points, in file order (the chains do not depend on the walk's order).
+    let mut entries: Vec<usize> = Vec::new();
+    for (i, (path, uses)) in files.iter().enumerate() {
+        let main_file = path.file_name().is_some_and(|n| n == "__main__.py");
+        let script = names[i]
+            .as_ref()
+            .is_some_and(|(n, _)| scripts.iter().any(|s| s == n));
+        if uses.is_main || main_file || script {
+            entries.push(i);
+        }
+    }
+
+    // Shortest chains from any entry point.
+    let mut parent: Vec<Option<usize>> = vec![None; files.len()];
+    let mut seen: Vec<bool> = vec![false; files.len()];
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    for &e in &entries {
+        seen[e] = true;
+        queue.push_back(e);
+    }
+    while let Some(i) = queue.pop_front() {
+        for &t in &edges[i] {
+            if !seen[t] {
+                seen[t] = true;
+                parent[t] = Some(i);
+                queue.push_back(t);
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (i, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
+        let mut chain = Vec::new();
+        let mut cur = Some(i);
+        while let Some(c) = cur {
+            if let Some((n, _)) = &names[c] {
+                chain.push(n.clone());
+            }
+            cur = parent[c];
+        }
+        chain.reverse();
+        out.insert(i, chain);
+    }
+    out
+}

@@ -1,0 +1,596 @@
+//! AC011 (private API) and AC012 (deprecated API): uses that work on the targeted releases but
+//! may stop working in the next one. Both read the index directly for the distinct paths the
+//! project uses (the facet each release has under the path, falling back to the full lookup
+//! through re-exports and bases), so they add little to a run.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+
+use apicompat_index::{ranges, Catalog, PackageView, Status};
+use apicompat_surface::Kind;
+
+use crate::collect::{Use, UseKind};
+use crate::files::Analyzed;
+use crate::model::{Finding, Fix, FixKind, Reach, Severity};
+use crate::rules::{DeprecatedApi, PrivateApi, Rule, RuleInfo};
+use crate::targets::Target;
+
+/// What one release has under a path.
+#[derive(Debug, Clone)]
+enum Fact {
+    Present {
+        canonical: Rc<str>,
+        deprecated: Option<Rc<str>>,
+        class: bool,
+    },
+    /// Absent, or not known statically.
+    Other,
+}
+
+/// Per-release facts of paths, each looked up once.
+struct Facts<'c> {
+    rows: HashMap<(String, String), Vec<Option<Fact>>>,
+    symbols: HashMap<(usize, u32), Fact>,
+    views: HashMap<String, Option<&'c PackageView>>,
+    catalog: &'c Catalog,
+}
+
+impl<'c> Facts<'c> {
+    fn view(&mut self, root: &str) -> Option<&'c PackageView> {
+        if let Some(v) = self.views.get(root) {
+            return *v;
+        }
+        let v = self.catalog.package_for_module(root).ok().flatten();
+        self.views.insert(root.to_string(), v);
+        v
+    }
+
+    fn get(&mut self, view: &PackageView, path: &str, release: usize) -> Fact {
+        let n = view.releases().len();
+        let key = (view.name().to_string(), path.to_string());
+        if let Some(Some(f)) = self.rows.get(&key).and_then(|row| row.get(release)) {
+            return f.clone();
+        }
+        let fact = self.lookup(view, path, release);
+        let row = self.rows.entry(key).or_insert_with(|| vec![None; n]);
+        if let Some(slot) = row.get_mut(release) {
+            *slot = Some(fact.clone());
+        }
+        fact
+    }
+
+    fn lookup(&mut self, view: &PackageView, path: &str, release: usize) -> Fact {
+        // The path itself, when the release binds it (most uses): one map lookup.
+        if let Some((index, pos)) = view.index_of(release) {
+            if let Ok(Some(facet)) = index.facet_in(path, pos) {
+                let key = (index as *const _ as usize, facet);
+                if let Some(f) = self.symbols.get(&key) {
+                    return f.clone();
+                }
+                if let Ok(symbol) = index.symbol(facet) {
+                    let fact = Fact::Present {
+                        class: symbol.kind() == Kind::Class,
+                        canonical: Rc::from(symbol.canonical.unwrap_or_else(|| path.to_string())),
+                        deprecated: symbol.deprecated.map(|d| Rc::from(d.as_str())),
+                    };
+                    self.symbols.insert(key, fact.clone());
+                    return fact;
+                }
+            }
+        }
+        // Through re-exported modules and base classes.
+        match view.status(path, release) {
+            Ok(Status::Present {
+                path: found,
+                symbol,
+            }) => Fact::Present {
+                class: symbol.kind() == Kind::Class,
+                canonical: Rc::from(symbol.canonical.unwrap_or(found)),
+                deprecated: symbol.deprecated.map(|d| Rc::from(d.as_str())),
+            },
+            _ => Fact::Other,
+        }
+    }
+}
+
+/// The first private segment of a dotted path (`_tensor` in `torch.distributed._tensor.X`):
+/// its position. Dunders (`__version__`) are not private.
+fn private_segment(path: &str) -> Option<usize> {
+    path.split('.').position(|s| {
+        s.starts_with('_') && !(s.len() > 4 && s.starts_with("__") && s.ends_with("__"))
+    })
+}
+
+fn is_private(path: &str) -> bool {
+    private_segment(path).is_some()
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// A use to report, before its public alternatives are known.
+struct Pending<'c> {
+    file: usize,
+    rule: Rule,
+    use_index: usize,
+    view: &'c PackageView,
+    /// Releases (positions) where the path is present, and where it is deprecated.
+    present: Vec<bool>,
+    deprecated: Vec<Option<Rc<str>>>,
+    canonical: Vec<Option<Rc<str>>>,
+}
+
+/// The AC011 and AC012 findings of every file.
+pub(crate) fn check_files(
+    catalog: &Catalog,
+    analyzed: &[Analyzed],
+    chosen: &BTreeMap<String, Target>,
+    out: &mut Vec<(usize, Finding, Vec<u32>)>,
+) {
+    let mut facts = Facts {
+        rows: HashMap::new(),
+        symbols: HashMap::new(),
+        views: HashMap::new(),
+        catalog,
+    };
+    let mut pending: Vec<Pending<'_>> = Vec::new();
+    for (fi, file) in analyzed.iter().enumerate() {
+        for (ui, u) in file.uses.uses.iter().enumerate() {
+            if !matches!(
+                u.kind,
+                UseKind::Import | UseKind::Attribute | UseKind::Getattr
+            ) {
+                continue;
+            }
+            let root = u.path.split('.').next().unwrap_or(&u.path);
+            let Some(view) = facts.view(root) else {
+                continue;
+            };
+            let Some(target) = chosen.get(view.name()) else {
+                continue;
+            };
+            // A guarded private use already has its fallback.
+            let private = written_private(u) && !u.guarded;
+            // Targeted releases that have it (the others are AC001/AC002's).
+            let mut in_target = Vec::new();
+            let mut class = false;
+            for &r in &target.releases {
+                if let Fact::Present {
+                    deprecated,
+                    class: c,
+                    ..
+                } = facts.get(view, &u.path, r)
+                {
+                    in_target.push((r, deprecated));
+                    class |= c;
+                }
+            }
+            if in_target.is_empty() {
+                continue;
+            }
+            let deprecated_here =
+                in_target.iter().any(|(_, d)| d.is_some()) && (!class || instantiates(file, u));
+            if !private && !deprecated_here {
+                continue;
+            }
+            let n = view.releases().len();
+            let mut present = vec![false; n];
+            let mut deprecated = vec![None; n];
+            let mut canonical = vec![None; n];
+            for r in 0..n {
+                if let Fact::Present {
+                    canonical: c,
+                    deprecated: d,
+                    ..
+                } = facts.get(view, &u.path, r)
+                {
+                    present[r] = true;
+                    deprecated[r] = d;
+                    canonical[r] = Some(c);
+                }
+            }
+            for rule in [
+                (private, PrivateApi::RULE),
+                (deprecated_here, DeprecatedApi::RULE),
+            ]
+            .into_iter()
+            .filter_map(|(on, rule)| on.then_some(rule))
+            {
+                pending.push(Pending {
+                    file: fi,
+                    rule,
+                    use_index: ui,
+                    view,
+                    present: present.clone(),
+                    deprecated: deprecated.clone(),
+                    canonical: canonical.clone(),
+                });
+            }
+        }
+    }
+    if pending.is_empty() {
+        return;
+    }
+    let public = public_paths(analyzed, &pending);
+    for p in pending {
+        let file = &analyzed[p.file];
+        let u = &file.uses.uses[p.use_index];
+        let Some(target) = chosen.get(p.view.name()) else {
+            continue;
+        };
+        let f = if p.rule.code == PrivateApi::RULE.code {
+            private_finding(&p, u, target, &public, &mut facts)
+        } else {
+            deprecated_finding(&p, u, target)
+        };
+        let mut f = f;
+        let (l, c) = file.position(u.range.start());
+        let (el, ec) = file.position(u.range.end());
+        f.path = file.path.clone();
+        (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
+        let (stmt_line, _) = file.position(u.stmt_start);
+        out.push((p.file, f, vec![l, stmt_line]));
+    }
+}
+
+/// Whether a use of a class may create instances: the index records a class as deprecated
+/// when creating one warns (its `__init__`), so subclassing it (`class F(Function)`) or
+/// importing it only to subclass it is not a use of what is deprecated. An import counts when
+/// the file calls the name it binds.
+fn instantiates(file: &Analyzed, u: &Use) -> bool {
+    let facts = &file.process_groups;
+    let inside_base = facts.base_ranges.iter().any(|r| r.contains_range(u.range));
+    match u.kind {
+        UseKind::Import => {
+            let written = file
+                .text
+                .get(u.range.start().to_usize()..u.range.end().to_usize())
+                .unwrap_or("");
+            let bound = match written.rsplit_once(" as ") {
+                Some((_, alias)) => alias.trim(),
+                None => last_segment(&u.path),
+            };
+            facts.called.contains(bound)
+        }
+        _ => !inside_base,
+    }
+}
+
+/// Whether the private part of a use's path is written at the use (not in the name it goes
+/// through, which was reported where that name was bound).
+fn written_private(u: &Use) -> bool {
+    let Some(at) = private_segment(&u.path) else {
+        return false;
+    };
+    match &u.base {
+        Some(base) => at >= base.split('.').count(),
+        None => true,
+    }
+}
+
+/// Public paths (no private segment) with the last segment of a private use's path, per
+/// package: the candidates for "the same object under a public name".
+fn public_paths(
+    analyzed: &[Analyzed],
+    pending: &[Pending<'_>],
+) -> HashMap<String, HashMap<String, Vec<String>>> {
+    let mut wanted: HashMap<&str, (&PackageView, HashSet<&str>)> = HashMap::new();
+    for p in pending
+        .iter()
+        .filter(|p| p.rule.code == PrivateApi::RULE.code)
+    {
+        let u = &analyzed[p.file].uses.uses[p.use_index];
+        let last = last_segment(&u.path);
+        if last.starts_with('_') {
+            continue;
+        }
+        wanted
+            .entry(p.view.name())
+            .or_insert_with(|| (p.view, HashSet::new()))
+            .1
+            .insert(last);
+    }
+    let mut out: HashMap<String, HashMap<String, Vec<String>>> = HashMap::new();
+    for (name, (view, names)) in wanted {
+        let mut table: HashMap<String, Vec<String>> = HashMap::new();
+        view.for_each_path(|path| {
+            let last = last_segment(path);
+            if names.contains(last) && !is_private(path) {
+                table
+                    .entry(last.to_string())
+                    .or_default()
+                    .push(path.to_string());
+            }
+        });
+        for v in table.values_mut() {
+            v.sort_by_key(|p| (p.matches('.').count(), p.clone()));
+            v.dedup();
+        }
+        out.insert(name.to_string(), table);
+    }
+    out
+}
+
+/// Whether a public path is where the package means to publish an object defined at
+/// `canonical`: the definition itself, or a name bound in a module above the definition
+/// (`torch.distributed.tensor.Partial` for `torch.distributed.tensor.placement_types.Partial`),
+/// not an incidental import in an unrelated module.
+fn public_alias(path: &str, canonical: &str) -> bool {
+    if path == canonical {
+        return true;
+    }
+    let Some((parent, _)) = path.rsplit_once('.') else {
+        return false;
+    };
+    let Some((defining_module, _)) = canonical.rsplit_once('.') else {
+        return false;
+    };
+    defining_module
+        .strip_prefix(parent)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+fn mask(n: usize, set: &[usize]) -> Vec<bool> {
+    (0..n).map(|i| set.contains(&i)).collect()
+}
+
+fn base_finding(
+    rule: Rule,
+    u: &Use,
+    view: &PackageView,
+    present: &[bool],
+    target: &Target,
+) -> Finding {
+    let versions = view.versions();
+    let present_in: Vec<String> = (0..versions.len())
+        .filter(|&i| present.get(i).copied().unwrap_or(false))
+        .map(|i| versions[i].clone())
+        .collect();
+    let (severity, reach) = if u.guarded {
+        (Severity::Info, Reach::Guarded)
+    } else {
+        (rule.severity, u.reach)
+    };
+    Finding {
+        code: rule.code,
+        rule: rule.name,
+        severity,
+        path: Default::default(),
+        line: 0,
+        column: 0,
+        end_line: 0,
+        end_column: 0,
+        symbol: u.path.clone(),
+        package: view.name().to_string(),
+        missing_in: Vec::new(),
+        present_in,
+        missing_ranges: Vec::new(),
+        present_ranges: ranges(&versions, present),
+        message: String::new(),
+        fixes: Vec::new(),
+        reach,
+        target_source: Some(target.info.description.clone()),
+    }
+}
+
+fn private_finding(
+    p: &Pending<'_>,
+    u: &Use,
+    target: &Target,
+    public: &HashMap<String, HashMap<String, Vec<String>>>,
+    facts: &mut Facts<'_>,
+) -> Finding {
+    let view = p.view;
+    let versions = view.versions();
+    let n = versions.len();
+    let mut f = base_finding(PrivateApi::RULE, u, view, &p.present, target);
+    let segment = private_segment(&u.path)
+        .and_then(|i| u.path.split('.').nth(i))
+        .unwrap_or("");
+    let what = if last_segment(&u.path) == segment {
+        "private"
+    } else {
+        "inside a private module"
+    };
+    let count = p.present.iter().filter(|&&b| b).count();
+    let newest = p.present.last().copied().unwrap_or(false);
+    let lifetime = format!(
+        "it is in {count} of the {n} indexed releases ({}){}",
+        f.present_ranges.join(", "),
+        if newest { "" } else { ", not in the newest" }
+    );
+    // The same object under a public path, per targeted release.
+    let candidates = public
+        .get(view.name())
+        .and_then(|t| t.get(last_segment(&u.path)))
+        .map_or(&[][..], Vec::as_slice);
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for &r in &target.releases {
+        let Some(Some(canonical)) = p.canonical.get(r) else {
+            continue;
+        };
+        let found = candidates.iter().find(|c| {
+            public_alias(c, canonical)
+                && matches!(facts.get(view, c, r), Fact::Present { canonical: theirs, .. } if theirs == *canonical)
+        });
+        if let Some(c) = found {
+            match groups.iter_mut().find(|(g, _)| g == c) {
+                Some((_, rs)) => rs.push(r),
+                None => groups.push((c.clone(), vec![r])),
+            }
+        }
+    }
+    let pkg = view.name();
+    let public_text = match groups.as_slice() {
+        [] => "no public path names the same object in the targeted releases".to_string(),
+        [(path, rs)] if rs.len() == target.releases.len() => {
+            format!("the same object is public as `{path}` in every targeted release")
+        }
+        gs => gs
+            .iter()
+            .map(|(path, rs)| {
+                format!(
+                    "in {pkg} {} the same object is public as `{path}`",
+                    ranges(&versions, &mask(n, rs)).join(", ")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
+    f.message = format!(
+        "`{}` is {what} (`{segment}`): {pkg} may change or remove it in any release without deprecation; {lifetime}; {public_text}",
+        u.path
+    );
+    let last_target = target.releases.last().copied();
+    for (path, rs) in &groups {
+        let listed: Vec<String> = rs.iter().map(|&r| versions[r].clone()).collect();
+        let all = rs.len() == target.releases.len();
+        // Public from some release through the newest targeted one: a lower bound drops the
+        // private path.
+        let suffix = rs.last().copied() == last_target
+            && target.releases.iter().skip_while(|&&r| r != rs[0]).count() == rs.len();
+        f.fixes.push(Fix {
+            kind: FixKind::Moved,
+            message: if all {
+                format!("use the public `{path}`")
+            } else if suffix {
+                format!(
+                    "use the public `{path}`: require `{pkg}>={}`, or import it with a fallback to the private path on older releases",
+                    listed.first().cloned().unwrap_or_default()
+                )
+            } else {
+                format!(
+                    "use the public `{path}` in {pkg} {}",
+                    ranges(&versions, &mask(n, rs)).join(", ")
+                )
+            },
+            replacement: Some(path.clone()),
+            releases: listed,
+            requirement: None,
+        });
+    }
+    if groups.is_empty() {
+        f.fixes.push(Fix {
+            kind: FixKind::Guard,
+            message: match u.kind {
+                UseKind::Import => {
+                    "guard the import with `try: ... except ImportError:` and keep a fallback"
+                        .to_string()
+                }
+                _ => "guard the use with `hasattr` and keep a fallback".to_string(),
+            },
+            replacement: None,
+            releases: Vec::new(),
+            requirement: None,
+        });
+    }
+    f
+}
+
+fn deprecated_finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
+    let view = p.view;
+    let versions = view.versions();
+    let n = versions.len();
+    let mut f = base_finding(DeprecatedApi::RULE, u, view, &p.present, target);
+    let deprecated_at: Vec<usize> = (0..n).filter(|&r| p.deprecated[r].is_some()).collect();
+    let targeted: Vec<usize> = target
+        .releases
+        .iter()
+        .copied()
+        .filter(|&r| p.deprecated.get(r).is_some_and(Option::is_some))
+        .collect();
+    let first = deprecated_at.first().copied().unwrap_or(0);
+    // The message of the newest targeted release that deprecates it.
+    let message = targeted
+        .last()
+        .and_then(|&r| p.deprecated[r].clone())
+        .map(|m| m.to_string())
+        .filter(|m| !m.is_empty());
+    let pkg = view.name();
+    let since = match deprecated_at.last() {
+        Some(&last) if last == n - 1 => format!("since {pkg} {}", versions[first]),
+        _ => format!(
+            "in {pkg} {}",
+            ranges(&versions, &mask(n, &deprecated_at)).join(", ")
+        ),
+    };
+    let removed = (0..n)
+        .rev()
+        .take_while(|&r| !p.present[r])
+        .last()
+        .filter(|&r| r > first)
+        .map(|r| format!("; it is gone from {pkg} {}", versions[r]))
+        .unwrap_or_default();
+    let listed = if targeted.len() <= 3 {
+        targeted
+            .iter()
+            .map(|&r| versions[r].clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        ranges(&versions, &mask(n, &targeted)).join(", ")
+    };
+    f.message = match &message {
+        Some(m) => format!(
+            "`{}` is deprecated {since} (targeted: {listed}){removed}: \"{m}\"",
+            u.path
+        ),
+        None => format!(
+            "`{}` is deprecated {since} (targeted: {listed}){removed}",
+            u.path
+        ),
+    };
+    let replacement = message.as_deref().and_then(suggested);
+    f.fixes.push(Fix {
+        kind: FixKind::Rewrite,
+        message: match &replacement {
+            Some(r) => format!("use `{r}` as the deprecation message says"),
+            None => "move off it before a release removes it".to_string(),
+        },
+        replacement,
+        releases: Vec::new(),
+        requirement: None,
+    });
+    f
+}
+
+/// The replacement a deprecation message names: the code after "use" (`Please use
+/// `torch.amp.autocast('cuda', args...)` instead.` -> `torch.amp.autocast('cuda', args...)`).
+fn suggested(message: &str) -> Option<String> {
+    let lower = message.to_ascii_lowercase();
+    let at = [
+        "use `",
+        "use the `",
+        "in favor of `",
+        "instead use `",
+        "replaced by `",
+    ]
+    .iter()
+    .filter_map(|p| lower.find(p).map(|i| i + p.len()))
+    .min()?;
+    let rest = message.get(at..)?;
+    let end = rest.find('`')?;
+    let code = rest[..end].trim();
+    (!code.is_empty()).then(|| code.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_segments_and_replacements() {
+        assert_eq!(
+            private_segment("torch.distributed._tensor.Partial"),
+            Some(2)
+        );
+        assert_eq!(private_segment("torch.__version__"), None);
+        assert_eq!(private_segment("torch.nn.Linear"), None);
+        assert_eq!(
+            suggested("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead."),
+            Some("torch.amp.autocast('cuda', args...)".to_string())
+        );
+        assert_eq!(suggested("deprecated"), None);
+    }
+}

@@ -1,0 +1,451 @@
+//! Every use of an indexed package in a project, with what each release of the package says
+//! about it: the lower-level entry point behind `apicompat range` and `apicompat diff
+//! --used-by`. The uses are collected exactly as `check` collects them (same walk, guards,
+//! version branches, reach and member reads); here they are resolved in every indexed release
+//! instead of the targeted ones.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use ruff_text_size::TextRange;
+
+use apicompat_index::{Catalog, PackageView};
+use apicompat_requirements::{read_project, Declared, Severity as DiagSeverity};
+
+use apicompat_index::Status;
+use apicompat_surface::Signature;
+
+use crate::collect::{Use, UseKind};
+use crate::files::{self, Analyzed};
+use crate::members::{self, MemberChecker, Packages};
+use crate::model::Reach;
+use crate::rules::{
+    DriftingAttribute, MissingAttribute, MissingImport, RuleInfo, UnsupportedKeyword,
+};
+use crate::targets;
+use crate::{UsageError, STACK_SIZE};
+
+/// What one release says about one use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Presence {
+    /// The release has it (accepts the keyword).
+    Present,
+    /// The release lacks it: the use breaks there.
+    Absent,
+    /// It cannot be known statically (never counted as a break).
+    Unknown,
+    /// The use does not run on that release: a version check in the code excludes it, or the
+    /// name it goes through is itself missing there (the import's use covers that).
+    NotRun,
+}
+
+/// What a release says about a path, as much as presence needs.
+#[derive(Debug, Clone)]
+enum Lite {
+    Present(Arc<Vec<Signature>>),
+    Absent,
+    Unknown,
+}
+
+/// Index lookups (`PackageView::status`, the lookup `check` resolves uses with), each path
+/// looked up once in every release.
+struct Statuses {
+    rows: HashMap<String, HashMap<String, Vec<Lite>>>,
+    notes: Vec<String>,
+}
+
+impl Statuses {
+    /// What every release of `view` says about `path`.
+    fn row(&mut self, view: &PackageView, path: &str) -> &[Lite] {
+        if !self.rows.contains_key(view.name()) {
+            self.rows.insert(view.name().to_string(), HashMap::new());
+        }
+        let Some(per) = self.rows.get_mut(view.name()) else {
+            return &[];
+        };
+        if !per.contains_key(path) {
+            let mut row = Vec::with_capacity(view.releases().len());
+            for r in 0..view.releases().len() {
+                row.push(match view.status(path, r) {
+                    Ok(Status::Present { symbol, .. }) => {
+                        Lite::Present(Arc::new(symbol.signatures))
+                    }
+                    Ok(Status::Absent { .. }) => Lite::Absent,
+                    Ok(Status::Unknown { .. }) => Lite::Unknown,
+                    Err(e) => {
+                        let note = format!("the index of {} is damaged: {e}", view.name());
+                        if !self.notes.contains(&note) {
+                            self.notes.push(note);
+                        }
+                        Lite::Unknown
+                    }
+                });
+            }
+            per.insert(path.to_string(), row);
+        }
+        per.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// A use in every release of its package, as `check` judges it: releases excluded by the
+    /// use's version conditions, or lacking the name it goes through, do not run it.
+    fn presence(
+        &mut self,
+        packages: &mut Packages<'_>,
+        u: &Use,
+        view: &PackageView,
+    ) -> Vec<Presence> {
+        let preds: Vec<&crate::versions::Pred> = u
+            .versions
+            .iter()
+            .filter(|(root, _)| {
+                packages
+                    .for_root(root)
+                    .is_some_and(|v| v.name() == view.name())
+            })
+            .map(|(_, p)| p)
+            .collect();
+        let base_absent: Vec<bool> = match &u.base {
+            Some(base) => self
+                .row(view, base)
+                .iter()
+                .map(|l| matches!(l, Lite::Absent))
+                .collect(),
+            None => Vec::new(),
+        };
+        let all = view.releases();
+        let row = self.row(view, &u.path);
+        let mut out = Vec::with_capacity(all.len());
+        for (r, release) in all.iter().enumerate() {
+            if !preds.iter().all(|p| p.admits(&release.version))
+                || base_absent.get(r).copied().unwrap_or(false)
+            {
+                out.push(Presence::NotRun);
+                continue;
+            }
+            out.push(match (&u.kind, row.get(r).unwrap_or(&Lite::Unknown)) {
+                (UseKind::Keyword(k), Lite::Present(sigs)) if !sigs.is_empty() => {
+                    if sigs.iter().any(|s| s.accepts_keyword(k)) {
+                        Presence::Present
+                    } else {
+                        Presence::Absent
+                    }
+                }
+                (UseKind::Keyword(_), _) => Presence::Unknown,
+                (_, Lite::Present(_)) => Presence::Present,
+                (_, Lite::Absent) => Presence::Absent,
+                (_, Lite::Unknown) => Presence::Unknown,
+            });
+        }
+        out
+    }
+}
+
+/// What to survey.
+#[derive(Debug, Clone, Default)]
+pub struct SurveyOptions {
+    /// Files and directories (empty: the current directory).
+    pub paths: Vec<PathBuf>,
+    /// Where requirements are read from (default: found from the first path).
+    pub project: Option<PathBuf>,
+}
+
+/// One use, with its status in every release of its package.
+#[derive(Debug, Clone)]
+pub struct SurveyedUse {
+    /// The rule `check` reports it under when it breaks (`AC001`, `AC002`, `AC003`, `AC009`).
+    pub code: &'static str,
+    /// The dotted path used; `callee(keyword=)` for keywords; `receiver.name` for member reads.
+    pub symbol: String,
+    pub path: PathBuf,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    /// Import time or call time (guarded uses keep the reach of where they are).
+    pub reach: Reach,
+    /// Inside `try/except ImportError`, after `hasattr`, ...: the code handles the difference.
+    pub guarded: bool,
+    /// Silenced by a `# noqa` comment for its rule.
+    pub suppressed: bool,
+    /// Per release of the package, oldest first.
+    pub presence: Vec<Presence>,
+    /// For member reads: the classes that define the name.
+    pub defined_by: Vec<String>,
+    /// The dotted path used (the callee for keywords; `receiver.name` for member reads).
+    pub used_path: String,
+    /// The keyword, for keyword uses.
+    pub keyword: Option<String>,
+    /// File number in walk order, line, column: the order uses are listed in.
+    order: (usize, u32, u32),
+}
+
+impl SurveyedUse {
+    /// `src/train.py:49`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", display(&self.path), self.line)
+    }
+
+    /// Whether the use counts for the releases a project needs: not guarded, not silenced.
+    pub fn counts(&self) -> bool {
+        !self.guarded && !self.suppressed
+    }
+
+    /// Whether it is a read of an attribute on an object of unknown type (AC009).
+    pub fn is_member(&self) -> bool {
+        self.code == DriftingAttribute::RULE.code
+    }
+}
+
+/// The uses of one indexed package.
+#[derive(Debug, Clone)]
+pub struct PackageSurvey {
+    pub package: String,
+    /// Every indexed release, oldest first.
+    pub versions: Vec<String>,
+    pub uses: Vec<SurveyedUse>,
+}
+
+/// Everything a survey found.
+#[derive(Debug, Clone)]
+pub struct Survey {
+    /// The directory whose requirements were read.
+    pub project_root: PathBuf,
+    pub declared: Declared,
+    /// By package name.
+    pub packages: Vec<PackageSurvey>,
+    pub files: usize,
+    /// Files that could not be read or parsed, and other things the user should know.
+    pub notes: Vec<String>,
+    /// A path given, or a file under it, could not be read (`check` exits with 2 then).
+    pub io_failure: bool,
+}
+
+impl Survey {
+    pub fn package(&self, name: &str) -> Option<&PackageSurvey> {
+        self.packages.iter().find(|p| p.package == name)
+    }
+}
+
+pub(crate) fn display(path: &Path) -> String {
+    let s = path.to_string_lossy().replace('\\', "/");
+    let mut s = s.as_str();
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest;
+    }
+    s.to_string()
+}
+
+fn span(file: &Analyzed, range: TextRange) -> (u32, u32, u32, u32) {
+    let (l, c) = file.position(range.start());
+    let (el, ec) = file.position(range.end());
+    (l, c, el, ec)
+}
+
+/// Collects every use of an indexed package under the paths and resolves it in every release.
+pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, UsageError> {
+    let paths: Vec<PathBuf> = if options.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        options.paths.clone()
+    };
+    let project_root = options.project.clone().unwrap_or_else(|| {
+        let start = paths.first().cloned().unwrap_or_else(|| PathBuf::from("."));
+        let start = if start.exists() {
+            start
+        } else {
+            PathBuf::from(".")
+        };
+        targets::find_project_root(&start)
+    });
+    let declared = read_project(&project_root);
+    let mut notes = Vec::new();
+    for d in &declared.diagnostics {
+        if d.severity >= DiagSeverity::Warning {
+            notes.push(format!("{}: {d}", project_root.display()));
+        }
+    }
+
+    let mut roots: HashSet<String> = HashSet::new();
+    for name in catalog.names() {
+        match catalog.package(name) {
+            Ok(Some(view)) => roots.extend(view.roots()),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("the index of {name} cannot be read: {e}")),
+        }
+    }
+    let discovered = files::discover(&paths);
+    // The project's own packages are its code, not indexed releases (as in `check`).
+    let mut own: Vec<&String> = discovered.own_packages.iter().collect();
+    own.sort();
+    for name in own {
+        if roots.remove(name) {
+            notes.push(format!(
+                "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
+            ));
+        }
+    }
+    let mut io_failure = !discovered.errors.is_empty();
+    for (path, message) in &discovered.errors {
+        notes.push(format!("cannot read `{}`: {message}", display(path)));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .build()
+        .map_err(|e| UsageError(format!("cannot start worker threads: {e}")))?;
+    let mut analyzed: Vec<Analyzed> = pool.install(|| {
+        discovered
+            .files
+            .par_iter()
+            .map(|p| files::analyze_path(p, &roots))
+            .collect()
+    });
+    // Version helpers defined in one file and used in another, as `check` resolves them.
+    files::resolve_project_helpers(&mut analyzed);
+
+    let mut statuses = Statuses {
+        rows: HashMap::new(),
+        notes: Vec::new(),
+    };
+    let mut pk = Packages::new(catalog);
+    let mut checker = MemberChecker::new(analyzed.iter().map(|a| &a.uses));
+    let mut by_package: BTreeMap<String, PackageSurvey> = BTreeMap::new();
+    let mut syntax = 0usize;
+    for (fi, file) in analyzed.iter().enumerate() {
+        if let Some(message) = &file.io_error {
+            io_failure = true;
+            notes.push(format!("cannot read `{}`: {message}", display(&file.path)));
+            continue;
+        }
+        if !file.syntax_errors.is_empty() {
+            syntax += 1;
+        }
+        if file.uses.too_deep.is_some() {
+            notes.push(format!(
+                "{}: nesting deeper than {} levels; the code inside is not read",
+                display(&file.path),
+                crate::collect::MAX_DEPTH
+            ));
+        }
+        for u in &file.uses.uses {
+            let root = u.path.split('.').next().unwrap_or(&u.path);
+            let Some(view) = pk.for_root(root) else {
+                continue;
+            };
+            let presence = statuses.presence(&mut pk, u, view);
+            let code = match u.kind {
+                UseKind::Import => MissingImport::RULE.code,
+                UseKind::Attribute | UseKind::Getattr => MissingAttribute::RULE.code,
+                UseKind::Keyword(_) => UnsupportedKeyword::RULE.code,
+            };
+            let symbol = match &u.kind {
+                UseKind::Keyword(k) => format!("{}({k}=)", u.path),
+                _ => u.path.clone(),
+            };
+            let (l, c, el, ec) = span(file, u.range);
+            let (stmt_line, _) = file.position(u.stmt_start);
+            let suppressed = file.suppressions.silences(&[l, stmt_line], code);
+            push(
+                &mut by_package,
+                view,
+                SurveyedUse {
+                    code,
+                    symbol,
+                    path: file.path.clone(),
+                    line: l,
+                    column: c,
+                    end_line: el,
+                    end_column: ec,
+                    reach: u.reach,
+                    guarded: u.guarded,
+                    suppressed,
+                    presence,
+                    defined_by: Vec::new(),
+                    used_path: u.path.clone(),
+                    keyword: match &u.kind {
+                        UseKind::Keyword(k) => Some(k.clone()),
+                        _ => None,
+                    },
+                    order: (fi, l, c),
+                },
+            );
+        }
+        let packages = members::file_packages(&mut pk, &file.uses);
+        for m in &file.uses.members {
+            let Some((view, def)) = checker.judge(&file.uses, m, &packages) else {
+                continue;
+            };
+            let presence = (0..def.releases.len())
+                .map(|r| {
+                    if !checker.admitted(m, view, r) {
+                        Presence::NotRun
+                    } else if def.releases[r] {
+                        Presence::Present
+                    } else if def.unknown.get(r).copied().unwrap_or(false) {
+                        Presence::Unknown
+                    } else {
+                        Presence::Absent
+                    }
+                })
+                .collect();
+            let code = DriftingAttribute::RULE.code;
+            let symbol = format!("{}.{}", m.receiver, m.name);
+            let (l, c, el, ec) = span(file, m.range);
+            let (stmt_line, _) = file.position(m.stmt_start);
+            let suppressed = file.suppressions.silences(&[l, stmt_line], code);
+            push(
+                &mut by_package,
+                view,
+                SurveyedUse {
+                    code,
+                    symbol: symbol.clone(),
+                    path: file.path.clone(),
+                    line: l,
+                    column: c,
+                    end_line: el,
+                    end_column: ec,
+                    reach: m.reach,
+                    guarded: m.guarded,
+                    suppressed,
+                    presence,
+                    defined_by: def.classes.clone(),
+                    used_path: symbol,
+                    keyword: None,
+                    order: (fi, l, c),
+                },
+            );
+        }
+    }
+    if syntax > 0 {
+        notes.push(format!(
+            "{syntax} file(s) have syntax errors; uses in the broken statements may be missed (`apicompat check` lists them)"
+        ));
+    }
+    notes.append(&mut statuses.notes);
+    let mut packages: Vec<PackageSurvey> = by_package.into_values().collect();
+    for p in &mut packages {
+        p.uses.sort_by_key(|u| u.order);
+    }
+    Ok(Survey {
+        project_root,
+        declared,
+        packages,
+        files: analyzed.len(),
+        notes,
+        io_failure,
+    })
+}
+
+fn push(by_package: &mut BTreeMap<String, PackageSurvey>, view: &PackageView, u: SurveyedUse) {
+    by_package
+        .entry(view.name().to_string())
+        .or_insert_with(|| PackageSurvey {
+            package: view.name().to_string(),
+            versions: view.versions(),
+            uses: Vec::new(),
+        })
+        .uses
+        .push(u);
+}

@@ -1,0 +1,74 @@
+//! Import chains from the project's entry points to modules with import-time findings, on the
+//! fake torch index (`torch.distributed.pipelining` exists from 2.4.0).
+
+mod common;
+
+use apicompat_check::Reach;
+use common::{brief, project, run};
+
+const BREAKS: &str = "from torch.distributed.pipelining import pipeline\n";
+
+#[test]
+fn chains_from_scripts_main_blocks_and_main_modules() {
+    let dir = project(
+        "chains",
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"mypkg\"\n\n[project.scripts]\nmytool = \"mypkg.cli:main\"\n",
+            ),
+            ("mypkg/__init__.py", ""),
+            (
+                "mypkg/cli.py",
+                "from . import model\n\n\ndef main():\n    from .lazy import later\n    later()\n",
+            ),
+            ("mypkg/model.py", "from mypkg.parallel import build\n"),
+            (
+                "mypkg/parallel.py",
+                &format!("{BREAKS}\n\ndef build():\n    from torch.distributed.pipelining import PipelineStage\n"),
+            ),
+            // Imported only inside a function: no chain.
+            ("mypkg/lazy.py", &format!("{BREAKS}\n\ndef later():\n    pass\n")),
+            // Imported by nothing.
+            ("mypkg/orphan.py", BREAKS),
+            (
+                "train.py",
+                &format!("{BREAKS}\n\nif __name__ == \"__main__\":\n    pass\n"),
+            ),
+            ("tools/__init__.py", ""),
+            ("tools/__main__.py", "from .helpers import x\n"),
+            (
+                "tools/helpers.py",
+                &format!("import typing\nif typing.TYPE_CHECKING:\n    from mypkg import orphan\n{BREAKS}x = 1\n"),
+            ),
+        ],
+    );
+    let report = run(&dir, &["torch==2.3.0"]);
+    let got: Vec<String> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let path = f.path.strip_prefix(&dir).unwrap_or(&f.path).display();
+            match report.chain(f) {
+                Some(chain) => format!("{path}:{} {}", f.line, chain.join(" -> ")),
+                None => format!("{path}:{} -", f.line),
+            }
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "mypkg/lazy.py:1 -",
+            "mypkg/orphan.py:1 -",
+            "mypkg/parallel.py:1 mypkg.cli -> mypkg.model -> mypkg.parallel",
+            // Call-time: no chain.
+            "mypkg/parallel.py:5 -",
+            "tools/helpers.py:4 tools.__main__ -> tools.helpers",
+            "train.py:1 train",
+        ],
+        "{:?}",
+        brief(&report, &dir)
+    );
+    let call_time = &report.findings[3];
+    assert_eq!(call_time.reach, Reach::CallTime);
+}

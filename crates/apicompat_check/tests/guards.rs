@@ -1,0 +1,313 @@
+//! Early-exit guards and version-helper functions, on the fake torch index (releases 1.13.0 -
+//! 2.5.0): `pipelining` exists from 2.4.0, `CheckpointPolicy` from 2.5.0,
+//! `all_gather_into_tensor` from 2.2.0.
+
+mod common;
+
+use common::{brief, project, run};
+
+fn check_files(name: &str, files: &[(&str, &str)], targets: &[&str]) -> Vec<String> {
+    let dir = project(name, files);
+    brief(&run(&dir, targets), &dir)
+}
+
+#[test]
+fn early_return_on_a_missing_attribute_guards_the_rest_of_the_function() {
+    let got = check_files(
+        "early_hasattr",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def build():
+    if not hasattr(torch.distributed, \"pipelining\"):
+        return None
+    return torch.distributed.pipelining.pipeline
+
+def build_raise():
+    if not hasattr(torch.distributed, \"pipelining\"):
+        raise RuntimeError(\"needs torch>=2.4\")
+    torch.distributed.pipelining.Schedule1F1B
+
+def unguarded():
+    if torch.distributed.is_available():
+        return None
+    return torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:16:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}
+
+#[test]
+fn early_exit_on_a_version_check_restricts_the_rest_of_the_block() {
+    let got = check_files(
+        "early_version",
+        &[
+            (
+                "top.py",
+                "\
+import torch
+
+if torch.__version__ < \"2.4\":
+    raise ImportError(\"this module needs torch 2.4\")
+
+from torch.distributed.pipelining import pipeline
+
+def later():
+    from torch.utils.checkpoint import CheckpointPolicy
+",
+            ),
+            (
+                "func.py",
+                "\
+import sys
+import torch
+from packaging import version
+
+def gather():
+    if version.parse(torch.__version__) < version.parse(\"2.2\"):
+        return None
+    return torch.distributed.all_gather_into_tensor
+
+def policy():
+    if torch.__version__ >= \"2.5\":
+        from torch.utils.checkpoint import CheckpointPolicy
+        return CheckpointPolicy
+    else:
+        return None
+    # unreachable, nothing to check
+
+def loop(xs):
+    for x in xs:
+        if torch.__version__ < \"2.2\":
+            continue
+        torch.distributed.all_gather_into_tensor(x)
+    torch.distributed.all_gather_into_tensor
+
+if not torch.__version__ >= \"2.5\":
+    sys.exit(1)
+else:
+    pass
+from torch.utils.checkpoint import CheckpointPolicy
+",
+            ),
+        ],
+        &["torch>=2.0"],
+    );
+    assert_eq!(
+        got,
+        [
+            "func.py:3:1 AC004 warning none packaging missing=",
+            "func.py:23:5 AC002 error call-time torch.distributed.all_gather_into_tensor missing=2.0.0 - 2.1.0",
+            // `CheckpointPolicy` in `later()`: the module raised on < 2.4, so only 2.4.x lack it.
+            "top.py:9:40 AC001 error call-time torch.utils.checkpoint.CheckpointPolicy missing=2.4.0 - 2.4.1",
+        ]
+    );
+}
+
+#[test]
+fn an_else_that_leaves_restricts_the_rest_to_the_if_branch() {
+    let got = check_files(
+        "early_else",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def f():
+    if torch.__version__ >= \"2.4\":
+        pass
+    elif torch.__version__ >= \"2.2\":
+        return 1
+    else:
+        raise RuntimeError()
+    return torch.distributed.pipelining.pipeline
+
+def g():
+    if torch.__version__ >= \"2.4\":
+        x = 1
+    elif torch.__version__ >= \"2.2\":
+        x = 2
+    else:
+        raise RuntimeError()
+    # Two branches go on: nothing is known about the rest.
+    return torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch>=2.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:20:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.0.0 - 2.3.1"]
+    );
+}
+
+#[test]
+fn version_helpers_defined_in_the_file_are_recognised_by_their_body() {
+    let got = check_files(
+        "helpers_local",
+        &[(
+            "m.py",
+            "\
+import torch
+from packaging import version
+from packaging.version import Version
+
+def torch_at_least(v):
+    \"\"\"Whether torch is at least `v`.\"\"\"
+    return version.parse(torch.__version__) >= version.parse(v)
+
+def older_than(minimum, strict=True):
+    return Version(minimum) > Version(torch.__version__)
+
+newer = lambda v: torch.__version__ >= v
+
+HAS_POLICY = torch_at_least(\"2.5\")
+
+if torch_at_least(\"2.4\"):
+    from torch.distributed.pipelining import pipeline
+
+if not torch_at_least(v=\"2.2\"):
+    pass
+else:
+    torch.distributed.all_gather_into_tensor
+
+if older_than(\"2.4\"):
+    pass
+else:
+    from torch.distributed.pipelining import PipelineStage
+
+if newer(\"2.4\"):
+    import torch.distributed.pipelining
+
+if HAS_POLICY:
+    from torch.utils.checkpoint import CheckpointPolicy
+
+def not_a_helper(v):
+    print(v)
+    return torch.__version__ >= v
+
+if not_a_helper(\"2.4\"):
+    from torch.distributed.pipelining import Schedule1F1B
+",
+        )],
+        &["torch>=2.0"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:2:1 AC004 warning none packaging missing=",
+            "m.py:40:46 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.0.0 - 2.3.1",
+        ]
+    );
+}
+
+#[test]
+fn version_helpers_imported_from_another_module_of_the_project() {
+    let got = check_files(
+        "helpers_imported",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/utils/versions.py",
+                "\
+import torch
+from packaging import version
+
+def is_torch_greater_or_equal(library_version):
+    return version.parse(torch.__version__) >= version.parse(library_version)
+
+def is_torch_less_than(library_version):
+    return version.parse(torch.__version__) < version.parse(library_version)
+",
+            ),
+            (
+                "pkg/utils/__init__.py",
+                "from .versions import is_torch_greater_or_equal, is_torch_less_than\n",
+            ),
+            (
+                "pkg/model.py",
+                "\
+import torch
+from . import utils
+from .utils import is_torch_greater_or_equal, is_torch_less_than
+
+if is_torch_greater_or_equal(\"2.4\"):
+    from torch.distributed.pipelining import pipeline
+
+def policy():
+    if is_torch_less_than(\"2.5\"):
+        return None
+    from torch.utils.checkpoint import CheckpointPolicy
+    return CheckpointPolicy
+
+def gather():
+    if utils.is_torch_greater_or_equal(\"2.2\"):
+        return torch.distributed.all_gather_into_tensor
+    # Not a helper of this project: no restriction.
+    if unknown_helper(\"2.4\"):
+        return torch.distributed.pipelining.Schedule1F1B
+",
+            ),
+            (
+                "pkg/other.py",
+                "\
+# Two different helpers named `same_name` in the project: neither is used by name.
+import torch
+
+def same_name(v):
+    return torch.__version__ >= v
+",
+            ),
+            (
+                "pkg/other2.py",
+                "\
+import torch
+
+def same_name(v):
+    return torch.__version__ < v
+
+def shadowed(v):
+    return torch.__version__ >= v
+",
+            ),
+            (
+                "pkg/other3.py",
+                "\
+import torch
+from .other import same_name
+
+if same_name(\"2.4\"):
+    from torch.distributed.pipelining import PipelineStage
+
+def g():
+    # A function of this file that is not a helper: nothing is known, though another file
+    # defines a helper of that name.
+    if shadowed(\"2.4\"):
+        return None
+    from torch.distributed.pipelining import pipeline
+
+def shadowed(v):
+    return v
+",
+            ),
+        ],
+        &["torch>=2.0"],
+    );
+    assert_eq!(
+        got,
+        [
+            // After `if utils.is_torch_greater_or_equal("2.2"): return`, only < 2.2 is left.
+            "pkg/model.py:19:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.0.0 - 2.1.0",
+            "pkg/other3.py:5:46 AC001 error import-time torch.distributed.pipelining.PipelineStage missing=2.0.0 - 2.3.1",
+            "pkg/other3.py:12:46 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.0.0 - 2.3.1",
+            "pkg/utils/versions.py:2:1 AC004 warning none packaging missing=",
+        ]
+    );
+}

@@ -1,0 +1,194 @@
+//! AC011 (private API) and AC012 (deprecated API), on the fake torch index and on the real one
+//! embedded in the CLI (skipped, with a message, where it is absent).
+
+mod common;
+
+use std::sync::OnceLock;
+
+use apicompat_check::{check, Options, Report};
+use apicompat_index::Catalog;
+use common::{catalog, project};
+
+fn real_catalog() -> Option<&'static Catalog> {
+    static CATALOG: OnceLock<Option<Catalog>> = OnceLock::new();
+    CATALOG
+        .get_or_init(|| {
+            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
+            match std::fs::read(format!("{dir}/torch.apix")) {
+                Ok(bytes) => {
+                    let embedded: Vec<(&'static str, &'static [u8])> =
+                        vec![("torch", Box::leak(bytes.into_boxed_slice()))];
+                    Some(Catalog::open(Box::leak(embedded.into_boxed_slice()), None))
+                }
+                Err(_) => {
+                    eprintln!("skipped: no torch index at {dir}");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+fn run(catalog: &Catalog, dir: &std::path::Path, targets: &[&str]) -> Report {
+    let options = Options {
+        paths: vec![dir.to_path_buf()],
+        project: Some(dir.to_path_buf()),
+        targets: targets.iter().map(|t| t.to_string()).collect(),
+        select: vec!["AC011".to_string(), "AC012".to_string()],
+        ..Options::default()
+    };
+    check(catalog, &options).expect("check runs")
+}
+
+/// `line:col code symbol` of each finding.
+fn brief(report: &Report) -> Vec<String> {
+    report
+        .findings
+        .iter()
+        .map(|f| format!("{}:{} {} {}", f.line, f.column, f.code, f.symbol))
+        .collect()
+}
+
+#[test]
+fn private_paths_are_reported_where_they_are_written() {
+    let dir = project(
+        "stability-private",
+        &[(
+            "m.py",
+            "\
+import torch
+import torch.distributed._functional_collectives as funcol
+from torch.distributed._tensor import Partial, DTensor
+
+try:
+    from torch.distributed._tensor import Shard
+except ImportError:
+    Shard = None
+
+
+def f(x):
+    funcol.all_reduce(x, 'sum', [0])
+    DTensor.from_local(x)
+    return torch.distributed._tensor.Replicate()
+",
+        )],
+    );
+    let report = run(catalog(), &dir, &["torch>=2.4"]);
+    assert_eq!(
+        brief(&report),
+        [
+            "2:8 AC011 torch.distributed._functional_collectives",
+            "3:39 AC011 torch.distributed._tensor.Partial",
+            "3:48 AC011 torch.distributed._tensor.DTensor",
+            "14:12 AC011 torch.distributed._tensor.Replicate",
+        ]
+    );
+    let partial = &report.findings[1];
+    assert_eq!(partial.severity.as_str(), "warning");
+    assert!(
+        partial
+            .message
+            .contains("it is in 3 of the 11 indexed releases (2.4.0 - 2.5.0)"),
+        "{}",
+        partial.message
+    );
+    assert!(
+        partial.message.contains(
+            "in torch 2.5.0 the same object is public as `torch.distributed.tensor.Partial`"
+        ),
+        "{}",
+        partial.message
+    );
+    let moved = &partial.fixes[0];
+    assert_eq!(
+        moved.replacement.as_deref(),
+        Some("torch.distributed.tensor.Partial")
+    );
+    assert_eq!(moved.releases, ["2.5.0"]);
+    assert!(
+        moved.message.contains("require `torch>=2.5.0`"),
+        "{}",
+        moved.message
+    );
+    // No public path before 2.5.0 and none for a private module.
+    let funcol = &report.findings[0];
+    assert!(
+        funcol.message.contains("no public path"),
+        "{}",
+        funcol.message
+    );
+    // Only in 2.5.0: the public path is there in every targeted release.
+    let newest = run(catalog(), &dir, &["torch==2.5.0"]);
+    assert!(
+        newest.findings[1]
+            .message
+            .contains("public as `torch.distributed.tensor.Partial` in every targeted release"),
+        "{}",
+        newest.findings[1].message
+    );
+    // Uses that break are AC001's, not a warning about a private path.
+    let old = run(catalog(), &dir, &["torch==2.3.0"]);
+    assert!(
+        !brief(&old).iter().any(|l| l.contains("Partial")),
+        "{:?}",
+        brief(&old)
+    );
+}
+
+#[test]
+fn deprecated_apis_with_release_and_message() {
+    let Some(real) = real_catalog() else {
+        return;
+    };
+    let dir = project(
+        "stability-deprecated",
+        &[(
+            "m.py",
+            "\
+import torch
+from torch.cuda.amp import autocast, GradScaler
+from torch.autograd import Function
+
+
+class Twice(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return 2 * x
+
+
+class Thrice(torch.autograd.Function):
+    pass
+
+
+def step(model, x):
+    with autocast():
+        y = model(x)
+    torch.nn.utils.clip_grad_norm(model.parameters(), 1.0)
+    return y
+",
+        )],
+    );
+    let report = run(real, &dir, &["torch>=2.4,<2.6"]);
+    assert_eq!(
+        brief(&report),
+        [
+            "2:28 AC012 torch.cuda.amp.autocast",
+            "19:5 AC012 torch.nn.utils.clip_grad_norm",
+        ]
+    );
+    let autocast = &report.findings[0];
+    assert!(
+        autocast.message.starts_with(
+            "`torch.cuda.amp.autocast` is deprecated since torch 2.4.0 (targeted: 2.4.0 - 2.5.1): \"`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.\""
+        ),
+        "{}",
+        autocast.message
+    );
+    assert_eq!(
+        autocast.fixes[0].replacement.as_deref(),
+        Some("torch.amp.autocast('cuda', args...)")
+    );
+    // Not deprecated before 2.4.
+    let old = run(real, &dir, &["torch==2.3.1"]);
+    assert_eq!(brief(&old), Vec::<String>::new());
+}

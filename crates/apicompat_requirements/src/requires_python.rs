@@ -1,0 +1,148 @@
+//! The Python versions a project declares it supports: `[project] requires-python` in
+//! `pyproject.toml`, else `python_requires` in `setup.cfg` (`[options]`) or in a literal
+//! `setup(python_requires="...")` call of `setup.py`.
+
+use std::path::{Path, PathBuf};
+
+use toml::de::DeTable;
+
+use crate::declared::Source;
+use crate::lines::LineIndex;
+use crate::version::{parse_specifiers, VersionSpecifiers};
+
+/// A project's `requires-python`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequiresPython {
+    pub specifier: VersionSpecifiers,
+    /// The text as written.
+    pub raw: String,
+    /// File (relative to the project directory) and line.
+    pub source: Source,
+}
+
+/// Reads the project's `requires-python` from the first file that declares one. A value that
+/// is not a valid specifier set is returned as `Err` with where it is, never a panic.
+pub fn read_requires_python(dir: &Path) -> Option<Result<RequiresPython, String>> {
+    let found = from_pyproject(dir)
+        .or_else(|| from_setup_cfg(dir))
+        .or_else(|| from_setup_py(dir))?;
+    let (raw, file, line) = found;
+    let source = Source {
+        file: PathBuf::from(file),
+        line,
+    };
+    Some(match parse_specifiers(&raw) {
+        Ok(specifier) => Ok(RequiresPython {
+            specifier,
+            raw,
+            source,
+        }),
+        Err(e) => Err(format!("{source}: {e}")),
+    })
+}
+
+fn read(dir: &Path, name: &str) -> Option<String> {
+    let path = dir.join(name);
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > crate::declared::MAX_FILE_BYTES {
+        return None;
+    }
+    std::fs::read(&path).ok().map(|b| crate::lines::decode(&b))
+}
+
+fn from_pyproject(dir: &Path) -> Option<(String, &'static str, u32)> {
+    let text = read(dir, "pyproject.toml")?;
+    let doc = DeTable::parse(&text).ok()?;
+    let project = doc.get_ref().get("project")?.get_ref().as_table()?;
+    let value = project.get("requires-python")?;
+    let s = value.get_ref().as_str()?.to_string();
+    let line = LineIndex::new(&text).line(value.span().start);
+    Some((s, "pyproject.toml", line))
+}
+
+fn from_setup_cfg(dir: &Path) -> Option<(String, &'static str, u32)> {
+    let text = read(dir, "setup.cfg")?;
+    let mut section = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.starts_with('[') && line.ends_with(']') {
+            section = line[1..line.len() - 1].trim().to_ascii_lowercase();
+            continue;
+        }
+        if section != "options" {
+            continue;
+        }
+        if let Some((key, value)) = line.split_once(['=', ':']) {
+            if key.trim().eq_ignore_ascii_case("python_requires") && !value.trim().is_empty() {
+                let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                return Some((value.trim().to_string(), "setup.cfg", line_no));
+            }
+        }
+    }
+    None
+}
+
+fn from_setup_py(dir: &Path) -> Option<(String, &'static str, u32)> {
+    let text = read(dir, "setup.py")?;
+    let at = text.find("python_requires")?;
+    let rest = text[at + "python_requires".len()..].trim_start();
+    let rest = rest.strip_prefix('=')?.trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let body = &rest[1..];
+    let end = body.find(quote)?;
+    let line = u32::try_from(text[..at].matches('\n').count() + 1).unwrap_or(u32::MAX);
+    Some((body[..end].to_string(), "setup.py", line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str, files: &[(&str, &str)]) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("apicompat-rp-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        for (f, t) in files {
+            std::fs::write(d.join(f), t).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn reads_each_kind_of_file() {
+        let d = dir(
+            "pyproject",
+            &[(
+                "pyproject.toml",
+                "[project]\nname = 'x'\nrequires-python = '>=3.9'\n",
+            )],
+        );
+        let rp = read_requires_python(&d).unwrap().unwrap();
+        assert_eq!(rp.raw, ">=3.9");
+        assert_eq!(rp.source.to_string(), "pyproject.toml:3");
+        let d = dir(
+            "cfg",
+            &[(
+                "setup.cfg",
+                "[metadata]\nname = x\n[options]\npython_requires = >=3.8\n",
+            )],
+        );
+        assert_eq!(read_requires_python(&d).unwrap().unwrap().raw, ">=3.8");
+        let d = dir(
+            "py",
+            &[(
+                "setup.py",
+                "from setuptools import setup\nsetup(\n    python_requires=\">=3.10\",\n)\n",
+            )],
+        );
+        let rp = read_requires_python(&d).unwrap().unwrap();
+        assert_eq!((rp.raw.as_str(), rp.source.line), (">=3.10", 3));
+        let d = dir(
+            "bad",
+            &[("pyproject.toml", "[project]\nrequires-python = 'three'\n")],
+        );
+        assert!(read_requires_python(&d).unwrap().is_err());
+        let d = dir("none", &[("pyproject.toml", "[project\n")]);
+        assert!(read_requires_python(&d).is_none());
+    }
+}

@@ -33,6 +33,9 @@ pub struct Moved {
     pub path: String,
     pub from: String,
     pub to: String,
+    /// Other paths (re-exports) of the same object, which moved with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -219,11 +222,20 @@ pub fn diff(view: &PackageView, a: usize, b: usize, prefix: &str) -> Result<Diff
         let (from, to) = (definition(path, old), definition(path, new));
         if from != to && old.kind() != Kind::Unknown {
             moved_to.insert(from.clone(), to.clone());
-            out.moved.push(Moved {
-                path: path.clone(),
-                from,
-                to,
-            });
+            // One entry per moved object; its re-exports are listed with it.
+            match out.moved.iter_mut().find(|m| m.from == from && m.to == to) {
+                Some(m) if *path == from => {
+                    let old_path = std::mem::replace(&mut m.path, path.clone());
+                    m.also.push(old_path);
+                }
+                Some(m) => m.also.push(path.clone()),
+                None => out.moved.push(Moved {
+                    path: path.clone(),
+                    from,
+                    to,
+                    also: Vec::new(),
+                }),
+            }
         }
         // Signatures and deprecations are reported at definitions only.
         if new.canonical.is_some() {

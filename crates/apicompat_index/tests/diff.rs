@@ -155,17 +155,27 @@ fn added_removed_moved_signatures_deprecations() {
     let removed: Vec<&str> = d.removed.iter().map(|r| r.path.as_str()).collect();
     assert_eq!(removed, ["pkg.OldName", "pkg.gone"]);
 
-    let moved: Vec<(&str, &str, &str)> = d
+    // One entry per moved object, named by its old definition site, with its re-exports.
+    let moved: Vec<(&str, &str, &str, Vec<&str>)> = d
         .moved
         .iter()
-        .map(|m| (m.path.as_str(), m.from.as_str(), m.to.as_str()))
+        .map(|m| {
+            (
+                m.path.as_str(),
+                m.from.as_str(),
+                m.to.as_str(),
+                m.also.iter().map(String::as_str).collect(),
+            )
+        })
         .collect();
     assert_eq!(
         moved,
-        [
-            ("pkg.Thing", "pkg._impl.Thing", "pkg.core.Thing"),
-            ("pkg._impl.Thing", "pkg._impl.Thing", "pkg.core.Thing"),
-        ]
+        [(
+            "pkg._impl.Thing",
+            "pkg._impl.Thing",
+            "pkg.core.Thing",
+            vec!["pkg.Thing"]
+        )]
     );
 
     let f = d.signatures.iter().find(|s| s.path == "pkg.f").unwrap();

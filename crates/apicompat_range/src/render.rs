@@ -459,10 +459,14 @@ pub fn diff_text(report: &DiffReport, markdown: bool, verbose: bool) -> String {
             item(
                 &mut out,
                 format!(
-                    "{}: defined at {} -> {}",
+                    "{}: defined at {} -> {}{}",
                     code(&m.path),
                     code(&m.from),
-                    code(&m.to)
+                    code(&m.to),
+                    match m.also.len() {
+                        0 => String::new(),
+                        n => format!(" (and {n} re-export(s) of it)"),
+                    }
                 ),
             );
         }

@@ -294,7 +294,8 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
     let mut cut = full.clone();
     cut.added.retain(|x| relevant(&x.path));
     cut.removed.retain(|x| relevant(&x.path));
-    cut.moved.retain(|x| relevant(&x.path));
+    cut.moved
+        .retain(|x| relevant(&x.path) || x.also.iter().any(|p| relevant(p)));
     cut.signatures
         .retain(|x| relevant(&x.path) || defined.contains(x.path.as_str()));
     cut.deprecated

@@ -1,7 +1,7 @@
 //! `apicompat check [PATH]...`: every use of an indexed package in a project, checked against
 //! the releases it may run on.
 
-use std::io::{IsTerminal, Read};
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -83,12 +83,16 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         ignore: args.ignore,
         show_guarded: args.show_guarded,
     };
-    let report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    let mut report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
     let out = match args.output_format {
         CheckFormat::Text => {
-            let color = std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            apicompat_render::text(&report, color)
+            // `--quiet`: errors only (the summary still counts everything).
+            if crate::ui::quiet() {
+                report
+                    .findings
+                    .retain(|f| f.severity == apicompat_check::Severity::Error);
+            }
+            apicompat_render::text(&report, crate::ui::color_stdout())
         }
         CheckFormat::Json => apicompat_render::json(&report) + "\n",
         CheckFormat::Sarif => apicompat_render::sarif(&report, env!("CARGO_PKG_VERSION")) + "\n",

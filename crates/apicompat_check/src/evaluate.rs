@@ -138,9 +138,9 @@ impl<'c> Evaluator<'c> {
                 path: found,
                 symbol,
             }) => Lite::Present {
+                signatures: Arc::new(view.keyword_signatures(&found, &symbol, release)),
                 canonical: Arc::from(symbol.canonical.clone().unwrap_or(found)),
                 kind: symbol.kind(),
-                signatures: Arc::new(symbol.signatures),
             },
             Ok(Status::Absent { missing }) => Lite::Absent {
                 missing: Arc::from(missing),

@@ -70,9 +70,10 @@ impl Statuses {
             let mut row = Vec::with_capacity(view.releases().len());
             for r in 0..view.releases().len() {
                 row.push(match view.status(path, r) {
-                    Ok(Status::Present { symbol, .. }) => {
-                        Lite::Present(Arc::new(symbol.signatures))
-                    }
+                    Ok(Status::Present {
+                        path: found,
+                        symbol,
+                    }) => Lite::Present(Arc::new(view.keyword_signatures(&found, &symbol, r))),
                     Ok(Status::Absent { .. }) => Lite::Absent,
                     Ok(Status::Unknown { .. }) => Lite::Unknown,
                     Err(e) => {

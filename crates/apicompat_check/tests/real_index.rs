@@ -116,3 +116,25 @@ fn real_fixture_2_and_3() {
     assert!(report.findings.is_empty(), "{:?}", brief(&report, &guarded));
     assert_eq!(report.summary.guarded, 1);
 }
+
+/// Keyword checks: a function written in Python is checked against its signature; one
+/// described only by the stub of a compiled module (torch's C functions, whose argument parser
+/// also takes NumPy-style aliases such as `axis=` for `dim=`) is not.
+#[test]
+fn keywords_of_compiled_functions_are_not_judged_by_their_stubs() {
+    let Some(catalog) = real_catalog() else {
+        return;
+    };
+    let dir = project(
+        "real-kw",
+        &[(
+            "m.py",
+            "import torch\nimport torch.distributed as dist\n\n\ndef f(x):\n    torch.sum(x, axis=0)\n    x.sum(axis=0)\n    dist.all_gather_into_tensor(x, x, bogus=1)\n",
+        )],
+    );
+    let report = run(catalog, &dir, &["torch==2.5.0"]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:8:39 AC003 error call-time torch.distributed.all_gather_into_tensor(bogus=) missing=2.5.0"]
+    );
+}

@@ -105,6 +105,25 @@ impl PackageView {
         status(&self.indexes[r.index], path, r.position)
     }
 
+    /// The signatures a keyword argument can be checked against: those of `symbol` (found at
+    /// `found` in release number `release`), or none when they come from the stub of a
+    /// module whose members cannot all be known (see [`crate::lookup::defined_in_open_module`]).
+    pub fn keyword_signatures(
+        &self,
+        found: &str,
+        symbol: &apicompat_surface::Symbol,
+        release: usize,
+    ) -> Vec<apicompat_surface::Signature> {
+        let Some((index, position)) = self.index_of(release) else {
+            return Vec::new();
+        };
+        let def = symbol.canonical.as_deref().unwrap_or(found);
+        match crate::lookup::defined_in_open_module(index, def, position) {
+            Ok(false) => symbol.signatures.clone(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The index holding a release, and the release's position in it.
     pub fn index_of(&self, release: usize) -> Option<(&PackageIndex, usize)> {
         let r = self.releases.get(release)?;

@@ -168,3 +168,24 @@ fn class_member(
         None => Step::Missing,
     })
 }
+
+/// Whether the definition at `def_path` lives in a module whose members cannot all be known
+/// (open, compiled, or described only by a stub): its signatures come from a stub then, and
+/// a compiled function's argument parser may accept keywords the stub does not list.
+pub fn defined_in_open_module(
+    index: &PackageIndex,
+    def_path: &str,
+    release: usize,
+) -> Result<bool, IndexError> {
+    let mut cur = def_path;
+    while let Some((parent, _)) = cur.rsplit_once('.') {
+        if let Some(f) = index.facet_in(parent, release)? {
+            let (kind, open, opaque) = index.kind(f)?;
+            if kind == Kind::Module {
+                return Ok(open || opaque);
+            }
+        }
+        cur = parent;
+    }
+    Ok(false)
+}

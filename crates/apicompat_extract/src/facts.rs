@@ -72,6 +72,9 @@ pub struct FileFacts {
     pub all: Option<Vec<AllPart>>,
     /// Answers names it does not list (module `__getattr__`, dynamic `globals()` keys...).
     pub open: bool,
+    /// Has a function, not called by the module itself, that sets attributes with computed
+    /// names on the module: other code may add names at run time.
+    pub extensible: bool,
     /// Names answered by a module `__getattr__` that answers only those.
     pub getattr_names: Vec<String>,
     /// `sys.modules[key] = value`: registered module name and, where known, the module it is.
@@ -100,8 +103,19 @@ pub fn file_facts(
         env: Env::new(),
         dir_loops: Vec::new(),
         deleted: Vec::new(),
+        setattr_functions: Vec::new(),
+        called: Vec::new(),
     };
     w.module_body(suite, true, 0);
+    // A function that sets computed names on its module: names appear at import time when the
+    // module calls it itself (open), else only when other code does (extensible).
+    for f in std::mem::take(&mut w.setattr_functions) {
+        if w.called.contains(&f) {
+            w.facts.open = true;
+        } else {
+            w.facts.extensible = true;
+        }
+    }
     let deleted = std::mem::take(&mut w.deleted);
     for (name, at) in deleted {
         let at = at.min(w.facts.bindings.len());
@@ -130,6 +144,10 @@ struct Walker<'s> {
     dir_loops: Vec<(String, String)>,
     /// `del x` at the top level, with the number of bindings at that point.
     deleted: Vec<(String, usize)>,
+    /// Module-level functions that set computed names on the module.
+    setattr_functions: Vec<String>,
+    /// Names of functions the module body calls itself.
+    called: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -157,7 +175,7 @@ impl Walker<'_> {
                     self.module_getattr(f);
                 }
                 let function = function_info(f, self.source, false);
-                self.scan_dynamic(&f.body);
+                self.scan_dynamic(f.name.as_str(), &f.body);
                 self.bind(f.name.as_str(), Value::Function(function));
             }
             Stmt::ClassDef(c) => {
@@ -250,7 +268,14 @@ impl Walker<'_> {
                     self.module_body(&case.body, false, depth + 1);
                 }
             }
-            Stmt::Expr(e) => self.module_expr(&e.value, top),
+            Stmt::Expr(e) => {
+                if let Expr::Call(c) = &*e.value {
+                    if let Expr::Name(n) = &*c.func {
+                        self.called.push(n.id.to_string());
+                    }
+                }
+                self.module_expr(&e.value, top)
+            }
             Stmt::Delete(d) if top => {
                 for target in &d.targets {
                     if let Expr::Name(n) = target {
@@ -591,15 +616,21 @@ impl Walker<'_> {
     }
 
     /// Function bodies at module level: dynamic bindings of module names.
-    fn scan_dynamic(&mut self, body: &[Stmt]) {
-        let mut scan = DynamicScan { found: Vec::new() };
+    fn scan_dynamic(&mut self, function: &str, body: &[Stmt]) {
+        let mut scan = DynamicScan {
+            found: Vec::new(),
+            aliases: Vec::new(),
+        };
         for stmt in body {
             scan.visit_stmt(stmt);
         }
         for found in scan.found {
             match found {
                 Dynamic::Globals(key) => self.dynamic_name(key),
-                Dynamic::SetAttr(args) => self.module_setattr(args),
+                Dynamic::SetAttrOnSelf(key) => match consts::strings(key, &self.env) {
+                    Some(names) => names.iter().for_each(|n| self.bind(n, Value::Unknown)),
+                    None => self.setattr_functions.push(function.to_string()),
+                },
                 Dynamic::ReplaceSelf => self.facts.open = true,
             }
         }
@@ -643,17 +674,33 @@ impl Walker<'_> {
 
 enum Dynamic<'a> {
     Globals(&'a Expr),
-    SetAttr(&'a [Expr]),
+    /// `setattr(<this module>, key, value)`.
+    SetAttrOnSelf(&'a Expr),
     ReplaceSelf,
 }
 
 struct DynamicScan<'a> {
     found: Vec<Dynamic<'a>>,
+    /// Local names bound to `sys.modules[__name__]`.
+    aliases: Vec<String>,
+}
+
+/// `sys.modules[__name__]`.
+fn is_this_module(e: &Expr) -> bool {
+    matches!(e, Expr::Subscript(s)
+        if consts::dotted(&s.value).as_deref() == Some("sys.modules") && is_dunder_name(&s.slice))
 }
 
 impl<'a> Visitor<'a> for DynamicScan<'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         if let Stmt::Assign(a) = stmt {
+            if is_this_module(&a.value) {
+                for t in &a.targets {
+                    if let Expr::Name(n) = t {
+                        self.aliases.push(n.id.to_string());
+                    }
+                }
+            }
             for t in &a.targets {
                 if let Expr::Subscript(s) = t {
                     match &*s.value {
@@ -682,7 +729,13 @@ impl<'a> Visitor<'a> for DynamicScan<'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(c) = expr {
             if consts::dotted(&c.func).as_deref() == Some("setattr") {
-                self.found.push(Dynamic::SetAttr(&c.arguments.args));
+                if let [obj, key, ..] = c.arguments.args.as_ref() {
+                    let on_self = is_this_module(obj)
+                        || matches!(obj, Expr::Name(n) if self.aliases.iter().any(|a| a == n.id.as_str()));
+                    if on_self {
+                        self.found.push(Dynamic::SetAttrOnSelf(key));
+                    }
+                }
             }
         }
         visitor::walk_expr(self, expr);

@@ -638,6 +638,7 @@ impl Resolver {
                     open: open || target_open,
                     opaque,
                     importable: true,
+                    extensible: self.modules[module].files.iter().any(|f| f.extensible),
                     ..Symbol::default()
                 },
             );

@@ -393,3 +393,25 @@ fn metaclass_members_belong_to_the_class() {
     assert_eq!(s.symbols["pkg.group"].bases, ["pkg._Meta"]);
     assert!(s.symbols["pkg.Plain"].bases.is_empty());
 }
+
+#[test]
+fn modules_that_others_extend_at_run_time() {
+    let s = extract(
+        &tree(&[
+            (
+                "pkg/__init__.py",
+                "import sys\ndef register(name, module):\n    m = sys.modules[__name__]\n    setattr(m, name, module)\n",
+            ),
+            (
+                "pkg/selfcall.py",
+                "import sys\ndef _add(name):\n    setattr(sys.modules[__name__], name, 1)\nfor n in compute():\n    _add(n)\n",
+            ),
+        ]),
+        "pkg",
+        "1",
+    );
+    // Names appear only when other code calls `register`: extensible, not open.
+    assert!(s.symbols["pkg"].extensible && !s.symbols["pkg"].open);
+    // The module calls its own function at import: open.
+    assert!(s.symbols["pkg.selfcall"].open);
+}

@@ -15,6 +15,7 @@ struct Facet {
     open: bool,
     opaque: bool,
     importable: bool,
+    extensible: bool,
     canonical: Option<String>,
     deprecated: Option<String>,
     signatures: Vec<Signature>,
@@ -28,6 +29,7 @@ impl From<&Symbol> for Facet {
             open: s.open,
             opaque: s.opaque,
             importable: s.importable,
+            extensible: s.extensible,
             canonical: s.canonical.clone(),
             deprecated: s.deprecated.clone(),
             signatures: s.signatures.clone(),
@@ -172,7 +174,8 @@ impl IndexBuilder {
                     f.kind
                         | (u8::from(f.open) << 4)
                         | (u8::from(f.opaque) << 5)
-                        | (u8::from(f.importable) << 6),
+                        | (u8::from(f.importable) << 6)
+                        | (u8::from(f.extensible) << 7),
                 ];
                 put_varint(&mut b, opt(&f.canonical));
                 put_varint(&mut b, opt(&f.deprecated));

@@ -97,12 +97,42 @@ impl PackageView {
     }
 
     /// `path` in release number `release` of this view.
+    ///
+    /// A name missing from an *extensible* module (one that other code can add names to at run
+    /// time) is unknown, not absent, when no release of the package defines it; a name some
+    /// release defines is judged as usual.
     pub fn status(&self, path: &str, release: usize) -> Result<Status, IndexError> {
         let r = self
             .releases
             .get(release)
             .ok_or_else(|| IndexError::Invalid(format!("no release number {release}")))?;
-        status(&self.indexes[r.index], path, r.position)
+        let index = &self.indexes[r.index];
+        let result = status(index, path, r.position)?;
+        if let Status::Absent { missing } = &result {
+            if let Some((parent, _)) = missing.rsplit_once('.') {
+                let extensible = match index.facet_in(parent, r.position)? {
+                    Some(f) => index.symbol(f)?.extensible,
+                    None => false,
+                };
+                if extensible && self.never_defined(missing)? {
+                    return Ok(Status::Unknown {
+                        reason: format!(
+                            "`{parent}` lets other code add names at run time, and no indexed release defines `{missing}`"
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    fn never_defined(&self, path: &str) -> Result<bool, IndexError> {
+        for index in &self.indexes {
+            if !index.entry(path)?.is_empty() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The signatures a keyword argument can be checked against: those of `symbol` (found at

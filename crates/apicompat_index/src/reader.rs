@@ -287,6 +287,7 @@ impl PackageIndex {
             open: flags & 0x10 != 0,
             opaque: flags & 0x20 != 0,
             importable: flags & 0x40 != 0,
+            extensible: flags & 0x80 != 0,
         })
     }
 

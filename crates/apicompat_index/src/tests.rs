@@ -178,3 +178,38 @@ fn ranges_group_contiguous_releases() {
     );
     assert!(ranges(&all, &[false; 5]).is_empty());
 }
+
+#[test]
+fn extensible_modules_make_never_defined_names_unknown() {
+    let module = |extensible| Symbol {
+        kind: Some(Kind::Module),
+        extensible,
+        importable: true,
+        ..Symbol::default()
+    };
+    let surfaces = [
+        surface("1.0", &[("pkg", module(true)), ("pkg.sub", module(false))]),
+        surface(
+            "2.0",
+            &[
+                ("pkg", module(true)),
+                ("pkg.sub", module(false)),
+                ("pkg.compile", sym(Kind::Function)),
+            ],
+        ),
+    ];
+    let bytes: &'static [u8] = Box::leak(build(&surfaces).into_boxed_slice());
+    let embedded: &'static [(&'static str, &'static [u8])] =
+        Box::leak(vec![("pkg", bytes)].into_boxed_slice());
+    let catalog = crate::Catalog::open(embedded, None);
+    let view = catalog.package("pkg").unwrap().unwrap();
+    // Defined by a later release: absent in the older one, as usual.
+    assert!(view.status("pkg.compile", 0).unwrap().is_absent());
+    // Defined by no release of an extensible module: unknown (a plugin may add it).
+    assert!(matches!(
+        view.status("pkg.npu.device_count", 1).unwrap(),
+        Status::Unknown { .. }
+    ));
+    // Modules that are not extensible keep reporting absences.
+    assert!(view.status("pkg.sub.nothing", 1).unwrap().is_absent());
+}

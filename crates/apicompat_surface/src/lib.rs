@@ -182,6 +182,10 @@ pub struct Symbol {
     /// registered in `sys.modules`), as opposed to a name bound to a module.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub importable: bool,
+    /// A module other code can add names to at run time (it has a function that sets computed
+    /// names on it): a name no release defines is unknown there, not missing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extensible: bool,
 }
 
 impl Symbol {

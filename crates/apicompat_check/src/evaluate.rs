@@ -9,7 +9,7 @@ use apicompat_index::{ranges, Catalog, PackageView, Status};
 use apicompat_surface::{Kind, Signature};
 
 use crate::collect::{Use, UseKind};
-use crate::model::{Finding, Fix, FixKind, Reach, Severity};
+use crate::model::{Finding, Fix, FixKind};
 use crate::rules::{MissingAttribute, MissingImport, RuleInfo, UnsupportedKeyword};
 use crate::targets::Target;
 use crate::versions::Pred;
@@ -326,20 +326,7 @@ impl<'c> Evaluator<'c> {
             last_absent.as_deref(),
             pin.as_ref().map(|p| &p.1),
         ));
-        let (severity, reach) = if u.guarded {
-            (Severity::Info, Reach::Guarded)
-        } else {
-            (rule.severity, u.reach)
-        };
         Finding {
-            code: rule.code,
-            rule: rule.name,
-            severity,
-            path: Default::default(),
-            line: 0,
-            column: 0,
-            end_line: 0,
-            end_column: 0,
             symbol,
             package: pkg.to_string(),
             missing_in,
@@ -348,8 +335,8 @@ impl<'c> Evaluator<'c> {
             present_ranges,
             message,
             fixes,
-            reach,
             target_source: Some(target.info.description.clone()),
+            ..Finding::of_use(&rule, u.guarded, u.reach)
         }
     }
 

@@ -20,7 +20,7 @@ use apicompat_index::{ranges, PackageView};
 use apicompat_surface::Kind;
 
 use crate::collect::{FileUses, MemberUse, MAX_DEPTH};
-use crate::model::{Finding, Fix, FixKind, Reach, Severity};
+use crate::model::{Finding, Fix, FixKind};
 use crate::rules::{DriftingAttribute, RuleInfo};
 use crate::targets::Target;
 
@@ -532,20 +532,7 @@ pub fn finding(
         requirement: None,
     });
     let rule = DriftingAttribute::RULE;
-    let (severity, reach) = if m.guarded {
-        (Severity::Info, Reach::Guarded)
-    } else {
-        (rule.severity, m.reach)
-    };
     Finding {
-        code: rule.code,
-        rule: rule.name,
-        severity,
-        path: Default::default(),
-        line: 0,
-        column: 0,
-        end_line: 0,
-        end_column: 0,
         symbol,
         package: pkg.to_string(),
         missing_in,
@@ -554,8 +541,8 @@ pub fn finding(
         present_ranges,
         message,
         fixes,
-        reach,
         target_source: target_source.map(str::to_string),
+        ..Finding::of_use(&rule, m.guarded, m.reach)
     }
 }
 

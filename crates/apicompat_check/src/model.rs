@@ -113,6 +113,38 @@ pub struct Finding {
     pub target_source: Option<String>,
 }
 
+impl Finding {
+    /// A finding of `rule` about a use, with its location and details still empty: a guarded
+    /// use is information only, with reach `guarded`.
+    pub fn of_use(rule: &crate::rules::Rule, guarded: bool, reach: Reach) -> Finding {
+        let (severity, reach) = if guarded {
+            (Severity::Info, Reach::Guarded)
+        } else {
+            (rule.severity, reach)
+        };
+        Finding {
+            code: rule.code,
+            rule: rule.name,
+            severity,
+            path: PathBuf::new(),
+            line: 0,
+            column: 0,
+            end_line: 0,
+            end_column: 0,
+            symbol: String::new(),
+            package: String::new(),
+            missing_in: Vec::new(),
+            present_in: Vec::new(),
+            missing_ranges: Vec::new(),
+            present_ranges: Vec::new(),
+            message: String::new(),
+            fixes: Vec::new(),
+            reach,
+            target_source: None,
+        }
+    }
+}
+
 /// Which releases of one package were checked, and why those.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TargetInfo {

@@ -11,7 +11,7 @@ use apicompat_surface::Kind;
 
 use crate::collect::{Use, UseKind};
 use crate::files::Analyzed;
-use crate::model::{Finding, Fix, FixKind, Reach, Severity};
+use crate::model::{Finding, Fix, FixKind};
 use crate::rules::{DeprecatedApi, PrivateApi, Rule, RuleInfo};
 use crate::targets::Target;
 
@@ -347,20 +347,7 @@ fn base_finding(
         .filter(|&i| present.get(i).copied().unwrap_or(false))
         .map(|i| versions[i].clone())
         .collect();
-    let (severity, reach) = if u.guarded {
-        (Severity::Info, Reach::Guarded)
-    } else {
-        (rule.severity, u.reach)
-    };
     Finding {
-        code: rule.code,
-        rule: rule.name,
-        severity,
-        path: Default::default(),
-        line: 0,
-        column: 0,
-        end_line: 0,
-        end_column: 0,
         symbol: u.path.clone(),
         package: view.name().to_string(),
         missing_in: Vec::new(),
@@ -369,8 +356,8 @@ fn base_finding(
         present_ranges: ranges(&versions, present),
         message: String::new(),
         fixes: Vec::new(),
-        reach,
         target_source: Some(target.info.description.clone()),
+        ..Finding::of_use(&rule, u.guarded, u.reach)
     }
 }
 

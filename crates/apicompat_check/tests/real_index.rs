@@ -3,30 +3,12 @@
 
 mod common;
 
-use std::sync::OnceLock;
-
 use apicompat_check::{check, Options, Report};
 use apicompat_index::Catalog;
 use common::{brief, project};
 
 fn real_catalog() -> Option<&'static Catalog> {
-    static CATALOG: OnceLock<Option<Catalog>> = OnceLock::new();
-    CATALOG
-        .get_or_init(|| {
-            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
-            let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
-            for name in ["torch", "colossalai"] {
-                if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
-                    embedded.push((name, Box::leak(bytes.into_boxed_slice())));
-                }
-            }
-            if !embedded.iter().any(|(n, _)| *n == "torch") {
-                eprintln!("skipped: no torch index at {dir}");
-                return None;
-            }
-            Some(Catalog::open(Box::leak(embedded.into_boxed_slice()), None))
-        })
-        .as_ref()
+    common::real_catalog(&["torch"])
 }
 
 fn run(catalog: &Catalog, dir: &std::path::Path, targets: &[&str]) -> Report {

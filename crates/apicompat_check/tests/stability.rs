@@ -3,30 +3,12 @@
 
 mod common;
 
-use std::sync::OnceLock;
-
 use apicompat_check::{check, Options, Report};
 use apicompat_index::Catalog;
 use common::{catalog, project};
 
 fn real_catalog() -> Option<&'static Catalog> {
-    static CATALOG: OnceLock<Option<Catalog>> = OnceLock::new();
-    CATALOG
-        .get_or_init(|| {
-            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
-            match std::fs::read(format!("{dir}/torch.apix")) {
-                Ok(bytes) => {
-                    let embedded: Vec<(&'static str, &'static [u8])> =
-                        vec![("torch", Box::leak(bytes.into_boxed_slice()))];
-                    Some(Catalog::open(Box::leak(embedded.into_boxed_slice()), None))
-                }
-                Err(_) => {
-                    eprintln!("skipped: no torch index at {dir}");
-                    None
-                }
-            }
-        })
-        .as_ref()
+    common::real_catalog(&["torch"])
 }
 
 fn run(catalog: &Catalog, dir: &std::path::Path, targets: &[&str]) -> Report {

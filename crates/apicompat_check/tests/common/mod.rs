@@ -199,3 +199,29 @@ pub fn brief(report: &Report, root: &Path) -> Vec<String> {
         })
         .collect()
 }
+
+/// The real torch and colossalai indexes embedded in the CLI (`crates/apicompat/index`), when
+/// the ones `needs` names are there; otherwise the test is skipped, with a message.
+pub fn real_catalog(needs: &[&str]) -> Option<&'static Catalog> {
+    static CATALOG: OnceLock<(Catalog, Vec<&'static str>)> = OnceLock::new();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
+    let (catalog, present) = CATALOG.get_or_init(|| {
+        let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
+        for name in ["torch", "colossalai"] {
+            if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
+                embedded.push((name, Box::leak(bytes.into_boxed_slice())));
+            }
+        }
+        let present = embedded.iter().map(|(n, _)| *n).collect();
+        (
+            Catalog::open(Box::leak(embedded.into_boxed_slice()), None),
+            present,
+        )
+    });
+    if needs.iter().all(|n| present.contains(n)) {
+        Some(catalog)
+    } else {
+        eprintln!("skipped: no {} index at {dir}", needs.join(" and "));
+        None
+    }
+}

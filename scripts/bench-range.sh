@@ -32,19 +32,8 @@ fi
 files=$(find "$src" -name '*.py' | wc -l)
 lines=$(find "$src" -name '*.py' -print0 | xargs -0 cat | wc -l)
 
-# Wall time of a command in ms over N runs: "best median".
-timeit() {
-  local n=$1; shift
-  local times=()
-  for _ in $(seq "$n"); do
-    local t0 t1
-    t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || true
-    t1=$(date +%s%N)
-    times+=($(( (t1 - t0) / 1000000 )))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%d %d\n", a[1], a[int((NR+1)/2)]}'
-}
+# shellcheck source=scripts/timing.sh
+. scripts/timing.sh
 
 # CPU seconds (user + system) and peak resident memory (MB) of one run.
 cpu_mem() {

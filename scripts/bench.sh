@@ -12,18 +12,13 @@ work=target/bench
 files=$work/files
 mkdir -p "$files"
 
-# Wall time of a command, best and median of N runs.
-timeit() {
+# shellcheck source=scripts/timing.sh
+. scripts/timing.sh
+
+# "best B ms, median M ms over N runs" for a command run N times.
+report() {
   local n=$1; shift
-  local times=()
-  for _ in $(seq "$n"); do
-    local t0 t1
-    t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    t1=$(date +%s%N)
-    times+=($(( (t1 - t0) / 1000000 )))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "best %d ms, median %d ms over %d runs\n", a[1], a[int((NR+1)/2)], NR}'
+  timeit "$n" "$@" | awk -v n="$n" '{printf "best %d ms, median %d ms over %d runs\n", $1, $2, n}'
 }
 
 echo "machine: $(nproc) cores, $(uname -m); $(cargo --version)"
@@ -35,10 +30,10 @@ if [ -z "$wheel" ]; then
   wheel=$(ls "$files"/torch-2.5.0-*.whl | head -n1)
 fi
 echo "surface of $(basename "$wheel") ($(wc -c < "$wheel") bytes), read + extract:"
-echo "  $(timeit 7 "$bin" index build "$wheel" --package torch --version 2.5.0 --output "$work/surface.json")"
+echo "  $(report 7 "$bin" index build "$wheel" --package torch --version 2.5.0 --output "$work/surface.json")"
 
 echo "query torch.distributed.pipelining (process start + index load + 30 releases):"
-echo "  $(timeit 11 "$bin" --no-cache query torch.distributed.pipelining)"
+echo "  $(report 11 "$bin" --no-cache query torch.distributed.pipelining)"
 
 echo "index loading:"
 ./target/release/examples/load_index | sed 's/^/  /'

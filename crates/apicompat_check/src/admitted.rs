@@ -213,9 +213,14 @@ pub(crate) struct Collector {
 type Noted = (String, String, Reach, Vec<String>);
 
 impl Collector {
-    /// Notes a finding that is neither guarded nor silenced.
+    /// Notes a finding that is neither guarded nor silenced. A use that no indexed release
+    /// has is left out, as `range` leaves it out: no requirement can fix it, and its own
+    /// finding already reports it.
     pub(crate) fn note(&mut self, f: &Finding) {
-        if !is_use_code(f.code) || !matches!(f.reach, Reach::ImportTime | Reach::CallTime) {
+        if !is_use_code(f.code)
+            || !matches!(f.reach, Reach::ImportTime | Reach::CallTime)
+            || f.present_in.is_empty()
+        {
             return;
         }
         self.by_package.entry(f.package.clone()).or_default().push((

@@ -250,6 +250,29 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
 }
 
 /// Reads a file from disk and analyzes it.
+/// Parses and walks every file of the project (and standard input, when given) on worker
+/// threads with large stacks, then resolves version helpers across files. The pool is
+/// returned for the work that follows.
+pub fn analyze_project(
+    files: &[PathBuf],
+    stdin: Option<&crate::StdinSource>,
+    roots: &HashSet<String>,
+) -> Result<(rayon::ThreadPool, Vec<Analyzed>), crate::UsageError> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(crate::STACK_SIZE)
+        .build()
+        .map_err(|e| crate::UsageError(format!("cannot start worker threads: {e}")))?;
+    let mut analyzed: Vec<Analyzed> =
+        pool.install(|| files.par_iter().map(|p| analyze_path(p, roots)).collect());
+    if let Some(stdin) = stdin {
+        analyzed.push(pool.install(|| analyze_bytes(stdin.name.clone(), &stdin.bytes, roots)));
+    }
+    // Version helpers defined in one file and used in another.
+    resolve_project_helpers(&mut analyzed);
+    Ok((pool, analyzed))
+}
+
 pub fn analyze_path(path: &Path, roots: &HashSet<String>) -> Analyzed {
     match std::fs::metadata(path) {
         Ok(m) if m.len() > MAX_FILE_BYTES => {

@@ -201,22 +201,8 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
         ));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK_SIZE)
-        .build()
-        .map_err(|e| UsageError(format!("cannot start worker threads: {e}")))?;
-    let mut analyzed: Vec<Analyzed> = pool.install(|| {
-        discovered
-            .files
-            .par_iter()
-            .map(|p| files::analyze_path(p, &roots))
-            .collect()
-    });
-    if let Some(stdin) = &options.stdin {
-        let a = pool.install(|| files::analyze_bytes(stdin.name.clone(), &stdin.bytes, &roots));
-        analyzed.push(a);
-    }
-    files::resolve_project_helpers(&mut analyzed);
+    let (pool, analyzed) =
+        files::analyze_project(&discovered.files, options.stdin.as_ref(), &roots)?;
     summary.files = analyzed.len();
 
     let mut findings: Vec<Finding> = Vec::new();

@@ -8,7 +8,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
 use apicompat_index::{Catalog, PackageView};
@@ -25,7 +24,7 @@ use crate::rules::{
     DriftingAttribute, MissingAttribute, MissingImport, RuleInfo, UnsupportedKeyword,
 };
 use crate::targets;
-use crate::{UsageError, STACK_SIZE};
+use crate::UsageError;
 
 /// What one release says about one use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -292,19 +291,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     for (path, message) in &discovered.errors {
         notes.push(format!("cannot read `{}`: {message}", display(path)));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK_SIZE)
-        .build()
-        .map_err(|e| UsageError(format!("cannot start worker threads: {e}")))?;
-    let mut analyzed: Vec<Analyzed> = pool.install(|| {
-        discovered
-            .files
-            .par_iter()
-            .map(|p| files::analyze_path(p, &roots))
-            .collect()
-    });
-    // Version helpers defined in one file and used in another, as `check` resolves them.
-    files::resolve_project_helpers(&mut analyzed);
+    let (_pool, analyzed) = files::analyze_project(&discovered.files, None, &roots)?;
 
     let mut statuses = Statuses {
         rows: HashMap::new(),

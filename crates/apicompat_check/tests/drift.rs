@@ -3,7 +3,7 @@
 
 mod common;
 
-use apicompat_check::{check, Options, Report};
+use apicompat_check::Report;
 use apicompat_index::Catalog;
 use common::project;
 
@@ -12,14 +12,10 @@ fn real_catalog() -> Option<&'static Catalog> {
 }
 
 fn run(dir: &std::path::Path, targets: &[&str]) -> Report {
-    let options = Options {
-        paths: vec![dir.to_path_buf()],
-        project: Some(dir.to_path_buf()),
-        targets: targets.iter().map(|t| t.to_string()).collect(),
-        select: vec!["AC009".to_string()],
-        ..Options::default()
-    };
-    check(real_catalog().expect("catalog"), &options).expect("check runs")
+    let catalog = real_catalog().expect("catalog");
+    common::run_on(catalog, dir, targets, |o| {
+        o.select = vec!["AC009".to_string()]
+    })
 }
 
 const UTILS: &str = "\

@@ -3,7 +3,7 @@
 
 mod common;
 
-use apicompat_check::{check, Options, Report};
+use apicompat_check::Report;
 use apicompat_index::Catalog;
 use common::project;
 
@@ -13,14 +13,9 @@ fn real_catalog() -> Option<&'static Catalog> {
 
 fn run(dir: &std::path::Path, targets: &[&str]) -> Report {
     let catalog = real_catalog().expect("catalog");
-    let options = Options {
-        paths: vec![dir.to_path_buf()],
-        project: Some(dir.to_path_buf()),
-        targets: targets.iter().map(|t| t.to_string()).collect(),
-        select: vec!["AC010".to_string()],
-        ..Options::default()
-    };
-    check(catalog, &options).expect("check runs")
+    common::run_on(catalog, dir, targets, |o| {
+        o.select = vec!["AC010".to_string()]
+    })
 }
 
 /// `file:line message` of each finding.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use apicompat_check::survey::{survey, Presence, SurveyOptions};
+use apicompat_check::survey::{survey, Presence, SurveyOptions, SurveyedUse};
 use apicompat_check::{check, Finding, Fix, Options, UsageError};
 use apicompat_index::diff::{diff, Diff};
 use apicompat_index::{Catalog, PackageView, Status};
@@ -105,6 +105,24 @@ fn affected(f: &Finding) -> Affected {
     }
 }
 
+/// A use of the project as an affected line, with `symbol` and `message`.
+fn affected_use(u: &SurveyedUse, symbol: &str, message: String) -> Affected {
+    Affected {
+        path: display(&u.path),
+        line: u.line,
+        column: u.column,
+        symbol: symbol.to_string(),
+        code: u.code,
+        reach: if u.guarded {
+            "guarded"
+        } else {
+            u.reach.as_str()
+        },
+        message,
+        fixes: Vec::new(),
+    }
+}
+
 /// The package's view, by distribution name or by the top-level module.
 fn package_view<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c PackageView, UsageError> {
     let err = |e: apicompat_index::IndexError| UsageError(e.to_string());
@@ -187,23 +205,14 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
         if u.presence.get(a) == Some(&Presence::Absent)
             && u.presence.get(b) != Some(&Presence::Absent)
         {
-            fixed.push(Affected {
-                path: display(&u.path),
-                line: u.line,
-                column: u.column,
-                symbol: u.symbol.clone(),
-                code: u.code,
-                reach: if u.guarded {
-                    "guarded"
-                } else {
-                    u.reach.as_str()
-                },
-                message: format!(
+            fixed.push(affected_use(
+                u,
+                &u.symbol,
+                format!(
                     "`{}` breaks on {pkg} {} and works on {}",
                     u.symbol, options.from, options.to
                 ),
-                fixes: Vec::new(),
-            });
+            ));
         }
     }
     // The objects the project uses, by their definition in the newer release.
@@ -236,46 +245,28 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
         if let Some(c) = signature_of.get(def.as_str()) {
             // A keyword use is reported once per line; a plain use of the callable too.
             if seen_sig.insert((u.path.clone(), u.line, u.used_path.clone())) {
-                signature_changes.push(Affected {
-                    path: display(&u.path),
-                    line: u.line,
-                    column: u.column,
-                    symbol: u.used_path.clone(),
-                    code: u.code,
-                    reach: if u.guarded {
-                        "guarded"
-                    } else {
-                        u.reach.as_str()
-                    },
-                    message: format!(
+                signature_changes.push(affected_use(
+                    u,
+                    &u.used_path,
+                    format!(
                         "the signature of `{}` changed in {pkg} {}: {}",
                         u.used_path,
                         options.to,
                         c.changes.join(", ")
                     ),
-                    fixes: Vec::new(),
-                });
+                ));
             }
         }
         if u.keyword.is_none() {
             if let Some(d) = deprecated_of.get(def.as_str()) {
-                deprecated.push(Affected {
-                    path: display(&u.path),
-                    line: u.line,
-                    column: u.column,
-                    symbol: u.used_path.clone(),
-                    code: u.code,
-                    reach: if u.guarded {
-                        "guarded"
-                    } else {
-                        u.reach.as_str()
-                    },
-                    message: format!(
+                deprecated.push(affected_use(
+                    u,
+                    &u.used_path,
+                    format!(
                         "`{}` is deprecated in {pkg} {}: {}",
                         u.used_path, options.to, d.message
                     ),
-                    fixes: Vec::new(),
-                });
+                ));
             }
         }
     }

@@ -165,6 +165,16 @@ pub fn run(dir: &Path, targets: &[&str]) -> Report {
 }
 
 pub fn run_with(dir: &Path, targets: &[&str], tweak: impl FnOnce(&mut Options)) -> Report {
+    run_on(catalog(), dir, targets, tweak)
+}
+
+/// `check` of the project at `dir` on `catalog`, with `tweak` applied to the options.
+pub fn run_on(
+    catalog: &Catalog,
+    dir: &Path,
+    targets: &[&str],
+    tweak: impl FnOnce(&mut Options),
+) -> Report {
     let mut options = Options {
         paths: vec![dir.to_path_buf()],
         project: Some(dir.to_path_buf()),
@@ -175,7 +185,7 @@ pub fn run_with(dir: &Path, targets: &[&str], tweak: impl FnOnce(&mut Options)) 
         ..Options::default()
     };
     tweak(&mut options);
-    check(catalog(), &options).expect("check runs")
+    check(catalog, &options).expect("check runs")
 }
 
 /// One line per finding: `path:line:col code severity reach symbol missing=[...]`.

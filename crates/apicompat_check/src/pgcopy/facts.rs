@@ -217,6 +217,9 @@ pub struct FileFacts {
     pub base_ranges: Vec<TextRange>,
     /// Attribute reads on names whose class is known (AC009 checks them against it).
     pub typed: Vec<TypedRead>,
+    /// Expressions evaluated while reading the file: linear in its size (a test holds the
+    /// walker to that).
+    pub eval_steps: u64,
 }
 
 /// How the class of a receiver is known.
@@ -376,12 +379,14 @@ pub fn extract(suite: &[Stmt], text: &str) -> FileFacts {
         depth: 0,
         stmt_start: TextSize::default(),
         deferred: Vec::new(),
+        steps: std::cell::Cell::new(0),
     };
     w.block(suite);
     // Function bodies run after the module is loaded: they see its final bindings.
     while let Some(d) = w.deferred.pop() {
         w.function(d.def, d.class, d.id, true);
     }
+    w.out.eval_steps = w.steps.get();
     w.out
 }
 
@@ -409,6 +414,8 @@ struct Walker<'a> {
     depth: usize,
     stmt_start: TextSize,
     deferred: Vec<Deferred<'a>>,
+    /// Calls of [`Walker::val`].
+    steps: std::cell::Cell<u64>,
 }
 
 impl<'a> Walker<'a> {
@@ -895,7 +902,7 @@ impl<'a> Walker<'a> {
                     return;
                 };
                 let base = self.val(&a.value, 0);
-                let mut cv = self.call_val(call, 0);
+                let mut cv = self.call_val(call, self.val(&call.func, 0), 0);
                 let (base, is_init) = match base {
                     Val::Super => (None, true),
                     // `Base.__init__(self, ...)`.
@@ -933,6 +940,11 @@ impl<'a> Walker<'a> {
         for call in calls {
             if let Expr::Name(n) = &*call.func {
                 self.out.called.insert(n.id.to_string());
+            }
+            // Copy functions are named by dotted paths: a callee that is not one (`f()()`,
+            // `df.a().b()`) is not evaluated (that made every call of a chain walk the chain).
+            if !is_dotted_name(&call.func) {
+                continue;
             }
             let Val::Ref(path) = self.val(&call.func, 0) else {
                 continue;
@@ -1059,6 +1071,7 @@ impl<'a> Walker<'a> {
     }
 
     fn val(&self, e: &Expr, depth: usize) -> Val {
+        self.steps.set(self.steps.get() + 1);
         if depth > 64 {
             return Val::Unknown;
         }
@@ -1077,7 +1090,7 @@ impl<'a> Walker<'a> {
                 match func {
                     Val::Builtin(b) if b == "super" => Val::Super,
                     Val::Builtin(b) if b == "dict" => {
-                        let cv = self.call_val(call, d);
+                        let cv = self.call_val(call, Val::Builtin(b), d);
                         let mut entries: Vec<(Option<String>, Val, TextRange)> = Vec::new();
                         for a in cv.args {
                             match a {
@@ -1089,7 +1102,7 @@ impl<'a> Walker<'a> {
                         entries.extend(cv.splats.into_iter().map(|(v, r)| (None, v, r)));
                         Val::Dict(entries)
                     }
-                    _ => Val::Call(Box::new(self.call_val(call, d))),
+                    func => Val::Call(Box::new(self.call_val(call, func, d))),
                 }
             }
             Expr::Dict(dict) => Val::Dict(
@@ -1137,7 +1150,9 @@ impl<'a> Walker<'a> {
         .capped()
     }
 
-    fn call_val(&self, call: &ast::ExprCall, d: usize) -> CallVal {
+    /// The call's arguments, evaluated once each; `func` is the callee's value (evaluated by
+    /// the caller: evaluating it here again made chains `f()()()` exponential).
+    fn call_val(&self, call: &ast::ExprCall, func: Val, d: usize) -> CallVal {
         let mut args = Vec::new();
         let mut star_args = false;
         for a in call.arguments.args.iter() {
@@ -1159,7 +1174,7 @@ impl<'a> Walker<'a> {
             }
         }
         CallVal {
-            func: self.val(&call.func, d),
+            func,
             args,
             star_args,
             kwargs,
@@ -1287,5 +1302,16 @@ copy.deepcopy(x)
                 "torch.distributed.broadcast_object_list"
             ]
         );
+    }
+}
+
+/// `a`, `a.b.c`: names and attributes only.
+fn is_dotted_name(mut e: &Expr) -> bool {
+    loop {
+        match e {
+            Expr::Name(_) => return true,
+            Expr::Attribute(a) => e = &a.value,
+            _ => return false,
+        }
     }
 }

@@ -56,6 +56,53 @@ fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(St
     Some((parts.join("."), is_package))
 }
 
+/// The module name of each file for the semantic model: the name its packages give it, and
+/// also its dotted path from the project root when every part is an identifier (a directory
+/// without `__init__.py` imported as a namespace package: `from models.ema import x`).
+pub fn module_names(files: &[PathBuf], root: &Path) -> Vec<apicompat_semantic::ModuleName> {
+    let mut packages: HashMap<PathBuf, bool> = HashMap::new();
+    files
+        .iter()
+        .map(|path| {
+            let own = module_name(path, &mut packages);
+            let mut aliases = Vec::new();
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            let mut parts: Vec<String> = rel
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
+            if let Some(last) = parts.last_mut() {
+                let stem = last
+                    .strip_suffix(".py")
+                    .or_else(|| last.strip_suffix(".pyi"))
+                    .map(str::to_string);
+                match stem.as_deref() {
+                    Some("__init__") => {
+                        parts.pop();
+                    }
+                    Some(s) => *last = s.to_string(),
+                    None => parts.clear(),
+                }
+            }
+            if !parts.is_empty() && parts.iter().all(|p| is_identifier(p)) {
+                let dotted = parts.join(".");
+                if own.as_ref().map(|(n, _)| n) != Some(&dotted) {
+                    aliases.push(dotted);
+                }
+            }
+            let (name, is_package) = match own {
+                Some((n, p)) => (Some(n), p),
+                None => (None, false),
+            };
+            apicompat_semantic::ModuleName {
+                name,
+                is_package,
+                aliases,
+            }
+        })
+        .collect()
+}
+
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())

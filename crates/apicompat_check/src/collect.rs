@@ -44,6 +44,31 @@ pub struct Use {
     pub guarded: bool,
     /// Conditions on releases (by top-level module) under which the use runs.
     pub versions: Vec<(String, Pred)>,
+    /// For a member of an object: what the semantic model knows of the object.
+    pub receiver: Option<ObjectReceiver>,
+}
+
+/// The object a member use reads from (see [`crate::objects`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectReceiver {
+    /// The object is of exactly the class of the use's path; otherwise the class is a bound
+    /// (a subclass may stand for it), and only releases that drop a member the class has
+    /// elsewhere break the use.
+    pub exact: bool,
+    /// The receiver as written (`self.proj`, `torch.zeros(3)`).
+    pub text: String,
+}
+
+/// Where an attribute read on an object of unknown type runs, for the semantic model to
+/// judge once it knows the object ([`crate::objects`]).
+#[derive(Debug, Clone)]
+pub struct SiteContext {
+    /// The whole `receiver.name` expression.
+    pub range: TextRange,
+    pub stmt_start: TextSize,
+    pub reach: Reach,
+    pub guarded: bool,
+    pub versions: Vec<(String, Pred)>,
 }
 
 /// What one file uses.
@@ -67,6 +92,8 @@ pub struct FileUses {
     pub members: Vec<MemberUse>,
     /// Names the file defines or binds (see [`crate::members::Definitions`]).
     pub definitions: crate::members::Definitions,
+    /// Every attribute read on an expression that is not an indexed path, in source order.
+    pub sites: Vec<SiteContext>,
 }
 
 /// An attribute read on an object whose type is not known statically: the receiver is a
@@ -385,13 +412,10 @@ impl<'a> Walker<'a> {
             base,
             range,
             stmt_start: self.stmt_start,
-            reach: if self.ctx.in_function {
-                Reach::CallTime
-            } else {
-                Reach::ImportTime
-            },
+            reach: self.reach(),
             guarded,
             versions,
+            receiver: None,
         });
     }
 
@@ -1258,6 +1282,7 @@ impl<'a> Walker<'a> {
             Expr::Attribute(a) if a.ctx == ExprContext::Load => match self.resolve(expr) {
                 Some((path, via)) => self.emit(UseKind::Attribute, path, expr.range(), Some(&via)),
                 None => {
+                    self.site(a);
                     self.member(a);
                     visitor::walk_expr(self, expr)
                 }
@@ -1312,6 +1337,37 @@ impl<'a> Walker<'a> {
         }
     }
 
+    fn reach(&self) -> Reach {
+        if self.ctx.in_function {
+            Reach::CallTime
+        } else {
+            Reach::ImportTime
+        }
+    }
+
+    /// A read of `name` is guarded: in a `try` that catches its failure, or after a
+    /// `hasattr`/`getattr` probe of that name.
+    fn member_guarded(&self, name: &str) -> bool {
+        self.ctx.try_guard
+            || self
+                .ctx
+                .has
+                .iter()
+                .any(|h| h.rsplit('.').next() == Some(name))
+    }
+
+    /// Records where an attribute read on a non-indexed receiver runs.
+    fn site(&mut self, a: &ast::ExprAttribute) {
+        let guarded = self.member_guarded(a.attr.as_str());
+        self.out.sites.push(SiteContext {
+            range: a.range(),
+            stmt_start: self.stmt_start,
+            reach: self.reach(),
+            guarded,
+            versions: self.ctx.versions.clone(),
+        });
+    }
+
     /// Records an attribute read on a receiver of unknown type (not `self`/`cls`, not a
     /// literal of a builtin type).
     fn member(&mut self, a: &ast::ExprAttribute) {
@@ -1352,23 +1408,14 @@ impl<'a> Walker<'a> {
                 None => ("(...)".to_string(), None),
             },
         };
-        let guarded = self.ctx.try_guard
-            || self
-                .ctx
-                .has
-                .iter()
-                .any(|h| h.rsplit('.').next() == Some(name));
+        let guarded = self.member_guarded(name);
         self.out.members.push(MemberUse {
             name: name.to_string(),
             receiver,
             root,
             range: a.range(),
             stmt_start: self.stmt_start,
-            reach: if self.ctx.in_function {
-                Reach::CallTime
-            } else {
-                Reach::ImportTime
-            },
+            reach: self.reach(),
             guarded,
             versions: self.ctx.versions.clone(),
         });

@@ -230,9 +230,16 @@ impl<'c> Evaluator<'c> {
                 (missing, present, last)
             }
         };
+        // On a declared bound a subclass may stand for the class: only the class's own drift
+        // (a member it has in other releases) is known to break.
+        if u.receiver.as_ref().is_some_and(|r| !r.exact) && present.is_empty() {
+            return None;
+        }
         let finding = self.finding(u, view, target, &missing, &present, last_absent);
         let moved = match (&u.kind, present.last()) {
             (UseKind::Keyword(_), _) | (_, None) => None,
+            // A member of an object is not imported from anywhere.
+            _ if u.receiver.is_some() => None,
             (_, Some(&newest_present)) => Some(MovedQuery {
                 path: u.path.clone(),
                 missing,
@@ -309,6 +316,18 @@ impl<'c> Evaluator<'c> {
                     ),
                 )
             }
+        };
+        let message = match &u.receiver {
+            Some(r) => {
+                let class = u.base.as_deref().unwrap_or("");
+                let how = if r.exact {
+                    "an object of"
+                } else {
+                    "declared as"
+                };
+                format!("{message} (`{}` is {how} `{class}`)", r.text)
+            }
+            None => message,
         };
         let mut fixes = Vec::new();
         let pin = pin(pkg, &versions, missing, present);

@@ -8,6 +8,8 @@ use ruff_python_ast::PySourceType;
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+use apicompat_semantic::{ModuleFacts, ModuleName};
+
 use crate::collect::{collect_in, FileUses};
 use crate::suppress::Suppressions;
 use crate::versions::{resolve_helpers, VersionHelper};
@@ -183,6 +185,10 @@ pub struct Analyzed {
     pub uses: FileUses,
     /// What AC010 needs: classes, what they store, copies and pickles.
     pub process_groups: crate::pgcopy::FileFacts,
+    /// The module's name in the project and its facts for the semantic model (taken by
+    /// [`crate::objects`]).
+    pub module: ModuleName,
+    pub semantic: ModuleFacts,
     pub syntax_errors: Vec<(TextRange, String)>,
     pub suppressions: Suppressions,
     /// Not valid UTF-8: the byte offset of the first bad byte.
@@ -199,6 +205,8 @@ impl Analyzed {
             line_index: LineIndex::from_source_text(""),
             uses: FileUses::default(),
             process_groups: Default::default(),
+            module: ModuleName::default(),
+            semantic: ModuleFacts::default(),
             syntax_errors: Vec::new(),
             suppressions: Suppressions::default(),
             bad_utf8_at: None,
@@ -257,23 +265,37 @@ pub fn analyze_project(
     files: &[PathBuf],
     stdin: Option<&crate::StdinSource>,
     roots: &HashSet<String>,
+    project_root: &Path,
 ) -> Result<(rayon::ThreadPool, Vec<Analyzed>), crate::UsageError> {
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(crate::STACK_SIZE)
         .build()
         .map_err(|e| crate::UsageError(format!("cannot start worker threads: {e}")))?;
-    let mut analyzed: Vec<Analyzed> =
-        pool.install(|| files.par_iter().map(|p| analyze_path(p, roots)).collect());
+    let names = crate::chains::module_names(files, project_root);
+    let mut analyzed: Vec<Analyzed> = pool.install(|| {
+        files
+            .par_iter()
+            .zip(names)
+            .map(|(p, name)| analyze_path(p, name, roots))
+            .collect()
+    });
     if let Some(stdin) = stdin {
-        analyzed.push(pool.install(|| analyze_bytes(stdin.name.clone(), &stdin.bytes, roots)));
+        analyzed.push(pool.install(|| {
+            analyze_bytes(
+                stdin.name.clone(),
+                ModuleName::default(),
+                &stdin.bytes,
+                roots,
+            )
+        }));
     }
     // Version helpers defined in one file and used in another.
     resolve_project_helpers(&mut analyzed);
     Ok((pool, analyzed))
 }
 
-pub fn analyze_path(path: &Path, roots: &HashSet<String>) -> Analyzed {
+pub fn analyze_path(path: &Path, module: ModuleName, roots: &HashSet<String>) -> Analyzed {
     match std::fs::metadata(path) {
         Ok(m) if m.len() > MAX_FILE_BYTES => {
             return Analyzed::failed(
@@ -284,18 +306,28 @@ pub fn analyze_path(path: &Path, roots: &HashSet<String>) -> Analyzed {
         _ => {}
     }
     match std::fs::read(path) {
-        Ok(bytes) => analyze_owned(path.to_path_buf(), bytes, roots),
+        Ok(bytes) => analyze_owned(path.to_path_buf(), module, bytes, roots),
         Err(e) => Analyzed::failed(path.to_path_buf(), describe_io(&e)),
     }
 }
 
 /// Parses source bytes (any encoding problem is noted and read with replacement characters).
-pub fn analyze_bytes(path: PathBuf, bytes: &[u8], roots: &HashSet<String>) -> Analyzed {
-    analyze_owned(path, bytes.to_vec(), roots)
+pub fn analyze_bytes(
+    path: PathBuf,
+    module: ModuleName,
+    bytes: &[u8],
+    roots: &HashSet<String>,
+) -> Analyzed {
+    analyze_owned(path, module, bytes.to_vec(), roots)
 }
 
 /// [`analyze_bytes`] without copying valid UTF-8.
-fn analyze_owned(path: PathBuf, bytes: Vec<u8>, roots: &HashSet<String>) -> Analyzed {
+fn analyze_owned(
+    path: PathBuf,
+    module: ModuleName,
+    bytes: Vec<u8>,
+    roots: &HashSet<String>,
+) -> Analyzed {
     let (text, bad_utf8_at) = match String::from_utf8(bytes) {
         Ok(t) => (t, None),
         Err(e) => {
@@ -329,6 +361,7 @@ fn analyze_owned(path: PathBuf, bytes: Vec<u8>, roots: &HashSet<String>) -> Anal
     }
     let uses = collect_in(parsed.suite(), roots, text.contains(":="));
     let process_groups = crate::pgcopy::extract(parsed.suite(), &text);
+    let semantic = apicompat_semantic::extract(parsed.suite(), &module);
     drop(parsed);
     Analyzed {
         path,
@@ -336,6 +369,8 @@ fn analyze_owned(path: PathBuf, bytes: Vec<u8>, roots: &HashSet<String>) -> Anal
         line_index,
         uses,
         process_groups,
+        module,
+        semantic,
         syntax_errors,
         suppressions,
         bad_utf8_at,

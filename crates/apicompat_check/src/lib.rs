@@ -16,6 +16,7 @@ mod evaluate;
 pub mod files;
 pub mod members;
 pub mod model;
+pub mod objects;
 pub mod pgcopy;
 pub mod pins;
 pub mod rules;
@@ -201,8 +202,12 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
         ));
     }
-    let (pool, analyzed) =
-        files::analyze_project(&discovered.files, options.stdin.as_ref(), &roots)?;
+    let (pool, mut analyzed) = files::analyze_project(
+        &discovered.files,
+        options.stdin.as_ref(),
+        &roots,
+        &project_root,
+    )?;
     summary.files = analyzed.len();
 
     let mut findings: Vec<Finding> = Vec::new();
@@ -336,6 +341,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                 chosen.insert(view.name().to_string(), t);
             }
         }
+    }
+
+    // Members of objects whose class the semantic model knows.
+    for (fi, u) in objects::member_uses(&eval, &mut analyzed, &roots, &chosen) {
+        let root = u.path.split('.').next().unwrap_or(&u.path);
+        if let Some(view) = eval.package_for(root) {
+            if !chosen.contains_key(view.name()) {
+                let t = targets::choose(view, &target_sources, &mut summary.notes);
+                chosen.insert(view.name().to_string(), t);
+            }
+        }
+        analyzed[fi].uses.uses.push(u);
     }
 
     // Every use against its targets, files in parallel (the index lookups are shared).

@@ -291,7 +291,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     for (path, message) in &discovered.errors {
         notes.push(format!("cannot read `{}`: {message}", display(path)));
     }
-    let (_pool, analyzed) = files::analyze_project(&discovered.files, None, &roots)?;
+    let (_pool, analyzed) = files::analyze_project(&discovered.files, None, &roots, &project_root)?;
 
     let mut statuses = Statuses {
         rows: HashMap::new(),

@@ -1233,6 +1233,17 @@ fn collect_calls<'a>(
     v.visit_expr(e);
 }
 
+/// `a`, `a.b.c`: names and attributes only.
+fn is_dotted_name(mut e: &Expr) -> bool {
+    loop {
+        match e {
+            Expr::Name(_) => return true,
+            Expr::Attribute(a) => e = &a.value,
+            _ => return false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1302,16 +1313,5 @@ copy.deepcopy(x)
                 "torch.distributed.broadcast_object_list"
             ]
         );
-    }
-}
-
-/// `a`, `a.b.c`: names and attributes only.
-fn is_dotted_name(mut e: &Expr) -> bool {
-    loop {
-        match e {
-            Expr::Name(_) => return true,
-            Expr::Attribute(a) => e = &a.value,
-            _ => return false,
-        }
     }
 }

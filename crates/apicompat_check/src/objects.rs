@@ -1,0 +1,143 @@
+//! Members of objects: the project's semantic model ([`apicompat_semantic`]) tells which
+//! indexed class an attribute read's receiver is an object of, and the read becomes a use of
+//! `Class.member` (and, when it is called, of each keyword it passes), judged in every
+//! targeted release like any other use (AC002, AC003).
+//!
+//! A receiver whose type is not inferred gives nothing. On an exact type (the object was built
+//! here), the member is missing where the class lacks it; on a bound (an annotation, a return
+//! annotation, `self`), only where the class lacks a member it has in other releases (see
+//! [`crate::evaluate`]).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use apicompat_index::Status;
+use apicompat_semantic::{Found, IndexQuery, Model, PathKind};
+use apicompat_surface::Kind;
+use ruff_text_size::{TextRange, TextSize};
+
+use crate::collect::{ObjectReceiver, SiteContext, Use, UseKind};
+use crate::evaluate::Evaluator;
+use crate::files::Analyzed;
+use crate::targets::Target;
+
+/// The index as the model asks it: each path in one release of its package, the newest
+/// targeted one (the newest indexed one for a package no target names yet).
+struct CatalogQuery<'a, 'c> {
+    eval: &'a Evaluator<'c>,
+    roots: &'a HashSet<String>,
+    chosen: &'a BTreeMap<String, Target>,
+}
+
+impl IndexQuery for CatalogQuery<'_, '_> {
+    fn is_indexed_root(&self, root: &str) -> bool {
+        self.roots.contains(root)
+    }
+
+    fn lookup(&self, path: &str) -> Option<Found> {
+        let root = path.split('.').next().unwrap_or(path);
+        if !self.roots.contains(root) {
+            return None;
+        }
+        let view = self.eval.package_for(root)?;
+        let release = match self.chosen.get(view.name()) {
+            Some(t) => *t.releases.iter().max()?,
+            None => view.releases().len().checked_sub(1)?,
+        };
+        match view.status(path, release) {
+            Ok(Status::Present {
+                path: found,
+                symbol,
+            }) => Some(Found {
+                kind: match symbol.kind() {
+                    Kind::Module => PathKind::Module,
+                    Kind::Class => PathKind::Class,
+                    Kind::Function => PathKind::Function,
+                    Kind::Property => PathKind::Property,
+                    Kind::Attribute | Kind::Unknown => PathKind::Other,
+                },
+                returns: symbol.signatures.first().and_then(|s| s.returns.clone()),
+                canonical: symbol.canonical.unwrap_or(found),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The uses of members of objects in every file: (file, use).
+pub fn member_uses(
+    eval: &Evaluator,
+    analyzed: &mut [Analyzed],
+    roots: &HashSet<String>,
+    chosen: &BTreeMap<String, Target>,
+) -> Vec<(usize, Use)> {
+    let modules = analyzed
+        .iter_mut()
+        .map(|a| {
+            (
+                std::mem::take(&mut a.module),
+                std::mem::take(&mut a.semantic),
+            )
+        })
+        .collect();
+    let query = CatalogQuery {
+        eval,
+        roots,
+        chosen,
+    };
+    let model = Model::new(modules, &query);
+    let mut out = Vec::new();
+    for (fi, file) in analyzed.iter().enumerate() {
+        let contexts: HashMap<TextRange, &SiteContext> =
+            file.uses.sites.iter().map(|c| (c.range, c)).collect();
+        for site in &model.modules()[fi].sites {
+            // Reads of indexed paths are uses already; the walk reached every other.
+            let Some(ctx) = contexts.get(&site.range) else {
+                continue;
+            };
+            let Some(receiver) = model.receiver(fi as u32, site) else {
+                continue;
+            };
+            let path = format!("{}.{}", receiver.class, site.name);
+            let object = ObjectReceiver {
+                exact: receiver.exact,
+                text: receiver_text(&file.text, site.range, &site.name),
+            };
+            let make = |kind: UseKind, range: TextRange| Use {
+                kind,
+                path: path.clone(),
+                base: Some(receiver.class.clone()),
+                range,
+                stmt_start: ctx.stmt_start,
+                reach: ctx.reach,
+                guarded: ctx.guarded,
+                versions: ctx.versions.clone(),
+                receiver: Some(object.clone()),
+            };
+            out.push((fi, make(UseKind::Attribute, site.range)));
+            if let Some(call) = &site.call {
+                for (k, range) in &call.keywords {
+                    out.push((fi, make(UseKind::Keyword(k.to_string()), *range)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `self.proj` of `self.proj.load_state_dict`, as written (on one line).
+fn receiver_text(text: &str, range: TextRange, name: &str) -> String {
+    let end = range.end() - TextSize::try_from(name.len()).unwrap_or_default();
+    let s = text
+        .get(range.start().to_usize()..end.to_usize())
+        .unwrap_or("")
+        .trim_end()
+        .trim_end_matches('.')
+        .trim_end();
+    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 60 {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        one_line
+    }
+}

@@ -1,0 +1,142 @@
+//! Members of objects, judged through the semantic model on the real torch index: each source
+//! of a type (a constructor, an annotation, a return annotation, `self.x = ...`, a container of
+//! classes, a project subclass, a module global of another file) gives an error on the release
+//! that lacks the member or keyword and nothing on the one that has it.
+
+mod common;
+
+use apicompat_index::Catalog;
+use common::{brief, project};
+
+fn real_catalog() -> &'static Catalog {
+    common::real_catalog(&["torch"])
+        .expect("the torch index is committed in crates/apicompat/index")
+}
+
+/// The findings of a one-file project (`train.py`), against one torch release.
+fn findings(name: &str, source: &str, release: &str) -> Vec<String> {
+    let dir = project(name, &[("train.py", source)]);
+    let report = common::run_on(
+        real_catalog(),
+        &dir,
+        &[&format!("torch=={release}")],
+        |_| {},
+    );
+    brief(&report, &dir)
+}
+
+fn assert_break(name: &str, source: &str, bad: &str, good: &str, expected: &[&str]) {
+    assert_eq!(findings(name, source, bad), expected, "on {bad}");
+    assert_eq!(
+        findings(name, source, good),
+        Vec::<String>::new(),
+        "on {good}"
+    );
+}
+
+#[test]
+fn constructed_object() {
+    assert_break(
+        "obj-ctor",
+        "import torch\n\ndef train(model):\n    opt = torch.optim.AdamW(model.parameters())\n    opt.register_step_pre_hook(print)\n",
+        "1.13.1",
+        "2.0.0",
+        &["train.py:5:5 AC002 error call-time torch.optim.AdamW.register_step_pre_hook missing=1.13.1"],
+    );
+}
+
+#[test]
+fn return_annotation_of_a_project_function() {
+    assert_break(
+        "obj-returns",
+        "import torch\n\ndef make(params) -> torch.optim.Optimizer:\n    return torch.optim.SGD(params, lr=0.1)\n\ndef train(model):\n    opt = make(model.parameters())\n    opt.register_step_post_hook(print)\n",
+        "1.13.1",
+        "2.0.0",
+        &["train.py:8:5 AC002 error call-time torch.optim.Optimizer.register_step_post_hook missing=1.13.1"],
+    );
+}
+
+#[test]
+fn attribute_stored_on_self() {
+    assert_break(
+        "obj-self",
+        "from torch import nn\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(3, 3)\n\n    def load(self, sd):\n        self.proj.load_state_dict(sd, assign=True)\n",
+        "2.0.1",
+        "2.1.0",
+        &["train.py:9:39 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=2.0.1"],
+    );
+}
+
+#[test]
+fn string_and_optional_parameter_annotations() {
+    assert_break(
+        "obj-annotation",
+        "from typing import Optional\nimport torch\n\ndef step(opt: Optional[\"torch.optim.Optimizer\"] = None):\n    if opt is not None:\n        opt.register_step_pre_hook(print)\n\ndef other(opt: torch.optim.Optimizer | None):\n    opt.register_step_post_hook(print)\n",
+        "1.13.1",
+        "2.0.0",
+        &[
+            "train.py:6:9 AC002 error call-time torch.optim.Optimizer.register_step_pre_hook missing=1.13.1",
+            "train.py:9:5 AC002 error call-time torch.optim.Optimizer.register_step_post_hook missing=1.13.1",
+        ],
+    );
+}
+
+#[test]
+fn container_of_classes_and_project_subclasses() {
+    assert_break(
+        "obj-container",
+        "import torch\n\nclass Lion(torch.optim.Optimizer):\n    def step(self, closure=None):\n        pass\n\nOPTIMIZERS = {\"adamw\": torch.optim.AdamW, \"lion\": Lion}\n\ndef build(name, params):\n    opt = OPTIMIZERS[name](params)\n    opt.register_step_pre_hook(print)\n    return opt\n",
+        "1.13.1",
+        "2.0.0",
+        &[],
+    );
+    // Two classes: a member is judged only when one indexed class answers it.
+    assert_break(
+        "obj-subclass",
+        "import torch\n\nclass Lion(torch.optim.Optimizer):\n    def step(self, closure=None):\n        pass\n\ndef build(params):\n    opt = Lion(params, {})\n    opt.register_step_pre_hook(print)\n    opt.step()\n",
+        "1.13.1",
+        "2.0.0",
+        &["train.py:9:5 AC002 error call-time torch.optim.Optimizer.register_step_pre_hook missing=1.13.1"],
+    );
+}
+
+#[test]
+fn module_global_of_another_file() {
+    let dir = project(
+        "obj-global",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/state.py",
+                "import torch\n\nOPT = torch.optim.AdamW([torch.zeros(1)])\n",
+            ),
+            (
+                "pkg/train.py",
+                "from .state import OPT\n\ndef go():\n    OPT.register_step_pre_hook(print)\n",
+            ),
+        ],
+    );
+    let run = |r: &str| brief(&common::run_on(real_catalog(), &dir, &[r], |_| {}), &dir);
+    assert_eq!(
+        run("torch==1.13.1"),
+        ["pkg/train.py:4:5 AC002 error call-time torch.optim.AdamW.register_step_pre_hook missing=1.13.1"]
+    );
+    assert_eq!(run("torch==2.0.0"), Vec::<String>::new());
+}
+
+#[test]
+fn honesty_exact_bound_and_guards() {
+    let src = "import torch\n\ndef f(params, declared: torch.optim.Optimizer):\n    built = torch.optim.AdamW(params)\n    built.not_a_member_anywhere()\n    declared.not_a_member_anywhere()\n    if hasattr(built, \"register_step_pre_hook\"):\n        built.register_step_pre_hook(print)\n    try:\n        declared.register_step_post_hook(print)\n    except AttributeError:\n        pass\n    built.set_by_the_project = 1\n    built.set_by_the_project\n";
+    // Built here: a member no release has is missing; declared: a subclass may have it.
+    // Guarded reads and names the project stores give nothing.
+    assert_eq!(
+        findings("obj-honesty", src, "1.13.1"),
+        ["train.py:5:5 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=1.13.1"]
+    );
+}
+
+#[test]
+fn unknown_receivers_give_nothing() {
+    let src = "import torch\n\ndef f(opt, flag):\n    opt.register_step_pre_hook(print)\n    x = torch.optim.AdamW([]) if flag else opt\n    x.register_step_pre_hook(print)\n    for o in [torch.optim.AdamW([])]:\n        o.register_step_pre_hook(print)\n    y = torch.optim.AdamW([])\n    y = make_something(y)\n    y.register_step_pre_hook(print)\n";
+    assert_eq!(findings("obj-unknown", src, "1.13.1"), Vec::<String>::new());
+}

@@ -1,0 +1,910 @@
+//! One walk over a parsed module: its scopes and what each binds ([`Def`]), its functions and
+//! classes, and the attribute reads whose receiver the model may know ([`Site`]). The syntax
+//! tree is dropped afterwards; [`crate::Model`] joins the facts of every module.
+
+use std::collections::HashMap;
+
+use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::ir::{self, Sym};
+
+/// Statements nested deeper than this are not followed (the checker reports them).
+pub const MAX_STMT_DEPTH: usize = 256;
+/// Expressions nested deeper than this are not looked into for sites.
+const MAX_EXPR_DEPTH: usize = 256;
+
+pub type ScopeId = u32;
+pub type FuncId = u32;
+pub type ClassId = u32;
+
+/// What a binding of a name holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Def {
+    /// `x = value`.
+    Value(Sym),
+    /// `x: T` (with or without a value), a parameter annotation: an object of type `T`.
+    Declared(Sym),
+    /// The item at `index` of `value` (`a, b = value`).
+    Unpack(Sym, usize),
+    /// `import a.b as x` binds `x` to module `a.b`; `import a.b` binds `a` to `a`.
+    Import(Box<str>),
+    /// `from module import name` (module made absolute).
+    ImportFrom {
+        module: Box<str>,
+        name: Box<str>,
+    },
+    Function(FuncId),
+    Class(ClassId),
+    /// Parameter `index` of a function (annotated parameters are [`Def::Declared`]).
+    Param {
+        func: FuncId,
+        index: u32,
+    },
+    /// Anything the model does not follow (`for` targets, `+=`, `with ... as`, `del`).
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeKind {
+    Module,
+    Class(ClassId),
+    Function(FuncId),
+    /// Lambdas and comprehensions: their names hide the enclosing ones.
+    Hidden,
+}
+
+#[derive(Debug, Clone)]
+pub struct ScopeFacts {
+    pub kind: ScopeKind,
+    pub parent: Option<ScopeId>,
+    pub bindings: HashMap<Box<str>, Vec<Def>>,
+    /// Names declared `global` (or `nonlocal`, treated alike: not local here).
+    pub globals: Vec<Box<str>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MethodKind {
+    /// A plain function, or a method whose first parameter is the instance.
+    Plain,
+    Static,
+    Class,
+    Property,
+}
+
+#[derive(Debug, Clone)]
+pub struct ParamFacts {
+    pub name: Box<str>,
+    pub annotation: Option<Sym>,
+}
+
+#[derive(Debug, Clone)]
+pub struct FuncFacts {
+    pub name: Box<str>,
+    pub range: TextRange,
+    /// The scope of the function's body.
+    pub scope: ScopeId,
+    /// The class whose body defines it, for methods.
+    pub class: Option<ClassId>,
+    pub kind: MethodKind,
+    pub params: Vec<ParamFacts>,
+    pub returns: Option<Sym>,
+    /// `return` values (a bare `return` is [`Sym::None`]); evaluated in [`FuncFacts::scope`].
+    pub return_values: Vec<Sym>,
+    /// A decorator the model does not know wraps it: its result is unknown.
+    pub wrapped: bool,
+    /// `yield` or `async def`: a call gives a generator or coroutine.
+    pub generator: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClassFacts {
+    pub name: Box<str>,
+    pub range: TextRange,
+    /// The scope of the class body (its methods and class attributes).
+    pub scope: ScopeId,
+    /// Base classes, evaluated in the enclosing scope.
+    pub bases: Vec<Sym>,
+    pub enclosing: ScopeId,
+    /// A metaclass, a class decorator or a base given as `*args`: what it builds is unknown.
+    pub unusual: bool,
+    /// Attributes may come from anywhere: `__getattr__`, `__getattribute__`,
+    /// `setattr(self, <computed>, ...)`, `self.__dict__`.
+    pub open: bool,
+    /// `self.x = value` / `self.x: T` in its methods: (name, scope of the method, def).
+    pub stores: Vec<(Box<str>, ScopeId, Def)>,
+}
+
+/// An attribute read whose receiver is an expression the model may know.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// The whole `receiver.name` expression.
+    pub range: TextRange,
+    pub scope: ScopeId,
+    pub receiver: Sym,
+    pub name: Box<str>,
+    /// When the attribute is called: the keywords given (name and range), the number of
+    /// positional arguments, and whether `*args` / `**kwargs` were passed.
+    pub call: Option<CallShape>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CallShape {
+    pub keywords: Vec<(Box<str>, TextRange)>,
+    pub positional: u32,
+    pub star: bool,
+    pub double_star: bool,
+}
+
+/// Everything the model keeps of one module.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleFacts {
+    /// Scope 0 is the module.
+    pub scopes: Vec<ScopeFacts>,
+    pub functions: Vec<FuncFacts>,
+    pub classes: Vec<ClassFacts>,
+    pub sites: Vec<Site>,
+    /// Attribute names the module stores on objects other than `self`, or sets with
+    /// `setattr(x, "name", ...)`: such a name may be on any object.
+    pub stored_names: Vec<Box<str>>,
+    /// Nesting got too deep somewhere: some facts are missing.
+    pub truncated: bool,
+}
+
+/// Where a module sits in its project, for relative imports.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleName {
+    /// Dotted name (`pkg.sub.mod`), if the file is in a package layout the model knows.
+    pub name: Option<String>,
+    pub is_package: bool,
+    /// Other names it is imported by (its path from the project root, for directories
+    /// without `__init__.py`).
+    pub aliases: Vec<String>,
+}
+
+/// Reads a module's facts.
+pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
+    let mut b = Builder {
+        module,
+        out: ModuleFacts::default(),
+        scope: 0,
+        func: None,
+        depth: 0,
+    };
+    b.out.scopes.push(ScopeFacts {
+        kind: ScopeKind::Module,
+        parent: None,
+        bindings: HashMap::new(),
+        globals: Vec::new(),
+    });
+    b.body(suite);
+    b.out
+}
+
+struct Builder<'m> {
+    module: &'m ModuleName,
+    out: ModuleFacts,
+    scope: ScopeId,
+    /// The function whose body is being walked (not inside nested classes).
+    func: Option<FuncId>,
+    depth: usize,
+}
+
+impl Builder<'_> {
+    fn new_scope(&mut self, kind: ScopeKind) -> ScopeId {
+        let id = self.out.scopes.len() as ScopeId;
+        self.out.scopes.push(ScopeFacts {
+            kind,
+            parent: Some(self.scope),
+            bindings: HashMap::new(),
+            globals: Vec::new(),
+        });
+        id
+    }
+
+    fn bind(&mut self, name: &str, def: Def) {
+        let scope = &mut self.out.scopes[self.scope as usize];
+        // A `global x` in a function binds the module's `x`.
+        let target = if scope.globals.iter().any(|g| &**g == name) {
+            0
+        } else {
+            self.scope
+        };
+        self.out.scopes[target as usize]
+            .bindings
+            .entry(name.into())
+            .or_default()
+            .push(def);
+    }
+
+    /// The class and receiver name when walking a method's body (`self` of `def f(self)`).
+    fn receiver(&self) -> Option<(ClassId, &str)> {
+        let f = &self.out.functions[self.func? as usize];
+        match (f.class, f.kind) {
+            (Some(c), MethodKind::Plain | MethodKind::Property) => {
+                f.params.first().map(|p| (c, &*p.name))
+            }
+            _ => None,
+        }
+    }
+
+    fn is_receiver(&self, e: &Expr) -> Option<ClassId> {
+        let Expr::Name(n) = e else {
+            return None;
+        };
+        let (class, name) = self.receiver()?;
+        (n.id.as_str() == name).then_some(class)
+    }
+
+    fn body(&mut self, body: &[Stmt]) {
+        for s in body {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        if self.depth >= MAX_STMT_DEPTH {
+            self.out.truncated = true;
+            return;
+        }
+        self.depth += 1;
+        self.stmt_inner(stmt);
+        self.depth -= 1;
+    }
+
+    fn stmt_inner(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::FunctionDef(f) => self.function(f),
+            Stmt::ClassDef(c) => self.class(c),
+            Stmt::Assign(a) => {
+                self.expr(&a.value);
+                for t in &a.targets {
+                    self.target(t, || Def::Value(ir::value(&a.value)), &a.value);
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Some(v) = &a.value {
+                    self.expr(v);
+                }
+                self.annotation_sites(&a.annotation);
+                let declared = Def::Declared(ir::annotation(&a.annotation));
+                match &*a.target {
+                    Expr::Name(n) => self.bind(n.id.as_str(), declared),
+                    Expr::Attribute(t) => {
+                        self.expr(&t.value);
+                        self.store(t, declared);
+                    }
+                    t => self.expr(t),
+                }
+            }
+            Stmt::AugAssign(a) => {
+                self.expr(&a.value);
+                match &*a.target {
+                    Expr::Name(n) => self.bind(n.id.as_str(), Def::Unknown),
+                    t => self.expr(t),
+                }
+            }
+            Stmt::For(f) => {
+                self.expr(&f.iter);
+                self.unknown_target(&f.target);
+                self.body(&f.body);
+                self.body(&f.orelse);
+            }
+            Stmt::While(w) => {
+                self.expr(&w.test);
+                self.body(&w.body);
+                self.body(&w.orelse);
+            }
+            Stmt::If(i) => {
+                self.expr(&i.test);
+                self.body(&i.body);
+                for c in &i.elif_else_clauses {
+                    if let Some(t) = &c.test {
+                        self.expr(t);
+                    }
+                    self.body(&c.body);
+                }
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    self.expr(&item.context_expr);
+                    if let Some(v) = &item.optional_vars {
+                        self.unknown_target(v);
+                    }
+                }
+                self.body(&w.body);
+            }
+            Stmt::Try(t) => {
+                self.body(&t.body);
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    if let Some(ty) = &h.type_ {
+                        self.expr(ty);
+                    }
+                    if let Some(n) = &h.name {
+                        self.bind(n.as_str(), Def::Unknown);
+                    }
+                    self.body(&h.body);
+                }
+                self.body(&t.orelse);
+                self.body(&t.finalbody);
+            }
+            Stmt::Match(m) => {
+                self.expr(&m.subject);
+                for case in &m.cases {
+                    let mut names = Vec::new();
+                    pattern_names(&case.pattern, &mut names, 0);
+                    for n in names {
+                        self.bind(&n, Def::Unknown);
+                    }
+                    if let Some(g) = &case.guard {
+                        self.expr(g);
+                    }
+                    self.body(&case.body);
+                }
+            }
+            Stmt::Import(i) => {
+                for alias in &i.names {
+                    let full = alias.name.as_str();
+                    match &alias.asname {
+                        Some(a) => self.bind(a.as_str(), Def::Import(full.into())),
+                        None => {
+                            let root = full.split('.').next().unwrap_or(full);
+                            self.bind(root, Def::Import(root.into()));
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                let Some(module) = self.absolute(i.level, i.module.as_ref().map(|m| m.as_str()))
+                else {
+                    for alias in &i.names {
+                        let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                        self.bind(name.as_str(), Def::Unknown);
+                    }
+                    return;
+                };
+                for alias in &i.names {
+                    if alias.name.as_str() == "*" {
+                        continue;
+                    }
+                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.bind(
+                        name.as_str(),
+                        Def::ImportFrom {
+                            module: module.as_str().into(),
+                            name: alias.name.as_str().into(),
+                        },
+                    );
+                }
+            }
+            Stmt::Global(g) => {
+                let names: Vec<Box<str>> = g.names.iter().map(|n| n.as_str().into()).collect();
+                self.out.scopes[self.scope as usize].globals.extend(names);
+            }
+            Stmt::Nonlocal(g) => {
+                // Not local here: the enclosing function's binding is found by the lookup.
+                let names: Vec<Box<str>> = g.names.iter().map(|n| n.as_str().into()).collect();
+                let scope = &mut self.out.scopes[self.scope as usize];
+                for n in names {
+                    scope.bindings.remove(&n);
+                }
+            }
+            Stmt::Delete(d) => {
+                for t in &d.targets {
+                    self.unknown_target(t);
+                }
+            }
+            Stmt::Return(r) => {
+                if let Some(v) = &r.value {
+                    self.expr(v);
+                }
+                if let Some(f) = self.func {
+                    let value = r.value.as_deref().map_or(Sym::None, ir::value);
+                    self.out.functions[f as usize].return_values.push(value);
+                }
+            }
+            Stmt::Expr(e) => self.expr(&e.value),
+            Stmt::Assert(a) => {
+                self.expr(&a.test);
+                if let Some(m) = &a.msg {
+                    self.expr(m);
+                }
+            }
+            Stmt::Raise(r) => {
+                if let Some(e) = &r.exc {
+                    self.expr(e);
+                }
+            }
+            Stmt::TypeAlias(t) => self.bind_target_unknown(&t.name),
+            _ => {}
+        }
+    }
+
+    /// `from .x import y` made absolute.
+    fn absolute(&self, level: u32, module: Option<&str>) -> Option<String> {
+        if level == 0 {
+            return module.map(str::to_string);
+        }
+        let name = self.module.name.as_deref()?;
+        let mut parts: Vec<&str> = name.split('.').collect();
+        // A package's own name counts as the first level.
+        let up = if self.module.is_package {
+            level - 1
+        } else {
+            level
+        };
+        for _ in 0..up {
+            parts.pop()?;
+        }
+        if let Some(m) = module {
+            parts.push(m);
+        }
+        (!parts.is_empty()).then(|| parts.join("."))
+    }
+
+    fn bind_target_unknown(&mut self, e: &Expr) {
+        if let Expr::Name(n) = e {
+            self.bind(n.id.as_str(), Def::Unknown);
+        }
+    }
+
+    /// Binds every name in a target to [`Def::Unknown`] (and looks into the rest).
+    fn unknown_target(&mut self, t: &Expr) {
+        match t {
+            Expr::Name(n) => self.bind(n.id.as_str(), Def::Unknown),
+            Expr::Tuple(x) => x.elts.iter().for_each(|e| self.unknown_target(e)),
+            Expr::List(x) => x.elts.iter().for_each(|e| self.unknown_target(e)),
+            Expr::Starred(s) => self.unknown_target(&s.value),
+            Expr::Attribute(a) => {
+                self.expr(&a.value);
+                self.store(a, Def::Unknown);
+            }
+            e => self.expr(e),
+        }
+    }
+
+    /// An assignment target given `value`.
+    fn target(&mut self, t: &Expr, def: impl Fn() -> Def, value: &Expr) {
+        match t {
+            Expr::Name(n) => self.bind(n.id.as_str(), def()),
+            Expr::Tuple(_) | Expr::List(_) => {
+                let elts = match t {
+                    Expr::Tuple(x) => &x.elts,
+                    Expr::List(x) => &x.elts,
+                    _ => return,
+                };
+                let starred = elts.iter().position(|e| matches!(e, Expr::Starred(_)));
+                for (i, e) in elts.iter().enumerate() {
+                    match (e, starred) {
+                        (Expr::Name(n), None) => {
+                            self.bind(n.id.as_str(), Def::Unpack(ir::value(value), i))
+                        }
+                        (Expr::Name(n), Some(s)) if i < s => {
+                            self.bind(n.id.as_str(), Def::Unpack(ir::value(value), i))
+                        }
+                        (e, _) => self.unknown_target(e),
+                    }
+                }
+            }
+            Expr::Attribute(a) => {
+                self.expr(&a.value);
+                self.store(a, def());
+            }
+            e => self.expr(e),
+        }
+    }
+
+    /// `x.name = ...`: on the instance in a method, an attribute of the class; elsewhere a
+    /// name that may be on any object.
+    fn store(&mut self, a: &ast::ExprAttribute, def: Def) {
+        match self.is_receiver(&a.value) {
+            Some(class) => {
+                let scope = self.scope;
+                self.out.classes[class as usize]
+                    .stores
+                    .push((a.attr.as_str().into(), scope, def));
+            }
+            None => self.out.stored_names.push(a.attr.as_str().into()),
+        }
+    }
+
+    fn decorators(&mut self, list: &[ast::Decorator]) {
+        for d in list {
+            self.expr(&d.expression);
+        }
+    }
+
+    fn function(&mut self, f: &ast::StmtFunctionDef) {
+        self.decorators(&f.decorator_list);
+        let class = match self.out.scopes[self.scope as usize].kind {
+            ScopeKind::Class(c) => Some(c),
+            _ => None,
+        };
+        let mut kind = MethodKind::Plain;
+        let mut wrapped = false;
+        for d in &f.decorator_list {
+            let name = match &d.expression {
+                Expr::Name(n) => n.id.as_str(),
+                Expr::Attribute(a) => a.attr.as_str(),
+                Expr::Call(c) => match &*c.func {
+                    Expr::Name(n) => n.id.as_str(),
+                    Expr::Attribute(a) => a.attr.as_str(),
+                    _ => "",
+                },
+                _ => "",
+            };
+            match name {
+                "staticmethod" => kind = MethodKind::Static,
+                "classmethod" => kind = MethodKind::Class,
+                "property" | "cached_property" => kind = MethodKind::Property,
+                // Wrappers that keep the function's result.
+                "wraps" | "lru_cache" | "cache" | "abstractmethod" | "override" | "final"
+                | "no_type_check" | "setter" | "getter" | "deleter" => {}
+                _ => wrapped = true,
+            }
+        }
+        let params = &f.parameters;
+        for p in params.iter_non_variadic_params() {
+            if let Some(d) = &p.default {
+                self.expr(d);
+            }
+        }
+        for p in params.iter() {
+            if let Some(a) = p.annotation() {
+                self.annotation_sites(a);
+            }
+        }
+        if let Some(r) = &f.returns {
+            self.annotation_sites(r);
+        }
+        let id = self.out.functions.len() as FuncId;
+        self.bind(f.name.as_str(), Def::Function(id));
+        let scope = self.new_scope(ScopeKind::Function(id));
+        let mut facts = Vec::new();
+        for p in params.posonlyargs.iter().chain(params.args.iter()) {
+            facts.push(ParamFacts {
+                name: p.parameter.name.as_str().into(),
+                annotation: p.parameter.annotation.as_deref().map(ir::annotation),
+            });
+        }
+        let variadic_start = facts.len();
+        // `*args`, keyword-only, `**kwargs`: never filled from positions.
+        if let Some(v) = &params.vararg {
+            facts.push(ParamFacts {
+                name: v.name.as_str().into(),
+                annotation: None,
+            });
+        }
+        for p in params.kwonlyargs.iter() {
+            facts.push(ParamFacts {
+                name: p.parameter.name.as_str().into(),
+                annotation: p.parameter.annotation.as_deref().map(ir::annotation),
+            });
+        }
+        if let Some(v) = &params.kwarg {
+            facts.push(ParamFacts {
+                name: v.name.as_str().into(),
+                annotation: None,
+            });
+        }
+        let n_params = facts.len();
+        self.out.functions.push(FuncFacts {
+            name: f.name.as_str().into(),
+            range: f.range(),
+            scope,
+            class,
+            kind,
+            params: facts,
+            returns: f.returns.as_deref().map(ir::annotation),
+            return_values: Vec::new(),
+            wrapped,
+            generator: f.is_async,
+        });
+        let (saved_scope, saved_func) = (self.scope, self.func);
+        self.scope = scope;
+        self.func = Some(id);
+        for index in 0..n_params {
+            let p = &self.out.functions[id as usize].params[index];
+            let name = p.name.clone();
+            let def = if index >= variadic_start
+                && (params.vararg.is_some() && index == variadic_start
+                    || params.kwarg.is_some() && index + 1 == n_params)
+            {
+                Def::Unknown
+            } else {
+                match &p.annotation {
+                    Some(a) => Def::Declared(a.clone()),
+                    None => Def::Param {
+                        func: id,
+                        index: index as u32,
+                    },
+                }
+            };
+            self.bind(&name, def);
+        }
+        self.body(&f.body);
+        self.scope = saved_scope;
+        self.func = saved_func;
+    }
+
+    fn class(&mut self, c: &ast::StmtClassDef) {
+        self.decorators(&c.decorator_list);
+        let mut unusual = c
+            .decorator_list
+            .iter()
+            .any(|d| !is_dataclass_decorator(&d.expression));
+        let mut bases = Vec::new();
+        if let Some(args) = &c.arguments {
+            for a in args.args.iter() {
+                self.expr(a);
+                if matches!(a, Expr::Starred(_)) {
+                    unusual = true;
+                } else {
+                    bases.push(ir::value(a));
+                }
+            }
+            for k in args.keywords.iter() {
+                self.expr(&k.value);
+                unusual = true;
+            }
+        }
+        let id = self.out.classes.len() as ClassId;
+        let enclosing = self.scope;
+        self.bind(c.name.as_str(), Def::Class(id));
+        let scope = self.new_scope(ScopeKind::Class(id));
+        self.out.classes.push(ClassFacts {
+            name: c.name.as_str().into(),
+            range: c.range(),
+            scope,
+            bases,
+            enclosing,
+            unusual,
+            open: false,
+            stores: Vec::new(),
+        });
+        let (saved_scope, saved_func) = (self.scope, self.func);
+        self.scope = scope;
+        self.func = None;
+        self.body(&c.body);
+        let defines_getattr = self.out.scopes[scope as usize]
+            .bindings
+            .keys()
+            .any(|k| matches!(&**k, "__getattr__" | "__getattribute__" | "__slots__"));
+        if defines_getattr {
+            self.out.classes[id as usize].open = true;
+        }
+        self.scope = saved_scope;
+        self.func = saved_func;
+    }
+
+    /// Sites in an annotation that is evaluated (not a string).
+    fn annotation_sites(&mut self, e: &Expr) {
+        self.expr(e);
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        self.expr_at(e, 0);
+    }
+
+    fn expr_at(&mut self, e: &Expr, depth: usize) {
+        if depth >= MAX_EXPR_DEPTH {
+            self.out.truncated = true;
+            return;
+        }
+        let d = depth + 1;
+        match e {
+            Expr::Attribute(a) if a.ctx == ExprContext::Load => {
+                self.site(a, None);
+                self.expr_at(&a.value, d);
+            }
+            Expr::Call(c) => {
+                if let Expr::Attribute(a) = &*c.func {
+                    let shape = CallShape {
+                        keywords: c
+                            .arguments
+                            .keywords
+                            .iter()
+                            .filter_map(|k| Some((k.arg.as_ref()?.as_str().into(), k.range())))
+                            .collect(),
+                        positional: c.arguments.args.len() as u32,
+                        star: c
+                            .arguments
+                            .args
+                            .iter()
+                            .any(|a| matches!(a, Expr::Starred(_))),
+                        double_star: c.arguments.keywords.iter().any(|k| k.arg.is_none()),
+                    };
+                    self.site(a, Some(shape));
+                    self.expr_at(&a.value, d);
+                } else {
+                    self.expr_at(&c.func, d);
+                }
+                self.setattr_call(c);
+                for a in c.arguments.args.iter() {
+                    self.expr_at(a, d);
+                }
+                for k in c.arguments.keywords.iter() {
+                    self.expr_at(&k.value, d);
+                }
+            }
+            Expr::Named(n) => {
+                self.expr_at(&n.value, d);
+                if let Expr::Name(t) = &*n.target {
+                    // `:=` binds in the enclosing function, not in a comprehension.
+                    let saved = self.scope;
+                    while let ScopeKind::Hidden = self.out.scopes[self.scope as usize].kind {
+                        match self.out.scopes[self.scope as usize].parent {
+                            Some(p) => self.scope = p,
+                            None => break,
+                        }
+                    }
+                    self.bind(t.id.as_str(), Def::Value(ir::value(&n.value)));
+                    self.scope = saved;
+                }
+            }
+            Expr::Lambda(l) => {
+                if let Some(params) = &l.parameters {
+                    for p in params.iter_non_variadic_params() {
+                        if let Some(dflt) = &p.default {
+                            self.expr_at(dflt, d);
+                        }
+                    }
+                }
+                let saved = self.scope;
+                self.scope = self.new_scope(ScopeKind::Hidden);
+                if let Some(params) = &l.parameters {
+                    for p in params.iter() {
+                        self.bind(p.name().as_str(), Def::Unknown);
+                    }
+                }
+                self.expr_at(&l.body, d);
+                self.scope = saved;
+            }
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+                let (generators, parts): (&[ast::Comprehension], Vec<&Expr>) = match e {
+                    Expr::ListComp(c) => (&c.generators, vec![&c.elt]),
+                    Expr::SetComp(c) => (&c.generators, vec![&c.elt]),
+                    Expr::Generator(c) => (&c.generators, vec![&c.elt]),
+                    Expr::DictComp(c) => (
+                        &c.generators,
+                        c.key.iter().map(|k| &**k).chain([&*c.value]).collect(),
+                    ),
+                    _ => return,
+                };
+                // The first iterable is evaluated outside.
+                if let Some(g) = generators.first() {
+                    self.expr_at(&g.iter, d);
+                }
+                let saved = self.scope;
+                self.scope = self.new_scope(ScopeKind::Hidden);
+                for (i, g) in generators.iter().enumerate() {
+                    if i > 0 {
+                        self.expr_at(&g.iter, d);
+                    }
+                    self.unknown_target(&g.target);
+                    for cond in &g.ifs {
+                        self.expr_at(cond, d);
+                    }
+                }
+                for p in parts {
+                    self.expr_at(p, d);
+                }
+                self.scope = saved;
+            }
+            Expr::Yield(_) | Expr::YieldFrom(_) => {
+                if let Some(f) = self.func {
+                    self.out.functions[f as usize].generator = true;
+                }
+                ruff_python_ast::visitor::walk_expr(&mut SubExprs(self, d), e);
+            }
+            _ => ruff_python_ast::visitor::walk_expr(&mut SubExprs(self, d), e),
+        }
+    }
+
+    /// `setattr(self, name, v)` with a computed name opens the class; with a literal name,
+    /// the name may be on any object.
+    fn setattr_call(&mut self, c: &ast::ExprCall) {
+        let Expr::Name(n) = &*c.func else {
+            return;
+        };
+        if n.id.as_str() != "setattr" || c.arguments.args.len() != 3 {
+            return;
+        }
+        let args = &c.arguments.args;
+        match (&args[1], self.is_receiver(&args[0])) {
+            (Expr::StringLiteral(s), _) => self.out.stored_names.push(s.value.to_str().into()),
+            (_, Some(class)) => self.out.classes[class as usize].open = true,
+            _ => {}
+        }
+    }
+
+    fn site(&mut self, a: &ast::ExprAttribute, call: Option<CallShape>) {
+        if a.attr.as_str() == "__dict__" {
+            if let Some(class) = self.is_receiver(&a.value) {
+                self.out.classes[class as usize].open = true;
+            }
+        }
+        let receiver = ir::value(&a.value);
+        if matches!(receiver, Sym::Unknown | Sym::Literal | Sym::None) {
+            return;
+        }
+        self.out.sites.push(Site {
+            range: a.range(),
+            scope: self.scope,
+            receiver,
+            name: a.attr.as_str().into(),
+            call,
+        });
+    }
+}
+
+/// Walks the direct sub-expressions of an expression with [`Builder::expr_at`].
+struct SubExprs<'b, 'm>(&'b mut Builder<'m>, usize);
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for SubExprs<'_, '_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        self.0.expr_at(expr, self.1);
+    }
+    fn visit_stmt(&mut self, _: &'a Stmt) {}
+}
+
+/// `@dataclass`, `@dataclasses.dataclass(...)`: the class is built as written.
+fn is_dataclass_decorator(e: &Expr) -> bool {
+    let name = match e {
+        Expr::Name(n) => n.id.as_str(),
+        Expr::Attribute(a) => a.attr.as_str(),
+        Expr::Call(c) => return is_dataclass_decorator(&c.func),
+        _ => "",
+    };
+    matches!(name, "dataclass" | "total_ordering" | "final")
+}
+
+fn pattern_names(p: &ast::Pattern, out: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    use ast::Pattern;
+    match p {
+        Pattern::MatchAs(m) => {
+            if let Some(n) = &m.name {
+                out.push(n.to_string());
+            }
+            if let Some(p) = &m.pattern {
+                pattern_names(p, out, depth + 1);
+            }
+        }
+        Pattern::MatchStar(m) => {
+            if let Some(n) = &m.name {
+                out.push(n.to_string());
+            }
+        }
+        Pattern::MatchMapping(m) => {
+            if let Some(n) = &m.rest {
+                out.push(n.to_string());
+            }
+            m.patterns
+                .iter()
+                .for_each(|p| pattern_names(p, out, depth + 1));
+        }
+        Pattern::MatchSequence(m) => m
+            .patterns
+            .iter()
+            .for_each(|p| pattern_names(p, out, depth + 1)),
+        Pattern::MatchClass(m) => {
+            m.arguments
+                .patterns
+                .iter()
+                .for_each(|p| pattern_names(p, out, depth + 1));
+            m.arguments
+                .keywords
+                .iter()
+                .for_each(|k| pattern_names(&k.pattern, out, depth + 1));
+        }
+        Pattern::MatchOr(m) => m
+            .patterns
+            .iter()
+            .for_each(|p| pattern_names(p, out, depth + 1)),
+        Pattern::MatchValue(_) | Pattern::MatchSingleton(_) => {}
+    }
+}

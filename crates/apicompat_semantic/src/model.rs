@@ -1,0 +1,794 @@
+//! The project-wide model: the facts of every module joined by the project's own imports,
+//! and the type of any expression of the project, inferred on demand and memoized.
+//!
+//! - Names resolve through their scopes as Python does (a class body is not visible from its
+//!   methods; `global` names live in the module), flow-insensitively: a name's type is the union
+//!   of what every binding in its scope gives it.
+//! - Declared types (annotations) are bounds; a call of a class gives an exact object.
+//! - A rebinding through the name itself (`model = model.to(device)`) keeps the type when it
+//!   gives nothing new; any other cycle is unknown.
+//! - Every query is bounded in depth ([`MAX_DEPTH`]); a memo makes each binding, attribute and
+//!   return inferred once.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::facts::{Def, MethodKind, ModuleFacts, ModuleName, ScopeId, ScopeKind, Site};
+use crate::ir::Sym;
+use crate::types::{Class, ClassKey, FuncKey, Ty};
+use crate::{Found, IndexQuery, PathKind};
+
+/// Nested inferences deeper than this are unknown.
+pub const MAX_DEPTH: usize = 96;
+
+/// Base classes that add no members an indexed class could be missing.
+const NEUTRAL_BASES: &[&str] = &["object", "ABC", "Generic", "Protocol", "ABCMeta"];
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Binding(u32, ScopeId, Box<str>),
+    Store(ClassKey, Box<str>),
+    Returns(FuncKey),
+}
+
+/// The model of a project.
+pub struct Model<'q> {
+    modules: Vec<ModuleFacts>,
+    names: Vec<ModuleName>,
+    by_name: HashMap<String, u32>,
+    /// Attribute names some code stores on objects other than `self`.
+    stored: std::collections::HashSet<Box<str>>,
+    query: &'q dyn IndexQuery,
+    memo: RefCell<HashMap<Key, Ty>>,
+    found: RefCell<HashMap<Arc<str>, Option<Found>>>,
+    depth: Cell<usize>,
+}
+
+/// Where a namespace's names come from: a scope of the project, or an indexed module (for the
+/// annotations the index records), with the receiver a `Self` stands for.
+#[derive(Clone, Copy)]
+enum Ns<'a> {
+    Project(u32, ScopeId),
+    Index {
+        module: &'a str,
+        class: Option<&'a str>,
+        receiver: Option<&'a Ty>,
+    },
+}
+
+/// The indexed class an attribute read is judged on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receiver {
+    /// Canonical path of the indexed class.
+    pub class: String,
+    /// The object is of exactly this class (or of a project class that adds nothing to it
+    /// for this member); otherwise the class is a bound.
+    pub exact: bool,
+}
+
+impl<'q> Model<'q> {
+    /// Joins the modules of a project. `names` gives each module's dotted name.
+    pub fn new(modules: Vec<(ModuleName, ModuleFacts)>, query: &'q dyn IndexQuery) -> Model<'q> {
+        let mut by_name = HashMap::new();
+        let mut stored = std::collections::HashSet::new();
+        let (names, facts): (Vec<ModuleName>, Vec<ModuleFacts>) = modules.into_iter().unzip();
+        for (i, n) in names.iter().enumerate() {
+            if let Some(name) = &n.name {
+                by_name.entry(name.clone()).or_insert(i as u32);
+            }
+        }
+        for (i, n) in names.iter().enumerate() {
+            for alias in &n.aliases {
+                by_name.entry(alias.clone()).or_insert(i as u32);
+            }
+        }
+        for f in &facts {
+            stored.extend(f.stored_names.iter().cloned());
+        }
+        Model {
+            modules: facts,
+            names,
+            by_name,
+            stored,
+            query,
+            memo: RefCell::new(HashMap::new()),
+            found: RefCell::new(HashMap::new()),
+            depth: Cell::new(0),
+        }
+    }
+
+    pub fn modules(&self) -> &[ModuleFacts] {
+        &self.modules
+    }
+
+    pub fn module_name(&self, m: u32) -> Option<&str> {
+        self.names.get(m as usize)?.name.as_deref()
+    }
+
+    /// The indexed class an attribute read is judged on, when the receiver's type is known
+    /// and the project does not define the member itself.
+    pub fn receiver(&self, m: u32, site: &Site) -> Option<Receiver> {
+        let name = &*site.name;
+        if name.starts_with("__") && name.ends_with("__") || self.stored.contains(name) {
+            return None;
+        }
+        let ty = self.value(Ns::Project(m, site.scope), &site.receiver);
+        let mut out: Option<Receiver> = None;
+        let mut any = false;
+        for alt in ty.alternatives() {
+            let r = match alt {
+                Ty::None | Ty::Never => continue,
+                Ty::Instance {
+                    class: Class::Indexed(p),
+                    exact,
+                } => Receiver {
+                    class: p.to_string(),
+                    exact: *exact,
+                },
+                Ty::Instance {
+                    class: Class::Project(c),
+                    exact,
+                } => {
+                    let base = self.indexed_base_for(*c, name)?;
+                    Receiver {
+                        class: base.to_string(),
+                        exact: *exact,
+                    }
+                }
+                _ => return None,
+            };
+            any = true;
+            match &mut out {
+                None => out = Some(r),
+                Some(prev) if prev.class == r.class => prev.exact &= r.exact,
+                Some(_) => return None,
+            }
+        }
+        if any {
+            out
+        } else {
+            None
+        }
+    }
+
+    /// The type of a site's receiver (for diagnostics and tests).
+    pub fn receiver_type(&self, m: u32, site: &Site) -> Ty {
+        self.value(Ns::Project(m, site.scope), &site.receiver)
+    }
+
+    // ----- the index -----
+
+    fn find(&self, path: &str) -> Option<Found> {
+        if let Some(f) = self.found.borrow().get(path) {
+            return f.clone();
+        }
+        let f = self.query.lookup(path);
+        self.found.borrow_mut().insert(Arc::from(path), f.clone());
+        f
+    }
+
+    // ----- depth and memo -----
+
+    fn enter(&self) -> bool {
+        let d = self.depth.get();
+        if d >= MAX_DEPTH {
+            return false;
+        }
+        self.depth.set(d + 1);
+        true
+    }
+
+    fn leave(&self) {
+        self.depth.set(self.depth.get().saturating_sub(1));
+    }
+
+    /// Memoized inference of `key`; a key met again while it is inferred is unknown.
+    fn memo(&self, key: Key, f: impl FnOnce() -> Ty) -> Ty {
+        if let Some(t) = self.memo.borrow().get(&key) {
+            return t.clone();
+        }
+        if !self.enter() {
+            return Ty::Unknown;
+        }
+        self.memo.borrow_mut().insert(key.clone(), Ty::Unknown);
+        let t = f();
+        self.memo.borrow_mut().insert(key, t.clone());
+        self.leave();
+        t
+    }
+
+    // ----- names -----
+
+    /// The scope that binds `name` as seen from `scope`, Python's way.
+    fn binding_scope(&self, m: u32, scope: ScopeId, name: &str) -> Option<ScopeId> {
+        let facts = &self.modules[m as usize];
+        let mut s = scope;
+        let mut first = true;
+        loop {
+            let sc = facts.scopes.get(s as usize)?;
+            let visible = first || !matches!(sc.kind, ScopeKind::Class(_));
+            if visible {
+                if sc.globals.iter().any(|g| &**g == name) {
+                    return facts.scopes[0].bindings.contains_key(name).then_some(0);
+                }
+                if sc.bindings.contains_key(name) {
+                    return Some(s);
+                }
+            }
+            first = false;
+            s = sc.parent?;
+        }
+    }
+
+    fn name(&self, m: u32, scope: ScopeId, name: &str) -> Ty {
+        match self.binding_scope(m, scope, name) {
+            Some(s) => self.binding(m, s, name),
+            None => builtin(name),
+        }
+    }
+
+    fn binding(&self, m: u32, s: ScopeId, name: &str) -> Ty {
+        let key = Key::Binding(m, s, name.into());
+        self.memo(key.clone(), || {
+            let defs = match self.modules[m as usize].scopes[s as usize]
+                .bindings
+                .get(name)
+            {
+                Some(d) => d,
+                None => return Ty::Unknown,
+            };
+            let ns = Ns::Project(m, s);
+            let (through_self, others): (Vec<&Def>, Vec<&Def>) =
+                defs.iter().partition(|d| rooted_at(d, name));
+            let base = Ty::union(others.iter().map(|d| self.def(ns, m, d)));
+            if through_self.is_empty() || matches!(base, Ty::Unknown | Ty::Never) {
+                return if through_self.is_empty() {
+                    base
+                } else {
+                    Ty::Unknown
+                };
+            }
+            // `x = x.to(device)`: with `x` as the other bindings give it, nothing new.
+            self.memo.borrow_mut().insert(key.clone(), base.clone());
+            let more = Ty::union(through_self.iter().map(|d| self.def(ns, m, d)));
+            if more.within(&base) {
+                base
+            } else {
+                Ty::Unknown
+            }
+        })
+    }
+
+    fn def(&self, ns: Ns, m: u32, def: &Def) -> Ty {
+        match def {
+            Def::Value(sym) => self.value(ns, sym),
+            Def::Declared(sym) => self.declared(ns, sym),
+            Def::Unpack(sym, i) => match self.value(ns, sym) {
+                Ty::Tuple(items) => items.get(*i).cloned().unwrap_or(Ty::Unknown),
+                _ => Ty::Unknown,
+            },
+            Def::Import(path) => self.module_path(path),
+            Def::ImportFrom { module, name } => match self.by_name.get(&**module) {
+                Some(&pm) => self.module_attr(pm, name),
+                None if self.query.is_indexed_root(root(module)) => {
+                    Ty::Indexed(format!("{module}.{name}").into())
+                }
+                None => Ty::Unknown,
+            },
+            Def::Function(id) => Ty::ProjectFunction((m, *id), None),
+            Def::Class(id) => Ty::ProjectClass((m, *id)),
+            Def::Param { func, index } => self.param(m, *func, *index),
+            Def::Unknown => Ty::Unknown,
+        }
+    }
+
+    fn module_path(&self, path: &str) -> Ty {
+        if let Some(&pm) = self.by_name.get(path) {
+            return Ty::ProjectModule(pm);
+        }
+        if self.query.is_indexed_root(root(path)) {
+            return Ty::Indexed(path.into());
+        }
+        Ty::Unknown
+    }
+
+    /// A name of a project module: its global, else its submodule.
+    fn module_attr(&self, pm: u32, name: &str) -> Ty {
+        if self.modules[pm as usize].scopes[0]
+            .bindings
+            .contains_key(name)
+        {
+            return self.binding(pm, 0, name);
+        }
+        match self.names[pm as usize].name.as_deref() {
+            Some(n) => match self.by_name.get(&format!("{n}.{name}")) {
+                Some(&sub) => Ty::ProjectModule(sub),
+                None => Ty::Unknown,
+            },
+            None => Ty::Unknown,
+        }
+    }
+
+    /// An unannotated parameter: the instance or class a method receives.
+    fn param(&self, m: u32, func: u32, index: u32) -> Ty {
+        let f = &self.modules[m as usize].functions[func as usize];
+        match (f.class, f.kind, index) {
+            (Some(c), MethodKind::Plain | MethodKind::Property, 0) => Ty::Instance {
+                class: Class::Project((m, c)),
+                exact: false,
+            },
+            (Some(c), MethodKind::Class, 0) => Ty::ProjectClass((m, c)),
+            _ => Ty::Unknown,
+        }
+    }
+
+    // ----- expressions -----
+
+    fn value(&self, ns: Ns, sym: &Sym) -> Ty {
+        if !self.enter() {
+            return Ty::Unknown;
+        }
+        let t = self.value_inner(ns, sym);
+        self.leave();
+        t
+    }
+
+    fn value_inner(&self, ns: Ns, sym: &Sym) -> Ty {
+        match sym {
+            Sym::Unknown => Ty::Unknown,
+            Sym::None => Ty::None,
+            Sym::Literal => Ty::Builtin,
+            Sym::Name(n) => self.ns_name(ns, n),
+            Sym::Attr(v, a) => {
+                let base = self.value(ns, v);
+                self.attr(&base, a)
+            }
+            Sym::Call(c) => {
+                let f = self.value(ns, &c.func);
+                self.call(&f)
+            }
+            Sym::Subscript(v) => match self.value(ns, v) {
+                Ty::Items(items) => Ty::union(items),
+                Ty::Tuple(items) => Ty::union(items),
+                _ => Ty::Unknown,
+            },
+            Sym::Union(v) => Ty::union(v.iter().map(|s| self.value(ns, s))),
+            Sym::Seq(v) => Ty::Tuple(v.iter().map(|s| self.value(ns, s)).collect()),
+            Sym::Dict(items) => Ty::Items(items.iter().map(|(_, s)| self.value(ns, s)).collect()),
+        }
+    }
+
+    /// The type an annotation declares: an object of the class it names (a bound).
+    fn declared(&self, ns: Ns, sym: &Sym) -> Ty {
+        if !self.enter() {
+            return Ty::Unknown;
+        }
+        let t = match sym {
+            Sym::None => Ty::None,
+            Sym::Union(v) => Ty::union(v.iter().map(|s| self.declared(ns, s))),
+            Sym::Seq(v) => Ty::Tuple(v.iter().map(|s| self.declared(ns, s)).collect()),
+            Sym::Name(_) | Sym::Attr(..) | Sym::Subscript(_) => {
+                let inner = match sym {
+                    Sym::Subscript(v) => v,
+                    s => s,
+                };
+                match self.value(ns, inner) {
+                    // `Self`, a TypeVar of a method: the receiver.
+                    t @ Ty::Instance { .. } => t,
+                    Ty::Union(alts) if alts.iter().all(|a| matches!(a, Ty::Instance { .. })) => {
+                        Ty::Union(alts)
+                    }
+                    t => self.instance_of(&t, false),
+                }
+            }
+            _ => Ty::Unknown,
+        };
+        self.leave();
+        t
+    }
+
+    /// An object of the class `t` is.
+    fn instance_of(&self, t: &Ty, exact: bool) -> Ty {
+        match t {
+            Ty::ProjectClass(c) => {
+                let facts = &self.modules[c.0 as usize].classes[c.1 as usize];
+                if facts.unusual && exact {
+                    return Ty::Unknown;
+                }
+                Ty::Instance {
+                    class: Class::Project(*c),
+                    exact,
+                }
+            }
+            Ty::Indexed(p) => match self.find(p) {
+                Some(Found {
+                    kind: PathKind::Class,
+                    ..
+                }) => Ty::Instance {
+                    class: Class::Indexed(p.clone()),
+                    exact,
+                },
+                _ => Ty::Unknown,
+            },
+            Ty::Builtin => Ty::Builtin,
+            _ => Ty::Unknown,
+        }
+    }
+
+    fn ns_name(&self, ns: Ns, name: &str) -> Ty {
+        match ns {
+            Ns::Project(m, s) => self.name(m, s, name),
+            Ns::Index {
+                module,
+                class,
+                receiver,
+            } => {
+                if name == "Self" || Some(name) == class {
+                    return match receiver {
+                        Some(r) if name == "Self" => r.clone(),
+                        Some(r) => r.clone().as_bound(),
+                        None => Ty::Unknown,
+                    };
+                }
+                match self.find(&format!("{module}.{name}")) {
+                    Some(Found {
+                        kind: PathKind::Class | PathKind::Module | PathKind::Function,
+                        canonical,
+                        ..
+                    }) => Ty::Indexed(canonical.into()),
+                    // `T = TypeVar("T", bound=...)` in a method's annotation: the receiver.
+                    Some(Found {
+                        kind: PathKind::Other | PathKind::Property,
+                        ..
+                    }) => match receiver {
+                        Some(r) if looks_like_typevar(name) => r.clone(),
+                        _ => Ty::Unknown,
+                    },
+                    None if self.query.is_indexed_root(name) => Ty::Indexed(name.into()),
+                    None => builtin(name),
+                }
+            }
+        }
+    }
+
+    fn attr(&self, base: &Ty, name: &str) -> Ty {
+        match base {
+            Ty::Indexed(p) => Ty::Indexed(format!("{p}.{name}").into()),
+            Ty::ProjectModule(pm) => self.module_attr(*pm, name),
+            Ty::ProjectClass(c) => match self.class_member(*c, name) {
+                Some(t) => t,
+                None => Ty::Unknown,
+            },
+            Ty::Instance {
+                class: Class::Project(c),
+                exact,
+            } => match self.class_member(*c, name) {
+                Some(Ty::ProjectFunction(f, None)) => {
+                    let kind = self.modules[f.0 as usize].functions[f.1 as usize].kind;
+                    match kind {
+                        MethodKind::Property => self.returns(f, Some(base)),
+                        MethodKind::Static => Ty::ProjectFunction(f, None),
+                        _ => Ty::ProjectFunction(f, Some(Box::new(base.clone()))),
+                    }
+                }
+                Some(t) => t,
+                None => match self.stores(*c, name) {
+                    Some(t) => t,
+                    None => match self.indexed_base_for(*c, name) {
+                        Some(b) => self.attr(
+                            &Ty::Instance {
+                                class: Class::Indexed(b),
+                                exact: *exact,
+                            },
+                            name,
+                        ),
+                        None => Ty::Unknown,
+                    },
+                },
+            },
+            Ty::Instance {
+                class: Class::Indexed(p),
+                ..
+            } => match self.find(&format!("{p}.{name}")) {
+                Some(Found {
+                    kind: PathKind::Function,
+                    canonical,
+                    ..
+                }) => Ty::Method {
+                    path: canonical.into(),
+                    receiver: Box::new(base.clone()),
+                },
+                Some(Found {
+                    kind: PathKind::Property,
+                    canonical,
+                    returns,
+                }) => self.index_returns(&canonical, returns.as_deref(), Some(base)),
+                _ => Ty::Unknown,
+            },
+            Ty::Union(alts) => Ty::union(
+                alts.iter()
+                    .filter(|a| !matches!(a, Ty::None))
+                    .map(|a| self.attr(a, name)),
+            ),
+            _ => Ty::Unknown,
+        }
+    }
+
+    fn call(&self, f: &Ty) -> Ty {
+        match f {
+            Ty::Indexed(p) => match self.find(p) {
+                Some(Found {
+                    kind: PathKind::Class,
+                    ..
+                }) => Ty::Instance {
+                    class: Class::Indexed(p.clone()),
+                    exact: true,
+                },
+                Some(Found {
+                    kind: PathKind::Function,
+                    canonical,
+                    returns,
+                }) => self.index_returns(&canonical, returns.as_deref(), None),
+                _ => Ty::Unknown,
+            },
+            Ty::Method { path, receiver } => match self.find(path) {
+                Some(Found { returns, .. }) => {
+                    self.index_returns(path, returns.as_deref(), Some(receiver))
+                }
+                None => Ty::Unknown,
+            },
+            Ty::ProjectClass(_) => self.instance_of(f, true),
+            Ty::ProjectFunction(fk, receiver) => self.returns(*fk, receiver.as_deref()),
+            Ty::Union(alts) => Ty::union(alts.iter().map(|a| self.call(a))),
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// What calling a project function gives.
+    fn returns(&self, f: FuncKey, receiver: Option<&Ty>) -> Ty {
+        let facts = &self.modules[f.0 as usize].functions[f.1 as usize];
+        if facts.wrapped || facts.generator {
+            return Ty::Unknown;
+        }
+        let ns = Ns::Project(f.0, facts.scope);
+        if let Some(r) = &facts.returns {
+            return self.declared(ns, r);
+        }
+        let t = self.memo(Key::Returns(f), || {
+            Ty::union(facts.return_values.iter().map(|v| self.value(ns, v)))
+        });
+        // A method that returns `self` gives its receiver.
+        match (receiver, &t) {
+            (
+                Some(r),
+                Ty::Instance {
+                    class: Class::Project(c),
+                    exact: false,
+                },
+            ) if facts.class.map(|k| (f.0, k)) == Some(*c) => r.clone(),
+            (_, Ty::Never) => Ty::None,
+            _ => t,
+        }
+    }
+
+    /// The type a return annotation recorded in the index declares, read in the module that
+    /// defines the function.
+    fn index_returns(&self, path: &str, returns: Option<&str>, receiver: Option<&Ty>) -> Ty {
+        let Some(text) = returns else {
+            return Ty::Unknown;
+        };
+        let Ok(parsed) = ruff_python_parser::parse_expression(text) else {
+            return Ty::Unknown;
+        };
+        let sym = crate::ir::annotation(parsed.expr());
+        let (module, class) = self.defining_module(path, receiver.is_some());
+        let Some(module) = module else {
+            return Ty::Unknown;
+        };
+        let ns = Ns::Index {
+            module: &module,
+            class: class.as_deref(),
+            receiver,
+        };
+        self.declared(ns, &sym)
+    }
+
+    /// The module that defines `path` (and, for a method, its class's name).
+    fn defining_module(&self, path: &str, method: bool) -> (Option<String>, Option<String>) {
+        let mut parts: Vec<&str> = path.split('.').collect();
+        parts.pop();
+        let mut class = None;
+        if method {
+            class = parts.pop().map(str::to_string);
+        }
+        while !parts.is_empty() {
+            let candidate = parts.join(".");
+            if let Some(Found {
+                kind: PathKind::Module,
+                ..
+            }) = self.find(&candidate)
+            {
+                return (Some(candidate), class);
+            }
+            parts.pop();
+        }
+        (None, class)
+    }
+
+    // ----- project classes -----
+
+    /// A name bound in the class body of `c` or one of its project bases.
+    fn class_member(&self, c: ClassKey, name: &str) -> Option<Ty> {
+        let mut seen = Vec::new();
+        self.class_member_in(c, name, &mut seen)
+    }
+
+    fn class_member_in(&self, c: ClassKey, name: &str, seen: &mut Vec<ClassKey>) -> Option<Ty> {
+        if seen.contains(&c) || seen.len() > 32 {
+            return None;
+        }
+        seen.push(c);
+        let facts = &self.modules[c.0 as usize].classes[c.1 as usize];
+        if self.modules[c.0 as usize].scopes[facts.scope as usize]
+            .bindings
+            .contains_key(name)
+        {
+            return Some(self.binding(c.0, facts.scope, name));
+        }
+        for b in self.project_bases(c) {
+            if let Some(t) = self.class_member_in(b, name, seen) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    /// `self.name = ...` in the methods of `c` or its project bases.
+    fn stores(&self, c: ClassKey, name: &str) -> Option<Ty> {
+        let mut seen = Vec::new();
+        let mut stack = vec![c];
+        while let Some(k) = stack.pop() {
+            if seen.contains(&k) || seen.len() > 32 {
+                continue;
+            }
+            seen.push(k);
+            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
+            if facts.stores.iter().any(|(n, _, _)| &**n == name) {
+                let key = Key::Store(k, name.into());
+                return Some(self.memo(key, || {
+                    let defs: Vec<_> = facts
+                        .stores
+                        .iter()
+                        .filter(|(n, _, _)| &**n == name)
+                        .collect();
+                    // A declared type wins over the values.
+                    let declared: Vec<_> = defs
+                        .iter()
+                        .filter(|(_, _, d)| matches!(d, Def::Declared(_)))
+                        .collect();
+                    let chosen: Vec<_> = if declared.is_empty() {
+                        defs.iter().collect()
+                    } else {
+                        declared
+                    };
+                    Ty::union(
+                        chosen
+                            .iter()
+                            .map(|(_, s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
+                    )
+                }));
+            }
+            stack.extend(self.project_bases(k));
+        }
+        None
+    }
+
+    fn project_bases(&self, c: ClassKey) -> Vec<ClassKey> {
+        let facts = &self.modules[c.0 as usize].classes[c.1 as usize];
+        let ns = Ns::Project(c.0, facts.enclosing);
+        facts
+            .bases
+            .iter()
+            .filter_map(|b| match self.value(ns, b) {
+                Ty::ProjectClass(k) => Some(k),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The one indexed class that answers `name` for objects of project class `c`: none when
+    /// the project defines `name` on the class or its project bases, when a class of the
+    /// hierarchy is open or built unusually, when a base is not known, or when several
+    /// indexed classes are bases.
+    fn indexed_base_for(&self, c: ClassKey, name: &str) -> Option<Arc<str>> {
+        // (as the project names it, canonical)
+        let mut found: Option<(Arc<str>, String)> = None;
+        let mut seen: Vec<ClassKey> = Vec::new();
+        let mut stack = vec![c];
+        while let Some(k) = stack.pop() {
+            if seen.contains(&k) {
+                continue;
+            }
+            if seen.len() > 32 {
+                return None;
+            }
+            seen.push(k);
+            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
+            if facts.open || facts.unusual {
+                return None;
+            }
+            let scope = &self.modules[k.0 as usize].scopes[facts.scope as usize];
+            if scope.bindings.contains_key(name)
+                || facts.stores.iter().any(|(n, _, _)| &**n == name)
+            {
+                return None;
+            }
+            let ns = Ns::Project(k.0, facts.enclosing);
+            for b in &facts.bases {
+                match self.value(ns, b) {
+                    Ty::ProjectClass(pk) => stack.push(pk),
+                    Ty::Indexed(p) => match self.find(&p) {
+                        Some(Found {
+                            kind: PathKind::Class,
+                            canonical,
+                            ..
+                        }) => match &found {
+                            Some((_, c)) if *c != canonical => return None,
+                            _ => found = Some((p, canonical)),
+                        },
+                        _ => return None,
+                    },
+                    _ if is_neutral_base(b) => {}
+                    _ => return None,
+                }
+            }
+        }
+        found.map(|(p, _)| p)
+    }
+}
+
+/// A name no binding of the project gives (a builtin): unknown, but `None`.
+fn builtin(name: &str) -> Ty {
+    match name {
+        "None" => Ty::None,
+        _ => Ty::Unknown,
+    }
+}
+
+fn root(path: &str) -> &str {
+    path.split('.').next().unwrap_or(path)
+}
+
+/// `T`, `_T`, `T_co`, `ModuleT`: the names a TypeVar usually has.
+fn looks_like_typevar(name: &str) -> bool {
+    let n = name.trim_start_matches('_');
+    n == "T" || n.starts_with("T_") || n.ends_with('T') && n.len() <= 12
+}
+
+fn is_neutral_base(sym: &Sym) -> bool {
+    let last = match sym {
+        Sym::Name(n) => n,
+        Sym::Attr(_, a) => a,
+        Sym::Subscript(v) => return is_neutral_base(v),
+        _ => return false,
+    };
+    NEUTRAL_BASES.contains(&&**last)
+}
+
+/// A binding that reads the name it binds (`x = x.to(device)`, `x = x[0]`).
+fn rooted_at(def: &Def, name: &str) -> bool {
+    let sym = match def {
+        Def::Value(s) | Def::Unpack(s, _) => s,
+        _ => return false,
+    };
+    let mut s = sym;
+    loop {
+        match s {
+            Sym::Name(n) => return &**n == name,
+            Sym::Attr(v, _) | Sym::Subscript(v) => s = v,
+            Sym::Call(c) => s = &c.func,
+            _ => return false,
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! What an expression holds, as far as the model knows.
+
+use std::sync::Arc;
+
+use crate::facts::{ClassId, FuncId};
+
+/// A project class or function: (module, id).
+pub type ClassKey = (u32, ClassId);
+pub type FuncKey = (u32, FuncId);
+
+/// The class of an object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// A class of an indexed package, by canonical path.
+    Indexed(Arc<str>),
+    Project(ClassKey),
+}
+
+/// A type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    /// Not known: every question about it answers unknown.
+    Unknown,
+    /// No value (a union with nothing in it; a name being inferred in a cycle's first round).
+    Never,
+    None,
+    /// A value of a builtin type (a literal): never an object of an indexed class.
+    Builtin,
+    /// The object at a path of an indexed package (module, class, function).
+    Indexed(Arc<str>),
+    /// An object of a class. `exact`: built by calling the class here; otherwise a declared
+    /// bound (an annotation, a return annotation, `self`) that a subclass may stand for.
+    Instance {
+        class: Class,
+        exact: bool,
+    },
+    /// A method of an indexed class, read on a receiver.
+    Method {
+        path: Arc<str>,
+        receiver: Box<Ty>,
+    },
+    ProjectModule(u32),
+    ProjectClass(ClassKey),
+    /// A project function; for methods read on an object, the receiver.
+    ProjectFunction(FuncKey, Option<Box<Ty>>),
+    /// A tuple of known length (unpacked by position).
+    Tuple(Vec<Ty>),
+    /// A container whose items are these (a dict or list literal).
+    Items(Vec<Ty>),
+    /// One of several (never holds `Unknown`, `Never` or another union).
+    Union(Vec<Ty>),
+}
+
+impl Ty {
+    /// The union of several types: `Unknown` if any is unknown.
+    pub fn union(tys: impl IntoIterator<Item = Ty>) -> Ty {
+        let mut out: Vec<Ty> = Vec::new();
+        for t in tys {
+            match t {
+                Ty::Unknown => return Ty::Unknown,
+                Ty::Never => {}
+                Ty::Union(inner) => {
+                    for i in inner {
+                        if !out.contains(&i) {
+                            out.push(i);
+                        }
+                    }
+                }
+                t => {
+                    if !out.contains(&t) {
+                        out.push(t);
+                    }
+                }
+            }
+            if out.len() > MAX_UNION {
+                return Ty::Unknown;
+            }
+        }
+        match out.len() {
+            0 => Ty::Never,
+            1 => out.pop().unwrap_or(Ty::Never),
+            _ => Ty::Union(out),
+        }
+    }
+
+    /// The alternatives of a union (itself otherwise).
+    pub fn alternatives(&self) -> &[Ty] {
+        match self {
+            Ty::Union(v) => v,
+            t => std::slice::from_ref(t),
+        }
+    }
+
+    /// The same type, no longer exact (what a subclass could stand for).
+    pub fn as_bound(self) -> Ty {
+        match self {
+            Ty::Instance { class, .. } => Ty::Instance {
+                class,
+                exact: false,
+            },
+            Ty::Union(v) => Ty::Union(v.into_iter().map(Ty::as_bound).collect()),
+            t => t,
+        }
+    }
+
+    /// Every alternative is also one of `other`'s.
+    pub fn within(&self, other: &Ty) -> bool {
+        match self {
+            Ty::Never => true,
+            Ty::Unknown => false,
+            t => t
+                .alternatives()
+                .iter()
+                .all(|a| other.alternatives().contains(a)),
+        }
+    }
+}
+
+/// Unions wider than this are unknown.
+const MAX_UNION: usize = 8;

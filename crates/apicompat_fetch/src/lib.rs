@@ -91,6 +91,9 @@ pub struct FetchOptions {
     pub backoff: Duration,
     /// Index base URL; `None` reads `APICOMPAT_INDEX_URL`, default `https://pypi.org`.
     pub index_url: Option<String>,
+    /// The longest one HTTP request may take, connection to last body byte: an index that
+    /// trickles bytes cannot hang a fetch. Not retried when exceeded.
+    pub request_timeout: Duration,
 }
 
 impl Default for FetchOptions {
@@ -103,6 +106,7 @@ impl Default for FetchOptions {
             max_range: 32 << 20,
             backoff: Duration::from_millis(500),
             index_url: None,
+            request_timeout: Duration::from_secs(600),
         }
     }
 }
@@ -148,6 +152,8 @@ pub enum FetchError {
     Network { url: String, cause: String },
     #[error("{url}: HTTP status {status}")]
     Http { url: String, status: u16 },
+    #[error("{url}: no complete answer within {seconds} s, the time limit of one request (the server or the network is too slow)")]
+    Deadline { url: String, seconds: f64 },
     #[error("project `{name}` not found on the index ({url}: HTTP 404)")]
     ProjectNotFound { name: String, url: String },
     #[error("{url}: truncated body: expected {expected} bytes, received {received}")]
@@ -382,7 +388,19 @@ impl<'a> Fetcher<'a> {
         max_len: u64,
     ) -> Result<Got, (FetchError, bool)> {
         self.stats.requests += 1;
-        let mut req = self.agent.get(url).header("Accept-Encoding", "identity");
+        let started = Instant::now();
+        let limit = self.opts.request_timeout;
+        let deadline = || FetchError::Deadline {
+            url: url.to_string(),
+            seconds: (limit.as_secs_f64() * 10.0).round() / 10.0,
+        };
+        let mut req = self
+            .agent
+            .get(url)
+            .config()
+            .timeout_global(Some(limit))
+            .build()
+            .header("Accept-Encoding", "identity");
         if let Some(accept) = self.accept {
             req = req.header("Accept", accept);
         }
@@ -392,6 +410,11 @@ impl<'a> Fetcher<'a> {
             None => {}
         }
         let response = req.call().map_err(|e| {
+            if matches!(e, ureq::Error::Timeout(ureq::Timeout::Global))
+                || started.elapsed() >= limit
+            {
+                return (deadline(), false);
+            }
             let (cause, retry) = describe(&e);
             (
                 FetchError::Network {
@@ -457,8 +480,12 @@ impl<'a> Fetcher<'a> {
                         ));
                     }
                     body.extend_from_slice(&chunk[..n]);
+                    if started.elapsed() > limit {
+                        return Err((deadline(), false));
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) if started.elapsed() >= limit => return Err((deadline(), false)),
                 Err(e) => {
                     let received = body.len() as u64;
                     let err = match content_length {
@@ -497,7 +524,8 @@ impl<'a> Fetcher<'a> {
     }
 }
 
-fn sha256_hex(data: &[u8]) -> String {
+/// The lower-case hex sha256 of `data`, as package indexes give it.
+pub fn sha256_hex(data: &[u8]) -> String {
     let digest = Sha256::digest(data);
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -633,6 +661,40 @@ pub fn fetch_release_with_stats(
 /// Downloads a whole release file, checking its size and sha256 against the index.
 pub fn download(file: &ReleaseFile, opts: &FetchOptions) -> Result<Vec<u8>, FetchError> {
     Client::new(opts.clone()).download(file).map(|(d, _)| d)
+}
+
+/// The name to store a release file under: the final component of the file name the index
+/// gives, accepted only when it is a plain wheel (`NAME-VER(-BUILD)-PY-ABI-PLAT.whl`) or sdist
+/// (`NAME-VER.tar.gz`, `.zip`, ...) file name of ASCII letters, digits and `._+!-`.
+pub fn safe_file_name(filename: &str) -> Result<&str, String> {
+    let last = filename.rsplit(['/', '\\']).next().unwrap_or(filename);
+    let plain = !last.is_empty()
+        && last.len() <= 255
+        && last
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && last
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'!' | b'-'));
+    let shaped = if let Some(stem) = last.strip_suffix(".whl") {
+        matches!(stem.split('-').count(), 5 | 6) && stem.split('-').all(|p| !p.is_empty())
+    } else {
+        [".tar.gz", ".tgz", ".zip", ".tar.bz2", ".tar.xz", ".tar"]
+            .iter()
+            .find_map(|ext| last.strip_suffix(ext))
+            .is_some_and(|stem| {
+                stem.split_once('-')
+                    .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty())
+            })
+    };
+    if plain && shaped {
+        Ok(last)
+    } else {
+        Err(format!(
+            "the index gives the file name {filename:?}, which is not a wheel or sdist file name; not writing it"
+        ))
+    }
 }
 
 /// Is a wheel tag set installable on some Python 3? (`py3`, `py2.py3`, `cp312`, `pp310`...)
@@ -1194,6 +1256,38 @@ mod tests {
             versions,
             vec!["0.4.1", "1.13.0", "2.9.1", "2.9.1.post1", "2.10.0"]
         );
+    }
+
+    #[test]
+    fn file_names_from_the_index_are_checked() {
+        for ok in [
+            "torch-2.5.0-cp312-none-macosx_11_0_arm64.whl",
+            "pkg-1.0-1-py3-none-any.whl",
+            "colossalai-0.4.1.tar.gz",
+            "x-1.zip",
+        ] {
+            assert_eq!(safe_file_name(ok), Ok(ok));
+        }
+        assert_eq!(
+            safe_file_name("../../evil-1.0-py3-none-any.whl"),
+            Ok("evil-1.0-py3-none-any.whl")
+        );
+        assert_eq!(safe_file_name("a\\b\\x-1.tar.gz"), Ok("x-1.tar.gz"));
+        for bad in [
+            "",
+            "..",
+            "../",
+            ".hidden-1.0-py3-none-any.whl",
+            "evil.sh",
+            "x.whl",
+            "a-b.whl",
+            "pkg-1.0-py3-none-any.whl\u{0}",
+            "pkg 1.0.tar.gz",
+            ".tar.gz",
+            "-1.tar.gz",
+        ] {
+            assert!(safe_file_name(bad).is_err(), "{bad:?} accepted");
+        }
     }
 
     #[test]

@@ -289,7 +289,9 @@ fn a_trickling_server_hits_the_time_limit_of_a_request() {
         ..opts(&server.base, 0)
     });
     let started = std::time::Instant::now();
-    let err = client.list_releases("pkg").expect_err("a trickle must not succeed");
+    let err = client
+        .list_releases("pkg")
+        .expect_err("a trickle must not succeed");
     let took = started.elapsed();
     assert!(matches!(err, FetchError::Deadline { .. }), "{err}");
     assert!(

@@ -128,7 +128,10 @@ fn handle(
         );
         let started = Instant::now();
         for b in body {
-            if stream.write_all(&[*b]).and_then(|()| stream.flush()).is_err()
+            if stream
+                .write_all(&[*b])
+                .and_then(|()| stream.flush())
+                .is_err()
                 || started.elapsed() > Duration::from_secs(10)
             {
                 return;

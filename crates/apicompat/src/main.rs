@@ -198,6 +198,7 @@ fn main() -> ExitCode {
             for w in &catalog.warnings {
                 eprintln!("warning: {w}");
             }
+            catalog.set_warning_sink(std::sync::Arc::new(|w: &str| eprintln!("warning: {w}")));
         }
         catalog
     };
@@ -211,7 +212,13 @@ fn main() -> ExitCode {
             symbol,
             package,
             output_format,
-        } => commands::query::run(&open_catalog(), &symbol, package.as_deref(), output_format),
+        } => match package
+            .as_deref()
+            .map(apicompat_index::cache::check_package_name)
+        {
+            Some(Err(e)) => Err(Failure::usage(format!("--package: {e}"))),
+            _ => commands::query::run(&open_catalog(), &symbol, package.as_deref(), output_format),
+        },
         Command::Index { command } => match command {
             IndexCommand::Build {
                 paths,

@@ -118,8 +118,13 @@ pub fn run(
             let index = rebuild_index(&cache, &name)?;
             if !crate::ui::quiet() {
                 if let Some(index) = index {
+                    let again = if reindex {
+                        ", cached ones indexed again"
+                    } else {
+                        ""
+                    };
                     eprintln!(
-                        "{name}: {added} release(s) added; index at {}",
+                        "{name}: {added} release(s) added{again}; index at {}",
                         index.display()
                     );
                 }

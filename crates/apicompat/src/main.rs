@@ -182,7 +182,33 @@ impl<E: std::fmt::Display> From<E> for Failure {
 
 pub type CmdResult = Result<ExitCode, Failure>;
 
+/// A closed standard output (`apicompat index show torch==2.5.0 | head`) ends the run quietly
+/// with exit code 0, for every subcommand: `print!` panics on a write error, and this hook
+/// turns that one panic into an exit; every other panic is reported as usual.
+fn exit_quietly_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if is_closed_stdout_message(message) {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
+/// The message std's `print!` panics with when standard output is a closed pipe.
+fn is_closed_stdout_message(message: &str) -> bool {
+    message.starts_with("failed printing to stdout")
+        && (message.contains("Broken pipe") || message.contains("os error 32"))
+}
+
 fn main() -> ExitCode {
+    exit_quietly_on_closed_stdout();
     let cli = Cli::parse();
     ui::set_verbosity(cli.quiet, cli.verbose);
     let cache_dir = if cli.no_cache {
@@ -198,6 +224,7 @@ fn main() -> ExitCode {
             for w in &catalog.warnings {
                 eprintln!("warning: {w}");
             }
+            catalog.set_warning_sink(std::sync::Arc::new(|w: &str| eprintln!("warning: {w}")));
         }
         catalog
     };
@@ -211,7 +238,13 @@ fn main() -> ExitCode {
             symbol,
             package,
             output_format,
-        } => commands::query::run(&open_catalog(), &symbol, package.as_deref(), output_format),
+        } => match package
+            .as_deref()
+            .map(apicompat_index::cache::check_package_name)
+        {
+            Some(Err(e)) => Err(Failure::usage(format!("--package: {e}"))),
+            _ => commands::query::run(&open_catalog(), &symbol, package.as_deref(), output_format),
+        },
         Command::Index { command } => match command {
             IndexCommand::Build {
                 paths,

@@ -112,18 +112,13 @@ impl Walker {
                         continue;
                     }
                 };
-                if target.is_dir() {
-                    let inside = match (&self.root, path.canonicalize()) {
-                        (Some(root), Ok(c)) => c.starts_with(root),
-                        _ => false,
-                    };
-                    if !inside {
-                        self.problems.push(format!(
-                            "{}: skipped, symbolic link to a directory outside the tree",
-                            path.display()
-                        ));
-                        continue;
-                    }
+                if !inside(self.root.as_deref(), &path) {
+                    let what = if target.is_dir() { "directory" } else { "file" };
+                    self.problems.push(format!(
+                        "{}: skipped, symbolic link to a {what} outside the tree",
+                        path.display()
+                    ));
+                    continue;
                 }
                 target
             } else {
@@ -144,6 +139,14 @@ impl Walker {
                 }
             }
         }
+    }
+}
+
+/// Whether `path` (a symbolic link) leads to somewhere inside `root` (canonical).
+fn inside(root: Option<&Path>, path: &Path) -> bool {
+    match (root, path.canonicalize()) {
+        (Some(root), Ok(c)) => c.starts_with(root),
+        _ => false,
     }
 }
 
@@ -356,6 +359,7 @@ fn read_installed(
             });
         }
     }
+    let canonical_root = root.canonicalize().ok();
     if let Some(record) = record {
         for raw in record_paths(&record) {
             // Files outside site-packages (`../../bin/x`) are not importable.
@@ -363,6 +367,16 @@ fn read_installed(
                 continue;
             };
             if path.starts_with(&format!("{dist}/")) || !layout::wanted(&path, false) {
+                continue;
+            }
+            let file = root.join(&path);
+            let is_link =
+                std::fs::symlink_metadata(&file).is_ok_and(|m| m.file_type().is_symlink());
+            if is_link && !inside(canonical_root.as_deref(), &file) {
+                problems.push(format!(
+                    "{}: skipped, symbolic link to a file outside the tree",
+                    file.display()
+                ));
                 continue;
             }
             members.push(Member {
@@ -384,6 +398,7 @@ fn read_installed(
         };
         let mut walker = Walker::new();
         walker.everything = true;
+        walker.root = canonical_root.clone();
         for name in &names {
             let dir = root.join(name);
             if dir.is_dir() {
@@ -391,7 +406,14 @@ fn read_installed(
             }
             for ext in ["py", "pyi"] {
                 let file = root.join(format!("{name}.{ext}"));
-                if file.is_file() {
+                let is_link =
+                    std::fs::symlink_metadata(&file).is_ok_and(|m| m.file_type().is_symlink());
+                if is_link && !inside(canonical_root.as_deref(), &file) {
+                    walker.problems.push(format!(
+                        "{}: skipped, symbolic link to a file outside the tree",
+                        file.display()
+                    ));
+                } else if file.is_file() {
                     walker.members.push(Member {
                         path: format!("{name}.{ext}"),
                         source: Source::File(file),

@@ -479,6 +479,51 @@ fn directory_trees_with_symlink_loops() {
     assert!(problems.contains("outside the tree"), "{problems}");
 }
 
+#[cfg(unix)]
+#[test]
+fn file_symlinks_leading_outside_the_tree_are_skipped() {
+    let dir = tempdir("outside");
+    let secret = dir.0.join("secret.py");
+    write(&secret, b"password = 'hunter2'\n");
+    let root = dir.0.join("proj-1.0");
+    write(&root.join("setup.py"), b"");
+    write(&root.join("proj/__init__.py"), b"x = 1\n");
+    write(&root.join("proj/real.py"), b"y = 2\n");
+    std::os::unix::fs::symlink(&secret, root.join("proj/leak.py")).unwrap();
+    std::os::unix::fs::symlink("real.py", root.join("proj/alias.py")).unwrap();
+    let tree = read_path(&root, None).unwrap();
+    assert_eq!(
+        paths(&tree),
+        vec!["proj/__init__.py", "proj/alias.py", "proj/real.py"]
+    );
+    let problems = tree.problems.join("\n");
+    assert!(
+        problems.contains("leak.py: skipped, symbolic link to a file outside the tree"),
+        "{problems}"
+    );
+
+    // Site-packages: a RECORD entry and a top-level module that are links to outside files.
+    let site = dir.0.join("site");
+    write(&site.join("good.py"), b"ok = 1\n");
+    std::os::unix::fs::symlink(&secret, site.join("evil.py")).unwrap();
+    write(
+        &site.join("evil-1.0.dist-info/METADATA"),
+        b"Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n",
+    );
+    write(&site.join("evil-1.0.dist-info/RECORD"), b"evil.py,,\n");
+    let tree = read_path(&site, Some("evil")).unwrap();
+    assert!(paths(&tree).is_empty(), "{:?}", paths(&tree));
+    assert!(
+        tree.problems.join("\n").contains("outside the tree"),
+        "{:?}",
+        tree.problems
+    );
+    std::fs::remove_file(site.join("evil-1.0.dist-info/RECORD")).unwrap();
+    write(&site.join("evil-1.0.dist-info/top_level.txt"), b"evil\n");
+    let tree = read_path(&site, Some("evil")).unwrap();
+    assert!(paths(&tree).is_empty(), "{:?}", paths(&tree));
+}
+
 #[test]
 fn site_packages_selects_one_distribution() {
     let dir = tempdir("site");

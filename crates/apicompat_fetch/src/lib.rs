@@ -18,8 +18,10 @@ use apicompat_archive::zipread::{self, CentralEntry, EocdResult, ZipError};
 use apicompat_archive::{ArchiveError, SourceTree, Wanted};
 use sha2::{Digest, Sha256};
 
+mod filename;
 mod simple;
 mod url;
+pub use filename::safe_file_name;
 pub use simple::{parse_simple_html, parse_simple_json, version_from_filename};
 pub use url::resolve_url;
 
@@ -91,6 +93,9 @@ pub struct FetchOptions {
     pub backoff: Duration,
     /// Index base URL; `None` reads `APICOMPAT_INDEX_URL`, default `https://pypi.org`.
     pub index_url: Option<String>,
+    /// The longest one HTTP request may take, connection to last body byte: an index that
+    /// trickles bytes cannot hang a fetch. Not retried when exceeded.
+    pub request_timeout: Duration,
 }
 
 impl Default for FetchOptions {
@@ -103,6 +108,7 @@ impl Default for FetchOptions {
             max_range: 32 << 20,
             backoff: Duration::from_millis(500),
             index_url: None,
+            request_timeout: Duration::from_secs(600),
         }
     }
 }
@@ -148,6 +154,8 @@ pub enum FetchError {
     Network { url: String, cause: String },
     #[error("{url}: HTTP status {status}")]
     Http { url: String, status: u16 },
+    #[error("{url}: no complete answer within {seconds} s, the time limit of one request (the server or the network is too slow)")]
+    Deadline { url: String, seconds: f64 },
     #[error("project `{name}` not found on the index ({url}: HTTP 404)")]
     ProjectNotFound { name: String, url: String },
     #[error("{url}: truncated body: expected {expected} bytes, received {received}")]
@@ -382,7 +390,19 @@ impl<'a> Fetcher<'a> {
         max_len: u64,
     ) -> Result<Got, (FetchError, bool)> {
         self.stats.requests += 1;
-        let mut req = self.agent.get(url).header("Accept-Encoding", "identity");
+        let started = Instant::now();
+        let limit = self.opts.request_timeout;
+        let deadline = || FetchError::Deadline {
+            url: url.to_string(),
+            seconds: (limit.as_secs_f64() * 10.0).round() / 10.0,
+        };
+        let mut req = self
+            .agent
+            .get(url)
+            .config()
+            .timeout_global(Some(limit))
+            .build()
+            .header("Accept-Encoding", "identity");
         if let Some(accept) = self.accept {
             req = req.header("Accept", accept);
         }
@@ -392,6 +412,11 @@ impl<'a> Fetcher<'a> {
             None => {}
         }
         let response = req.call().map_err(|e| {
+            if matches!(e, ureq::Error::Timeout(ureq::Timeout::Global))
+                || started.elapsed() >= limit
+            {
+                return (deadline(), false);
+            }
             let (cause, retry) = describe(&e);
             (
                 FetchError::Network {
@@ -457,8 +482,12 @@ impl<'a> Fetcher<'a> {
                         ));
                     }
                     body.extend_from_slice(&chunk[..n]);
+                    if started.elapsed() > limit {
+                        return Err((deadline(), false));
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) if started.elapsed() >= limit => return Err((deadline(), false)),
                 Err(e) => {
                     let received = body.len() as u64;
                     let err = match content_length {
@@ -497,7 +526,8 @@ impl<'a> Fetcher<'a> {
     }
 }
 
-fn sha256_hex(data: &[u8]) -> String {
+/// The lower-case hex sha256 of `data`, as package indexes give it.
+pub fn sha256_hex(data: &[u8]) -> String {
     let digest = Sha256::digest(data);
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -279,3 +279,27 @@ fn simple_api_fallback_and_unknown_sizes() {
     assert!(!stats.ranged);
     assert_eq!(tree.files.len(), 4);
 }
+
+#[test]
+fn a_trickling_server_hits_the_time_limit_of_a_request() {
+    let wheel = small_wheel();
+    let server = start(wheel.clone(), &wheel, Behavior::Trickle);
+    let client = Client::new(FetchOptions {
+        request_timeout: Duration::from_millis(1500),
+        ..opts(&server.base, 0)
+    });
+    let started = std::time::Instant::now();
+    let err = client
+        .list_releases("pkg")
+        .expect_err("a trickle must not succeed");
+    let took = started.elapsed();
+    assert!(matches!(err, FetchError::Deadline { .. }), "{err}");
+    assert!(
+        err.to_string().contains("time limit of one request"),
+        "{err}"
+    );
+    // One request, not retried: well under two time limits.
+    assert!(took < Duration::from_millis(2900), "took {took:?}");
+    assert!(took >= Duration::from_millis(1400), "took {took:?}");
+    assert_eq!(server.hits.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

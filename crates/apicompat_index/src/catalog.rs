@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use apicompat_requirements::Version;
 
@@ -37,7 +37,7 @@ pub struct ReleaseRef {
 }
 
 /// One package across every index that has it. Where two indexes have the same release, the
-/// cached one wins (it was fetched on purpose).
+/// embedded one wins: the embedded index is always usable, and the cache never hides it.
 pub struct PackageView {
     name: String,
     indexes: Vec<Arc<PackageIndex>>,
@@ -56,7 +56,7 @@ impl PackageView {
                     index: i,
                     position,
                 };
-                let replace = releases.get(version).is_none_or(|old| old.origin <= origin);
+                let replace = releases.get(version).is_none_or(|old| old.origin > origin);
                 if replace {
                     releases.insert(version.clone(), r);
                 }
@@ -190,6 +190,9 @@ impl PackageView {
 
 type Loader = Box<dyn Fn() -> Result<Vec<(Arc<PackageIndex>, Origin)>, IndexError> + Send + Sync>;
 
+/// Where problems found after opening (a corrupt cached index met on first use) are told.
+pub type WarningSink = Arc<dyn Fn(&str) + Send + Sync>;
+
 struct Entry {
     load: Loader,
     view: OnceLock<Result<PackageView, String>>,
@@ -201,7 +204,41 @@ pub struct Catalog {
     entries: BTreeMap<String, Entry>,
     /// Problems met while opening the cache (a corrupt file is skipped, with a warning).
     pub warnings: Vec<String>,
+    /// Problems met later, when a package is first decoded (see [`Catalog::late_warnings`]).
+    late: Arc<Mutex<Vec<String>>>,
+    sink: Arc<Mutex<Option<WarningSink>>>,
     cache_dir: Option<PathBuf>,
+}
+
+/// Reads a cached index. One that cannot be read is reported, moved aside (under the cache
+/// lock, after reading it again: another run may have just replaced it) and left out.
+fn load_cached(path: &Path, cache_dir: &Path) -> Result<PackageIndex, String> {
+    let read = |path: &Path| -> Result<PackageIndex, String> {
+        let data = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+        PackageIndex::from_bytes(&data)
+            .and_then(|i| i.validate().map(|()| i))
+            .map_err(|e| e.to_string())
+    };
+    let first = match read(path) {
+        Ok(index) => return Ok(index),
+        Err(e) => e,
+    };
+    let cache = Cache::new(cache_dir);
+    let _lock = cache.lock();
+    match read(path) {
+        Ok(index) => Ok(index),
+        Err(_) if !path.exists() => Err(format!(
+            "{}: {first}; it is gone now; the cached releases of this package are left out",
+            path.display()
+        )),
+        Err(e) => {
+            let moved = crate::cache::move_aside(path);
+            Err(format!(
+                "{}: {e}; {moved}; the cached releases of this package are left out (run `apicompat index fetch` again to rebuild it)",
+                path.display()
+            ))
+        }
+    }
 }
 
 impl Catalog {
@@ -225,24 +262,26 @@ impl Catalog {
         for name in names {
             let bytes = embedded.iter().find(|(n, _)| *n == name).map(|(_, b)| *b);
             let file = cached.get(name).cloned();
+            let cache_dir = cache_dir.map(Path::to_path_buf);
+            let late = catalog.late.clone();
+            let sink = catalog.sink.clone();
             let load: Loader = Box::new(move || {
                 let mut out = Vec::new();
                 if let Some(b) = bytes {
                     out.push((Arc::new(PackageIndex::from_bytes(b)?), Origin::Embedded));
                 }
-                if let Some(path) = &file {
-                    let data = std::fs::read(path).map_err(|e| {
-                        IndexError::Invalid(format!("cannot read {}: {e}", path.display()))
-                    })?;
-                    let index = PackageIndex::from_bytes(&data)
-                        .and_then(|i| i.validate().map(|()| i))
-                        .map_err(|e| {
-                            IndexError::Corrupt(format!(
-                                "{}: {e}; delete it and run `apicompat index fetch` again",
-                                path.display()
-                            ))
-                        })?;
-                    out.push((Arc::new(index), Origin::Cached));
+                if let (Some(path), Some(dir)) = (&file, &cache_dir) {
+                    match load_cached(path, dir) {
+                        Ok(index) => out.push((Arc::new(index), Origin::Cached)),
+                        Err(warning) => {
+                            if let Some(f) = sink.lock().ok().and_then(|s| s.clone()) {
+                                f(&warning);
+                            }
+                            if let Ok(mut late) = late.lock() {
+                                late.push(warning);
+                            }
+                        }
+                    }
                 }
                 Ok(out)
             });
@@ -255,6 +294,20 @@ impl Catalog {
             );
         }
         catalog
+    }
+
+    /// Tells `sink` every problem met from now on (besides keeping it for
+    /// [`Self::late_warnings`]).
+    pub fn set_warning_sink(&self, sink: WarningSink) {
+        if let Ok(mut s) = self.sink.lock() {
+            *s = Some(sink);
+        }
+    }
+
+    /// Problems met when packages were first decoded: a cached index that could not be read
+    /// (it was moved aside; the embedded releases still answer).
+    pub fn late_warnings(&self) -> Vec<String> {
+        self.late.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
     pub fn cache_dir(&self) -> Option<&Path> {

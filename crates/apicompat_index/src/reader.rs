@@ -165,6 +165,15 @@ impl PackageIndex {
         self.paths.len()
     }
 
+    /// How many paths release `release` (a position in this index) has.
+    pub fn release_path_count(&self, release: usize) -> Result<usize, IndexError> {
+        let mut n = 0;
+        self.for_each_pair("", release, release, |_, _, f, _| {
+            n += usize::from(f.is_some());
+        })?;
+        Ok(n)
+    }
+
     fn table(&self, range: &Range<usize>) -> Result<Table<'_>, IndexError> {
         Table::parse(&self.data[range.clone()])
     }

@@ -4,9 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use apicompat_index::cache::Cache;
-use apicompat_index::IndexBuilder;
-use apicompat_surface::{Kind, Surface};
+use apicompat_index::cache::{check_not_shrinking, check_package_name, module_count, Cache};
+use apicompat_surface::Surface;
 
 use crate::{CmdResult, Failure};
 
@@ -22,6 +21,7 @@ pub fn run(
             "--version and --output take one PATH; with several, versions come from the file names",
         ));
     }
+    check_package_name(package).map_err(|e| Failure::usage(format!("--package: {e}")))?;
     let package = apicompat_requirements::normalize_name(package);
     let cache = match (output, cache_dir) {
         (Some(_), _) => None,
@@ -32,6 +32,8 @@ pub fn run(
             ))
         }
     };
+    let mut refused = 0usize;
+    let mut written = 0usize;
     for path in paths {
         let version = match version {
             Some(v) => v.to_string(),
@@ -61,18 +63,53 @@ pub fn run(
                 }
             }
             (Some(cache), None) => {
+                if let Err(e) =
+                    check_not_shrinking(&surface, known_paths(cache, &package, &version))
+                {
+                    eprintln!("error: {e}");
+                    refused += 1;
+                    continue;
+                }
                 cache.write_surface(&surface)?;
+                written += 1;
             }
             (None, None) => {}
         }
     }
-    if let Some(cache) = &cache {
-        let index = rebuild_index(cache, &package)?;
-        if !crate::ui::quiet() {
-            eprintln!("{package}: index at {}", index.display());
+    if let (Some(cache), true) = (&cache, written > 0) {
+        if let Some(index) = rebuild_index(cache, &package)? {
+            if !crate::ui::quiet() {
+                eprintln!("{package}: index at {}", index.display());
+            }
         }
     }
+    if refused > 0 {
+        return Err(Failure::usage(format!(
+            "{refused} input(s) refused; the cache keeps what it had"
+        )));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many paths the index already knows for a release: the embedded release, or the cached
+/// surface of the same version (the larger), if any.
+pub fn known_paths(cache: &Cache, package: &str, version: &str) -> Option<usize> {
+    let embedded = apicompat_requirements::parse_version(version)
+        .ok()
+        .and_then(|v| {
+            let catalog = apicompat::embedded_catalog();
+            let view = catalog.package(package).ok()??;
+            let (index, position) = view.index_of(view.position(&v)?)?;
+            index.release_path_count(position).ok()
+        });
+    let cached = match cache.read_surface(package, version) {
+        Ok(s) => s.map(|s| s.symbols.len()),
+        Err(e) => {
+            eprintln!("warning: {e}");
+            None
+        }
+    };
+    embedded.max(cached)
 }
 
 /// One line about a surface, and its problems.
@@ -80,11 +117,7 @@ pub fn summarize(surface: &Surface, started: Instant) {
     if crate::ui::quiet() {
         return;
     }
-    let modules = surface
-        .symbols
-        .values()
-        .filter(|s| s.kind() == Kind::Module && s.canonical.is_none())
-        .count();
+    let modules = module_count(surface);
     eprintln!(
         "{} {}: {modules} modules, {} paths in {:.2}s",
         surface.package,
@@ -104,16 +137,12 @@ pub fn summarize(surface: &Surface, started: Instant) {
     }
 }
 
-/// Rebuilds a package's cached index from every cached surface of it.
-pub fn rebuild_index(cache: &Cache, package: &str) -> Result<std::path::PathBuf, Failure> {
-    let (surfaces, errors) = cache.read_surfaces(package);
+/// Rebuilds a package's cached index from every cached surface of it (under the cache lock).
+/// `None` when no surface is left.
+pub fn rebuild_index(cache: &Cache, package: &str) -> Result<Option<PathBuf>, Failure> {
+    let (index, errors) = cache.rebuild_index(package)?;
     for e in &errors {
         eprintln!("warning: {e}");
     }
-    let mut builder = IndexBuilder::new(package);
-    for s in &surfaces {
-        builder.add(s)?;
-    }
-    let bytes = builder.finish()?;
-    Ok(cache.write_index(package, &bytes)?)
+    Ok(index)
 }

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use apicompat_fetch::{Client, FetchOptions};
-use apicompat_index::cache::Cache;
+use apicompat_index::cache::{check_not_shrinking, check_package_name, Cache};
 use apicompat_requirements::{admits, normalize_name, parse_requirement, parse_version};
 
-use crate::commands::build::{rebuild_index, summarize};
+use crate::commands::build::{known_paths, rebuild_index, summarize};
 use crate::{CmdResult, Failure};
 
 pub fn run(
@@ -34,6 +34,7 @@ pub fn run(
     for spec in specs {
         let req = parse_requirement(spec)
             .map_err(|e| Failure::usage(format!("`{spec}` is not a requirement: {e}")))?;
+        check_package_name(&req.name).map_err(|e| Failure::usage(format!("`{spec}`: {e}")))?;
         let name = normalize_name(&req.name);
         let releases = client.list_releases(&name)?;
         let mut chosen = Vec::new();
@@ -54,13 +55,32 @@ pub fn run(
             )));
         }
         let mut added = 0usize;
+        // What the cached index really holds: a surface on disk that the index lacks (a run
+        // killed before it rebuilt the index, an index deleted by hand) is indexed again.
+        let indexed = cache.indexed_versions(&name).unwrap_or_default();
+        let mut reindex = false;
         for (version, release) in chosen {
             let v = version.to_string();
-            if !refresh && cache.has_surface(&name, &v) {
-                if !crate::ui::quiet() {
-                    eprintln!("{name} {v}: already cached");
+            if !refresh {
+                match cache.read_surface(&name, &v) {
+                    Ok(Some(_)) if indexed.contains(&v) => {
+                        if !crate::ui::quiet() {
+                            eprintln!("{name} {v}: already cached");
+                        }
+                        continue;
+                    }
+                    Ok(Some(_)) => {
+                        if !crate::ui::quiet() {
+                            eprintln!(
+                                "{name} {v}: cached, but missing from the index; indexing it again"
+                            );
+                        }
+                        reindex = true;
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(e) => eprintln!("warning: {e}"),
                 }
-                continue;
             }
             let Some(file) = apicompat_fetch::choose_file(release) else {
                 eprintln!("{name} {v}: no wheel or sdist with Python sources; skipped");
@@ -80,6 +100,11 @@ pub fn run(
                 Ok(tree) => {
                     let surface = apicompat_extract::extract(&tree, &name, &v);
                     summarize(&surface, started);
+                    if let Err(e) = check_not_shrinking(&surface, known_paths(&cache, &name, &v)) {
+                        eprintln!("error: {e}");
+                        failed += 1;
+                        continue;
+                    }
                     cache.write_surface(&surface)?;
                     added += 1;
                 }
@@ -89,13 +114,20 @@ pub fn run(
                 }
             }
         }
-        if added > 0 || refresh {
+        if added > 0 || refresh || reindex {
             let index = rebuild_index(&cache, &name)?;
             if !crate::ui::quiet() {
-                eprintln!(
-                    "{name}: {added} release(s) added; index at {}",
-                    index.display()
-                );
+                if let Some(index) = index {
+                    let again = if reindex {
+                        ", cached ones indexed again"
+                    } else {
+                        ""
+                    };
+                    eprintln!(
+                        "{name}: {added} release(s) added{again}; index at {}",
+                        index.display()
+                    );
+                }
             }
         }
     }
@@ -107,18 +139,39 @@ pub fn run(
     })
 }
 
-/// The whole release file in `dir` (kept when already there with the right size).
+/// The whole release file in `dir`. The file name comes from the package index, so only a
+/// plain wheel or sdist file name is accepted. A file of that name already in `dir` is used
+/// only when it matches the index's sha256 (or its size, when the index gives no sha256);
+/// otherwise it is left alone and the release is refused.
 fn download(
     client: &Client,
     file: &apicompat_fetch::ReleaseFile,
     dir: &Path,
 ) -> Result<std::path::PathBuf, String> {
-    let path = dir.join(&file.filename);
-    let have = std::fs::metadata(&path).map(|m| m.len()).ok();
-    if have.is_some() && have == file.size {
-        return Ok(path);
+    let name = apicompat_fetch::safe_file_name(&file.filename)?;
+    let path = dir.join(name);
+    if path.symlink_metadata().is_ok() {
+        let data = std::fs::read(&path)
+            .map_err(|e| format!("{} exists and cannot be read: {e}", path.display()))?;
+        let matches = match (&file.sha256, file.size) {
+            (Some(expected), _) => &apicompat_fetch::sha256_hex(&data) == expected,
+            (None, Some(size)) => data.len() as u64 == size,
+            (None, None) => false,
+        };
+        if matches {
+            return Ok(path);
+        }
+        return Err(format!(
+            "{} exists and is not the file the index lists ({}); not overwriting it: move it away or choose another --download-to",
+            path.display(),
+            if file.sha256.is_some() {
+                "sha256 differs"
+            } else {
+                "size differs or unknown"
+            }
+        ));
     }
     let (bytes, _) = client.download(file).map_err(|e| e.to_string())?;
-    apicompat_index::cache::write_atomic(&path, &bytes)?;
+    apicompat_index::cache::write_new(&path, &bytes)?;
     Ok(path)
 }

@@ -20,6 +20,8 @@ pub enum Behavior {
     Truncate,
     /// Answers 500 to the first `n` requests, then behaves normally.
     FailFirst(usize),
+    /// Sends the headers at once, then one body byte every 50 ms (for at most 10 s).
+    Trickle,
 }
 
 pub struct Server {
@@ -118,6 +120,26 @@ fn handle(
         respond(&mut stream, "404 Not Found", "", b"not found");
         return;
     };
+    if behavior == Behavior::Trickle {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let started = Instant::now();
+        for b in body {
+            if stream
+                .write_all(&[*b])
+                .and_then(|()| stream.flush())
+                .is_err()
+                || started.elapsed() > Duration::from_secs(10)
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        return;
+    }
     if behavior == Behavior::Truncate {
         let _ = write!(
             stream,

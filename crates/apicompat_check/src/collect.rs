@@ -26,6 +26,8 @@ pub enum UseKind {
     Getattr,
     /// A keyword argument of a call of `path`.
     Keyword(String),
+    /// A call of `path` with these arguments (no `*args`, no `**kwargs`), for AC013.
+    Call(crate::rules::CallShape),
 }
 
 /// One use of a dotted path.
@@ -59,11 +61,11 @@ pub struct ObjectReceiver {
     pub text: String,
 }
 
-/// Where an attribute read on an object of unknown type runs, for the semantic model to
-/// judge once it knows the object ([`crate::objects`]).
+/// Where an attribute read on an object of unknown type, or a `**mapping` argument, runs, for
+/// the semantic model to judge once it knows the object ([`crate::objects`]).
 #[derive(Debug, Clone)]
 pub struct SiteContext {
-    /// The whole `receiver.name` expression.
+    /// The whole `receiver.name` expression, or the `**mapping` argument.
     pub range: TextRange,
     pub stmt_start: TextSize,
     pub reach: Reach,
@@ -92,7 +94,8 @@ pub struct FileUses {
     pub members: Vec<MemberUse>,
     /// Names the file defines or binds (see [`crate::members::Definitions`]).
     pub definitions: crate::members::Definitions,
-    /// Every attribute read on an expression that is not an indexed path, in source order.
+    /// Every attribute read on an expression that is not an indexed path, and every
+    /// `**mapping` argument.
     pub sites: Vec<SiteContext>,
 }
 
@@ -1423,6 +1426,16 @@ impl<'a> Walker<'a> {
 
     fn call(&mut self, expr: &'a Expr, call: &'a ast::ExprCall) {
         let args = &call.arguments.args;
+        // `f(**options)`: the semantic model may know the keywords `options` holds.
+        for k in call.arguments.keywords.iter().filter(|k| k.arg.is_none()) {
+            self.out.sites.push(SiteContext {
+                range: k.range(),
+                stmt_start: self.stmt_start,
+                reach: self.reach(),
+                guarded: self.ctx.try_guard,
+                versions: self.ctx.versions.clone(),
+            });
+        }
         if self.is_builtin(&call.func, "getattr") && (2..=3).contains(&args.len()) {
             if let (Some((path, via)), Some(name)) = (self.resolve(&args[0]), string_lit(&args[1]))
             {
@@ -1438,6 +1451,9 @@ impl<'a> Walker<'a> {
                 self.ctx.try_guard = saved;
             }
         } else if let Some((path, via)) = self.resolve(&call.func) {
+            if let Some(shape) = call_shape(call) {
+                self.emit(UseKind::Call(shape), path.clone(), call.range(), Some(&via));
+            }
             for k in call.arguments.keywords.iter() {
                 if let Some(arg) = &k.arg {
                     self.emit(
@@ -1451,6 +1467,23 @@ impl<'a> Walker<'a> {
         }
         visitor::walk_expr(self, expr);
     }
+}
+
+/// The arguments of a call, when they can be counted (no `*args`, no `**kwargs`).
+fn call_shape(call: &ast::ExprCall) -> Option<crate::rules::CallShape> {
+    let args = &call.arguments;
+    if args.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+        return None;
+    }
+    let keywords = args
+        .keywords
+        .iter()
+        .map(|k| k.arg.as_ref().map(|a| a.to_string()))
+        .collect::<Option<Vec<_>>>()?;
+    Some(crate::rules::CallShape {
+        positional: u32::try_from(args.args.len()).unwrap_or(u32::MAX),
+        keywords,
+    })
 }
 
 /// Names a function body (or comprehension target) binds, not looking into nested scopes.

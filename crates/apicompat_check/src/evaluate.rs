@@ -9,8 +9,8 @@ use apicompat_index::{ranges, Catalog, PackageView, Status};
 use apicompat_surface::{Kind, Signature};
 
 use crate::collect::{Use, UseKind};
+use crate::judge::{self, Said, Verdict};
 use crate::model::{Finding, Fix, FixKind};
-use crate::rules::{MissingAttribute, MissingImport, RuleInfo, UnsupportedKeyword};
 use crate::targets::Target;
 use crate::versions::Pred;
 
@@ -154,6 +154,40 @@ impl<'c> Evaluator<'c> {
         slot.get_or_init(|| lite)
     }
 
+    /// The verdict on a use in one release (see [`judge::judge`]).
+    fn verdict(&self, view: &PackageView, row: &Row, u: &Use, release: usize) -> Verdict {
+        let said = match self.lite(view, row, &u.path, release) {
+            Lite::Present {
+                canonical,
+                kind,
+                signatures,
+            } => {
+                // `Class.method(obj, ...)` passes the object itself.
+                let method_via_class = matches!(u.kind, UseKind::Call(_))
+                    && u.receiver.is_none()
+                    && *kind == Kind::Function
+                    && canonical.rsplit_once('.').is_some_and(|(parent, _)| {
+                        let parent_row = self.row(view, parent);
+                        matches!(
+                            self.lite(view, &parent_row, parent, release),
+                            Lite::Present {
+                                kind: Kind::Class,
+                                ..
+                            }
+                        )
+                    });
+                Said::Present {
+                    kind: *kind,
+                    signatures,
+                    method_via_class,
+                }
+            }
+            Lite::Absent { .. } => Said::Absent,
+            Lite::Unknown => Said::Unknown,
+        };
+        judge::judge(&u.kind, said)
+    }
+
     fn status(&self, view: &PackageView, path: &str, release: usize) -> Lite {
         let row = self.row(view, path);
         self.lite(view, &row, path, release).clone()
@@ -191,50 +225,29 @@ impl<'c> Evaluator<'c> {
             releases.push(r);
         }
         let n = all.len();
-        let (missing, present, last_absent): (Vec<usize>, Vec<usize>, Option<String>) = match &u
-            .kind
-        {
-            UseKind::Keyword(k) => {
-                let rejects = |r: usize| match self.lite(view, &row, &u.path, r) {
-                    Lite::Present { signatures, .. } if !signatures.is_empty() => {
-                        Some(!signatures.iter().any(|s| s.accepts_keyword(k)))
-                    }
-                    _ => None,
-                };
-                let missing: Vec<usize> = releases
-                    .iter()
-                    .copied()
-                    .filter(|&r| rejects(r) == Some(true))
-                    .collect();
-                if missing.is_empty() {
-                    return None;
-                }
-                let present = (0..n).filter(|&r| rejects(r) == Some(false)).collect();
-                (missing, present, None)
-            }
-            _ => {
-                let mut missing = Vec::new();
-                let mut last = None;
-                for &r in &releases {
-                    if let Lite::Absent { missing: m } = self.lite(view, &row, &u.path, r) {
-                        missing.push(r);
-                        last = Some(m.to_string());
-                    }
-                }
-                if missing.is_empty() {
-                    return None;
-                }
-                let present = (0..n)
-                    .filter(|&r| matches!(self.lite(view, &row, &u.path, r), Lite::Present { .. }))
-                    .collect();
-                (missing, present, last)
-            }
-        };
-        // On a declared bound a subclass may stand for the class: only the class's own drift
-        // (a member it has in other releases) is known to break.
-        if u.receiver.as_ref().is_some_and(|r| !r.exact) && present.is_empty() {
+        let verdict = |r: usize| self.verdict(view, &row, u, r);
+        let missing: Vec<usize> = releases
+            .iter()
+            .copied()
+            .filter(|&r| verdict(r) == Verdict::Absent)
+            .collect();
+        if missing.is_empty() {
             return None;
         }
+        let present: Vec<usize> = (0..n).filter(|&r| verdict(r) == Verdict::Present).collect();
+        if judge::drift_only(u) && present.is_empty() {
+            return None;
+        }
+        let last_absent = match u.kind {
+            UseKind::Keyword(_) | UseKind::Call(_) => None,
+            _ => missing
+                .iter()
+                .rev()
+                .find_map(|&r| match self.lite(view, &row, &u.path, r) {
+                    Lite::Absent { missing } => Some(missing.to_string()),
+                    _ => None,
+                }),
+        };
         let finding = self.finding(u, view, target, &missing, &present, last_absent);
         let moved = match (&u.kind, present.last()) {
             (UseKind::Keyword(_), _) | (_, None) => None,
@@ -278,24 +291,42 @@ impl<'c> Evaluator<'c> {
             Some(_) => format!("in {}", present_ranges.join(", ")),
             None => String::new(),
         };
-        let rule = match u.kind {
-            UseKind::Import => MissingImport::RULE,
-            UseKind::Attribute | UseKind::Getattr => MissingAttribute::RULE,
-            UseKind::Keyword(_) => UnsupportedKeyword::RULE,
-        };
-        let (symbol, message) = match &u.kind {
+        let rule = judge::rule_of(&u.kind);
+        let symbol = judge::symbol_of(u);
+        let message = match &u.kind {
             UseKind::Keyword(k) => {
                 let tail = if present.is_empty() {
                     "no indexed release accepts it".to_string()
                 } else {
                     format!("it is accepted {from_on}")
                 };
-                (
-                    format!("{}({k}=)", u.path),
-                    format!(
-                        "`{}` does not accept the keyword `{k}` in {pkg} {listed} ({}); {tail}",
-                        u.path, target.short
-                    ),
+                format!(
+                    "`{}` does not accept the keyword `{k}` in {pkg} {listed} ({}); {tail}",
+                    u.path, target.short
+                )
+            }
+            UseKind::Call(shape) => {
+                let tail = if present.is_empty() {
+                    String::new()
+                } else {
+                    format!("; it binds {from_on}")
+                };
+                let signature = missing
+                    .last()
+                    .and_then(|&r| match self.status(view, &u.path, r) {
+                        Lite::Present { signatures, .. } => signatures
+                            .iter()
+                            .map(|s| s.render())
+                            .next()
+                            .map(|s| format!(": the signature there is `{s}`")),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "the call of `{}` with {} does not bind in {pkg} {listed} ({}){signature}{tail}",
+                    u.path,
+                    shape.describe(),
+                    target.short
                 )
             }
             _ => {
@@ -308,17 +339,14 @@ impl<'c> Evaluator<'c> {
                 } else {
                     format!("it exists {from_on}")
                 };
-                (
-                    u.path.clone(),
-                    format!(
-                        "`{}` is not in {pkg} {listed} ({}){detail}; {tail}",
-                        u.path, target.short
-                    ),
+                format!(
+                    "`{}` is not in {pkg} {listed} ({}){detail}; {tail}",
+                    u.path, target.short
                 )
             }
         };
         let message = match &u.receiver {
-            Some(r) => {
+            Some(r) if !r.text.is_empty() => {
                 let class = u.base.as_deref().unwrap_or("");
                 let how = if r.exact {
                     "an object of"
@@ -327,7 +355,7 @@ impl<'c> Evaluator<'c> {
                 };
                 format!("{message} (`{}` is {how} `{class}`)", r.text)
             }
-            None => message,
+            _ => message,
         };
         let mut fixes = Vec::new();
         let pin = pin(pkg, &versions, missing, present);
@@ -515,6 +543,7 @@ fn guard_fix(u: &Use, missing: Option<&str>, since: Option<&String>) -> Fix {
                 None => format!("pass `{k}=` only on releases that accept it"),
             }
         }
+        UseKind::Call(_) => "pass the arguments each release takes, behind a version check (by keyword where the order changed)".to_string(),
     };
     Fix {
         kind: FixKind::Guard,

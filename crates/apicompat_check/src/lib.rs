@@ -14,6 +14,7 @@ pub mod collect;
 mod drift;
 mod evaluate;
 pub mod files;
+mod judge;
 pub mod members;
 pub mod model;
 pub mod objects;

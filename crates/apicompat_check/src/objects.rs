@@ -18,6 +18,7 @@ use ruff_text_size::{TextRange, TextSize};
 use crate::collect::{ObjectReceiver, SiteContext, Use, UseKind};
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
+use crate::rules::CallShape;
 use crate::targets::Target;
 
 /// The index as the model asks it: each path in one release of its package, the newest
@@ -118,6 +119,43 @@ pub fn member_uses(
                 for (k, range) in &call.keywords {
                     out.push((fi, make(UseKind::Keyword(k.to_string()), *range)));
                 }
+                if !call.star && !call.double_star {
+                    let shape = CallShape {
+                        positional: call.positional,
+                        keywords: call.keywords.iter().map(|(k, _)| k.to_string()).collect(),
+                    };
+                    out.push((fi, make(UseKind::Call(shape), call.range)));
+                }
+            }
+        }
+        // `f(**options)` with the keys `options` holds.
+        for splat in &model.modules()[fi].splats {
+            let Some(ctx) = contexts.get(&splat.range) else {
+                continue;
+            };
+            let Some(found) = model.splat(fi as u32, splat) else {
+                continue;
+            };
+            let callee = found.callee;
+            let receiver = callee.receiver.as_ref();
+            for key in found.keys {
+                out.push((
+                    fi,
+                    Use {
+                        kind: UseKind::Keyword(key),
+                        path: callee.path.clone(),
+                        base: receiver.map(|r| r.class.clone()),
+                        range: splat.range,
+                        stmt_start: ctx.stmt_start,
+                        reach: ctx.reach,
+                        guarded: ctx.guarded,
+                        versions: ctx.versions.clone(),
+                        receiver: receiver.map(|r| ObjectReceiver {
+                            exact: r.exact,
+                            text: String::new(),
+                        }),
+                    },
+                ));
             }
         }
     }

@@ -14,15 +14,15 @@ use apicompat_index::{Catalog, PackageView};
 use apicompat_requirements::{read_project, Declared, Severity as DiagSeverity};
 
 use apicompat_index::Status;
-use apicompat_surface::Signature;
+use apicompat_surface::{Kind, Signature};
+
+use crate::judge::{drift_only, judge, Said, Verdict};
 
 use crate::collect::{Use, UseKind};
 use crate::files::{self, Analyzed};
 use crate::members::{self, MemberChecker, Packages};
 use crate::model::Reach;
-use crate::rules::{
-    DriftingAttribute, MissingAttribute, MissingImport, RuleInfo, UnsupportedKeyword,
-};
+use crate::rules::{DriftingAttribute, RuleInfo};
 use crate::targets;
 use crate::UsageError;
 
@@ -44,7 +44,11 @@ pub enum Presence {
 /// What a release says about a path, as much as presence needs.
 #[derive(Debug, Clone)]
 enum Lite {
-    Present(Arc<Vec<Signature>>),
+    Present {
+        signatures: Arc<Vec<Signature>>,
+        kind: Kind,
+        canonical: Arc<str>,
+    },
     Absent,
     Unknown,
 }
@@ -72,7 +76,11 @@ impl Statuses {
                     Ok(Status::Present {
                         path: found,
                         symbol,
-                    }) => Lite::Present(Arc::new(view.keyword_signatures(&found, &symbol, r))),
+                    }) => Lite::Present {
+                        signatures: Arc::new(view.keyword_signatures(&found, &symbol, r)),
+                        kind: symbol.kind(),
+                        canonical: Arc::from(symbol.canonical.unwrap_or(found)),
+                    },
                     Ok(Status::Absent { .. }) => Lite::Absent,
                     Ok(Status::Unknown { .. }) => Lite::Unknown,
                     Err(e) => {
@@ -116,7 +124,7 @@ impl Statuses {
             None => Vec::new(),
         };
         let all = view.releases();
-        let row = self.row(view, &u.path);
+        let row: Vec<Lite> = self.row(view, &u.path).to_vec();
         let mut out = Vec::with_capacity(all.len());
         for (r, release) in all.iter().enumerate() {
             if !preds.iter().all(|p| p.admits(&release.version))
@@ -125,19 +133,47 @@ impl Statuses {
                 out.push(Presence::NotRun);
                 continue;
             }
-            out.push(match (&u.kind, row.get(r).unwrap_or(&Lite::Unknown)) {
-                (UseKind::Keyword(k), Lite::Present(sigs)) if !sigs.is_empty() => {
-                    if sigs.iter().any(|s| s.accepts_keyword(k)) {
-                        Presence::Present
-                    } else {
-                        Presence::Absent
+            let said = match row.get(r).unwrap_or(&Lite::Unknown) {
+                Lite::Present {
+                    signatures,
+                    kind,
+                    canonical,
+                } => {
+                    // `Class.method(obj, ...)` passes the object itself.
+                    let method_via_class = matches!(u.kind, UseKind::Call(_))
+                        && u.receiver.is_none()
+                        && *kind == Kind::Function
+                        && canonical.rsplit_once('.').is_some_and(|(parent, _)| {
+                            matches!(
+                                self.row(view, parent).get(r),
+                                Some(Lite::Present {
+                                    kind: Kind::Class,
+                                    ..
+                                })
+                            )
+                        });
+                    Said::Present {
+                        kind: *kind,
+                        signatures,
+                        method_via_class,
                     }
                 }
-                (UseKind::Keyword(_), _) => Presence::Unknown,
-                (_, Lite::Present(_)) => Presence::Present,
-                (_, Lite::Absent) => Presence::Absent,
-                (_, Lite::Unknown) => Presence::Unknown,
+                Lite::Absent => Said::Absent,
+                Lite::Unknown => Said::Unknown,
+            };
+            out.push(match judge(&u.kind, said) {
+                Verdict::Present => Presence::Present,
+                Verdict::Absent => Presence::Absent,
+                Verdict::Unknown => Presence::Unknown,
             });
+        }
+        // As in `check`: some uses break only where their path drifted.
+        if drift_only(u) && !out.contains(&Presence::Present) {
+            for p in &mut out {
+                if *p == Presence::Absent {
+                    *p = Presence::Unknown;
+                }
+            }
         }
         out
     }
@@ -291,7 +327,18 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     for (path, message) in &discovered.errors {
         notes.push(format!("cannot read `{}`: {message}", display(path)));
     }
-    let (_pool, analyzed) = files::analyze_project(&discovered.files, None, &roots, &project_root)?;
+    let (pool, mut analyzed) =
+        files::analyze_project(&discovered.files, None, &roots, &project_root)?;
+    // Members of objects, as `check` finds them (the newest release answers the model).
+    {
+        let eval = crate::evaluate::Evaluator::new(catalog);
+        let uses = pool.install(|| {
+            crate::objects::member_uses(&eval, &mut analyzed, &roots, &BTreeMap::new())
+        });
+        for (fi, u) in uses {
+            analyzed[fi].uses.uses.push(u);
+        }
+    }
 
     let mut statuses = Statuses {
         rows: HashMap::new(),
@@ -323,15 +370,8 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
                 continue;
             };
             let presence = statuses.presence(&mut pk, u, view);
-            let code = match u.kind {
-                UseKind::Import => MissingImport::RULE.code,
-                UseKind::Attribute | UseKind::Getattr => MissingAttribute::RULE.code,
-                UseKind::Keyword(_) => UnsupportedKeyword::RULE.code,
-            };
-            let symbol = match &u.kind {
-                UseKind::Keyword(k) => format!("{}({k}=)", u.path),
-                _ => u.path.clone(),
-            };
+            let code = crate::judge::rule_of(&u.kind).code;
+            let symbol = crate::judge::symbol_of(u);
             let (l, c, el, ec) = span(file, u.range);
             let (stmt_line, _) = file.position(u.stmt_start);
             let suppressed = file.suppressions.silences(&[l, stmt_line], code);

@@ -140,3 +140,43 @@ fn unknown_receivers_give_nothing() {
     let src = "import torch\n\ndef f(opt, flag):\n    opt.register_step_pre_hook(print)\n    x = torch.optim.AdamW([]) if flag else opt\n    x.register_step_pre_hook(print)\n    for o in [torch.optim.AdamW([])]:\n        o.register_step_pre_hook(print)\n    y = torch.optim.AdamW([])\n    y = make_something(y)\n    y.register_step_pre_hook(print)\n";
     assert_eq!(findings("obj-unknown", src, "1.13.1"), Vec::<String>::new());
 }
+
+#[test]
+fn keywords_of_a_mapping_passed_with_double_star() {
+    let src = "from torch.distributed.checkpoint.state_dict import StateDictOptions\n\ndef opts(full):\n    options = {\"full_state_dict\": full}\n    options[\"flatten_optimizer_state_dict\"] = True\n    return StateDictOptions(**options)\n\ndef other():\n    kw = dict(strict=False)\n    return StateDictOptions(**kw)\n\ndef unknown(kw):\n    kw[\"flatten_optimizer_state_dict\"] = True\n    return StateDictOptions(**kw)\n";
+    assert_break(
+        "obj-splat",
+        src,
+        "2.3.1",
+        "2.4.0",
+        &["train.py:6:29 AC003 error call-time torch.distributed.checkpoint.state_dict.StateDictOptions(flatten_optimizer_state_dict=) missing=2.3.1"],
+    );
+}
+
+fn colossalai_findings(name: &str, source: &str, release: &str) -> Vec<String> {
+    let catalog = common::real_catalog(&["colossalai"]).expect("the colossalai index is committed");
+    let dir = project(name, &[("train.py", source)]);
+    let report = common::run_on(catalog, &dir, &[&format!("colossalai=={release}")], |_| {});
+    brief(&report, &dir)
+}
+
+#[test]
+fn calls_that_stop_binding_when_a_parameter_is_required_or_dropped() {
+    // colossalai 0.3.8 dropped the required `config` parameter of `launch_from_torch`.
+    let src = "import colossalai\n\ndef main():\n    colossalai.launch_from_torch()\n    colossalai.launch_from_torch({}, seed=1)\n";
+    assert_eq!(
+        colossalai_findings("bind-new", src, "0.3.6"),
+        ["train.py:4:5 AC013 error call-time colossalai.launch_from_torch() missing=0.3.6"]
+    );
+    assert_eq!(
+        colossalai_findings("bind-new", src, "0.4.0"),
+        Vec::<String>::new()
+    );
+    // A call that binds in no release is not judged (its signature may be misread).
+    let nowhere =
+        "import colossalai\n\ndef main():\n    colossalai.launch_from_torch(1, 2, 3, 4, 5, 6)\n";
+    assert_eq!(
+        colossalai_findings("bind-nowhere", nowhere, "0.4.0"),
+        Vec::<String>::new()
+    );
+}

@@ -61,6 +61,9 @@ pub struct ScopeFacts {
     pub bindings: HashMap<Box<str>, Vec<Def>>,
     /// Names declared `global` (or `nonlocal`, treated alike: not local here).
     pub globals: Vec<Box<str>>,
+    /// Items set on a name's mapping here: `options["k"] = v` (`Some("k")`), or changes the
+    /// model cannot follow (`None`: a computed key, `del`, `pop`, `clear`).
+    pub items: Vec<(Box<str>, Option<Box<str>>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +115,7 @@ pub struct ClassFacts {
     /// `setattr(self, <computed>, ...)`, `self.__dict__`.
     pub open: bool,
     /// `self.x = value` / `self.x: T` in its methods: (name, scope of the method, def).
-    pub stores: Vec<(Box<str>, ScopeId, Def)>,
+    pub stores: HashMap<Box<str>, Vec<(ScopeId, Def)>>,
 }
 
 /// An attribute read whose receiver is an expression the model may know.
@@ -128,8 +131,20 @@ pub struct Site {
     pub call: Option<CallShape>,
 }
 
+/// A `**mapping` argument of a call.
+#[derive(Debug, Clone)]
+pub struct Splat {
+    /// The `**mapping` argument.
+    pub range: TextRange,
+    pub scope: ScopeId,
+    pub callee: Sym,
+    pub mapping: Sym,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct CallShape {
+    /// The whole call.
+    pub range: TextRange,
     pub keywords: Vec<(Box<str>, TextRange)>,
     pub positional: u32,
     pub star: bool,
@@ -144,6 +159,7 @@ pub struct ModuleFacts {
     pub functions: Vec<FuncFacts>,
     pub classes: Vec<ClassFacts>,
     pub sites: Vec<Site>,
+    pub splats: Vec<Splat>,
     /// Attribute names the module stores on objects other than `self`, or sets with
     /// `setattr(x, "name", ...)`: such a name may be on any object.
     pub stored_names: Vec<Box<str>>,
@@ -170,12 +186,14 @@ pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
         scope: 0,
         func: None,
         depth: 0,
+        cond: 0,
     };
     b.out.scopes.push(ScopeFacts {
         kind: ScopeKind::Module,
         parent: None,
         bindings: HashMap::new(),
         globals: Vec::new(),
+        items: Vec::new(),
     });
     b.body(suite);
     b.out
@@ -188,6 +206,8 @@ struct Builder<'m> {
     /// The function whose body is being walked (not inside nested classes).
     func: Option<FuncId>,
     depth: usize,
+    /// Inside an `if`, loop, `try` or `match` of the current function or module body.
+    cond: u32,
 }
 
 impl Builder<'_> {
@@ -198,6 +218,7 @@ impl Builder<'_> {
             parent: Some(self.scope),
             bindings: HashMap::new(),
             globals: Vec::new(),
+            items: Vec::new(),
         });
         id
     }
@@ -240,6 +261,24 @@ impl Builder<'_> {
         for s in body {
             self.stmt(s);
         }
+    }
+
+    /// A body that may not run (a branch, a loop, a `try`).
+    fn cond_body(&mut self, body: &[Stmt]) {
+        self.cond += 1;
+        self.body(body);
+        self.cond -= 1;
+    }
+
+    /// `key` set on `name`'s mapping here (`None`: a change the model cannot follow). A key
+    /// set only on some paths (in a branch, a loop, a `try`) may be missing: not recorded.
+    fn push_item(&mut self, name: &str, key: Option<Box<str>>) {
+        if key.is_some() && self.cond > 0 {
+            return;
+        }
+        self.out.scopes[self.scope as usize]
+            .items
+            .push((name.into(), key));
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
@@ -287,22 +326,22 @@ impl Builder<'_> {
             Stmt::For(f) => {
                 self.expr(&f.iter);
                 self.unknown_target(&f.target);
-                self.body(&f.body);
-                self.body(&f.orelse);
+                self.cond_body(&f.body);
+                self.cond_body(&f.orelse);
             }
             Stmt::While(w) => {
                 self.expr(&w.test);
-                self.body(&w.body);
-                self.body(&w.orelse);
+                self.cond_body(&w.body);
+                self.cond_body(&w.orelse);
             }
             Stmt::If(i) => {
                 self.expr(&i.test);
-                self.body(&i.body);
+                self.cond_body(&i.body);
                 for c in &i.elif_else_clauses {
                     if let Some(t) = &c.test {
                         self.expr(t);
                     }
-                    self.body(&c.body);
+                    self.cond_body(&c.body);
                 }
             }
             Stmt::With(w) => {
@@ -315,7 +354,7 @@ impl Builder<'_> {
                 self.body(&w.body);
             }
             Stmt::Try(t) => {
-                self.body(&t.body);
+                self.cond_body(&t.body);
                 for h in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = h;
                     if let Some(ty) = &h.type_ {
@@ -324,9 +363,9 @@ impl Builder<'_> {
                     if let Some(n) = &h.name {
                         self.bind(n.as_str(), Def::Unknown);
                     }
-                    self.body(&h.body);
+                    self.cond_body(&h.body);
                 }
-                self.body(&t.orelse);
+                self.cond_body(&t.orelse);
                 self.body(&t.finalbody);
             }
             Stmt::Match(m) => {
@@ -340,7 +379,7 @@ impl Builder<'_> {
                     if let Some(g) = &case.guard {
                         self.expr(g);
                     }
-                    self.body(&case.body);
+                    self.cond_body(&case.body);
                 }
             }
             Stmt::Import(i) => {
@@ -460,6 +499,10 @@ impl Builder<'_> {
                 self.expr(&a.value);
                 self.store(a, Def::Unknown);
             }
+            Expr::Subscript(sub) => {
+                self.expr(t);
+                self.item(sub, false);
+            }
             e => self.expr(e),
         }
     }
@@ -491,8 +534,24 @@ impl Builder<'_> {
                 self.expr(&a.value);
                 self.store(a, def());
             }
+            Expr::Subscript(sub) => {
+                self.expr(t);
+                self.item(sub, true);
+            }
             e => self.expr(e),
         }
+    }
+
+    /// `name[key] = v` (`set`) or `del name[key]`.
+    fn item(&mut self, sub: &ast::ExprSubscript, set: bool) {
+        let Expr::Name(n) = &*sub.value else {
+            return;
+        };
+        let key = match (&*sub.slice, set) {
+            (Expr::StringLiteral(k), true) => Some(k.value.to_str().into()),
+            _ => None,
+        };
+        self.push_item(n.id.as_str(), key);
     }
 
     /// `x.name = ...`: on the instance in a method, an attribute of the class; elsewhere a
@@ -503,7 +562,9 @@ impl Builder<'_> {
                 let scope = self.scope;
                 self.out.classes[class as usize]
                     .stores
-                    .push((a.attr.as_str().into(), scope, def));
+                    .entry(a.attr.as_str().into())
+                    .or_default()
+                    .push((scope, def));
             }
             None => self.out.stored_names.push(a.attr.as_str().into()),
         }
@@ -601,9 +662,10 @@ impl Builder<'_> {
             wrapped,
             generator: f.is_async,
         });
-        let (saved_scope, saved_func) = (self.scope, self.func);
+        let (saved_scope, saved_func, saved_cond) = (self.scope, self.func, self.cond);
         self.scope = scope;
         self.func = Some(id);
+        self.cond = 0;
         for index in 0..n_params {
             let p = &self.out.functions[id as usize].params[index];
             let name = p.name.clone();
@@ -626,6 +688,7 @@ impl Builder<'_> {
         self.body(&f.body);
         self.scope = saved_scope;
         self.func = saved_func;
+        self.cond = saved_cond;
     }
 
     fn class(&mut self, c: &ast::StmtClassDef) {
@@ -661,7 +724,7 @@ impl Builder<'_> {
             enclosing,
             unusual,
             open: false,
-            stores: Vec::new(),
+            stores: HashMap::new(),
         });
         let (saved_scope, saved_func) = (self.scope, self.func);
         self.scope = scope;
@@ -701,6 +764,7 @@ impl Builder<'_> {
             Expr::Call(c) => {
                 if let Expr::Attribute(a) = &*c.func {
                     let shape = CallShape {
+                        range: c.range(),
                         keywords: c
                             .arguments
                             .keywords
@@ -721,6 +785,15 @@ impl Builder<'_> {
                     self.expr_at(&c.func, d);
                 }
                 self.setattr_call(c);
+                self.mapping_call(c);
+                for k in c.arguments.keywords.iter().filter(|k| k.arg.is_none()) {
+                    self.out.splats.push(Splat {
+                        range: k.range(),
+                        scope: self.scope,
+                        callee: ir::value(&c.func),
+                        mapping: ir::value(&k.value),
+                    });
+                }
                 for a in c.arguments.args.iter() {
                     self.expr_at(a, d);
                 }
@@ -815,6 +888,34 @@ impl Builder<'_> {
         match (&args[1], self.is_receiver(&args[0])) {
             (Expr::StringLiteral(s), _) => self.out.stored_names.push(s.value.to_str().into()),
             (_, Some(class)) => self.out.classes[class as usize].open = true,
+            _ => {}
+        }
+    }
+
+    /// `options.pop(...)`, `options.clear()`: keys may be gone; `options.update(k=v)` adds
+    /// `k`.
+    fn mapping_call(&mut self, c: &ast::ExprCall) {
+        let Expr::Attribute(a) = &*c.func else {
+            return;
+        };
+        let Expr::Name(n) = &*a.value else {
+            return;
+        };
+        let name = n.id.as_str();
+        match a.attr.as_str() {
+            "pop" | "popitem" | "clear" => self.push_item(name, None),
+            "update" | "setdefault" => {
+                for k in c.arguments.keywords.iter() {
+                    if let Some(arg) = &k.arg {
+                        self.push_item(name, Some(arg.as_str().into()));
+                    }
+                }
+                if let (Some(Expr::StringLiteral(k)), "setdefault") =
+                    (c.arguments.args.first(), a.attr.as_str())
+                {
+                    self.push_item(name, Some(k.value.to_str().into()));
+                }
+            }
             _ => {}
         }
     }

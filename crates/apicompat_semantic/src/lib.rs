@@ -20,8 +20,8 @@ pub mod ir;
 pub mod model;
 pub mod types;
 
-pub use facts::{extract, ModuleFacts, ModuleName, Site};
-pub use model::{Model, Receiver};
+pub use facts::{extract, ModuleFacts, ModuleName, Site, Splat};
+pub use model::{Callee, Model, Receiver, SplatUse};
 pub use types::Ty;
 
 /// What a dotted path of an indexed package names.

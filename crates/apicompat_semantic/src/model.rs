@@ -14,7 +14,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::facts::{Def, MethodKind, ModuleFacts, ModuleName, ScopeId, ScopeKind, Site};
+use crate::facts::{Def, MethodKind, ModuleFacts, ModuleName, ScopeId, ScopeKind, Site, Splat};
 use crate::ir::Sym;
 use crate::types::{Class, ClassKey, FuncKey, Ty};
 use crate::{Found, IndexQuery, PathKind};
@@ -55,6 +55,23 @@ enum Ns<'a> {
         class: Option<&'a str>,
         receiver: Option<&'a Ty>,
     },
+}
+
+/// What a `**mapping` argument passes (see [`Model::splat`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplatUse {
+    pub callee: Callee,
+    /// The keys the mapping holds.
+    pub keys: Vec<String>,
+}
+
+/// A called indexed function, class or method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Callee {
+    /// `torch.optim.AdamW`, or `Class.method` for a method.
+    pub path: String,
+    /// For a method: its receiver.
+    pub receiver: Option<Receiver>,
 }
 
 /// The indexed class an attribute read is judged on.
@@ -114,6 +131,11 @@ impl<'q> Model<'q> {
             return None;
         }
         let ty = self.value(Ns::Project(m, site.scope), &site.receiver);
+        self.receiver_of(&ty, name)
+    }
+
+    /// The indexed class that answers `name` on an object of type `ty`.
+    fn receiver_of(&self, ty: &Ty, name: &str) -> Option<Receiver> {
         let mut out: Option<Receiver> = None;
         let mut any = false;
         for alt in ty.alternatives() {
@@ -150,6 +172,76 @@ impl<'q> Model<'q> {
         } else {
             None
         }
+    }
+
+    /// The keywords a `**mapping` argument passes, and the callee they are judged on: the
+    /// mapping is a dict literal or `dict(k=...)` (in every binding of its name), with the
+    /// keys set on it by item assignment; a change the model cannot follow gives nothing.
+    pub fn splat(&self, m: u32, splat: &Splat) -> Option<SplatUse> {
+        let keys = self.mapping_keys(m, splat.scope, &splat.mapping)?;
+        if keys.is_empty() {
+            return None;
+        }
+        let callee = match self.value(Ns::Project(m, splat.scope), &splat.callee) {
+            Ty::Indexed(p) => match self.find(&p)?.kind {
+                PathKind::Class | PathKind::Function => Callee {
+                    path: p.to_string(),
+                    receiver: None,
+                },
+                _ => return None,
+            },
+            Ty::Method { path, receiver } => {
+                let member = path.rsplit('.').next()?;
+                let r = self.receiver_of(&receiver, member)?;
+                Callee {
+                    path: format!("{}.{member}", r.class),
+                    receiver: Some(r),
+                }
+            }
+            _ => return None,
+        };
+        Some(SplatUse { callee, keys })
+    }
+
+    fn mapping_keys(&self, m: u32, scope: ScopeId, mapping: &Sym) -> Option<Vec<String>> {
+        let mut keys: Vec<String> = Vec::new();
+        let mut add = |k: &str| {
+            if !keys.iter().any(|x| x == k) {
+                keys.push(k.to_string());
+            }
+        };
+        match mapping {
+            Sym::Name(n) => {
+                let s = self.binding_scope(m, scope, n)?;
+                let sc = &self.modules[m as usize].scopes[s as usize];
+                // The keys every binding gives (a key only some branches give may be absent).
+                let mut common: Option<Vec<String>> = None;
+                for def in sc.bindings.get(n)? {
+                    let Def::Value(v) = def else {
+                        return None;
+                    };
+                    let ks = literal_keys(v, |name| self.binding_scope(m, s, name).is_none())?;
+                    common = Some(match common {
+                        None => ks,
+                        Some(c) => c.into_iter().filter(|k| ks.contains(k)).collect(),
+                    });
+                }
+                for k in common.unwrap_or_default() {
+                    add(&k);
+                }
+                for (name, key) in &sc.items {
+                    if name == n {
+                        add(key.as_deref()?);
+                    }
+                }
+            }
+            v => {
+                for k in literal_keys(v, |name| self.binding_scope(m, scope, name).is_none())? {
+                    add(&k);
+                }
+            }
+        }
+        Some(keys)
     }
 
     /// The type of a site's receiver (for diagnostics and tests).
@@ -654,18 +746,13 @@ impl<'q> Model<'q> {
             }
             seen.push(k);
             let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
-            if facts.stores.iter().any(|(n, _, _)| &**n == name) {
+            if let Some(defs) = facts.stores.get(name) {
                 let key = Key::Store(k, name.into());
                 return Some(self.memo(key, || {
-                    let defs: Vec<_> = facts
-                        .stores
-                        .iter()
-                        .filter(|(n, _, _)| &**n == name)
-                        .collect();
                     // A declared type wins over the values.
                     let declared: Vec<_> = defs
                         .iter()
-                        .filter(|(_, _, d)| matches!(d, Def::Declared(_)))
+                        .filter(|(_, d)| matches!(d, Def::Declared(_)))
                         .collect();
                     let chosen: Vec<_> = if declared.is_empty() {
                         defs.iter().collect()
@@ -675,7 +762,7 @@ impl<'q> Model<'q> {
                     Ty::union(
                         chosen
                             .iter()
-                            .map(|(_, s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
+                            .map(|(s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
                     )
                 }));
             }
@@ -719,9 +806,7 @@ impl<'q> Model<'q> {
                 return None;
             }
             let scope = &self.modules[k.0 as usize].scopes[facts.scope as usize];
-            if scope.bindings.contains_key(name)
-                || facts.stores.iter().any(|(n, _, _)| &**n == name)
-            {
+            if scope.bindings.contains_key(name) || facts.stores.contains_key(name) {
                 return None;
             }
             let ns = Ns::Project(k.0, facts.enclosing);
@@ -790,5 +875,31 @@ fn rooted_at(def: &Def, name: &str) -> bool {
             Sym::Call(c) => s = &c.func,
             _ => return false,
         }
+    }
+}
+
+/// The string keys of a dict literal or of `dict(k=v, ...)` (`dict` being the builtin, as
+/// `is_builtin` tells); `**other` items add keys the model does not know, which is fine: the
+/// known ones are passed all the same.
+fn literal_keys(v: &Sym, is_builtin: impl Fn(&str) -> bool) -> Option<Vec<String>> {
+    match v {
+        Sym::Dict(items) => items
+            .iter()
+            .filter_map(|(k, _)| match k {
+                None => None,
+                Some(k) if k.is_empty() => Some(None),
+                Some(k) => Some(Some(k.to_string())),
+            })
+            .collect(),
+        Sym::Call(c) => match &c.func {
+            Sym::Name(n) if &**n == "dict" && is_builtin("dict") && c.args.is_empty() => c
+                .keywords
+                .iter()
+                .filter_map(|(k, _)| k.as_ref().map(|k| k.to_string()))
+                .map(Some)
+                .collect(),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -13,6 +13,7 @@ mod ac009_drifting_attribute;
 mod ac010_copied_process_group;
 mod ac011_private_api;
 mod ac012_deprecated_api;
+mod ac013_call_does_not_bind;
 
 use crate::model::Severity;
 
@@ -28,6 +29,7 @@ pub use ac009_drifting_attribute::DriftingAttribute;
 pub use ac010_copied_process_group::CopiedProcessGroup;
 pub use ac011_private_api::PrivateApi;
 pub use ac012_deprecated_api::DeprecatedApi;
+pub use ac013_call_does_not_bind::{binds, CallDoesNotBind, CallShape};
 
 /// A rule's identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +60,7 @@ pub const ALL: &[Rule] = &[
     CopiedProcessGroup::RULE,
     PrivateApi::RULE,
     DeprecatedApi::RULE,
+    CallDoesNotBind::RULE,
 ];
 
 /// The rule with a code.

@@ -1,0 +1,161 @@
+//! The model on small projects against a fake index: scopes, bindings, classes, returns and
+//! the honesty rules (exact vs bound, unknown where the model cannot know).
+
+use std::collections::HashMap;
+
+use apicompat_semantic::{
+    extract, Found, IndexQuery, Model, ModuleFacts, ModuleName, PathKind, Receiver,
+};
+use ruff_python_ast::PySourceType;
+
+/// `lib` is an indexed package: `lib.Opt` (a class with `step`, `to` returning `Self`,
+/// `clone` returning `T`, `peer` returning `Other`), `lib.Other`, `lib.make` (returns `Opt`).
+struct Fake(HashMap<&'static str, Found>);
+
+fn fake() -> Fake {
+    let mut m = HashMap::new();
+    let mut add = |path: &'static str, kind, returns: Option<&str>| {
+        m.insert(
+            path,
+            Found {
+                kind,
+                canonical: path.to_string(),
+                returns: returns.map(str::to_string),
+            },
+        );
+    };
+    add("lib", PathKind::Module, None);
+    add("lib.Opt", PathKind::Class, None);
+    add("lib.Other", PathKind::Class, None);
+    add("lib.T", PathKind::Other, None);
+    add("lib.Opt.step", PathKind::Function, None);
+    add("lib.Opt.to", PathKind::Function, Some("Self"));
+    add("lib.Opt.clone", PathKind::Function, Some("T"));
+    add("lib.Opt.peer", PathKind::Function, Some("Other"));
+    add("lib.make", PathKind::Function, Some("Optional[Opt]"));
+    Fake(m)
+}
+
+impl IndexQuery for Fake {
+    fn is_indexed_root(&self, root: &str) -> bool {
+        root == "lib"
+    }
+    fn lookup(&self, path: &str) -> Option<Found> {
+        self.0.get(path).cloned()
+    }
+}
+
+fn facts(source: &str, name: &str) -> (ModuleName, ModuleFacts) {
+    let parsed = ruff_python_parser::parse_unchecked_source(source, PySourceType::Python);
+    let module = ModuleName {
+        name: Some(name.to_string()),
+        is_package: false,
+        aliases: Vec::new(),
+    };
+    let f = extract(parsed.suite(), &module);
+    (module, f)
+}
+
+/// The receiver of every attribute read named `probe` in module 0, in source order.
+fn probes(model: &Model, name: &str) -> Vec<Option<Receiver>> {
+    model.modules()[0]
+        .sites
+        .iter()
+        .filter(|s| &*s.name == name)
+        .map(|s| model.receiver(0, s))
+        .collect()
+}
+
+fn exact(class: &str) -> Option<Receiver> {
+    Some(Receiver {
+        class: class.to_string(),
+        exact: true,
+    })
+}
+
+fn bound(class: &str) -> Option<Receiver> {
+    Some(Receiver {
+        class: class.to_string(),
+        exact: false,
+    })
+}
+
+fn run(source: &str) -> Vec<Option<Receiver>> {
+    let index = fake();
+    let model = Model::new(vec![facts(source, "main")], &index);
+    probes(&model, "probe")
+}
+
+#[test]
+fn constructors_annotations_and_returns() {
+    let got = run("import lib\nfrom lib import Opt\n\ndef f(a: lib.Opt, b: \"Optional[Opt]\", c):\n    x = Opt()\n    x.probe\n    a.probe\n    b.probe\n    c.probe\n    lib.make().probe\n    x.to().probe\n    a.to().probe\n    x.clone().probe\n    x.peer().probe\n");
+    assert_eq!(
+        got,
+        [
+            exact("lib.Opt"),
+            bound("lib.Opt"),
+            bound("lib.Opt"),
+            None,
+            bound("lib.Opt"),
+            exact("lib.Opt"),
+            bound("lib.Opt"),
+            exact("lib.Opt"),
+            bound("lib.Other"),
+        ]
+    );
+}
+
+#[test]
+fn scopes_follow_python() {
+    let got = run("import lib\n\nx = lib.Opt()\n\nclass C:\n    x = 1\n    def m(self):\n        x.probe\n\ndef g():\n    global y\n    y = lib.Other()\n\ndef h():\n    y.probe\n    [x.probe for x in range(3)]\n    x = None\n    x.probe\n");
+    // In a method the class body is not visible; `global` binds the module's name; a
+    // comprehension's target hides the outer name; a local `x = None` hides the global.
+    assert_eq!(got, [exact("lib.Opt"), exact("lib.Other"), None, None]);
+}
+
+#[test]
+fn rebinding_through_the_name_itself() {
+    let got = run("import lib\n\ndef f():\n    m = lib.Opt()\n    m = m.to()\n    m.probe\n    n = lib.Opt()\n    n = n.peer()\n    n.probe\n");
+    // `m.to()` gives nothing new; `n.peer()` gives another class: unknown.
+    assert_eq!(got, [exact("lib.Opt"), None]);
+}
+
+#[test]
+fn project_classes_and_their_indexed_bases() {
+    let got = run("import lib\n\nclass Mine(lib.Opt):\n    def own(self):\n        pass\n\nclass Open(lib.Opt):\n    def __getattr__(self, name):\n        return 1\n\nclass Two(lib.Opt, lib.Other):\n    pass\n\nclass Holder:\n    def __init__(self):\n        self.opt = Mine()\n\ndef f(h: Holder):\n    Mine().probe\n    Open().probe\n    Two().probe\n    h.opt.probe\n    Mine().own\n");
+    assert_eq!(got, [exact("lib.Opt"), None, None, exact("lib.Opt")]);
+}
+
+#[test]
+fn containers_unpacking_and_other_modules() {
+    let index = fake();
+    let state = facts(
+        "import lib\n\nOPT = lib.Opt()\nCLASSES = {\"a\": lib.Opt}\n",
+        "state",
+    );
+    let main = facts(
+        "from state import OPT, CLASSES\nimport lib\n\ndef f(k):\n    OPT.probe\n    CLASSES[k]().probe\n    a, b = lib.Opt(), lib.Other()\n    b.probe\n    first, *rest = [lib.Opt()]\n    first.probe\n",
+        "main",
+    );
+    let model = Model::new(vec![main, state], &index);
+    assert_eq!(
+        probes(&model, "probe"),
+        [
+            exact("lib.Opt"),
+            exact("lib.Opt"),
+            exact("lib.Other"),
+            exact("lib.Opt")
+        ]
+    );
+}
+
+#[test]
+fn cycles_and_deep_chains_end() {
+    // Mutually recursive functions, a self-referential class attribute and a 3,000-link
+    // chain: every query ends, unknown where it cannot be known.
+    let chain = ".to()".repeat(3000);
+    let src = format!("import lib\n\ndef f():\n    return g()\n\ndef g():\n    return f()\n\nclass A:\n    def __init__(self):\n        self.a = self.a\n\ndef h():\n    f().probe\n    A().a.probe\n    lib.Opt(){chain}.probe\n");
+    let got = run(&src);
+    assert_eq!(got.len(), 3);
+    assert_eq!(&got[..2], [None, None]);
+}

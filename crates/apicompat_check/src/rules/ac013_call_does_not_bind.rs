@@ -90,8 +90,7 @@ pub fn binds(sig: &Signature, shape: &CallShape) -> bool {
                 p.kind,
                 ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly
             );
-        let by_keyword =
-            p.kind != ParamKind::PositionalOnly && shape.keywords.iter().any(|k| *k == p.name);
+        let by_keyword = p.kind != ParamKind::PositionalOnly && shape.keywords.contains(&p.name);
         if required && !by_position && !by_keyword {
             return false;
         }

@@ -32,14 +32,15 @@ pub enum Sym {
     Dict(Vec<(Option<Box<str>>, Sym)>),
 }
 
-/// A call: the callee and its arguments (`*args` are left out; `star` says there were some).
+/// A call: the callee, and the shape of its arguments (their values are not kept: what a
+/// call returns depends on its callee only).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallSym {
     pub func: Sym,
-    pub args: Vec<Sym>,
-    /// Keyword arguments; `None` for `**kwargs`.
-    pub keywords: Vec<(Option<Box<str>>, Sym)>,
-    pub star: bool,
+    /// Positional arguments given (`*args` counts as one).
+    pub positional: u32,
+    /// Keyword names; `None` for `**kwargs`.
+    pub keywords: Vec<Option<Box<str>>>,
 }
 
 /// A value expression.
@@ -133,36 +134,16 @@ fn seq(elts: &[Expr], d: usize, annot: bool) -> Sym {
 }
 
 fn call(c: &ast::ExprCall, d: usize) -> CallSym {
-    let mut star = false;
-    let mut args = Vec::new();
-    for a in c.arguments.args.iter() {
-        if matches!(a, Expr::Starred(_)) {
-            star = true;
-            break;
-        }
-        if args.len() == MAX_ITEMS {
-            star = true;
-            break;
-        }
-        args.push(convert(a, d, false));
-    }
-    let keywords = c
-        .arguments
-        .keywords
-        .iter()
-        .take(MAX_ITEMS)
-        .map(|k| {
-            (
-                k.arg.as_ref().map(|a| a.as_str().into()),
-                convert(&k.value, d, false),
-            )
-        })
-        .collect();
     CallSym {
         func: convert(&c.func, d, false),
-        args,
-        keywords,
-        star,
+        positional: u32::try_from(c.arguments.args.len()).unwrap_or(u32::MAX),
+        keywords: c
+            .arguments
+            .keywords
+            .iter()
+            .take(MAX_ITEMS)
+            .map(|k| k.arg.as_ref().map(|a| a.as_str().into()))
+            .collect(),
     }
 }
 

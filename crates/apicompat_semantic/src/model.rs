@@ -41,6 +41,7 @@ pub struct Model<'q> {
     stored: std::collections::HashSet<Box<str>>,
     query: &'q dyn IndexQuery,
     memo: RefCell<HashMap<Key, Ty>>,
+    classes: RefCell<HashMap<ClassKey, std::rc::Rc<ClassInfo>>>,
     found: RefCell<HashMap<Arc<str>, Option<Found>>>,
     depth: Cell<usize>,
 }
@@ -110,6 +111,7 @@ impl<'q> Model<'q> {
             stored,
             query,
             memo: RefCell::new(HashMap::new()),
+            classes: RefCell::new(HashMap::new()),
             found: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
         }
@@ -710,78 +712,96 @@ impl<'q> Model<'q> {
 
     // ----- project classes -----
 
-    /// A name bound in the class body of `c` or one of its project bases.
-    fn class_member(&self, c: ClassKey, name: &str) -> Option<Ty> {
-        let mut seen = Vec::new();
-        self.class_member_in(c, name, &mut seen)
+    /// What a project class's hierarchy is, computed once per class.
+    fn class_info(&self, c: ClassKey) -> std::rc::Rc<ClassInfo> {
+        if let Some(info) = self.classes.borrow().get(&c) {
+            return info.clone();
+        }
+        let mut info = ClassInfo::default();
+        let mut stack = vec![c];
+        while let Some(k) = stack.pop() {
+            if info.mro.contains(&k) {
+                continue;
+            }
+            if info.mro.len() >= MAX_HIERARCHY {
+                info.unknowable = true;
+                break;
+            }
+            info.mro.push(k);
+            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
+            if facts.open || facts.unusual {
+                info.unknowable = true;
+            }
+            let ns = Ns::Project(k.0, facts.enclosing);
+            let mut project = Vec::new();
+            for b in &facts.bases {
+                match self.value(ns, b) {
+                    Ty::ProjectClass(pk) => project.push(pk),
+                    Ty::Indexed(p) => match self.find(&p) {
+                        Some(Found {
+                            kind: PathKind::Class,
+                            canonical,
+                            ..
+                        }) => {
+                            if !info.indexed.iter().any(|(_, c)| *c == canonical) {
+                                info.indexed.push((p, canonical));
+                            }
+                        }
+                        _ => info.unknowable = true,
+                    },
+                    _ if is_neutral_base(b) => {}
+                    _ => info.unknowable = true,
+                }
+            }
+            // Depth-first, first base first (close to Python's MRO for what is asked here:
+            // the first class that defines a name).
+            stack.extend(project.into_iter().rev());
+        }
+        let info = std::rc::Rc::new(info);
+        self.classes.borrow_mut().insert(c, info.clone());
+        info
     }
 
-    fn class_member_in(&self, c: ClassKey, name: &str, seen: &mut Vec<ClassKey>) -> Option<Ty> {
-        if seen.contains(&c) || seen.len() > 32 {
-            return None;
-        }
-        seen.push(c);
-        let facts = &self.modules[c.0 as usize].classes[c.1 as usize];
-        if self.modules[c.0 as usize].scopes[facts.scope as usize]
-            .bindings
-            .contains_key(name)
-        {
-            return Some(self.binding(c.0, facts.scope, name));
-        }
-        for b in self.project_bases(c) {
-            if let Some(t) = self.class_member_in(b, name, seen) {
-                return Some(t);
-            }
-        }
-        None
+    /// A name bound in the class body of `c` or one of its project bases.
+    fn class_member(&self, c: ClassKey, name: &str) -> Option<Ty> {
+        let info = self.class_info(c);
+        info.mro.iter().find_map(|k| {
+            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
+            self.modules[k.0 as usize].scopes[facts.scope as usize]
+                .bindings
+                .contains_key(name)
+                .then(|| self.binding(k.0, facts.scope, name))
+        })
     }
 
     /// `self.name = ...` in the methods of `c` or its project bases.
     fn stores(&self, c: ClassKey, name: &str) -> Option<Ty> {
-        let mut seen = Vec::new();
-        let mut stack = vec![c];
-        while let Some(k) = stack.pop() {
-            if seen.contains(&k) || seen.len() > 32 {
-                continue;
-            }
-            seen.push(k);
-            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
-            if let Some(defs) = facts.stores.get(name) {
-                let key = Key::Store(k, name.into());
-                return Some(self.memo(key, || {
-                    // A declared type wins over the values.
-                    let declared: Vec<_> = defs
-                        .iter()
-                        .filter(|(_, d)| matches!(d, Def::Declared(_)))
-                        .collect();
-                    let chosen: Vec<_> = if declared.is_empty() {
-                        defs.iter().collect()
-                    } else {
-                        declared
-                    };
-                    Ty::union(
-                        chosen
-                            .iter()
-                            .map(|(s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
-                    )
-                }));
-            }
-            stack.extend(self.project_bases(k));
-        }
-        None
-    }
-
-    fn project_bases(&self, c: ClassKey) -> Vec<ClassKey> {
-        let facts = &self.modules[c.0 as usize].classes[c.1 as usize];
-        let ns = Ns::Project(c.0, facts.enclosing);
-        facts
-            .bases
-            .iter()
-            .filter_map(|b| match self.value(ns, b) {
-                Ty::ProjectClass(k) => Some(k),
-                _ => None,
-            })
-            .collect()
+        let info = self.class_info(c);
+        let k = *info.mro.iter().find(|k| {
+            self.modules[k.0 as usize].classes[k.1 as usize]
+                .stores
+                .contains_key(name)
+        })?;
+        let defs = self.modules[k.0 as usize].classes[k.1 as usize]
+            .stores
+            .get(name)?;
+        Some(self.memo(Key::Store(k, name.into()), || {
+            // A declared type wins over the values.
+            let declared: Vec<_> = defs
+                .iter()
+                .filter(|(_, d)| matches!(d, Def::Declared(_)))
+                .collect();
+            let chosen: Vec<_> = if declared.is_empty() {
+                defs.iter().collect()
+            } else {
+                declared
+            };
+            Ty::union(
+                chosen
+                    .iter()
+                    .map(|(s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
+            )
+        }))
     }
 
     /// The one indexed class that answers `name` for objects of project class `c`: none when
@@ -789,49 +809,37 @@ impl<'q> Model<'q> {
     /// hierarchy is open or built unusually, when a base is not known, or when several
     /// indexed classes are bases.
     fn indexed_base_for(&self, c: ClassKey, name: &str) -> Option<Arc<str>> {
-        // (as the project names it, canonical)
-        let mut found: Option<(Arc<str>, String)> = None;
-        let mut seen: Vec<ClassKey> = Vec::new();
-        let mut stack = vec![c];
-        while let Some(k) = stack.pop() {
-            if seen.contains(&k) {
-                continue;
-            }
-            if seen.len() > 32 {
-                return None;
-            }
-            seen.push(k);
-            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
-            if facts.open || facts.unusual {
-                return None;
-            }
-            let scope = &self.modules[k.0 as usize].scopes[facts.scope as usize];
-            if scope.bindings.contains_key(name) || facts.stores.contains_key(name) {
-                return None;
-            }
-            let ns = Ns::Project(k.0, facts.enclosing);
-            for b in &facts.bases {
-                match self.value(ns, b) {
-                    Ty::ProjectClass(pk) => stack.push(pk),
-                    Ty::Indexed(p) => match self.find(&p) {
-                        Some(Found {
-                            kind: PathKind::Class,
-                            canonical,
-                            ..
-                        }) => match &found {
-                            Some((_, c)) if *c != canonical => return None,
-                            _ => found = Some((p, canonical)),
-                        },
-                        _ => return None,
-                    },
-                    _ if is_neutral_base(b) => {}
-                    _ => return None,
-                }
-            }
+        let info = self.class_info(c);
+        if info.unknowable || info.indexed.len() != 1 {
+            return None;
         }
-        found.map(|(p, _)| p)
+        let defined = info.mro.iter().any(|k| {
+            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
+            facts.stores.contains_key(name)
+                || self.modules[k.0 as usize].scopes[facts.scope as usize]
+                    .bindings
+                    .contains_key(name)
+        });
+        if defined {
+            return None;
+        }
+        info.indexed.first().map(|(p, _)| p.clone())
     }
 }
+
+/// A project class's hierarchy.
+#[derive(Debug, Default)]
+struct ClassInfo {
+    /// The class and its project bases, the class first.
+    mro: Vec<ClassKey>,
+    /// The indexed bases: (as the project names it, canonical).
+    indexed: Vec<(Arc<str>, String)>,
+    /// A class of the hierarchy is open or built unusually, or a base is not known.
+    unknowable: bool,
+}
+
+/// Project classes in one hierarchy followed at most.
+const MAX_HIERARCHY: usize = 32;
 
 /// A name no binding of the project gives (a builtin): unknown, but `None`.
 fn builtin(name: &str) -> Ty {
@@ -892,10 +900,10 @@ fn literal_keys(v: &Sym, is_builtin: impl Fn(&str) -> bool) -> Option<Vec<String
             })
             .collect(),
         Sym::Call(c) => match &c.func {
-            Sym::Name(n) if &**n == "dict" && is_builtin("dict") && c.args.is_empty() => c
+            Sym::Name(n) if &**n == "dict" && is_builtin("dict") && c.positional == 0 => c
                 .keywords
                 .iter()
-                .filter_map(|(k, _)| k.as_ref().map(|k| k.to_string()))
+                .filter_map(|k| k.as_ref().map(|k| k.to_string()))
                 .map(Some)
                 .collect(),
             _ => None,

@@ -344,8 +344,23 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         }
     }
 
-    // Members of objects whose class the semantic model knows.
-    for (fi, u) in objects::member_uses(&eval, &mut analyzed, &roots, &chosen) {
+    // Every use against its targets, files in parallel (the index lookups are shared), while
+    // the semantic model finds the members of objects whose class it knows.
+    let modules = objects::take_facts(&mut analyzed);
+    let (typed, (mut evaluated, mut places)) = pool.install(|| {
+        rayon::join(
+            || objects::member_uses(&eval, modules, &analyzed, &roots, &chosen),
+            || {
+                let uses = analyzed
+                    .par_iter()
+                    .enumerate()
+                    .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
+                evaluate_uses(&eval, &chosen, &analyzed, uses)
+            },
+        )
+    });
+    // The members of objects: their packages' targets, then the same evaluation.
+    for (_, u) in &typed {
         let root = u.path.split('.').next().unwrap_or(&u.path);
         if let Some(view) = eval.package_for(root) {
             if !chosen.contains_key(view.name()) {
@@ -353,31 +368,20 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                 chosen.insert(view.name().to_string(), t);
             }
         }
+    }
+    let (more, more_places) = pool.install(|| {
+        evaluate_uses(
+            &eval,
+            &chosen,
+            &analyzed,
+            typed.par_iter().map(|(fi, u)| (*fi, u)),
+        )
+    });
+    evaluated.extend(more);
+    places.extend(more_places);
+    for (fi, u) in typed {
         analyzed[fi].uses.uses.push(u);
     }
-
-    // Every use against its targets, files in parallel (the index lookups are shared).
-    let (mut evaluated, places): (Vec<_>, Vec<_>) = pool.install(|| {
-        analyzed
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(fi, file)| {
-                let (eval, chosen) = (&eval, &chosen);
-                file.uses.uses.iter().filter_map(move |u| {
-                    let root = u.path.split('.').next().unwrap_or(&u.path);
-                    let view = eval.package_for(root)?;
-                    let target = chosen.get(view.name())?;
-                    let mut p = eval.evaluate(u, view, target)?;
-                    let f = &mut p.finding;
-                    let (l, c, el, ec) = span(file, u.range);
-                    f.path = file.path.clone();
-                    (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
-                    let (stmt_line, _) = file.position(u.stmt_start);
-                    Some(((view, p), (fi, vec![l, stmt_line])))
-                })
-            })
-            .unzip()
-    });
     // The `moved` fixes (one pass over the index's paths) while the other rules run.
     let (mut by_members, mut by_pgcopy, mut by_stability) = (Vec::new(), Vec::new(), Vec::new());
     pool.install(|| {
@@ -491,6 +495,34 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         sources,
         chains: import_chains,
     })
+}
+
+/// Evaluates uses (file number, use) against the chosen targets, in parallel: the pending
+/// findings, and for each its file and the lines a `noqa` may be on.
+#[allow(clippy::type_complexity)]
+fn evaluate_uses<'c, 'u>(
+    eval: &Evaluator<'c>,
+    chosen: &BTreeMap<String, targets::Target>,
+    analyzed: &[Analyzed],
+    uses: impl ParallelIterator<Item = (usize, &'u collect::Use)>,
+) -> (
+    Vec<(&'c apicompat_index::PackageView, evaluate::Pending)>,
+    Vec<(usize, Vec<u32>)>,
+) {
+    uses.filter_map(|(fi, u)| {
+        let file = &analyzed[fi];
+        let root = u.path.split('.').next().unwrap_or(&u.path);
+        let view = eval.package_for(root)?;
+        let target = chosen.get(view.name())?;
+        let mut p = eval.evaluate(u, view, target)?;
+        let f = &mut p.finding;
+        let (l, c, el, ec) = span(file, u.range);
+        f.path = file.path.clone();
+        (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
+        let (stmt_line, _) = file.position(u.stmt_start);
+        Some(((view, p), (fi, vec![l, stmt_line])))
+    })
+    .unzip()
 }
 
 fn strip_severity(s: &str) -> String {

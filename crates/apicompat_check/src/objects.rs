@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use apicompat_index::Status;
-use apicompat_semantic::{Found, IndexQuery, Model, PathKind};
+use apicompat_semantic::{Found, IndexQuery, Model, ModuleFacts, ModuleName, PathKind};
 use apicompat_surface::Kind;
 use ruff_text_size::{TextRange, TextSize};
 
@@ -64,14 +64,9 @@ impl IndexQuery for CatalogQuery<'_, '_> {
     }
 }
 
-/// The uses of members of objects in every file: (file, use).
-pub fn member_uses(
-    eval: &Evaluator,
-    analyzed: &mut [Analyzed],
-    roots: &HashSet<String>,
-    chosen: &BTreeMap<String, Target>,
-) -> Vec<(usize, Use)> {
-    let modules = analyzed
+/// Takes each file's module name and semantic facts out of it, for [`member_uses`].
+pub fn take_facts(analyzed: &mut [Analyzed]) -> Vec<(ModuleName, ModuleFacts)> {
+    analyzed
         .iter_mut()
         .map(|a| {
             (
@@ -79,7 +74,18 @@ pub fn member_uses(
                 std::mem::take(&mut a.semantic),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// The uses of members of objects in every file: (file, use). `modules` are the files' facts
+/// ([`take_facts`]), in the order of `analyzed`.
+pub fn member_uses(
+    eval: &Evaluator,
+    modules: Vec<(ModuleName, ModuleFacts)>,
+    analyzed: &[Analyzed],
+    roots: &HashSet<String>,
+    chosen: &BTreeMap<String, Target>,
+) -> Vec<(usize, Use)> {
     let query = CatalogQuery {
         eval,
         roots,

@@ -332,8 +332,9 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     // Members of objects, as `check` finds them (the newest release answers the model).
     {
         let eval = crate::evaluate::Evaluator::new(catalog);
+        let modules = crate::objects::take_facts(&mut analyzed);
         let uses = pool.install(|| {
-            crate::objects::member_uses(&eval, &mut analyzed, &roots, &BTreeMap::new())
+            crate::objects::member_uses(&eval, modules, &analyzed, &roots, &BTreeMap::new())
         });
         for (fi, u) in uses {
             analyzed[fi].uses.uses.push(u);

@@ -2,8 +2,6 @@
 //! classes, and the attribute reads whose receiver the model may know ([`Site`]). The syntax
 //! tree is dropped afterwards; [`crate::Model`] joins the facts of every module.
 
-use std::collections::HashMap;
-
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
@@ -58,7 +56,7 @@ pub enum ScopeKind {
 pub struct ScopeFacts {
     pub kind: ScopeKind,
     pub parent: Option<ScopeId>,
-    pub bindings: HashMap<Box<str>, Vec<Def>>,
+    pub bindings: Bindings,
     /// Names declared `global` (or `nonlocal`, treated alike: not local here).
     pub globals: Vec<Box<str>>,
     /// Items set on a name's mapping here: `options["k"] = v` (`Some("k")`), or changes the
@@ -115,7 +113,7 @@ pub struct ClassFacts {
     /// `setattr(self, <computed>, ...)`, `self.__dict__`.
     pub open: bool,
     /// `self.x = value` / `self.x: T` in its methods: (name, scope of the method, def).
-    pub stores: HashMap<Box<str>, Vec<(ScopeId, Def)>>,
+    pub stores: Multimap<(ScopeId, Def)>,
 }
 
 /// An attribute read whose receiver is an expression the model may know.
@@ -128,7 +126,7 @@ pub struct Site {
     pub name: Box<str>,
     /// When the attribute is called: the keywords given (name and range), the number of
     /// positional arguments, and whether `*args` / `**kwargs` were passed.
-    pub call: Option<CallShape>,
+    pub call: Option<Box<CallShape>>,
 }
 
 /// A `**mapping` argument of a call.
@@ -191,12 +189,151 @@ pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
     b.out.scopes.push(ScopeFacts {
         kind: ScopeKind::Module,
         parent: None,
-        bindings: HashMap::new(),
+        bindings: Bindings::default(),
         globals: Vec::new(),
         items: Vec::new(),
     });
     b.body(suite);
-    b.out
+    for scope in &mut b.out.scopes {
+        scope.bindings.finish();
+    }
+    for class in &mut b.out.classes {
+        class.stores.finish();
+    }
+    let mut out = b.out;
+    // Reads whose receiver can never be known take most of the memory on large projects.
+    let sites = std::mem::take(&mut out.sites);
+    out.sites = sites.into_iter().filter(|s| out.may_know(s)).collect();
+    out
+}
+
+impl ModuleFacts {
+    /// The scope that binds `name` as seen from `scope`, Python's way: a class body is not
+    /// visible from the functions inside it; `global` names live in the module.
+    pub fn binding_scope(&self, scope: ScopeId, name: &str) -> Option<ScopeId> {
+        let mut s = scope;
+        let mut first = true;
+        loop {
+            let sc = self.scopes.get(s as usize)?;
+            let visible = first || !matches!(sc.kind, ScopeKind::Class(_));
+            if visible {
+                if sc.globals.iter().any(|g| &**g == name) {
+                    return self.scopes[0].bindings.contains(name).then_some(0);
+                }
+                if sc.bindings.contains(name) {
+                    return Some(s);
+                }
+            }
+            first = false;
+            s = sc.parent?;
+        }
+    }
+
+    /// Whether the model may know a site's receiver: its root name is bound in the module to
+    /// something other than an unfollowed binding or an unannotated parameter (the instance
+    /// of a method excepted).
+    fn may_know(&self, site: &Site) -> bool {
+        let mut sym = &site.receiver;
+        let root = loop {
+            match sym {
+                Sym::Name(n) => break n,
+                Sym::Attr(v, _) | Sym::Subscript(v) => sym = v,
+                Sym::Call(c) => sym = &c.func,
+                _ => return true,
+            }
+        };
+        let Some(s) = self.binding_scope(site.scope, root) else {
+            return false;
+        };
+        let Some(defs) = self.scopes[s as usize].bindings.get(root) else {
+            return false;
+        };
+        let mut defs = defs.peekable();
+        defs.peek().is_some()
+            && defs.all(|d| match d {
+                Def::Unknown => false,
+                Def::Param { func, index } => {
+                    *index == 0
+                        && self
+                            .functions
+                            .get(*func as usize)
+                            .is_some_and(|f| f.class.is_some() && f.kind != MethodKind::Static)
+                }
+                _ => true,
+            })
+    }
+}
+
+/// Values by name: every (name, value) in source order, sorted by name once the module is
+/// read, so that a name's values are one run found by binary search (a map of vectors took
+/// four times the memory on large projects).
+#[derive(Debug, Clone)]
+pub struct Multimap<V> {
+    entries: Vec<(Box<str>, V)>,
+    sorted: bool,
+}
+
+impl<V> Default for Multimap<V> {
+    fn default() -> Self {
+        Multimap {
+            entries: Vec::new(),
+            sorted: false,
+        }
+    }
+}
+
+/// The bindings of a scope.
+pub type Bindings = Multimap<Def>;
+
+impl<V> Multimap<V> {
+    fn push(&mut self, name: &str, value: V) {
+        self.entries.push((name.into(), value));
+        self.sorted = false;
+    }
+
+    fn finish(&mut self) {
+        // Stable: a name's values stay in source order.
+        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        self.entries.shrink_to_fit();
+        self.sorted = true;
+    }
+
+    fn remove(&mut self, name: &str) {
+        self.entries.retain(|(n, _)| &**n != name);
+    }
+
+    /// Where `name`'s run starts and ends (once sorted).
+    fn run(&self, name: &str) -> (usize, usize) {
+        let lo = self.entries.partition_point(|(n, _)| &**n < name);
+        let hi = lo + self.entries[lo..].partition_point(|(n, _)| &**n == name);
+        (lo, hi)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        if self.sorted {
+            let (lo, hi) = self.run(name);
+            lo < hi
+        } else {
+            self.entries.iter().any(|(n, _)| &**n == name)
+        }
+    }
+
+    /// A number that identifies `name` in this map (the start of its run), if it is there.
+    pub fn position(&self, name: &str) -> Option<u32> {
+        let (lo, hi) = self.run(name);
+        (lo < hi).then(|| u32::try_from(lo).unwrap_or(u32::MAX))
+    }
+
+    /// The values of `name`, in source order.
+    pub fn get(&self, name: &str) -> Option<impl Iterator<Item = &V> + Clone> {
+        let (lo, hi) = self.run(name);
+        (lo < hi).then(|| self.entries[lo..hi].iter().map(|(_, v)| v))
+    }
+
+    /// Every name (sorted, with repeats).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(n, _)| &**n)
+    }
 }
 
 struct Builder<'m> {
@@ -216,7 +353,7 @@ impl Builder<'_> {
         self.out.scopes.push(ScopeFacts {
             kind,
             parent: Some(self.scope),
-            bindings: HashMap::new(),
+            bindings: Bindings::default(),
             globals: Vec::new(),
             items: Vec::new(),
         });
@@ -231,11 +368,7 @@ impl Builder<'_> {
         } else {
             self.scope
         };
-        self.out.scopes[target as usize]
-            .bindings
-            .entry(name.into())
-            .or_default()
-            .push(def);
+        self.out.scopes[target as usize].bindings.push(name, def);
     }
 
     /// The class and receiver name when walking a method's body (`self` of `def f(self)`).
@@ -562,9 +695,7 @@ impl Builder<'_> {
                 let scope = self.scope;
                 self.out.classes[class as usize]
                     .stores
-                    .entry(a.attr.as_str().into())
-                    .or_default()
-                    .push((scope, def));
+                    .push(a.attr.as_str(), (scope, def));
             }
             None => self.out.stored_names.push(a.attr.as_str().into()),
         }
@@ -724,16 +855,15 @@ impl Builder<'_> {
             enclosing,
             unusual,
             open: false,
-            stores: HashMap::new(),
+            stores: Multimap::default(),
         });
         let (saved_scope, saved_func) = (self.scope, self.func);
         self.scope = scope;
         self.func = None;
         self.body(&c.body);
-        let defines_getattr = self.out.scopes[scope as usize]
-            .bindings
-            .keys()
-            .any(|k| matches!(&**k, "__getattr__" | "__getattribute__" | "__slots__"));
+        let defines_getattr = ["__getattr__", "__getattribute__", "__slots__"]
+            .iter()
+            .any(|n| self.out.scopes[scope as usize].bindings.contains(n));
         if defines_getattr {
             self.out.classes[id as usize].open = true;
         }
@@ -779,7 +909,7 @@ impl Builder<'_> {
                             .any(|a| matches!(a, Expr::Starred(_))),
                         double_star: c.arguments.keywords.iter().any(|k| k.arg.is_none()),
                     };
-                    self.site(a, Some(shape));
+                    self.site(a, Some(Box::new(shape)));
                     self.expr_at(&a.value, d);
                 } else {
                     self.expr_at(&c.func, d);
@@ -920,7 +1050,7 @@ impl Builder<'_> {
         }
     }
 
-    fn site(&mut self, a: &ast::ExprAttribute, call: Option<CallShape>) {
+    fn site(&mut self, a: &ast::ExprAttribute, call: Option<Box<CallShape>>) {
         if a.attr.as_str() == "__dict__" {
             if let Some(class) = self.is_receiver(&a.value) {
                 self.out.classes[class as usize].open = true;

@@ -14,7 +14,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::facts::{Def, MethodKind, ModuleFacts, ModuleName, ScopeId, ScopeKind, Site, Splat};
+use crate::facts::{Def, MethodKind, ModuleFacts, ModuleName, ScopeId, Site, Splat};
 use crate::ir::Sym;
 use crate::types::{Class, ClassKey, FuncKey, Ty};
 use crate::{Found, IndexQuery, PathKind};
@@ -27,8 +27,10 @@ const NEUTRAL_BASES: &[&str] = &["object", "ABC", "Generic", "Protocol", "ABCMet
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
-    Binding(u32, ScopeId, Box<str>),
-    Store(ClassKey, Box<str>),
+    /// A name of a scope, by its position in the scope's bindings.
+    Binding(u32, ScopeId, u32),
+    /// An attribute stored on `self`, by its position in the class's stores.
+    Store(ClassKey, u32),
     Returns(FuncKey),
 }
 
@@ -294,25 +296,8 @@ impl<'q> Model<'q> {
 
     // ----- names -----
 
-    /// The scope that binds `name` as seen from `scope`, Python's way.
     fn binding_scope(&self, m: u32, scope: ScopeId, name: &str) -> Option<ScopeId> {
-        let facts = &self.modules[m as usize];
-        let mut s = scope;
-        let mut first = true;
-        loop {
-            let sc = facts.scopes.get(s as usize)?;
-            let visible = first || !matches!(sc.kind, ScopeKind::Class(_));
-            if visible {
-                if sc.globals.iter().any(|g| &**g == name) {
-                    return facts.scopes[0].bindings.contains_key(name).then_some(0);
-                }
-                if sc.bindings.contains_key(name) {
-                    return Some(s);
-                }
-            }
-            first = false;
-            s = sc.parent?;
-        }
+        self.modules[m as usize].binding_scope(scope, name)
     }
 
     fn name(&self, m: u32, scope: ScopeId, name: &str) -> Ty {
@@ -323,18 +308,15 @@ impl<'q> Model<'q> {
     }
 
     fn binding(&self, m: u32, s: ScopeId, name: &str) -> Ty {
-        let key = Key::Binding(m, s, name.into());
+        let bindings = &self.modules[m as usize].scopes[s as usize].bindings;
+        let (Some(position), Some(defs)) = (bindings.position(name), bindings.get(name)) else {
+            return Ty::Unknown;
+        };
+        let key = Key::Binding(m, s, position);
         self.memo(key.clone(), || {
-            let defs = match self.modules[m as usize].scopes[s as usize]
-                .bindings
-                .get(name)
-            {
-                Some(d) => d,
-                None => return Ty::Unknown,
-            };
             let ns = Ns::Project(m, s);
             let (through_self, others): (Vec<&Def>, Vec<&Def>) =
-                defs.iter().partition(|d| rooted_at(d, name));
+                defs.partition(|d| rooted_at(d, name));
             let base = Ty::union(others.iter().map(|d| self.def(ns, m, d)));
             if through_self.is_empty() || matches!(base, Ty::Unknown | Ty::Never) {
                 return if through_self.is_empty() {
@@ -389,10 +371,7 @@ impl<'q> Model<'q> {
 
     /// A name of a project module: its global, else its submodule.
     fn module_attr(&self, pm: u32, name: &str) -> Ty {
-        if self.modules[pm as usize].scopes[0]
-            .bindings
-            .contains_key(name)
-        {
+        if self.modules[pm as usize].scopes[0].bindings.contains(name) {
             return self.binding(pm, 0, name);
         }
         match self.names[pm as usize].name.as_deref() {
@@ -769,7 +748,7 @@ impl<'q> Model<'q> {
             let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
             self.modules[k.0 as usize].scopes[facts.scope as usize]
                 .bindings
-                .contains_key(name)
+                .contains(name)
                 .then(|| self.binding(k.0, facts.scope, name))
         })
     }
@@ -780,19 +759,18 @@ impl<'q> Model<'q> {
         let k = *info.mro.iter().find(|k| {
             self.modules[k.0 as usize].classes[k.1 as usize]
                 .stores
-                .contains_key(name)
+                .contains(name)
         })?;
-        let defs = self.modules[k.0 as usize].classes[k.1 as usize]
-            .stores
-            .get(name)?;
-        Some(self.memo(Key::Store(k, name.into()), || {
+        let stores = &self.modules[k.0 as usize].classes[k.1 as usize].stores;
+        let (position, defs) = (stores.position(name)?, stores.get(name)?);
+        Some(self.memo(Key::Store(k, position), || {
             // A declared type wins over the values.
             let declared: Vec<_> = defs
-                .iter()
+                .clone()
                 .filter(|(_, d)| matches!(d, Def::Declared(_)))
                 .collect();
             let chosen: Vec<_> = if declared.is_empty() {
-                defs.iter().collect()
+                defs.collect()
             } else {
                 declared
             };
@@ -815,10 +793,10 @@ impl<'q> Model<'q> {
         }
         let defined = info.mro.iter().any(|k| {
             let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
-            facts.stores.contains_key(name)
+            facts.stores.contains(name)
                 || self.modules[k.0 as usize].scopes[facts.scope as usize]
                     .bindings
-                    .contains_key(name)
+                    .contains(name)
         });
         if defined {
             return None;

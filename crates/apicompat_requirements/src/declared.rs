@@ -110,11 +110,12 @@ impl std::error::Error for RequirementError {}
 /// Parses a PEP 508 requirement such as `torch[opt]>=2.3,<2.6; python_version >= "3.9"`.
 pub fn parse_requirement(text: &str) -> Result<ParsedRequirement, RequirementError> {
     let text = text.trim();
-    let req =
-        Requirement::<pep508_rs::VerbatimUrl>::from_str(text).map_err(|e| RequirementError {
+    let req = crate::pep508_guard::requirement::<pep508_rs::VerbatimUrl>(text).map_err(|e| {
+        RequirementError {
             input: text.to_string(),
             message: e.message.to_string(),
-        })?;
+        }
+    })?;
     Ok(from_pep508(&req))
 }
 

@@ -12,6 +12,7 @@ mod declared;
 mod environment;
 mod lines;
 pub mod markers;
+mod pep508_guard;
 mod pyproject;
 mod reqtxt;
 mod requires_python;

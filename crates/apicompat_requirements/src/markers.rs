@@ -119,6 +119,10 @@ pub fn evaluate_marker(
     env: &MarkerEnvironment,
     extras: &[&str],
 ) -> Result<bool, MarkerError> {
+    crate::pep508_guard::marker(marker).map_err(|message| MarkerError {
+        input: marker.to_string(),
+        message,
+    })?;
     let tree = MarkerTree::from_str(marker).map_err(|e| MarkerError {
         input: marker.to_string(),
         message: e.message.to_string(),

@@ -108,6 +108,12 @@ impl PackageIndex {
         }
         let paths = fst::Map::new(data[paths_range].to_vec())
             .map_err(|e| IndexError::Corrupt(format!("paths: {e}")))?;
+        // fst does not check a map's structure, and panics on some damaged ones: its own
+        // checksum first (found by fuzzing, docs/fuzzing.md).
+        paths
+            .as_fst()
+            .verify()
+            .map_err(|e| IndexError::Corrupt(format!("paths: {e}")))?;
         let index = PackageIndex {
             data,
             header,

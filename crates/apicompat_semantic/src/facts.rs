@@ -2,6 +2,7 @@
 //! classes, and the attribute reads whose receiver the model may know ([`Site`]). The syntax
 //! tree is dropped afterwards; [`crate::Model`] joins the facts of every module.
 
+use crate::atom::{atom, Atom};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
@@ -26,11 +27,11 @@ pub enum Def {
     /// The item at `index` of `value` (`a, b = value`).
     Unpack(Sym, usize),
     /// `import a.b as x` binds `x` to module `a.b`; `import a.b` binds `a` to `a`.
-    Import(Box<str>),
+    Import(Atom),
     /// `from module import name` (module made absolute).
     ImportFrom {
-        module: Box<str>,
-        name: Box<str>,
+        module: Atom,
+        name: Atom,
     },
     Function(FuncId),
     Class(ClassId),
@@ -58,10 +59,10 @@ pub struct ScopeFacts {
     pub parent: Option<ScopeId>,
     pub bindings: Bindings,
     /// Names declared `global` (or `nonlocal`, treated alike: not local here).
-    pub globals: Vec<Box<str>>,
+    pub globals: Vec<Atom>,
     /// Items set on a name's mapping here: `options["k"] = v` (`Some("k")`), or changes the
     /// model cannot follow (`None`: a computed key, `del`, `pop`, `clear`).
-    pub items: Vec<(Box<str>, Option<Box<str>>)>,
+    pub items: Vec<(Atom, Option<Atom>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,13 +76,13 @@ pub enum MethodKind {
 
 #[derive(Debug, Clone)]
 pub struct ParamFacts {
-    pub name: Box<str>,
+    pub name: Atom,
     pub annotation: Option<Sym>,
 }
 
 #[derive(Debug, Clone)]
 pub struct FuncFacts {
-    pub name: Box<str>,
+    pub name: Atom,
     pub range: TextRange,
     /// The scope of the function's body.
     pub scope: ScopeId,
@@ -100,7 +101,7 @@ pub struct FuncFacts {
 
 #[derive(Debug, Clone)]
 pub struct ClassFacts {
-    pub name: Box<str>,
+    pub name: Atom,
     pub range: TextRange,
     /// The scope of the class body (its methods and class attributes).
     pub scope: ScopeId,
@@ -123,7 +124,7 @@ pub struct Site {
     pub range: TextRange,
     pub scope: ScopeId,
     pub receiver: Sym,
-    pub name: Box<str>,
+    pub name: Atom,
     /// When the attribute is called: the keywords given (name and range), the number of
     /// positional arguments, and whether `*args` / `**kwargs` were passed.
     pub call: Option<Box<CallShape>>,
@@ -143,7 +144,7 @@ pub struct Splat {
 pub struct CallShape {
     /// The whole call.
     pub range: TextRange,
-    pub keywords: Vec<(Box<str>, TextRange)>,
+    pub keywords: Vec<(Atom, TextRange)>,
     pub positional: u32,
     pub star: bool,
     pub double_star: bool,
@@ -160,7 +161,7 @@ pub struct ModuleFacts {
     pub splats: Vec<Splat>,
     /// Attribute names the module stores on objects other than `self`, or sets with
     /// `setattr(x, "name", ...)`: such a name may be on any object.
-    pub stored_names: Vec<Box<str>>,
+    pub stored_names: Vec<Atom>,
     /// Nesting got too deep somewhere: some facts are missing.
     pub truncated: bool,
 }
@@ -203,7 +204,28 @@ pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
     let mut out = b.out;
     // Reads whose receiver can never be known take most of the memory on large projects.
     let sites = std::mem::take(&mut out.sites);
-    out.sites = sites.into_iter().filter(|s| out.may_know(s)).collect();
+    let mut sites: Vec<Site> = sites.into_iter().filter(|s| out.may_know(s)).collect();
+    // Every module's facts are kept until the model is built: no spare capacity.
+    sites.shrink_to_fit();
+    out.sites = sites;
+    out.scopes.shrink_to_fit();
+    for s in &mut out.scopes {
+        s.globals.shrink_to_fit();
+        s.items.shrink_to_fit();
+    }
+    out.functions.shrink_to_fit();
+    for f in &mut out.functions {
+        f.params.shrink_to_fit();
+        f.return_values.shrink_to_fit();
+    }
+    out.classes.shrink_to_fit();
+    for c in &mut out.classes {
+        c.bases.shrink_to_fit();
+    }
+    out.splats.shrink_to_fit();
+    out.stored_names.sort_unstable();
+    out.stored_names.dedup();
+    out.stored_names.shrink_to_fit();
     out
 }
 
@@ -269,7 +291,7 @@ impl ModuleFacts {
 /// four times the memory on large projects).
 #[derive(Debug, Clone)]
 pub struct Multimap<V> {
-    entries: Vec<(Box<str>, V)>,
+    entries: Vec<(Atom, V)>,
     sorted: bool,
 }
 
@@ -287,7 +309,7 @@ pub type Bindings = Multimap<Def>;
 
 impl<V> Multimap<V> {
     fn push(&mut self, name: &str, value: V) {
-        self.entries.push((name.into(), value));
+        self.entries.push((atom(name), value));
         self.sorted = false;
     }
 
@@ -405,13 +427,13 @@ impl Builder<'_> {
 
     /// `key` set on `name`'s mapping here (`None`: a change the model cannot follow). A key
     /// set only on some paths (in a branch, a loop, a `try`) may be missing: not recorded.
-    fn push_item(&mut self, name: &str, key: Option<Box<str>>) {
+    fn push_item(&mut self, name: &str, key: Option<Atom>) {
         if key.is_some() && self.cond > 0 {
             return;
         }
         self.out.scopes[self.scope as usize]
             .items
-            .push((name.into(), key));
+            .push((atom(name), key));
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
@@ -519,10 +541,10 @@ impl Builder<'_> {
                 for alias in &i.names {
                     let full = alias.name.as_str();
                     match &alias.asname {
-                        Some(a) => self.bind(a.as_str(), Def::Import(full.into())),
+                        Some(a) => self.bind(a.as_str(), Def::Import(atom(full))),
                         None => {
                             let root = full.split('.').next().unwrap_or(full);
-                            self.bind(root, Def::Import(root.into()));
+                            self.bind(root, Def::Import(atom(root)));
                         }
                     }
                 }
@@ -544,19 +566,19 @@ impl Builder<'_> {
                     self.bind(
                         name.as_str(),
                         Def::ImportFrom {
-                            module: module.as_str().into(),
-                            name: alias.name.as_str().into(),
+                            module: atom(module.as_str()),
+                            name: atom(alias.name.as_str()),
                         },
                     );
                 }
             }
             Stmt::Global(g) => {
-                let names: Vec<Box<str>> = g.names.iter().map(|n| n.as_str().into()).collect();
+                let names: Vec<Atom> = g.names.iter().map(|n| atom(n.as_str())).collect();
                 self.out.scopes[self.scope as usize].globals.extend(names);
             }
             Stmt::Nonlocal(g) => {
                 // Not local here: the enclosing function's binding is found by the lookup.
-                let names: Vec<Box<str>> = g.names.iter().map(|n| n.as_str().into()).collect();
+                let names: Vec<Atom> = g.names.iter().map(|n| atom(n.as_str())).collect();
                 let scope = &mut self.out.scopes[self.scope as usize];
                 for n in names {
                     scope.bindings.remove(&n);
@@ -681,7 +703,7 @@ impl Builder<'_> {
             return;
         };
         let key = match (&*sub.slice, set) {
-            (Expr::StringLiteral(k), true) => Some(k.value.to_str().into()),
+            (Expr::StringLiteral(k), true) => Some(atom(k.value.to_str())),
             _ => None,
         };
         self.push_item(n.id.as_str(), key);
@@ -697,7 +719,7 @@ impl Builder<'_> {
                     .stores
                     .push(a.attr.as_str(), (scope, def));
             }
-            None => self.out.stored_names.push(a.attr.as_str().into()),
+            None => self.out.stored_names.push(atom(a.attr.as_str())),
         }
     }
 
@@ -756,7 +778,7 @@ impl Builder<'_> {
         let mut facts = Vec::new();
         for p in params.posonlyargs.iter().chain(params.args.iter()) {
             facts.push(ParamFacts {
-                name: p.parameter.name.as_str().into(),
+                name: atom(p.parameter.name.as_str()),
                 annotation: p.parameter.annotation.as_deref().map(ir::annotation),
             });
         }
@@ -764,25 +786,25 @@ impl Builder<'_> {
         // `*args`, keyword-only, `**kwargs`: never filled from positions.
         if let Some(v) = &params.vararg {
             facts.push(ParamFacts {
-                name: v.name.as_str().into(),
+                name: atom(v.name.as_str()),
                 annotation: None,
             });
         }
         for p in params.kwonlyargs.iter() {
             facts.push(ParamFacts {
-                name: p.parameter.name.as_str().into(),
+                name: atom(p.parameter.name.as_str()),
                 annotation: p.parameter.annotation.as_deref().map(ir::annotation),
             });
         }
         if let Some(v) = &params.kwarg {
             facts.push(ParamFacts {
-                name: v.name.as_str().into(),
+                name: atom(v.name.as_str()),
                 annotation: None,
             });
         }
         let n_params = facts.len();
         self.out.functions.push(FuncFacts {
-            name: f.name.as_str().into(),
+            name: atom(f.name.as_str()),
             range: f.range(),
             scope,
             class,
@@ -799,7 +821,7 @@ impl Builder<'_> {
         self.cond = 0;
         for index in 0..n_params {
             let p = &self.out.functions[id as usize].params[index];
-            let name = p.name.clone();
+            let name = p.name;
             let def = if index >= variadic_start
                 && (params.vararg.is_some() && index == variadic_start
                     || params.kwarg.is_some() && index + 1 == n_params)
@@ -848,7 +870,7 @@ impl Builder<'_> {
         self.bind(c.name.as_str(), Def::Class(id));
         let scope = self.new_scope(ScopeKind::Class(id));
         self.out.classes.push(ClassFacts {
-            name: c.name.as_str().into(),
+            name: atom(c.name.as_str()),
             range: c.range(),
             scope,
             bases,
@@ -899,7 +921,7 @@ impl Builder<'_> {
                             .arguments
                             .keywords
                             .iter()
-                            .filter_map(|k| Some((k.arg.as_ref()?.as_str().into(), k.range())))
+                            .filter_map(|k| Some((atom(k.arg.as_ref()?.as_str()), k.range())))
                             .collect(),
                         positional: c.arguments.args.len() as u32,
                         star: c
@@ -1016,7 +1038,7 @@ impl Builder<'_> {
         }
         let args = &c.arguments.args;
         match (&args[1], self.is_receiver(&args[0])) {
-            (Expr::StringLiteral(s), _) => self.out.stored_names.push(s.value.to_str().into()),
+            (Expr::StringLiteral(s), _) => self.out.stored_names.push(atom(s.value.to_str())),
             (_, Some(class)) => self.out.classes[class as usize].open = true,
             _ => {}
         }
@@ -1037,13 +1059,13 @@ impl Builder<'_> {
             "update" | "setdefault" => {
                 for k in c.arguments.keywords.iter() {
                     if let Some(arg) = &k.arg {
-                        self.push_item(name, Some(arg.as_str().into()));
+                        self.push_item(name, Some(atom(arg.as_str())));
                     }
                 }
                 if let (Some(Expr::StringLiteral(k)), "setdefault") =
                     (c.arguments.args.first(), a.attr.as_str())
                 {
-                    self.push_item(name, Some(k.value.to_str().into()));
+                    self.push_item(name, Some(atom(k.value.to_str())));
                 }
             }
             _ => {}
@@ -1064,7 +1086,7 @@ impl Builder<'_> {
             range: a.range(),
             scope: self.scope,
             receiver,
-            name: a.attr.as_str().into(),
+            name: atom(a.attr.as_str()),
             call,
         });
     }

@@ -10,6 +10,7 @@
 //! - Every query is bounded in depth ([`MAX_DEPTH`]); a memo makes each binding, attribute and
 //!   return inferred once.
 
+use crate::atom::Atom;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,7 +41,7 @@ pub struct Model<'q> {
     names: Vec<ModuleName>,
     by_name: HashMap<String, u32>,
     /// Attribute names some code stores on objects other than `self`.
-    stored: std::collections::HashSet<Box<str>>,
+    stored: std::collections::HashSet<Atom>,
     query: &'q dyn IndexQuery,
     memo: RefCell<HashMap<Key, Ty>>,
     classes: RefCell<HashMap<ClassKey, std::rc::Rc<ClassInfo>>>,

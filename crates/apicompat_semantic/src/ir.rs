@@ -113,7 +113,7 @@ fn convert(expr: &Expr, depth: usize, annot: bool) -> Sym {
                         let key = match &item.key {
                             None => None,
                             Some(Expr::StringLiteral(k)) => Some(atom(k.value.to_str())),
-                            Some(_) => Some("".into()),
+                            Some(_) => Some(""),
                         };
                         (key, convert(&item.value, d, false))
                     })

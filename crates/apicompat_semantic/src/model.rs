@@ -131,7 +131,7 @@ impl<'q> Model<'q> {
     /// The indexed class an attribute read is judged on, when the receiver's type is known
     /// and the project does not define the member itself.
     pub fn receiver(&self, m: u32, site: &Site) -> Option<Receiver> {
-        let name = &*site.name;
+        let name = site.name;
         if name.starts_with("__") && name.ends_with("__") || self.stored.contains(name) {
             return None;
         }

@@ -74,7 +74,7 @@ impl Builder<'_> {
         let f = &self.out.functions[self.func? as usize];
         match (f.class, f.kind) {
             (Some(c), MethodKind::Plain | MethodKind::Property) => {
-                f.params.first().map(|p| (c, &*p.name))
+                f.params.first().map(|p| (c, p.name))
             }
             _ => None,
         }
@@ -257,7 +257,7 @@ impl Builder<'_> {
                 let names: Vec<Atom> = g.names.iter().map(|n| atom(n.as_str())).collect();
                 let scope = &mut self.out.scopes[self.scope as usize];
                 for n in names {
-                    scope.bindings.remove(&n);
+                    scope.bindings.remove(n);
                 }
             }
             Stmt::Delete(d) => {
@@ -512,7 +512,7 @@ impl Builder<'_> {
                     },
                 }
             };
-            self.bind(&name, def);
+            self.bind(name, def);
         }
         self.body(&f.body);
         self.scope = saved_scope;

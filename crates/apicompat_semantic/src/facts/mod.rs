@@ -295,7 +295,7 @@ impl<V> Multimap<V> {
 
     fn finish(&mut self) {
         // Stable: a name's values stay in source order.
-        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        self.entries.sort_by(|a, b| a.0.cmp(b.0));
         self.entries.shrink_to_fit();
         self.sorted = true;
     }

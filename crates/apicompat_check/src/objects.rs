@@ -126,7 +126,7 @@ pub fn member_uses(
             let path = format!("{}.{}", receiver.class, site.name);
             let object = ObjectReceiver {
                 exact: receiver.exact,
-                text: receiver_text(&file.text, site.range, &site.name),
+                text: receiver_text(&file.text, site.range, site.name),
             };
             let make = |kind: UseKind, range: TextRange| Use {
                 kind,

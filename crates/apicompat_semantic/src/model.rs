@@ -874,7 +874,7 @@ fn literal_keys(v: &Sym, is_builtin: impl Fn(&str) -> bool) -> Option<Vec<String
             .iter()
             .filter_map(|(k, _)| match k {
                 None => None,
-                Some(k) if k.is_empty() => Some(None),
+                Some("") => Some(None),
                 Some(k) => Some(Some(k.to_string())),
             })
             .collect(),

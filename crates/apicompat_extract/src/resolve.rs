@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use apicompat_surface::{Kind, Signature, Symbol};
 
-use crate::facts::{AllPart, Class, FileFacts, Function, Value};
+use crate::facts::{AllPart, Class, FileFacts, Function, Openness, Value};
 
 pub type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 type HashSet<K> = rustc_hash::FxHashSet<K>;
@@ -678,7 +678,8 @@ impl Resolver {
         let class = &*class;
         let module = path.rsplit_once('.').map_or("", |(m, _)| m).to_string();
         let module = module_of_class(&module, &self.modules);
-        sym.open = class.open;
+        sym.open = class.open != Openness::Closed;
+        sym.open_instance_only = class.open == Openness::InstanceData;
         sym.bases = class
             .bases
             .iter()
@@ -688,17 +689,13 @@ impl Resolver {
                     .unwrap_or_else(|| b.clone())
             })
             .collect();
-        // A metaclass defined in the release adds its members to the class object (a
-        // `property` on the metaclass reads as a class attribute). Metaclasses from outside
-        // (`ABCMeta`, `type`) add nothing worth listing and are left out, so that they do not
-        // turn every missing member into an unknown one.
-        if let Some(meta) = &class.metaclass {
-            if let Some(r) = self.resolve_ref(&module, meta) {
-                if r.kind == Kind::Class && self.classes.contains_key(&r.canonical) {
-                    sym.bases.push(r.canonical.clone());
-                }
-            }
-        }
+        // A metaclass adds its members to the class object (a `property` on the metaclass
+        // reads as a class attribute), not to the instances: it is kept apart from the bases.
+        sym.metaclass = class.metaclass.as_ref().map(|meta| {
+            self.resolve_ref(&module, meta)
+                .map(|r| r.canonical)
+                .unwrap_or_else(|| meta.clone())
+        });
         let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
         for (n, v) in &class.members {
             let keep = members
@@ -825,7 +822,7 @@ fn collect_classes(path: &str, class: &Class, out: &mut HashMap<String, Class>) 
                     existing.bases.push(b.clone());
                 }
             }
-            existing.open |= class.open;
+            existing.open = existing.open.max(class.open);
             if existing.metaclass.is_none() {
                 existing.metaclass.clone_from(&class.metaclass);
             }

@@ -96,6 +96,9 @@ pub struct FileFacts {
     /// A deprecation warning issued when the module is imported.
     pub deprecated: Option<String>,
     pub syntax_errors: usize,
+    /// A stub's `from m import n [as a]` that it does not re-export: (bound name, `m.n`).
+    /// Not names of the module, but what its class bases refer to (`class A(Enum)`).
+    pub private_imports: Vec<(String, String)>,
 }
 
 /// Walks one parsed file.
@@ -324,6 +327,9 @@ impl Walker<'_> {
             // A stub re-exports `from m import n` only as `from m import n as n`.
             if self.facts.is_stub && (alias.asname.is_none() || bound != name) && bound != "__all__"
             {
+                self.facts
+                    .private_imports
+                    .push((bound.to_string(), format!("{module}.{name}")));
                 continue;
             }
             if bound == "__all__" {

@@ -670,6 +670,32 @@ impl Resolver {
         out.finish()
     }
 
+    /// A class reference written in `module` (a base, a metaclass): its canonical path, else
+    /// what a stub's private import names (`from enum import Enum` -> `enum.Enum`), else as
+    /// written.
+    fn qualify(&mut self, module: &str, reference: &str) -> String {
+        if let Some(r) = self.resolve_ref(module, reference) {
+            return r.canonical;
+        }
+        let (first, rest) = match reference.split_once('.') {
+            Some((f, r)) => (f, Some(r)),
+            None => (reference, None),
+        };
+        let imported = self.modules.get(module).and_then(|m| {
+            m.files.iter().find_map(|f| {
+                f.private_imports
+                    .iter()
+                    .find(|(bound, _)| bound == first)
+                    .map(|(_, target)| target.clone())
+            })
+        });
+        match (imported, rest) {
+            (Some(target), Some(rest)) => format!("{target}.{rest}"),
+            (Some(target), None) => target,
+            (None, _) => reference.to_string(),
+        }
+    }
+
     /// Members of a class defined at `path`, and the class's bases and openness.
     fn class_symbols(&mut self, path: &str, sym: &mut Symbol, out: &mut Symbols) {
         let Some(class) = self.classes.get(path).cloned() else {
@@ -680,22 +706,15 @@ impl Resolver {
         let module = module_of_class(&module, &self.modules);
         sym.open = class.open != Openness::Closed;
         sym.open_instance_only = class.open == Openness::InstanceData;
+        sym.stub_only = self.modules.get(&module).is_some_and(|m| m.stub_only());
         sym.bases = class
             .bases
             .iter()
-            .map(|b| {
-                self.resolve_ref(&module, b)
-                    .map(|r| r.canonical)
-                    .unwrap_or_else(|| b.clone())
-            })
+            .map(|b| self.qualify(&module, b))
             .collect();
         // A metaclass adds its members to the class object (a `property` on the metaclass
         // reads as a class attribute), not to the instances: it is kept apart from the bases.
-        sym.metaclass = class.metaclass.as_ref().map(|meta| {
-            self.resolve_ref(&module, meta)
-                .map(|r| r.canonical)
-                .unwrap_or_else(|| meta.clone())
-        });
+        sym.metaclass = class.metaclass.as_ref().map(|m| self.qualify(&module, m));
         let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
         for (n, v) in &class.members {
             let keep = members

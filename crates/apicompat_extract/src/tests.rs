@@ -448,9 +448,37 @@ class Shade(enum.IntEnum):
     assert_eq!(kind(&s, "pkg.Lazy.y"), Some(Kind::Attribute));
     let proxy = &s.symbols["pkg.Proxy"];
     assert!(proxy.open && !proxy.open_instance_only);
+    assert!(!proxy.stub_only);
     // Standard-library bases keep their qualified names.
     assert_eq!(s.symbols["pkg.Color"].bases, ["enum.Enum"]);
     assert_eq!(s.symbols["pkg.Shade"].bases, ["enum.IntEnum"]);
+}
+
+#[test]
+fn stub_bases_from_private_imports_are_qualified() {
+    // torch/_C/_profiler.pyi: `from enum import Enum` (not re-exported), `class X(Enum)`.
+    let s = extract(
+        &tree(&[
+            ("pkg/_C.cpython-311-x86_64-linux-gnu.so", ""),
+            (
+                "pkg/_C.pyi",
+                "from enum import Enum\nimport abc\nfrom typing import Generic as G\nclass Activity(Enum):\n    CPU = ...\nclass P(G, metaclass=abc.ABCMeta): ...\n",
+            ),
+            ("pkg/__init__.py", ""),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert!(
+        !s.symbols.contains_key("pkg._C.Enum"),
+        "not a name of the module"
+    );
+    assert_eq!(s.symbols["pkg._C.Activity"].bases, ["enum.Enum"]);
+    assert_eq!(s.symbols["pkg._C.P"].bases, ["typing.Generic"]);
+    assert_eq!(
+        s.symbols["pkg._C.P"].metaclass.as_deref(),
+        Some("abc.ABCMeta")
+    );
 }
 
 #[test]

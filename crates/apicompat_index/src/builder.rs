@@ -6,7 +6,7 @@ use apicompat_requirements::parse_version;
 use apicompat_surface::{Signature, Surface, Symbol};
 
 use crate::format::{
-    put_varint, write_section, write_table, FLAG_EXTENSIBLE, FLAG_IMPORTABLE, FLAG_INSTANCE_ONLY,
+    put_varint, write_section, write_table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
     FLAG_OPAQUE, FLAG_OPEN, FORMAT, MAGIC,
 };
 use crate::{Header, IndexError, ReleaseHeader};
@@ -17,6 +17,7 @@ struct Facet {
     kind: u8,
     open: bool,
     open_instance_only: bool,
+    stub_only: bool,
     opaque: bool,
     importable: bool,
     extensible: bool,
@@ -33,6 +34,8 @@ impl From<&Symbol> for Facet {
             kind: s.kind().as_u8(),
             open: s.open,
             open_instance_only: s.open && s.open_instance_only,
+            // One bit holds both (see format.rs): an open stub class is just open.
+            stub_only: !s.open && s.stub_only,
             opaque: s.opaque,
             importable: s.importable,
             extensible: s.extensible,
@@ -181,7 +184,7 @@ impl IndexBuilder {
                 let flag = |on: bool, bit: u8| if on { bit } else { 0 };
                 let mut b = vec![
                     f.kind
-                        | flag(f.open_instance_only, FLAG_INSTANCE_ONLY)
+                        | flag(f.open_instance_only || f.stub_only, FLAG_DECLARED)
                         | flag(f.open, FLAG_OPEN)
                         | flag(f.opaque, FLAG_OPAQUE)
                         | flag(f.importable, FLAG_IMPORTABLE)

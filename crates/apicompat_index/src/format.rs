@@ -7,7 +7,8 @@
 //!   strings    u32 count, u32 offsets[count+1], utf-8 bytes
 //!   signatures u32 count, u32 offsets[count+1], varint-encoded signatures
 //!   facets     u32 count, u32 offsets[count+1], varint-encoded facets: a flags byte (bits
-//!              0-2 kind, 3 open to instance data only (format 2), 4 open, 5 opaque,
+//!              0-2 kind, 3 (format 2) with bit 4: open to instance data only, without
+//!              it: a class declared only by a stub, 4 open, 5 opaque,
 //!              6 importable, 7 extensible), canonical, deprecated, signature ids, base
 //!              strings, and in format 2 the metaclass (strings as id + 1, 0 for none)
 //!   sets       u32 words per set, u64 words (release bitsets)
@@ -28,7 +29,8 @@ pub const OLDEST_FORMAT: u8 = 1;
 
 /// Bits of a facet's flags byte.
 pub const KIND_MASK: u8 = 0x07;
-pub const FLAG_INSTANCE_ONLY: u8 = 0x08;
+/// With [`FLAG_OPEN`]: open to instance data only; without: declared only by a stub.
+pub const FLAG_DECLARED: u8 = 0x08;
 pub const FLAG_OPEN: u8 = 0x10;
 pub const FLAG_OPAQUE: u8 = 0x20;
 pub const FLAG_IMPORTABLE: u8 = 0x40;

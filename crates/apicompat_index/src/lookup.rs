@@ -72,7 +72,7 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
                     missing: format!("{cur}.{seg}"),
                 })
             }
-            Step::InstanceData(reason) | Step::Unknown(reason) => {
+            Step::Undeclared { reason, .. } | Step::Unknown(reason) => {
                 return Ok(Status::Unknown { reason })
             }
         }
@@ -88,10 +88,13 @@ enum Step {
     /// A member of a standard-library base class (`type.mro`, `Enum.value`).
     Std(String, Kind),
     Missing,
-    /// Not a member of the class or its bases, but a `__getattr__` in the chain answers the
-    /// instance's own data: missing when the class has it as a method, property or class in
-    /// some release, else unknown.
-    InstanceData(String),
+    /// Not a member of the class or its bases, but a class in the chain may have names it
+    /// does not list: missing when a class along the chain declares the name in some release
+    /// (as a method, property or class only, when `callables`), else unknown.
+    Undeclared {
+        reason: String,
+        callables: bool,
+    },
     Unknown(String),
 }
 
@@ -159,15 +162,30 @@ fn class_member(
         return Ok(Step::Unknown(format!("`{seg}` may come from `object`")));
     }
     let mut unknown_base = None;
-    let mut instance_data = class
-        .open
-        .then(|| format!("`{cur}` defines `__getattr__` (it answers the instance's own data)"));
+    // What this class itself may have beyond its members: the instance's data (callables
+    // are still judged), or whatever its compiled definition has beyond the stub.
+    let mut undeclared = if class.open {
+        Some((
+            format!("`{cur}` defines `__getattr__` (it answers the instance's own data)"),
+            true,
+        ))
+    } else if class.stub_only {
+        Some((
+            format!("`{cur}` is compiled; its stub may not declare every member"),
+            false,
+        ))
+    } else {
+        None
+    };
     for base in &class.bases {
         match base_member(index, cur, base, seg, release, depth)? {
             Step::Missing => {}
             found @ (Step::Found(..) | Step::Std(..)) => return Ok(found),
-            Step::InstanceData(reason) => {
-                instance_data.get_or_insert(reason);
+            Step::Undeclared { reason, callables } => {
+                undeclared = Some(match undeclared {
+                    Some((r, c)) => (r, c || callables),
+                    None => (reason, callables),
+                });
             }
             Step::Unknown(reason) => unknown_base = Some(reason),
         }
@@ -184,9 +202,13 @@ fn class_member(
     if let Some(reason) = unknown_base {
         return Ok(Step::Unknown(reason));
     }
-    match instance_data {
-        Some(_) if is_method_in_some_release(index, &format!("{cur}.{seg}"))? => Ok(Step::Missing),
-        Some(reason) => Ok(Step::InstanceData(reason)),
+    match undeclared {
+        Some((_, callables))
+            if declared_in_some_release(index, &format!("{cur}.{seg}"), callables)? =>
+        {
+            Ok(Step::Missing)
+        }
+        Some((reason, callables)) => Ok(Step::Undeclared { reason, callables }),
         None => Ok(Step::Missing),
     }
 }
@@ -222,13 +244,20 @@ fn base_member(
     }
 }
 
-/// Whether `path` is a method, property or nested class in some release of the index.
-fn is_method_in_some_release(index: &PackageIndex, path: &str) -> Result<bool, IndexError> {
+/// Whether some release of the index has `path` (as a method, property or nested class
+/// only, when `callables`).
+fn declared_in_some_release(
+    index: &PackageIndex,
+    path: &str,
+    callables: bool,
+) -> Result<bool, IndexError> {
     for (_, facet) in index.entry(path)? {
-        if matches!(
-            index.kind(facet)?.0,
-            Kind::Function | Kind::Property | Kind::Class
-        ) {
+        let counts = match index.kind(facet)?.0 {
+            Kind::Function | Kind::Property | Kind::Class => true,
+            Kind::Attribute | Kind::Unknown => !callables,
+            Kind::Module => false,
+        };
+        if counts {
             return Ok(true);
         }
     }

@@ -7,7 +7,7 @@ use apicompat_surface::{Kind, Param, ParamKind, Signature, Symbol};
 use fst::{IntoStreamer, Streamer};
 
 use crate::format::{
-    corrupt, Reader, Table, FLAG_EXTENSIBLE, FLAG_IMPORTABLE, FLAG_INSTANCE_ONLY, FLAG_OPAQUE,
+    corrupt, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE, FLAG_OPAQUE,
     FLAG_OPEN, FORMAT, KIND_MASK, MAGIC, OLDEST_FORMAT,
 };
 use crate::{Header, IndexError, ReleaseHeader};
@@ -307,7 +307,8 @@ impl PackageIndex {
             bases,
             metaclass,
             open,
-            open_instance_only: open && flags & FLAG_INSTANCE_ONLY != 0,
+            open_instance_only: open && flags & FLAG_DECLARED != 0,
+            stub_only: !open && flags & FLAG_DECLARED != 0,
             opaque: flags & FLAG_OPAQUE != 0,
             importable: flags & FLAG_IMPORTABLE != 0,
             extensible: flags & FLAG_EXTENSIBLE != 0,

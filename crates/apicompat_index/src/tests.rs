@@ -336,3 +336,47 @@ fn format_1_indexes_are_still_read() {
     assert_eq!(raw[7], crate::format::FORMAT);
     assert_eq!(crate::format::FORMAT, 2);
 }
+
+#[test]
+fn stub_classes_judge_only_names_some_release_declares() {
+    let stub_class = |bases: &[&str]| Symbol {
+        kind: Some(Kind::Class),
+        bases: bases.iter().map(|b| b.to_string()).collect(),
+        stub_only: true,
+        ..Symbol::default()
+    };
+    let python_class = Symbol {
+        kind: Some(Kind::Class),
+        bases: vec!["pkg._C.TensorBase".into()],
+        ..Symbol::default()
+    };
+    let common = || {
+        vec![
+            ("pkg", sym(Kind::Module)),
+            ("pkg._C", sym(Kind::Module)),
+            ("pkg._C.Activity", stub_class(&["enum.Enum"])),
+            ("pkg._C.Activity.CPU", sym(Kind::Attribute)),
+            ("pkg._C.TensorBase", stub_class(&[])),
+            ("pkg.Tensor", python_class.clone()),
+        ]
+    };
+    let mut new = common();
+    new.push(("pkg._C.Activity.XPU", sym(Kind::Attribute)));
+    new.push(("pkg._C.TensorBase.untyped_storage", sym(Kind::Function)));
+    let surfaces = [surface("1.0", &common()), surface("2.0", &new)];
+    let index = PackageIndex::from_bytes(&build(&surfaces)).unwrap();
+    let st = |p: &str, r: usize| status(&index, p, r).unwrap();
+    // Declared by a later stub: absent where the stub lacks it, also through a subclass.
+    assert!(st("pkg._C.Activity.XPU", 0).is_absent());
+    assert!(st("pkg._C.Activity.XPU", 1).is_present());
+    assert!(st("pkg.Tensor.untyped_storage", 0).is_absent());
+    // Declared by no stub: the compiled class may still have it.
+    assert!(matches!(
+        st("pkg._C.Activity.MTIA", 1),
+        Status::Unknown { .. }
+    ));
+    assert!(matches!(st("pkg.Tensor.is_xpu", 1), Status::Unknown { .. }));
+    let f = index.facet_in("pkg._C.TensorBase", 0).unwrap().unwrap();
+    let s = index.symbol(f).unwrap();
+    assert!(s.stub_only && !s.open && !s.open_instance_only);
+}

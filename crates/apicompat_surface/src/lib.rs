@@ -185,6 +185,11 @@ pub struct Symbol {
     /// a release that lacks it; any other name is still unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub open_instance_only: bool,
+    /// A class declared only by the stub of a compiled module: the compiled class may have
+    /// members the stub omits. A name the class declares in some release is missing in a
+    /// release that lacks it; any other name is unknown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stub_only: bool,
     /// Compiled modules without a stub: their members are unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub opaque: bool,

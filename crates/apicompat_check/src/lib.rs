@@ -45,7 +45,8 @@ pub use rules::{Rule, RuleSelection};
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::rules::{
-    IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode, UnindexedPackage,
+    IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode,
+    UnindexedPackage,
 };
 
 /// Stack of the threads that parse and walk files: 10,000-deep nesting must not overflow.

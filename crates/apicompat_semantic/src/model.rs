@@ -520,7 +520,17 @@ impl<'q> Model<'q> {
                         _ => Ty::Unknown,
                     },
                     None if self.query.is_indexed_root(name) => Ty::Indexed(name.into()),
-                    None => builtin(name),
+                    // A stub imports the names its annotations use without re-exporting them
+                    // (`from torch import Tensor` in `torch/_C/_VariableFunctions.pyi`): a class
+                    // of that name at the package's top level is the one meant.
+                    None => match self.find(&format!("{}.{name}", root(module))) {
+                        Some(Found {
+                            kind: PathKind::Class,
+                            canonical,
+                            ..
+                        }) if root(module) != module => Ty::Indexed(canonical.into()),
+                        _ => builtin(name),
+                    },
                 }
             }
         }

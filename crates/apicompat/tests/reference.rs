@@ -1,6 +1,6 @@
 //! The embedded index against the facts in `../shared/reference/`: every row of
 //! `symbols.tsv`, and the runtime oracle (what a real `import` exposes) for three torch
-//! releases.
+//! releases: the names of every module and the members `dir()` lists on every class.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -110,13 +110,17 @@ struct Score {
     index_names: usize,
 }
 
-fn score(catalog: &Catalog, version: &str) -> Score {
+fn oracle(version: &str) -> serde_json::Value {
     let path = shared().join(format!("runtime/torch-{version}.json.gz"));
     let mut json = String::new();
     flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("oracle"))
         .read_to_string(&mut json)
         .expect("gzip");
-    let oracle: serde_json::Value = serde_json::from_str(&json).expect("json");
+    serde_json::from_str(&json).expect("json")
+}
+
+fn score(catalog: &Catalog, version: &str) -> Score {
+    let oracle = oracle(version);
     let v = view(catalog, "torch");
     let release = v
         .position(&parse_version(version).unwrap())
@@ -197,6 +201,88 @@ fn runtime_oracle_recall() {
             pct(s.false_present, s.index_names)
         ));
         if recall < 99.0 || absent > 0.5 || unknown > 5.0 {
+            failures.push(format!("{version}: {s:?}"));
+        }
+    }
+    eprintln!("{report}");
+    assert!(failures.is_empty(), "{report}\n{}", failures.join("\n"));
+}
+
+/// Bounds of the class-member agreement (percent of the pairs), just above the figures in
+/// README: a change that makes more runtime members absent or unknown fails here.
+const MAX_MEMBER_FALSE_ABSENT: f64 = 1.0;
+const MAX_MEMBER_UNKNOWN: f64 = 15.0;
+
+#[derive(Default, Debug)]
+struct MemberScore {
+    classes: usize,
+    pairs: usize,
+    present: usize,
+    absent: usize,
+    unknown: usize,
+    absent_examples: Vec<String>,
+}
+
+/// Class members: for every class of the oracle that the index has in that release, every
+/// non-dunder name `dir()` lists on it, looked up as `Class.name`.
+fn member_score(catalog: &Catalog, version: &str) -> MemberScore {
+    let oracle = oracle(version);
+    let v = view(catalog, "torch");
+    let release = v
+        .position(&parse_version(version).unwrap())
+        .unwrap_or_else(|| panic!("torch {version} is not embedded"));
+    let mut s = MemberScore::default();
+    let classes = oracle["classes"].as_object().expect("classes");
+    for (class, c) in classes {
+        let is_class = matches!(v.status(class, release).unwrap(),
+            Status::Present { symbol, .. } if symbol.kind() == apicompat_surface::Kind::Class);
+        if !is_class {
+            continue;
+        }
+        s.classes += 1;
+        for name in c["dir"].as_array().into_iter().flatten() {
+            let Some(name) = name.as_str() else { continue };
+            if name.starts_with("__") && name.ends_with("__") {
+                continue;
+            }
+            s.pairs += 1;
+            match v.status(&format!("{class}.{name}"), release).unwrap() {
+                Status::Present { .. } => s.present += 1,
+                Status::Unknown { .. } => s.unknown += 1,
+                Status::Absent { .. } => {
+                    s.absent += 1;
+                    if s.absent_examples.len() < 40 {
+                        s.absent_examples.push(format!("{class}.{name}"));
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn runtime_oracle_class_members() {
+    let catalog = catalog();
+    let mut report = String::from(
+        "release | classes | (class, member) pairs | present | unknown | false absent\n",
+    );
+    let mut failures = Vec::new();
+    for version in ["2.1.2", "2.4.1", "2.5.0"] {
+        let s = member_score(&catalog, version);
+        let pct = |n: usize| 100.0 * n as f64 / s.pairs.max(1) as f64;
+        report.push_str(&format!(
+            "{version} | {} | {} | {:.2}% | {:.2}% | {:.2}%\n",
+            s.classes,
+            s.pairs,
+            pct(s.present),
+            pct(s.unknown),
+            pct(s.absent)
+        ));
+        if s.classes < 1000
+            || pct(s.absent) > MAX_MEMBER_FALSE_ABSENT
+            || pct(s.unknown) > MAX_MEMBER_UNKNOWN
+        {
             failures.push(format!("{version}: {s:?}"));
         }
     }

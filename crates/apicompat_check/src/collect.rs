@@ -70,7 +70,7 @@ pub struct SiteContext {
     pub stmt_start: TextSize,
     pub reach: Reach,
     pub guarded: bool,
-    pub versions: Vec<(String, Pred)>,
+    pub versions: Box<[(String, Pred)]>,
 }
 
 /// What one file uses.
@@ -1367,7 +1367,7 @@ impl<'a> Walker<'a> {
             stmt_start: self.stmt_start,
             reach: self.reach(),
             guarded,
-            versions: self.ctx.versions.clone(),
+            versions: self.ctx.versions.clone().into_boxed_slice(),
         });
     }
 
@@ -1433,7 +1433,7 @@ impl<'a> Walker<'a> {
                 stmt_start: self.stmt_start,
                 reach: self.reach(),
                 guarded: self.ctx.try_guard,
-                versions: self.ctx.versions.clone(),
+                versions: self.ctx.versions.clone().into_boxed_slice(),
             });
         }
         if self.is_builtin(&call.func, "getattr") && (2..=3).contains(&args.len()) {

@@ -361,8 +361,10 @@ fn analyze_owned(
     }
     let uses = collect_in(parsed.suite(), roots, text.contains(":="));
     let process_groups = crate::pgcopy::extract(parsed.suite(), &text);
-    let semantic = apicompat_semantic::extract(parsed.suite(), &module);
+    let mut semantic = apicompat_semantic::extract(parsed.suite(), &module);
     drop(parsed);
+    let mut uses = uses;
+    crate::objects::pair_sites(&mut uses, &mut semantic);
     Analyzed {
         path,
         text,

@@ -45,7 +45,8 @@ pub use rules::{Rule, RuleSelection};
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::rules::{
-    IoError, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode, UnindexedPackage,
+    IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode,
+    UnindexedPackage,
 };
 
 /// Stack of the threads that parse and walk files: 10,000-deep nesting must not overflow.
@@ -407,8 +408,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             },
         )
     });
+    // A read AC009 reports on an object of a known class (with the replacements it finds)
+    // is not reported again as a missing member.
+    let drifting: HashSet<(usize, u32, u32)> = by_members
+        .iter()
+        .map(|(fi, f, _)| (*fi, f.line, f.column))
+        .collect();
     for ((_, p), (fi, lines)) in evaluated.into_iter().zip(places) {
-        per_file.push((fi, p.finding, lines));
+        let f = p.finding;
+        if f.code == MissingAttribute::RULE.code && drifting.contains(&(fi, f.line, f.column)) {
+            continue;
+        }
+        per_file.push((fi, f, lines));
     }
     per_file.extend(by_members);
     per_file.extend(by_pgcopy);

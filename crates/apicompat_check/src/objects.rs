@@ -15,7 +15,7 @@ use apicompat_semantic::{Found, IndexQuery, Model, ModuleFacts, ModuleName, Path
 use apicompat_surface::Kind;
 use ruff_text_size::{TextRange, TextSize};
 
-use crate::collect::{ObjectReceiver, SiteContext, Use, UseKind};
+use crate::collect::{FileUses, ObjectReceiver, SiteContext, Use, UseKind};
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::rules::CallShape;
@@ -64,6 +64,25 @@ impl IndexQuery for CatalogQuery<'_, '_> {
     }
 }
 
+/// Keeps only the reads both walks know: the model's sites that the checker's walk did not
+/// resolve as indexed paths, and the checker's contexts of those sites. Every file's facts
+/// are held until the model is built, so what cannot be used is dropped right away.
+pub fn pair_sites(uses: &mut FileUses, facts: &mut ModuleFacts) {
+    let walked: HashSet<TextRange> = uses.sites.iter().map(|c| c.range).collect();
+    facts.sites.retain(|s| walked.contains(&s.range));
+    facts.splats.retain(|s| walked.contains(&s.range));
+    let kept: HashSet<TextRange> = facts
+        .sites
+        .iter()
+        .map(|s| s.range)
+        .chain(facts.splats.iter().map(|s| s.range))
+        .collect();
+    uses.sites.retain(|c| kept.contains(&c.range));
+    facts.sites.shrink_to_fit();
+    facts.splats.shrink_to_fit();
+    uses.sites.shrink_to_fit();
+}
+
 /// Takes each file's module name and semantic facts out of it, for [`member_uses`].
 pub fn take_facts(analyzed: &mut [Analyzed]) -> Vec<(ModuleName, ModuleFacts)> {
     analyzed
@@ -107,7 +126,7 @@ pub fn member_uses(
             let path = format!("{}.{}", receiver.class, site.name);
             let object = ObjectReceiver {
                 exact: receiver.exact,
-                text: receiver_text(&file.text, site.range, &site.name),
+                text: receiver_text(&file.text, site.range, site.name),
             };
             let make = |kind: UseKind, range: TextRange| Use {
                 kind,
@@ -117,7 +136,7 @@ pub fn member_uses(
                 stmt_start: ctx.stmt_start,
                 reach: ctx.reach,
                 guarded: ctx.guarded,
-                versions: ctx.versions.clone(),
+                versions: ctx.versions.to_vec(),
                 receiver: Some(object.clone()),
             };
             out.push((fi, make(UseKind::Attribute, site.range)));
@@ -155,7 +174,7 @@ pub fn member_uses(
                         stmt_start: ctx.stmt_start,
                         reach: ctx.reach,
                         guarded: ctx.guarded,
-                        versions: ctx.versions.clone(),
+                        versions: ctx.versions.to_vec(),
                         receiver: receiver.map(|r| ObjectReceiver {
                             exact: r.exact,
                             text: String::new(),

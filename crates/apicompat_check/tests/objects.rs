@@ -180,3 +180,23 @@ fn calls_that_stop_binding_when_a_parameter_is_required_or_dropped() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn module_members_and_tensors_from_return_annotations() {
+    // `nn.Module.__getattr__` answers only registered parameters, buffers and submodules: a
+    // method missing from a release is missing. `torch.zeros` returns a `Tensor` (its stub
+    // imports the name from `torch`).
+    let src = "import torch\nfrom torch import nn\n\ndef f(m):\n    lin = nn.Linear(2, 2)\n    lin.set_submodule(\"x\", m)\n    t = torch.zeros(3)\n    t.untyped_storage()\n";
+    assert_eq!(
+        findings("obj-module", src, "1.13.1"),
+        [
+            "train.py:6:5 AC002 error call-time torch.nn.Linear.set_submodule missing=1.13.1",
+            "train.py:8:5 AC002 error call-time torch._tensor.Tensor.untyped_storage missing=1.13.1",
+        ]
+    );
+    assert_eq!(
+        findings("obj-module", src, "2.4.1"),
+        ["train.py:6:5 AC002 error call-time torch.nn.Linear.set_submodule missing=2.4.1"]
+    );
+    assert_eq!(findings("obj-module", src, "2.5.0"), Vec::<String>::new());
+}

@@ -7,7 +7,8 @@ use ruff_text_size::Ranged;
 use apicompat_surface::{Param, ParamKind, Signature};
 
 use crate::consts::{self, Env};
-use crate::facts::{Class, Function, Value, MAX_NESTING};
+use crate::facts::{Class, Function, Openness, Value, MAX_NESTING};
+use crate::getattr::{getattr_rule, GetattrRule};
 
 /// The message of `warnings.warn(msg, DeprecationWarning)` and friends.
 pub(crate) fn deprecation_warning(call: &ast::ExprCall) -> Option<String> {
@@ -193,7 +194,8 @@ fn signature(
     }
 }
 
-pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, depth: usize) -> Class {
+/// A class statement; `env` holds the constants of the module it is written in.
+pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: usize) -> Class {
     let mut class = Class::default();
     if let Some(args) = &c.arguments {
         for base in args.args.iter() {
@@ -227,7 +229,7 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, depth: usize) -> C
         is_dataclass |= last == "dataclass";
     }
     let mut fields = Vec::new();
-    class_body(&mut class, &c.body, source, depth + 1, &mut fields);
+    class_body(&mut class, &c.body, source, env, depth + 1, &mut fields);
     let init = class
         .members
         .iter()
@@ -267,6 +269,7 @@ fn class_body(
     class: &mut Class,
     body: &[Stmt],
     source: &str,
+    env: &Env,
     depth: usize,
     fields: &mut Vec<Param>,
 ) {
@@ -278,7 +281,16 @@ fn class_body(
             Stmt::FunctionDef(f) => {
                 let name = f.name.as_str();
                 if name == "__getattr__" {
-                    class.open = true;
+                    let (open, names) = match getattr_rule(f, true, env) {
+                        GetattrRule::Closed(names) => (Openness::Closed, names),
+                        GetattrRule::InstanceData(names) => (Openness::InstanceData, names),
+                        GetattrRule::Open => (Openness::Open, Vec::new()),
+                    };
+                    class.open = class.open.max(open);
+                    // Names it answers are attributes of the instances.
+                    for n in names {
+                        class.members.push((n, Value::Data));
+                    }
                 }
                 let info = function_info(f, source, true);
                 self_attributes(f, &mut class.members);
@@ -287,7 +299,7 @@ fn class_body(
                     .push((name.to_string(), Value::Function(info)));
             }
             Stmt::ClassDef(c) => {
-                let nested = class_info(c, source, depth);
+                let nested = class_info(c, source, env, depth);
                 class
                     .members
                     .push((c.name.to_string(), Value::Class(nested)));
@@ -312,22 +324,22 @@ fn class_body(
                 class_target(class, &a.target, a.value.as_deref());
             }
             Stmt::If(i) => {
-                class_body(class, &i.body, source, depth + 1, fields);
+                class_body(class, &i.body, source, env, depth + 1, fields);
                 for clause in &i.elif_else_clauses {
-                    class_body(class, &clause.body, source, depth + 1, fields);
+                    class_body(class, &clause.body, source, env, depth + 1, fields);
                 }
             }
             Stmt::Try(t) => {
-                class_body(class, &t.body, source, depth + 1, fields);
+                class_body(class, &t.body, source, env, depth + 1, fields);
                 for handler in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = handler;
-                    class_body(class, &h.body, source, depth + 1, fields);
+                    class_body(class, &h.body, source, env, depth + 1, fields);
                 }
-                class_body(class, &t.orelse, source, depth + 1, fields);
-                class_body(class, &t.finalbody, source, depth + 1, fields);
+                class_body(class, &t.orelse, source, env, depth + 1, fields);
+                class_body(class, &t.finalbody, source, env, depth + 1, fields);
             }
-            Stmt::With(w) => class_body(class, &w.body, source, depth + 1, fields),
-            Stmt::For(f) => class_body(class, &f.body, source, depth + 1, fields),
+            Stmt::With(w) => class_body(class, &w.body, source, env, depth + 1, fields),
+            Stmt::For(f) => class_body(class, &f.body, source, env, depth + 1, fields),
             Stmt::Import(imp) => {
                 for alias in &imp.names {
                     let bound = alias.asname.as_ref().map_or_else(

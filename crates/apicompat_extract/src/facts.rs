@@ -1,12 +1,13 @@
 //! What one source file says about its module, before anything is resolved across the package.
 
 use ruff_python_ast::visitor::{self, Visitor};
-use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use apicompat_surface::Signature;
 
 use crate::consts::{self, Const, Env};
 use crate::defs::{class_info, deprecation_warning, function_info};
+use crate::getattr::{getattr_rule, GetattrRule};
 
 /// How a name in a module or class got its value.
 #[derive(Debug, Clone)]
@@ -42,10 +43,23 @@ pub struct Class {
     pub members: Vec<(String, Value)>,
     pub signatures: Vec<Signature>,
     pub deprecated: Option<String>,
-    /// Defines `__getattr__`: answers any attribute.
-    pub open: bool,
+    /// What its `__getattr__` answers beyond the members.
+    pub open: Openness,
     /// `metaclass=...`: its members are attributes of the class object too.
     pub metaclass: Option<String>,
+}
+
+/// What a class's `__getattr__` answers beyond its members (ordered: two definitions of one
+/// class answer what the more open one does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Openness {
+    /// No `__getattr__`, or one that answers a fixed set of names (listed as members).
+    #[default]
+    Closed,
+    /// Names found in the instance's own data (see [`GetattrRule::InstanceData`]).
+    InstanceData,
+    /// Any name.
+    Open,
 }
 
 /// A piece of a module's `__all__`.
@@ -82,6 +96,9 @@ pub struct FileFacts {
     /// A deprecation warning issued when the module is imported.
     pub deprecated: Option<String>,
     pub syntax_errors: usize,
+    /// A stub's `from m import n [as a]` that it does not re-export: (bound name, `m.n`).
+    /// Not names of the module, but what its class bases refer to (`class A(Enum)`).
+    pub private_imports: Vec<(String, String)>,
 }
 
 /// Walks one parsed file.
@@ -179,7 +196,7 @@ impl Walker<'_> {
                 self.bind(f.name.as_str(), Value::Function(function));
             }
             Stmt::ClassDef(c) => {
-                let class = class_info(c, self.source, depth);
+                let class = class_info(c, self.source, &self.env, depth);
                 self.bind(c.name.as_str(), Value::Class(class));
             }
             Stmt::Import(imp) => {
@@ -310,6 +327,9 @@ impl Walker<'_> {
             // A stub re-exports `from m import n` only as `from m import n as n`.
             if self.facts.is_stub && (alias.asname.is_none() || bound != name) && bound != "__all__"
             {
+                self.facts
+                    .private_imports
+                    .push((bound.to_string(), format!("{module}.{name}")));
                 continue;
             }
             if bound == "__all__" {
@@ -639,35 +659,9 @@ impl Walker<'_> {
     /// A module `__getattr__` that ends in `raise AttributeError` and only answers names tested
     /// against constants answers exactly those names; any other makes the module open.
     fn module_getattr(&mut self, f: &ast::StmtFunctionDef) {
-        let param = f
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&f.parameters.args)
-            .next()
-            .map(|p| p.name().to_string());
-        let ends_in_raise = matches!(f.body.last(), Some(Stmt::Raise(r))
-            if r.exc.as_deref().and_then(|e| match e {
-                Expr::Call(c) => consts::last_name(&c.func),
-                e => consts::last_name(e),
-            }) == Some("AttributeError"));
-        let Some(param) = param.filter(|_| ends_in_raise) else {
-            self.facts.open = true;
-            return;
-        };
-        let mut scan = GetattrScan {
-            param: &param,
-            env: &self.env,
-            names: Vec::new(),
-            open: false,
-        };
-        for stmt in &f.body {
-            scan.visit_stmt(stmt);
-        }
-        if scan.open {
-            self.facts.open = true;
-        } else {
-            self.facts.getattr_names.extend(scan.names);
+        match getattr_rule(f, false, &self.env) {
+            GetattrRule::Closed(names) => self.facts.getattr_names.extend(names),
+            GetattrRule::InstanceData(_) | GetattrRule::Open => self.facts.open = true,
         }
     }
 }
@@ -737,111 +731,6 @@ impl<'a> Visitor<'a> for DynamicScan<'a> {
                     }
                 }
             }
-        }
-        visitor::walk_expr(self, expr);
-    }
-}
-
-struct GetattrScan<'a> {
-    param: &'a str,
-    env: &'a Env,
-    names: Vec<String>,
-    open: bool,
-}
-
-impl GetattrScan<'_> {
-    fn is_param(&self, e: &Expr) -> bool {
-        matches!(e, Expr::Name(n) if n.id.as_str() == self.param)
-    }
-
-    fn mentions_param(&self, e: &Expr) -> bool {
-        struct Finder<'p> {
-            param: &'p str,
-            found: bool,
-        }
-        impl<'a> Visitor<'a> for Finder<'_> {
-            fn visit_expr(&mut self, e: &'a Expr) {
-                if matches!(e, Expr::Name(n) if n.id.as_str() == self.param) {
-                    self.found = true;
-                }
-                visitor::walk_expr(self, e);
-            }
-        }
-        let mut f = Finder {
-            param: self.param,
-            found: false,
-        };
-        f.visit_expr(e);
-        f.found
-    }
-
-    /// A test on the parameter: names it admits, or `None` when it cannot be read.
-    fn test_names(&self, test: &Expr) -> Option<Vec<String>> {
-        match test {
-            Expr::Compare(c) if c.ops.len() == 1 && self.is_param(&c.left) => {
-                let right = &c.comparators[0];
-                match c.ops[0] {
-                    CmpOp::In => consts::strings(right, self.env),
-                    CmpOp::Eq => consts::string(right, self.env).map(|s| vec![s]),
-                    // `name not in X` / `!=` guard the raising path, not the answering one.
-                    CmpOp::NotIn | CmpOp::NotEq => Some(Vec::new()),
-                    _ => None,
-                }
-            }
-            Expr::BoolOp(b) => {
-                let mut out = Vec::new();
-                for v in &b.values {
-                    if self.mentions_param(v) {
-                        out.extend(self.test_names(v)?);
-                    }
-                }
-                Some(out)
-            }
-            Expr::UnaryOp(u) => self.test_names(&u.operand).map(|_| Vec::new()),
-            _ => None,
-        }
-    }
-}
-
-impl<'a> Visitor<'a> for GetattrScan<'_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        if let Stmt::If(i) = stmt {
-            let tests = std::iter::once(&*i.test)
-                .chain(i.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()));
-            for test in tests {
-                if self.mentions_param(test) {
-                    match self.test_names(test) {
-                        Some(names) => self.names.extend(names),
-                        None => self.open = true,
-                    }
-                }
-            }
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        // `TABLE.get(name)` / `TABLE[name]` on a constant table.
-        match expr {
-            Expr::Call(c) => {
-                if let Expr::Attribute(a) = &*c.func {
-                    if a.attr.as_str() == "get"
-                        && c.arguments.args.first().is_some_and(|e| self.is_param(e))
-                    {
-                        match consts::strings(&a.value, self.env) {
-                            Some(names) => self.names.extend(names),
-                            None => self.open = true,
-                        }
-                    }
-                }
-            }
-            Expr::Subscript(s) if self.is_param(&s.slice) => {
-                match consts::strings(&s.value, self.env) {
-                    Some(names) => self.names.extend(names),
-                    None => self.open = true,
-                }
-            }
-            _ => {}
         }
         visitor::walk_expr(self, expr);
     }

@@ -9,6 +9,7 @@
 pub mod consts;
 mod defs;
 pub mod facts;
+mod getattr;
 pub mod resolve;
 mod stdlib;
 

@@ -8,6 +8,8 @@ use apicompat_surface::{Kind, Signature, Symbol};
 
 use crate::facts::{AllPart, Class, FileFacts, Function, Value};
 
+mod classes;
+
 pub type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 type HashSet<K> = rustc_hash::FxHashSet<K>;
 
@@ -669,74 +671,6 @@ impl Resolver {
         }
         out.finish()
     }
-
-    /// Members of a class defined at `path`, and the class's bases and openness.
-    fn class_symbols(&mut self, path: &str, sym: &mut Symbol, out: &mut Symbols) {
-        let Some(class) = self.classes.get(path).cloned() else {
-            return;
-        };
-        let class = &*class;
-        let module = path.rsplit_once('.').map_or("", |(m, _)| m).to_string();
-        let module = module_of_class(&module, &self.modules);
-        sym.open = class.open;
-        sym.bases = class
-            .bases
-            .iter()
-            .map(|b| {
-                self.resolve_ref(&module, b)
-                    .map(|r| r.canonical)
-                    .unwrap_or_else(|| b.clone())
-            })
-            .collect();
-        // A metaclass defined in the release adds its members to the class object (a
-        // `property` on the metaclass reads as a class attribute). Metaclasses from outside
-        // (`ABCMeta`, `type`) add nothing worth listing and are left out, so that they do not
-        // turn every missing member into an unknown one.
-        if let Some(meta) = &class.metaclass {
-            if let Some(r) = self.resolve_ref(&module, meta) {
-                if r.kind == Kind::Class && self.classes.contains_key(&r.canonical) {
-                    sym.bases.push(r.canonical.clone());
-                }
-            }
-        }
-        let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
-        for (n, v) in &class.members {
-            let keep = members
-                .get(n.as_str())
-                .is_none_or(|old| member_rank(v) > member_rank(old));
-            if keep {
-                members.insert(n, v);
-            }
-        }
-        for (name, value) in members {
-            let member_path = format!("{path}.{name}");
-            let mut member = match value {
-                Value::Function(f) => {
-                    let r = function_resolved(&member_path, f);
-                    Symbol {
-                        kind: Some(r.kind),
-                        signatures: r.signatures,
-                        deprecated: r.deprecated,
-                        ..Symbol::default()
-                    }
-                }
-                Value::Class(c) => Symbol {
-                    kind: Some(Kind::Class),
-                    signatures: c.signatures.clone(),
-                    deprecated: c.deprecated.clone(),
-                    ..Symbol::default()
-                },
-                _ => Symbol {
-                    kind: Some(Kind::Attribute),
-                    ..Symbol::default()
-                },
-            };
-            if matches!(value, Value::Class(_)) {
-                self.class_symbols(&member_path, &mut member, out);
-            }
-            out.insert(member_path, member);
-        }
-    }
 }
 
 /// The symbols of a release as they are produced: appended, then sorted once.
@@ -825,7 +759,7 @@ fn collect_classes(path: &str, class: &Class, out: &mut HashMap<String, Class>) 
                     existing.bases.push(b.clone());
                 }
             }
-            existing.open |= class.open;
+            existing.open = existing.open.max(class.open);
             if existing.metaclass.is_none() {
                 existing.metaclass.clone_from(&class.metaclass);
             }

@@ -390,8 +390,95 @@ fn metaclass_members_belong_to_the_class() {
         "pkg",
         "1",
     );
-    assert_eq!(s.symbols["pkg.group"].bases, ["pkg._Meta"]);
+    // A metaclass is kept apart from the bases: its members are the class object's, not the
+    // instances'.
+    assert!(s.symbols["pkg.group"].bases.is_empty());
+    assert_eq!(
+        s.symbols["pkg.group"].metaclass.as_deref(),
+        Some("pkg._Meta")
+    );
     assert!(s.symbols["pkg.Plain"].bases.is_empty());
+    assert_eq!(s.symbols["pkg.Plain"].metaclass.as_deref(), Some("ABCMeta"));
+}
+
+#[test]
+fn class_getattr_is_classified_by_what_it_answers() {
+    let s = extract(
+        &tree(&[(
+            "pkg/__init__.py",
+            r#"
+import enum
+from enum import Enum
+_LAZY = ("x", "y")
+
+class Module:
+    def __getattr__(self, name):
+        if "_modules" in self.__dict__:
+            modules = self.__dict__["_modules"]
+            if name in modules:
+                return modules[name]
+        raise AttributeError(name)
+    def forward(self): ...
+
+class Lazy:
+    def __getattr__(self, name):
+        if name in _LAZY:
+            return self._load(name)
+        raise AttributeError(name)
+
+class Proxy:
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+class Color(Enum):
+    RED = 1
+
+class Shade(enum.IntEnum):
+    DARK = 1
+"#,
+        )]),
+        "pkg",
+        "1",
+    );
+    let m = &s.symbols["pkg.Module"];
+    assert!(m.open && m.open_instance_only);
+    let lazy = &s.symbols["pkg.Lazy"];
+    assert!(!lazy.open, "a closed __getattr__ answers its names only");
+    assert_eq!(kind(&s, "pkg.Lazy.x"), Some(Kind::Attribute));
+    assert_eq!(kind(&s, "pkg.Lazy.y"), Some(Kind::Attribute));
+    let proxy = &s.symbols["pkg.Proxy"];
+    assert!(proxy.open && !proxy.open_instance_only);
+    assert!(!proxy.stub_only);
+    // Standard-library bases keep their qualified names.
+    assert_eq!(s.symbols["pkg.Color"].bases, ["enum.Enum"]);
+    assert_eq!(s.symbols["pkg.Shade"].bases, ["enum.IntEnum"]);
+}
+
+#[test]
+fn stub_bases_from_private_imports_are_qualified() {
+    // torch/_C/_profiler.pyi: `from enum import Enum` (not re-exported), `class X(Enum)`.
+    let s = extract(
+        &tree(&[
+            ("pkg/_C.cpython-311-x86_64-linux-gnu.so", ""),
+            (
+                "pkg/_C.pyi",
+                "from enum import Enum\nimport abc\nfrom typing import Generic as G\nclass Activity(Enum):\n    CPU = ...\nclass P(G, metaclass=abc.ABCMeta): ...\n",
+            ),
+            ("pkg/__init__.py", ""),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert!(
+        !s.symbols.contains_key("pkg._C.Enum"),
+        "not a name of the module"
+    );
+    assert_eq!(s.symbols["pkg._C.Activity"].bases, ["enum.Enum"]);
+    assert_eq!(s.symbols["pkg._C.P"].bases, ["typing.Generic"]);
+    assert_eq!(
+        s.symbols["pkg._C.P"].metaclass.as_deref(),
+        Some("abc.ABCMeta")
+    );
 }
 
 #[test]

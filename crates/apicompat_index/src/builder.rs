@@ -5,7 +5,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use apicompat_requirements::parse_version;
 use apicompat_surface::{Signature, Surface, Symbol};
 
-use crate::format::{put_varint, write_section, write_table, FORMAT, MAGIC};
+use crate::format::{
+    put_varint, write_section, write_table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
+    FLAG_OPAQUE, FLAG_OPEN, FORMAT, MAGIC,
+};
 use crate::{Header, IndexError, ReleaseHeader};
 
 /// What one path is in one release, as stored (a deduplicated "facet").
@@ -13,6 +16,8 @@ use crate::{Header, IndexError, ReleaseHeader};
 struct Facet {
     kind: u8,
     open: bool,
+    open_instance_only: bool,
+    stub_only: bool,
     opaque: bool,
     importable: bool,
     extensible: bool,
@@ -20,6 +25,7 @@ struct Facet {
     deprecated: Option<String>,
     signatures: Vec<Signature>,
     bases: Vec<String>,
+    metaclass: Option<String>,
 }
 
 impl From<&Symbol> for Facet {
@@ -27,6 +33,9 @@ impl From<&Symbol> for Facet {
         Facet {
             kind: s.kind().as_u8(),
             open: s.open,
+            open_instance_only: s.open && s.open_instance_only,
+            // One bit holds both (see format.rs): an open stub class is just open.
+            stub_only: !s.open && s.stub_only,
             opaque: s.opaque,
             importable: s.importable,
             extensible: s.extensible,
@@ -34,6 +43,7 @@ impl From<&Symbol> for Facet {
             deprecated: s.deprecated.clone(),
             signatures: s.signatures.clone(),
             bases: s.bases.clone(),
+            metaclass: s.metaclass.clone(),
         }
     }
 }
@@ -139,6 +149,7 @@ impl IndexBuilder {
             strings.extend(f.canonical.as_deref());
             strings.extend(f.deprecated.as_deref());
             strings.extend(f.bases.iter().map(String::as_str));
+            strings.extend(f.metaclass.as_deref());
             for s in &f.signatures {
                 signatures.insert(s);
                 strings.extend(s.returns.as_deref());
@@ -170,12 +181,14 @@ impl IndexBuilder {
         let facet_items: Vec<Vec<u8>> = facets
             .iter()
             .map(|(f, _)| {
+                let flag = |on: bool, bit: u8| if on { bit } else { 0 };
                 let mut b = vec![
                     f.kind
-                        | (u8::from(f.open) << 4)
-                        | (u8::from(f.opaque) << 5)
-                        | (u8::from(f.importable) << 6)
-                        | (u8::from(f.extensible) << 7),
+                        | flag(f.open_instance_only || f.stub_only, FLAG_DECLARED)
+                        | flag(f.open, FLAG_OPEN)
+                        | flag(f.opaque, FLAG_OPAQUE)
+                        | flag(f.importable, FLAG_IMPORTABLE)
+                        | flag(f.extensible, FLAG_EXTENSIBLE),
                 ];
                 put_varint(&mut b, opt(&f.canonical));
                 put_varint(&mut b, opt(&f.deprecated));
@@ -188,6 +201,7 @@ impl IndexBuilder {
                 for base in &f.bases {
                     put_varint(&mut b, string_id(base));
                 }
+                put_varint(&mut b, opt(&f.metaclass));
                 b
             })
             .collect();

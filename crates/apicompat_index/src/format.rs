@@ -1,12 +1,16 @@
 //! The byte layout of a package index.
 //!
 //! ```text
-//! "APICIDX" u8(FORMAT)          magic and format version
+//! "APICIDX" u8(FORMAT)          magic and format version (this build reads 1 and 2)
 //! u32 header length, header     JSON: package, releases (version, requires_dist, requires_python)
 //! 6 sections, each u32 length + bytes:
 //!   strings    u32 count, u32 offsets[count+1], utf-8 bytes
 //!   signatures u32 count, u32 offsets[count+1], varint-encoded signatures
-//!   facets     u32 count, u32 offsets[count+1], varint-encoded facets
+//!   facets     u32 count, u32 offsets[count+1], varint-encoded facets: a flags byte (bits
+//!              0-2 kind, 3 (format 2) with bit 4: open to instance data only, without
+//!              it: a class declared only by a stub, 4 open, 5 opaque,
+//!              6 importable, 7 extensible), canonical, deprecated, signature ids, base
+//!              strings, and in format 2 the metaclass (strings as id + 1, 0 for none)
 //!   sets       u32 words per set, u64 words (release bitsets)
 //!   records    u32 count, u32 offsets[count+1], varint (set, facet) pairs per symbol
 //!   paths      an fst map: dotted path -> symbol number
@@ -18,7 +22,19 @@
 use crate::IndexError;
 
 pub const MAGIC: &[u8; 7] = b"APICIDX";
-pub const FORMAT: u8 = 1;
+/// The format this build writes. Format 1 (no metaclass, flag bit 3 unused) is still read.
+pub const FORMAT: u8 = 2;
+/// The oldest format this build reads.
+pub const OLDEST_FORMAT: u8 = 1;
+
+/// Bits of a facet's flags byte.
+pub const KIND_MASK: u8 = 0x07;
+/// With [`FLAG_OPEN`]: open to instance data only; without: declared only by a stub.
+pub const FLAG_DECLARED: u8 = 0x08;
+pub const FLAG_OPEN: u8 = 0x10;
+pub const FLAG_OPAQUE: u8 = 0x20;
+pub const FLAG_IMPORTABLE: u8 = 0x40;
+pub const FLAG_EXTENSIBLE: u8 = 0x80;
 
 pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     loop {

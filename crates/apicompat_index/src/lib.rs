@@ -14,6 +14,7 @@ pub mod diff;
 pub mod format;
 pub mod lookup;
 mod reader;
+pub mod stdlib_classes;
 
 use serde::{Deserialize, Serialize};
 

@@ -4,6 +4,7 @@
 use apicompat_surface::{Kind, Symbol};
 
 use crate::reader::{FacetId, PackageIndex};
+use crate::stdlib_classes::{self, StdClass};
 use crate::IndexError;
 
 /// What one release says about a path.
@@ -32,19 +33,9 @@ impl Status {
 /// The most re-exports and bases followed for one path.
 const MAX_STEPS: usize = 64;
 
-/// Base classes from outside the package that add no names other than dunders.
-const PLAIN_BASES: &[&str] = &[
-    "object",
-    "Generic",
-    "Protocol",
-    "ABC",
-    "NamedTuple",
-    "TypedDict",
-];
-
 /// Resolves `path` in release number `release` of `index`.
 pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status, IndexError> {
-    let mut segments = path.split('.');
+    let mut segments = path.split('.').peekable();
     let Some(first) = segments.next() else {
         return Ok(Status::Absent {
             missing: String::new(),
@@ -56,18 +47,34 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
         });
     };
     let mut cur = first.to_string();
-    for seg in segments {
+    while let Some(seg) = segments.next() {
         match member(index, &cur, facet, seg, release, 0)? {
             Step::Found(p, f) => {
                 cur = p;
                 facet = f;
+            }
+            Step::Std(p, kind) => {
+                if segments.peek().is_some() {
+                    return Ok(Status::Unknown {
+                        reason: format!("`{p}` is outside this package's index"),
+                    });
+                }
+                return Ok(Status::Present {
+                    path: p,
+                    symbol: Symbol {
+                        kind: Some(kind),
+                        ..Symbol::default()
+                    },
+                });
             }
             Step::Missing => {
                 return Ok(Status::Absent {
                     missing: format!("{cur}.{seg}"),
                 })
             }
-            Step::Unknown(reason) => return Ok(Status::Unknown { reason }),
+            Step::Undeclared { reason, .. } | Step::Unknown(reason) => {
+                return Ok(Status::Unknown { reason })
+            }
         }
     }
     Ok(Status::Present {
@@ -78,7 +85,16 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
 
 enum Step {
     Found(String, FacetId),
+    /// A member of a standard-library base class (`type.mro`, `Enum.value`).
+    Std(String, Kind),
     Missing,
+    /// Not a member of the class or its bases, but a class in the chain may have names it
+    /// does not list: missing when a class along the chain declares the name in some release
+    /// (as a method, property or class only, when `callables`), else unknown.
+    Undeclared {
+        reason: String,
+        callables: bool,
+    },
     Unknown(String),
 }
 
@@ -129,6 +145,8 @@ fn member(
     }
 }
 
+/// `seg` on a class: its bases in order, then its metaclass (whose members are attributes of
+/// the class object), then its `__getattr__`.
 fn class_member(
     index: &PackageIndex,
     cur: &str,
@@ -137,36 +155,113 @@ fn class_member(
     release: usize,
     depth: usize,
 ) -> Result<Step, IndexError> {
-    if class.open {
+    if class.open && !class.open_instance_only {
         return Ok(Step::Unknown(format!("`{cur}` defines `__getattr__`")));
     }
     if seg.starts_with("__") && seg.ends_with("__") {
         return Ok(Step::Unknown(format!("`{seg}` may come from `object`")));
     }
     let mut unknown_base = None;
+    // What this class itself may have beyond its members: the instance's data (callables
+    // are still judged), or whatever its compiled definition has beyond the stub.
+    let mut undeclared = if class.open {
+        Some((
+            format!("`{cur}` defines `__getattr__` (it answers the instance's own data)"),
+            true,
+        ))
+    } else if class.stub_only {
+        Some((
+            format!("`{cur}` is compiled; its stub may not declare every member"),
+            false,
+        ))
+    } else {
+        None
+    };
     for base in &class.bases {
-        match index.facet_in(base, release)? {
-            Some(f) if index.kind(f)?.0 == Kind::Class => {
-                match member(index, base, f, seg, release, depth + 1)? {
-                    Step::Missing => {}
-                    found @ Step::Found(..) => return Ok(found),
-                    Step::Unknown(reason) => unknown_base = Some(reason),
-                }
+        match base_member(index, cur, base, seg, release, depth)? {
+            Step::Missing => {}
+            found @ (Step::Found(..) | Step::Std(..)) => return Ok(found),
+            Step::Undeclared { reason, callables } => {
+                undeclared = Some(match undeclared {
+                    Some((r, c)) => (r, c || callables),
+                    None => (reason, callables),
+                });
             }
-            _ => {
-                let last = base.rsplit('.').next().unwrap_or(base);
-                if !PLAIN_BASES.contains(&last) {
-                    unknown_base = Some(format!(
-                        "`{cur}` has base class `{base}`, which is not indexed"
-                    ));
-                }
-            }
+            Step::Unknown(reason) => unknown_base = Some(reason),
         }
     }
-    Ok(match unknown_base {
-        Some(reason) => Step::Unknown(reason),
-        None => Step::Missing,
-    })
+    // A metaclass's members are attributes of the class object: present when it has the
+    // name; what it does not know leaves the instances' members as they are.
+    if let Some(meta) = &class.metaclass {
+        if let found @ (Step::Found(..) | Step::Std(..)) =
+            base_member(index, cur, meta, seg, release, depth)?
+        {
+            return Ok(found);
+        }
+    }
+    if let Some(reason) = unknown_base {
+        return Ok(Step::Unknown(reason));
+    }
+    match undeclared {
+        Some((_, callables))
+            if declared_in_some_release(index, &format!("{cur}.{seg}"), callables)? =>
+        {
+            Ok(Step::Missing)
+        }
+        Some((reason, callables)) => Ok(Step::Undeclared { reason, callables }),
+        None => Ok(Step::Missing),
+    }
+}
+
+/// `seg` on base class `base` of class `cur`: an indexed class, or a standard-library one.
+fn base_member(
+    index: &PackageIndex,
+    cur: &str,
+    base: &str,
+    seg: &str,
+    release: usize,
+    depth: usize,
+) -> Result<Step, IndexError> {
+    match index.facet_in(base, release)? {
+        Some(f) if index.kind(f)?.0 == Kind::Class => {
+            member(index, base, f, seg, release, depth + 1)
+        }
+        Some(_) => Ok(Step::Unknown(format!(
+            "`{cur}` has base class `{base}`, which is not a class in this release"
+        ))),
+        None => Ok(match stdlib_classes::lookup(base) {
+            Some(StdClass::Members(members)) => match stdlib_classes::member(members, seg) {
+                Some(kind) => Step::Std(format!("{}.{seg}", stdlib_classes::qualified(base)), kind),
+                None => Step::Missing,
+            },
+            Some(StdClass::Incomplete) => Step::Unknown(format!(
+                "`{cur}` has base class `{base}`, whose members are not all known"
+            )),
+            None => Step::Unknown(format!(
+                "`{cur}` has base class `{base}`, which is not indexed"
+            )),
+        }),
+    }
+}
+
+/// Whether some release of the index has `path` (as a method, property or nested class
+/// only, when `callables`).
+fn declared_in_some_release(
+    index: &PackageIndex,
+    path: &str,
+    callables: bool,
+) -> Result<bool, IndexError> {
+    for (_, facet) in index.entry(path)? {
+        let counts = match index.kind(facet)?.0 {
+            Kind::Function | Kind::Property | Kind::Class => true,
+            Kind::Attribute | Kind::Unknown => !callables,
+            Kind::Module => false,
+        };
+        if counts {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Whether the definition at `def_path` lives in a module whose members cannot all be known

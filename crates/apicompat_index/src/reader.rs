@@ -6,7 +6,10 @@ use apicompat_requirements::{parse_version, Version};
 use apicompat_surface::{Kind, Param, ParamKind, Signature, Symbol};
 use fst::{IntoStreamer, Streamer};
 
-use crate::format::{corrupt, Reader, Table, FORMAT, MAGIC};
+use crate::format::{
+    corrupt, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE, FLAG_OPAQUE,
+    FLAG_OPEN, FORMAT, KIND_MASK, MAGIC, OLDEST_FORMAT,
+};
 use crate::{Header, IndexError, ReleaseHeader};
 
 /// A set of releases of one package, by position in [`PackageIndex::releases`].
@@ -32,6 +35,8 @@ impl ReleaseSet {
 /// One package's index.
 pub struct PackageIndex {
     data: Vec<u8>,
+    /// The format the file was written in (facets of format 1 have no metaclass).
+    format: u8,
     header: Header,
     versions: Vec<Version>,
     strings: Range<usize>,
@@ -71,9 +76,9 @@ impl PackageIndex {
             return Err(corrupt("not an apicompat index"));
         }
         let format = r.u8()?;
-        if format != FORMAT {
+        if !(OLDEST_FORMAT..=FORMAT).contains(&format) {
             return Err(IndexError::Corrupt(format!(
-                "index format {format}, this build reads format {FORMAT}"
+                "index format {format}, this build reads formats {OLDEST_FORMAT} to {FORMAT}"
             )));
         }
         let section = |r: &mut Reader| -> Result<Range<usize>, IndexError> {
@@ -116,6 +121,7 @@ impl PackageIndex {
             .map_err(|e| IndexError::Corrupt(format!("paths: {e}")))?;
         let index = PackageIndex {
             data,
+            format,
             header,
             versions,
             strings,
@@ -280,7 +286,7 @@ impl PackageIndex {
         let bytes = self.table(&self.facets)?.get(facet as usize)?;
         let mut r = Reader::new(bytes);
         let flags = r.u8()?;
-        let kind = Kind::from_u8(flags & 0x0f).ok_or_else(|| corrupt("kind"))?;
+        let kind = Kind::from_u8(flags & KIND_MASK).ok_or_else(|| corrupt("kind"))?;
         let canonical = self.opt_string(r.varint()?)?;
         let deprecated = self.opt_string(r.varint()?)?;
         let nsig = r.usize()?;
@@ -293,16 +299,25 @@ impl PackageIndex {
         for _ in 0..nbases {
             bases.push(self.string(r.varint()?)?.to_string());
         }
+        let metaclass = if self.format >= 2 {
+            self.opt_string(r.varint()?)?
+        } else {
+            None
+        };
+        let open = flags & FLAG_OPEN != 0;
         Ok(Symbol {
             kind: Some(kind),
             canonical,
             signatures,
             deprecated,
             bases,
-            open: flags & 0x10 != 0,
-            opaque: flags & 0x20 != 0,
-            importable: flags & 0x40 != 0,
-            extensible: flags & 0x80 != 0,
+            metaclass,
+            open,
+            open_instance_only: open && flags & FLAG_DECLARED != 0,
+            stub_only: !open && flags & FLAG_DECLARED != 0,
+            opaque: flags & FLAG_OPAQUE != 0,
+            importable: flags & FLAG_IMPORTABLE != 0,
+            extensible: flags & FLAG_EXTENSIBLE != 0,
         })
     }
 
@@ -311,7 +326,7 @@ impl PackageIndex {
         let bytes = self.table(&self.facets)?.get(facet as usize)?;
         let mut r = Reader::new(bytes);
         let flags = r.u8()?;
-        let kind = Kind::from_u8(flags & 0x0f).ok_or_else(|| corrupt("kind"))?;
+        let kind = Kind::from_u8(flags & KIND_MASK).ok_or_else(|| corrupt("kind"))?;
         Ok((kind, self.opt_string(r.varint()?)?))
     }
 
@@ -319,8 +334,8 @@ impl PackageIndex {
     pub fn kind(&self, facet: FacetId) -> Result<(Kind, bool, bool), IndexError> {
         let bytes = self.table(&self.facets)?.get(facet as usize)?;
         let flags = *bytes.first().ok_or_else(|| corrupt("empty facet"))?;
-        let kind = Kind::from_u8(flags & 0x0f).ok_or_else(|| corrupt("kind"))?;
-        Ok((kind, flags & 0x10 != 0, flags & 0x20 != 0))
+        let kind = Kind::from_u8(flags & KIND_MASK).ok_or_else(|| corrupt("kind"))?;
+        Ok((kind, flags & FLAG_OPEN != 0, flags & FLAG_OPAQUE != 0))
     }
 
     fn signature(&self, id: usize) -> Result<Signature, IndexError> {

@@ -213,3 +213,170 @@ fn extensible_modules_make_never_defined_names_unknown() {
     // Modules that are not extensible keep reporting absences.
     assert!(view.status("pkg.sub.nothing", 1).unwrap().is_absent());
 }
+
+#[test]
+fn instance_data_getattr_makes_methods_of_other_releases_absent() {
+    let class = |bases: &[&str], open, instance_only| Symbol {
+        kind: Some(Kind::Class),
+        bases: bases.iter().map(|b| b.to_string()).collect(),
+        open,
+        open_instance_only: instance_only,
+        ..Symbol::default()
+    };
+    let common = |module: Symbol| {
+        vec![
+            ("pkg", sym(Kind::Module)),
+            ("pkg.Module", module),
+            ("pkg.Linear", class(&["pkg.Module"], false, false)),
+            ("pkg.Proxy", class(&[], true, false)),
+        ]
+    };
+    let mut new = common(class(&["object"], true, true));
+    new.push(("pkg.Module.set_submodule", sym(Kind::Function)));
+    new.push(("pkg.Module.training", sym(Kind::Attribute)));
+    new.push(("pkg.Linear.extra", sym(Kind::Property)));
+    new.push(("pkg.Proxy.set_submodule", sym(Kind::Function)));
+    let surfaces = [
+        surface("1.0", &common(class(&["object"], true, true))),
+        surface("2.0", &new),
+    ];
+    let index = PackageIndex::from_bytes(&build(&surfaces)).unwrap();
+    let st = |p: &str, r: usize| status(&index, p, r).unwrap();
+    // A method some release has: absent where it is missing, through subclasses too.
+    assert!(st("pkg.Module.set_submodule", 0).is_absent());
+    assert!(st("pkg.Linear.set_submodule", 0).is_absent());
+    assert!(st("pkg.Linear.set_submodule", 1).is_present());
+    // A property of the subclass in another release.
+    assert!(st("pkg.Linear.extra", 0).is_absent());
+    // Attributes and names no release defines may be registered instance data: unknown.
+    assert!(matches!(
+        st("pkg.Module.training", 0),
+        Status::Unknown { .. }
+    ));
+    assert!(matches!(st("pkg.Linear.weight", 1), Status::Unknown { .. }));
+    // A `__getattr__` that answers anything keeps every missing name unknown.
+    assert!(matches!(
+        st("pkg.Proxy.set_submodule", 0),
+        Status::Unknown { .. }
+    ));
+    // The flag survives the index.
+    let f = index.facet_in("pkg.Module", 0).unwrap().unwrap();
+    assert!(index.symbol(f).unwrap().open_instance_only);
+}
+
+#[test]
+fn standard_library_bases_and_metaclasses_are_known() {
+    let class = |bases: &[&str], metaclass: Option<&str>| Symbol {
+        kind: Some(Kind::Class),
+        bases: bases.iter().map(|b| b.to_string()).collect(),
+        metaclass: metaclass.map(str::to_string),
+        ..Symbol::default()
+    };
+    let surfaces = [surface(
+        "1.0",
+        &[
+            ("pkg", sym(Kind::Module)),
+            ("pkg._TensorMeta", class(&["type"], None)),
+            ("pkg._TensorMeta.meta_prop", sym(Kind::Property)),
+            ("pkg._TensorBase", class(&[], Some("pkg._TensorMeta"))),
+            ("pkg._TensorBase.add", sym(Kind::Function)),
+            ("pkg.Tensor", class(&["pkg._TensorBase"], None)),
+            ("pkg.Activity", class(&["enum.Enum"], None)),
+            ("pkg.Activity.CPU", sym(Kind::Attribute)),
+            ("pkg.Error", class(&["RuntimeError"], None)),
+            ("pkg.Foreign", class(&["numpy.ndarray"], None)),
+            ("pkg.Meta", class(&[], Some("third.party.Meta"))),
+        ],
+    )];
+    let index = PackageIndex::from_bytes(&build(&surfaces)).unwrap();
+    let st = |p: &str| status(&index, p, 0).unwrap();
+    // Not a member of the class, its bases, its metaclass or `type`: absent.
+    assert!(st("pkg.Tensor.untyped_storage").is_absent());
+    assert!(st("pkg.Tensor.add").is_present());
+    // The metaclass's members are attributes of the class object.
+    assert!(st("pkg.Tensor.meta_prop").is_present());
+    match st("pkg.Tensor.mro") {
+        Status::Present { path, symbol } => {
+            assert_eq!(path, "builtins.type.mro");
+            assert_eq!(symbol.kind(), Kind::Function);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(st("pkg.Tensor.mro.x"), Status::Unknown { .. }));
+    // Enum members from typeshed; a missing enum member is absent.
+    assert!(st("pkg.Activity.CPU").is_present());
+    assert!(st("pkg.Activity.value").is_present());
+    assert!(st("pkg.Activity.XPU").is_absent());
+    assert!(st("pkg.Error.with_traceback").is_present());
+    assert!(st("pkg.Error.nothing").is_absent());
+    // Bases from outside the standard library stay unknown; an unknown metaclass does not
+    // make the instances' members unknown.
+    assert!(matches!(st("pkg.Foreign.x"), Status::Unknown { .. }));
+    assert!(st("pkg.Meta.x").is_absent());
+}
+
+#[test]
+fn format_1_indexes_are_still_read() {
+    // Written by the format-1 builder from `class _M(type)`, `class C(metaclass=_M)` with a
+    // method `f`, and `class E(Exception)`: the metaclass was stored among the bases then.
+    let index = PackageIndex::from_bytes(include_bytes!("../tests/data/format1.apix")).unwrap();
+    index.validate().unwrap();
+    let facet = index.facet_in("pkg.C", 0).unwrap().unwrap();
+    let c = index.symbol(facet).unwrap();
+    assert_eq!(c.bases, ["pkg._M"]);
+    assert_eq!(c.metaclass, None);
+    assert!(!c.open_instance_only);
+    assert!(status(&index, "pkg.C.f", 0).unwrap().is_present());
+    assert!(status(&index, "pkg.C.g", 0).unwrap().is_absent());
+    assert!(status(&index, "pkg.E.with_traceback", 0)
+        .unwrap()
+        .is_present());
+    // This build writes the newer format.
+    let raw = lz4_flex::decompress_size_prepended(&build(&releases())).unwrap();
+    assert_eq!(raw[7], crate::format::FORMAT);
+    assert_eq!(crate::format::FORMAT, 2);
+}
+
+#[test]
+fn stub_classes_judge_only_names_some_release_declares() {
+    let stub_class = |bases: &[&str]| Symbol {
+        kind: Some(Kind::Class),
+        bases: bases.iter().map(|b| b.to_string()).collect(),
+        stub_only: true,
+        ..Symbol::default()
+    };
+    let python_class = Symbol {
+        kind: Some(Kind::Class),
+        bases: vec!["pkg._C.TensorBase".into()],
+        ..Symbol::default()
+    };
+    let common = || {
+        vec![
+            ("pkg", sym(Kind::Module)),
+            ("pkg._C", sym(Kind::Module)),
+            ("pkg._C.Activity", stub_class(&["enum.Enum"])),
+            ("pkg._C.Activity.CPU", sym(Kind::Attribute)),
+            ("pkg._C.TensorBase", stub_class(&[])),
+            ("pkg.Tensor", python_class.clone()),
+        ]
+    };
+    let mut new = common();
+    new.push(("pkg._C.Activity.XPU", sym(Kind::Attribute)));
+    new.push(("pkg._C.TensorBase.untyped_storage", sym(Kind::Function)));
+    let surfaces = [surface("1.0", &common()), surface("2.0", &new)];
+    let index = PackageIndex::from_bytes(&build(&surfaces)).unwrap();
+    let st = |p: &str, r: usize| status(&index, p, r).unwrap();
+    // Declared by a later stub: absent where the stub lacks it, also through a subclass.
+    assert!(st("pkg._C.Activity.XPU", 0).is_absent());
+    assert!(st("pkg._C.Activity.XPU", 1).is_present());
+    assert!(st("pkg.Tensor.untyped_storage", 0).is_absent());
+    // Declared by no stub: the compiled class may still have it.
+    assert!(matches!(
+        st("pkg._C.Activity.MTIA", 1),
+        Status::Unknown { .. }
+    ));
+    assert!(matches!(st("pkg.Tensor.is_xpu", 1), Status::Unknown { .. }));
+    let f = index.facet_in("pkg._C.TensorBase", 0).unwrap().unwrap();
+    let s = index.symbol(f).unwrap();
+    assert!(s.stub_only && !s.open && !s.open_instance_only);
+}

@@ -39,6 +39,18 @@ fn main() {
             .map(|s| s.bindings.names().count())
             .sum::<usize>();
         if keep {
+            let mut facts = facts;
+            if args.get(3).is_some_and(|a| a == "nosites") {
+                facts.sites = Vec::new();
+            }
+            if args.get(3).is_some_and(|a| a == "nofuncs") {
+                facts.functions = Vec::new();
+                facts.classes = Vec::new();
+                facts.splats = Vec::new();
+            }
+            if args.get(3).is_some_and(|a| a == "noscopes") {
+                facts.scopes = Vec::new();
+            }
             kept.push(facts);
         }
     }

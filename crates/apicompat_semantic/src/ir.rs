@@ -3,6 +3,7 @@
 //! [`Sym::Unknown`]. Conversion is bounded in depth ([`MAX_SYM_DEPTH`]) and width, so a
 //! file's expressions cost at most a constant factor of its size.
 
+use crate::atom::{atom, Atom};
 use ruff_python_ast::{self as ast, Expr, Operator};
 
 /// Expressions nested deeper than this become [`Sym::Unknown`].
@@ -18,8 +19,8 @@ pub enum Sym {
     None,
     /// A literal that is not `None` (`1`, `"a"`, f-strings, `True`): never an indexed object.
     Literal,
-    Name(Box<str>),
-    Attr(Box<Sym>, Box<str>),
+    Name(Atom),
+    Attr(Box<Sym>, Atom),
     Call(Box<CallSym>),
     /// `x[...]`: in a value, an item of `x`; in an annotation, the generic `x` (or the union
     /// of `Optional[...]` / `Union[...]`, the tuple of `Tuple[...]`, see [`annotation`]).
@@ -29,7 +30,7 @@ pub enum Sym {
     /// A list, tuple or set literal (an annotation `Tuple[a, b]` too).
     Seq(Vec<Sym>),
     /// A dict literal: string keys and values (`**x` items have no key).
-    Dict(Vec<(Option<Box<str>>, Sym)>),
+    Dict(Vec<(Option<Atom>, Sym)>),
 }
 
 /// A call: the callee, and the shape of its arguments (their values are not kept: what a
@@ -40,7 +41,7 @@ pub struct CallSym {
     /// Positional arguments given (`*args` counts as one).
     pub positional: u32,
     /// Keyword names; `None` for `**kwargs`.
-    pub keywords: Vec<Option<Box<str>>>,
+    pub keywords: Vec<Option<Atom>>,
 }
 
 /// A value expression.
@@ -60,11 +61,10 @@ fn convert(expr: &Expr, depth: usize, annot: bool) -> Sym {
     }
     let d = depth + 1;
     match expr {
-        Expr::Name(n) => Sym::Name(n.id.as_str().into()),
-        Expr::Attribute(a) => Sym::Attr(
-            Box::new(convert(&a.value, d, annot)),
-            a.attr.as_str().into(),
-        ),
+        Expr::Name(n) => Sym::Name(atom(n.id.as_str())),
+        Expr::Attribute(a) => {
+            Sym::Attr(Box::new(convert(&a.value, d, annot)), atom(a.attr.as_str()))
+        }
         Expr::NoneLiteral(_) => Sym::None,
         Expr::StringLiteral(s) if annot => {
             let text = s.value.to_str();
@@ -112,8 +112,8 @@ fn convert(expr: &Expr, depth: usize, annot: bool) -> Sym {
                     .map(|item| {
                         let key = match &item.key {
                             None => None,
-                            Some(Expr::StringLiteral(k)) => Some(k.value.to_str().into()),
-                            Some(_) => Some("".into()),
+                            Some(Expr::StringLiteral(k)) => Some(atom(k.value.to_str())),
+                            Some(_) => Some(""),
                         };
                         (key, convert(&item.value, d, false))
                     })
@@ -142,7 +142,7 @@ fn call(c: &ast::ExprCall, d: usize) -> CallSym {
             .keywords
             .iter()
             .take(MAX_ITEMS)
-            .map(|k| k.arg.as_ref().map(|a| a.as_str().into()))
+            .map(|k| k.arg.as_ref().map(|a| atom(a.as_str())))
             .collect(),
     }
 }

@@ -15,6 +15,7 @@
 //! annotation rarely change the type a project variable holds, and every use is then judged
 //! in every targeted release by the checker.
 
+pub mod atom;
 pub mod facts;
 pub mod ir;
 pub mod model;

@@ -10,6 +10,7 @@
 //! - Every query is bounded in depth ([`MAX_DEPTH`]); a memo makes each binding, attribute and
 //!   return inferred once.
 
+use crate::atom::Atom;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,7 +41,7 @@ pub struct Model<'q> {
     names: Vec<ModuleName>,
     by_name: HashMap<String, u32>,
     /// Attribute names some code stores on objects other than `self`.
-    stored: std::collections::HashSet<Box<str>>,
+    stored: std::collections::HashSet<Atom>,
     query: &'q dyn IndexQuery,
     memo: RefCell<HashMap<Key, Ty>>,
     classes: RefCell<HashMap<ClassKey, std::rc::Rc<ClassInfo>>>,
@@ -130,7 +131,7 @@ impl<'q> Model<'q> {
     /// The indexed class an attribute read is judged on, when the receiver's type is known
     /// and the project does not define the member itself.
     pub fn receiver(&self, m: u32, site: &Site) -> Option<Receiver> {
-        let name = &*site.name;
+        let name = site.name;
         if name.starts_with("__") && name.ends_with("__") || self.stored.contains(name) {
             return None;
         }
@@ -519,7 +520,17 @@ impl<'q> Model<'q> {
                         _ => Ty::Unknown,
                     },
                     None if self.query.is_indexed_root(name) => Ty::Indexed(name.into()),
-                    None => builtin(name),
+                    // A stub imports the names its annotations use without re-exporting them
+                    // (`from torch import Tensor` in `torch/_C/_VariableFunctions.pyi`): a class
+                    // of that name at the package's top level is the one meant.
+                    None => match self.find(&format!("{}.{name}", root(module))) {
+                        Some(Found {
+                            kind: PathKind::Class,
+                            canonical,
+                            ..
+                        }) if root(module) != module => Ty::Indexed(canonical.into()),
+                        _ => builtin(name),
+                    },
                 }
             }
         }
@@ -873,7 +884,7 @@ fn literal_keys(v: &Sym, is_builtin: impl Fn(&str) -> bool) -> Option<Vec<String
             .iter()
             .filter_map(|(k, _)| match k {
                 None => None,
-                Some(k) if k.is_empty() => Some(None),
+                Some("") => Some(None),
                 Some(k) => Some(Some(k.to_string())),
             })
             .collect(),

@@ -61,7 +61,7 @@ fn probes(model: &Model, name: &str) -> Vec<Option<Receiver>> {
     model.modules()[0]
         .sites
         .iter()
-        .filter(|s| &*s.name == name)
+        .filter(|s| s.name == name)
         .map(|s| model.receiver(0, s))
         .collect()
 }

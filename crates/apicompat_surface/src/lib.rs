@@ -171,10 +171,25 @@ pub struct Symbol {
     /// Base classes (canonical dotted paths where they resolve, as written otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bases: Vec<String>,
+    /// A class's `metaclass=` (canonical where it resolves, as written otherwise). Not a base:
+    /// its members are attributes of the class object, not of instances.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metaclass: Option<String>,
     /// Modules and classes that answer any attribute (`__getattr__`): a name they don't list is
     /// unknown, not missing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub open: bool,
+    /// With `open`, for a class: its `__getattr__` answers only from the instance's own data
+    /// (`self.__dict__[...]`, `self._modules`...) and raises `AttributeError` otherwise. A name
+    /// that is a method, property or nested class of the class in some release is missing in
+    /// a release that lacks it; any other name is still unknown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open_instance_only: bool,
+    /// A class declared only by the stub of a compiled module: the compiled class may have
+    /// members the stub omits. A name the class declares in some release is missing in a
+    /// release that lacks it; any other name is unknown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stub_only: bool,
     /// Compiled modules without a stub: their members are unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub opaque: bool,

@@ -1,183 +1,14 @@
-//! One walk over a parsed module: its scopes and what each binds ([`Def`]), its functions and
-//! classes, and the attribute reads whose receiver the model may know ([`Site`]). The syntax
-//! tree is dropped afterwards; [`crate::Model`] joins the facts of every module.
+//! The walk that reads a module's facts (see [`super::extract`]).
 
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_text_size::Ranged;
 
+use super::*;
+use crate::atom::atom;
 use crate::ir::{self, Sym};
 
-/// Statements nested deeper than this are not followed (the checker reports them).
-pub const MAX_STMT_DEPTH: usize = 256;
-/// Expressions nested deeper than this are not looked into for sites.
-const MAX_EXPR_DEPTH: usize = 256;
-
-pub type ScopeId = u32;
-pub type FuncId = u32;
-pub type ClassId = u32;
-
-/// What a binding of a name holds.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Def {
-    /// `x = value`.
-    Value(Sym),
-    /// `x: T` (with or without a value), a parameter annotation: an object of type `T`.
-    Declared(Sym),
-    /// The item at `index` of `value` (`a, b = value`).
-    Unpack(Sym, usize),
-    /// `import a.b as x` binds `x` to module `a.b`; `import a.b` binds `a` to `a`.
-    Import(Box<str>),
-    /// `from module import name` (module made absolute).
-    ImportFrom {
-        module: Box<str>,
-        name: Box<str>,
-    },
-    Function(FuncId),
-    Class(ClassId),
-    /// Parameter `index` of a function (annotated parameters are [`Def::Declared`]).
-    Param {
-        func: FuncId,
-        index: u32,
-    },
-    /// Anything the model does not follow (`for` targets, `+=`, `with ... as`, `del`).
-    Unknown,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScopeKind {
-    Module,
-    Class(ClassId),
-    Function(FuncId),
-    /// Lambdas and comprehensions: their names hide the enclosing ones.
-    Hidden,
-}
-
-#[derive(Debug, Clone)]
-pub struct ScopeFacts {
-    pub kind: ScopeKind,
-    pub parent: Option<ScopeId>,
-    pub bindings: Bindings,
-    /// Names declared `global` (or `nonlocal`, treated alike: not local here).
-    pub globals: Vec<Box<str>>,
-    /// Items set on a name's mapping here: `options["k"] = v` (`Some("k")`), or changes the
-    /// model cannot follow (`None`: a computed key, `del`, `pop`, `clear`).
-    pub items: Vec<(Box<str>, Option<Box<str>>)>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MethodKind {
-    /// A plain function, or a method whose first parameter is the instance.
-    Plain,
-    Static,
-    Class,
-    Property,
-}
-
-#[derive(Debug, Clone)]
-pub struct ParamFacts {
-    pub name: Box<str>,
-    pub annotation: Option<Sym>,
-}
-
-#[derive(Debug, Clone)]
-pub struct FuncFacts {
-    pub name: Box<str>,
-    pub range: TextRange,
-    /// The scope of the function's body.
-    pub scope: ScopeId,
-    /// The class whose body defines it, for methods.
-    pub class: Option<ClassId>,
-    pub kind: MethodKind,
-    pub params: Vec<ParamFacts>,
-    pub returns: Option<Sym>,
-    /// `return` values (a bare `return` is [`Sym::None`]); evaluated in [`FuncFacts::scope`].
-    pub return_values: Vec<Sym>,
-    /// A decorator the model does not know wraps it: its result is unknown.
-    pub wrapped: bool,
-    /// `yield` or `async def`: a call gives a generator or coroutine.
-    pub generator: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct ClassFacts {
-    pub name: Box<str>,
-    pub range: TextRange,
-    /// The scope of the class body (its methods and class attributes).
-    pub scope: ScopeId,
-    /// Base classes, evaluated in the enclosing scope.
-    pub bases: Vec<Sym>,
-    pub enclosing: ScopeId,
-    /// A metaclass, a class decorator or a base given as `*args`: what it builds is unknown.
-    pub unusual: bool,
-    /// Attributes may come from anywhere: `__getattr__`, `__getattribute__`,
-    /// `setattr(self, <computed>, ...)`, `self.__dict__`.
-    pub open: bool,
-    /// `self.x = value` / `self.x: T` in its methods: (name, scope of the method, def).
-    pub stores: Multimap<(ScopeId, Def)>,
-}
-
-/// An attribute read whose receiver is an expression the model may know.
-#[derive(Debug, Clone)]
-pub struct Site {
-    /// The whole `receiver.name` expression.
-    pub range: TextRange,
-    pub scope: ScopeId,
-    pub receiver: Sym,
-    pub name: Box<str>,
-    /// When the attribute is called: the keywords given (name and range), the number of
-    /// positional arguments, and whether `*args` / `**kwargs` were passed.
-    pub call: Option<Box<CallShape>>,
-}
-
-/// A `**mapping` argument of a call.
-#[derive(Debug, Clone)]
-pub struct Splat {
-    /// The `**mapping` argument.
-    pub range: TextRange,
-    pub scope: ScopeId,
-    pub callee: Sym,
-    pub mapping: Sym,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct CallShape {
-    /// The whole call.
-    pub range: TextRange,
-    pub keywords: Vec<(Box<str>, TextRange)>,
-    pub positional: u32,
-    pub star: bool,
-    pub double_star: bool,
-}
-
-/// Everything the model keeps of one module.
-#[derive(Debug, Clone, Default)]
-pub struct ModuleFacts {
-    /// Scope 0 is the module.
-    pub scopes: Vec<ScopeFacts>,
-    pub functions: Vec<FuncFacts>,
-    pub classes: Vec<ClassFacts>,
-    pub sites: Vec<Site>,
-    pub splats: Vec<Splat>,
-    /// Attribute names the module stores on objects other than `self`, or sets with
-    /// `setattr(x, "name", ...)`: such a name may be on any object.
-    pub stored_names: Vec<Box<str>>,
-    /// Nesting got too deep somewhere: some facts are missing.
-    pub truncated: bool,
-}
-
-/// Where a module sits in its project, for relative imports.
-#[derive(Debug, Clone, Default)]
-pub struct ModuleName {
-    /// Dotted name (`pkg.sub.mod`), if the file is in a package layout the model knows.
-    pub name: Option<String>,
-    pub is_package: bool,
-    /// Other names it is imported by (its path from the project root, for directories
-    /// without `__init__.py`).
-    pub aliases: Vec<String>,
-}
-
-/// Reads a module's facts.
-pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
+/// Walks a module; the bindings come back sorted.
+pub(super) fn read(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
     let mut b = Builder {
         module,
         out: ModuleFacts::default(),
@@ -200,140 +31,7 @@ pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
     for class in &mut b.out.classes {
         class.stores.finish();
     }
-    let mut out = b.out;
-    // Reads whose receiver can never be known take most of the memory on large projects.
-    let sites = std::mem::take(&mut out.sites);
-    out.sites = sites.into_iter().filter(|s| out.may_know(s)).collect();
-    out
-}
-
-impl ModuleFacts {
-    /// The scope that binds `name` as seen from `scope`, Python's way: a class body is not
-    /// visible from the functions inside it; `global` names live in the module.
-    pub fn binding_scope(&self, scope: ScopeId, name: &str) -> Option<ScopeId> {
-        let mut s = scope;
-        let mut first = true;
-        loop {
-            let sc = self.scopes.get(s as usize)?;
-            let visible = first || !matches!(sc.kind, ScopeKind::Class(_));
-            if visible {
-                if sc.globals.iter().any(|g| &**g == name) {
-                    return self.scopes[0].bindings.contains(name).then_some(0);
-                }
-                if sc.bindings.contains(name) {
-                    return Some(s);
-                }
-            }
-            first = false;
-            s = sc.parent?;
-        }
-    }
-
-    /// Whether the model may know a site's receiver: its root name is bound in the module to
-    /// something other than an unfollowed binding or an unannotated parameter (the instance
-    /// of a method excepted).
-    fn may_know(&self, site: &Site) -> bool {
-        let mut sym = &site.receiver;
-        let root = loop {
-            match sym {
-                Sym::Name(n) => break n,
-                Sym::Attr(v, _) | Sym::Subscript(v) => sym = v,
-                Sym::Call(c) => sym = &c.func,
-                _ => return true,
-            }
-        };
-        let Some(s) = self.binding_scope(site.scope, root) else {
-            return false;
-        };
-        let Some(defs) = self.scopes[s as usize].bindings.get(root) else {
-            return false;
-        };
-        let mut defs = defs.peekable();
-        defs.peek().is_some()
-            && defs.all(|d| match d {
-                Def::Unknown => false,
-                Def::Param { func, index } => {
-                    *index == 0
-                        && self
-                            .functions
-                            .get(*func as usize)
-                            .is_some_and(|f| f.class.is_some() && f.kind != MethodKind::Static)
-                }
-                _ => true,
-            })
-    }
-}
-
-/// Values by name: every (name, value) in source order, sorted by name once the module is
-/// read, so that a name's values are one run found by binary search (a map of vectors took
-/// four times the memory on large projects).
-#[derive(Debug, Clone)]
-pub struct Multimap<V> {
-    entries: Vec<(Box<str>, V)>,
-    sorted: bool,
-}
-
-impl<V> Default for Multimap<V> {
-    fn default() -> Self {
-        Multimap {
-            entries: Vec::new(),
-            sorted: false,
-        }
-    }
-}
-
-/// The bindings of a scope.
-pub type Bindings = Multimap<Def>;
-
-impl<V> Multimap<V> {
-    fn push(&mut self, name: &str, value: V) {
-        self.entries.push((name.into(), value));
-        self.sorted = false;
-    }
-
-    fn finish(&mut self) {
-        // Stable: a name's values stay in source order.
-        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
-        self.entries.shrink_to_fit();
-        self.sorted = true;
-    }
-
-    fn remove(&mut self, name: &str) {
-        self.entries.retain(|(n, _)| &**n != name);
-    }
-
-    /// Where `name`'s run starts and ends (once sorted).
-    fn run(&self, name: &str) -> (usize, usize) {
-        let lo = self.entries.partition_point(|(n, _)| &**n < name);
-        let hi = lo + self.entries[lo..].partition_point(|(n, _)| &**n == name);
-        (lo, hi)
-    }
-
-    pub fn contains(&self, name: &str) -> bool {
-        if self.sorted {
-            let (lo, hi) = self.run(name);
-            lo < hi
-        } else {
-            self.entries.iter().any(|(n, _)| &**n == name)
-        }
-    }
-
-    /// A number that identifies `name` in this map (the start of its run), if it is there.
-    pub fn position(&self, name: &str) -> Option<u32> {
-        let (lo, hi) = self.run(name);
-        (lo < hi).then(|| u32::try_from(lo).unwrap_or(u32::MAX))
-    }
-
-    /// The values of `name`, in source order.
-    pub fn get(&self, name: &str) -> Option<impl Iterator<Item = &V> + Clone> {
-        let (lo, hi) = self.run(name);
-        (lo < hi).then(|| self.entries[lo..hi].iter().map(|(_, v)| v))
-    }
-
-    /// Every name (sorted, with repeats).
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(|(n, _)| &**n)
-    }
+    b.out
 }
 
 struct Builder<'m> {
@@ -376,7 +74,7 @@ impl Builder<'_> {
         let f = &self.out.functions[self.func? as usize];
         match (f.class, f.kind) {
             (Some(c), MethodKind::Plain | MethodKind::Property) => {
-                f.params.first().map(|p| (c, &*p.name))
+                f.params.first().map(|p| (c, p.name))
             }
             _ => None,
         }
@@ -405,13 +103,13 @@ impl Builder<'_> {
 
     /// `key` set on `name`'s mapping here (`None`: a change the model cannot follow). A key
     /// set only on some paths (in a branch, a loop, a `try`) may be missing: not recorded.
-    fn push_item(&mut self, name: &str, key: Option<Box<str>>) {
+    fn push_item(&mut self, name: &str, key: Option<Atom>) {
         if key.is_some() && self.cond > 0 {
             return;
         }
         self.out.scopes[self.scope as usize]
             .items
-            .push((name.into(), key));
+            .push((atom(name), key));
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
@@ -519,10 +217,10 @@ impl Builder<'_> {
                 for alias in &i.names {
                     let full = alias.name.as_str();
                     match &alias.asname {
-                        Some(a) => self.bind(a.as_str(), Def::Import(full.into())),
+                        Some(a) => self.bind(a.as_str(), Def::Import(atom(full))),
                         None => {
                             let root = full.split('.').next().unwrap_or(full);
-                            self.bind(root, Def::Import(root.into()));
+                            self.bind(root, Def::Import(atom(root)));
                         }
                     }
                 }
@@ -544,22 +242,22 @@ impl Builder<'_> {
                     self.bind(
                         name.as_str(),
                         Def::ImportFrom {
-                            module: module.as_str().into(),
-                            name: alias.name.as_str().into(),
+                            module: atom(module.as_str()),
+                            name: atom(alias.name.as_str()),
                         },
                     );
                 }
             }
             Stmt::Global(g) => {
-                let names: Vec<Box<str>> = g.names.iter().map(|n| n.as_str().into()).collect();
+                let names: Vec<Atom> = g.names.iter().map(|n| atom(n.as_str())).collect();
                 self.out.scopes[self.scope as usize].globals.extend(names);
             }
             Stmt::Nonlocal(g) => {
                 // Not local here: the enclosing function's binding is found by the lookup.
-                let names: Vec<Box<str>> = g.names.iter().map(|n| n.as_str().into()).collect();
+                let names: Vec<Atom> = g.names.iter().map(|n| atom(n.as_str())).collect();
                 let scope = &mut self.out.scopes[self.scope as usize];
                 for n in names {
-                    scope.bindings.remove(&n);
+                    scope.bindings.remove(n);
                 }
             }
             Stmt::Delete(d) => {
@@ -681,7 +379,7 @@ impl Builder<'_> {
             return;
         };
         let key = match (&*sub.slice, set) {
-            (Expr::StringLiteral(k), true) => Some(k.value.to_str().into()),
+            (Expr::StringLiteral(k), true) => Some(atom(k.value.to_str())),
             _ => None,
         };
         self.push_item(n.id.as_str(), key);
@@ -697,7 +395,7 @@ impl Builder<'_> {
                     .stores
                     .push(a.attr.as_str(), (scope, def));
             }
-            None => self.out.stored_names.push(a.attr.as_str().into()),
+            None => self.out.stored_names.push(atom(a.attr.as_str())),
         }
     }
 
@@ -756,7 +454,7 @@ impl Builder<'_> {
         let mut facts = Vec::new();
         for p in params.posonlyargs.iter().chain(params.args.iter()) {
             facts.push(ParamFacts {
-                name: p.parameter.name.as_str().into(),
+                name: atom(p.parameter.name.as_str()),
                 annotation: p.parameter.annotation.as_deref().map(ir::annotation),
             });
         }
@@ -764,25 +462,25 @@ impl Builder<'_> {
         // `*args`, keyword-only, `**kwargs`: never filled from positions.
         if let Some(v) = &params.vararg {
             facts.push(ParamFacts {
-                name: v.name.as_str().into(),
+                name: atom(v.name.as_str()),
                 annotation: None,
             });
         }
         for p in params.kwonlyargs.iter() {
             facts.push(ParamFacts {
-                name: p.parameter.name.as_str().into(),
+                name: atom(p.parameter.name.as_str()),
                 annotation: p.parameter.annotation.as_deref().map(ir::annotation),
             });
         }
         if let Some(v) = &params.kwarg {
             facts.push(ParamFacts {
-                name: v.name.as_str().into(),
+                name: atom(v.name.as_str()),
                 annotation: None,
             });
         }
         let n_params = facts.len();
         self.out.functions.push(FuncFacts {
-            name: f.name.as_str().into(),
+            name: atom(f.name.as_str()),
             range: f.range(),
             scope,
             class,
@@ -799,7 +497,7 @@ impl Builder<'_> {
         self.cond = 0;
         for index in 0..n_params {
             let p = &self.out.functions[id as usize].params[index];
-            let name = p.name.clone();
+            let name = p.name;
             let def = if index >= variadic_start
                 && (params.vararg.is_some() && index == variadic_start
                     || params.kwarg.is_some() && index + 1 == n_params)
@@ -814,7 +512,7 @@ impl Builder<'_> {
                     },
                 }
             };
-            self.bind(&name, def);
+            self.bind(name, def);
         }
         self.body(&f.body);
         self.scope = saved_scope;
@@ -848,7 +546,7 @@ impl Builder<'_> {
         self.bind(c.name.as_str(), Def::Class(id));
         let scope = self.new_scope(ScopeKind::Class(id));
         self.out.classes.push(ClassFacts {
-            name: c.name.as_str().into(),
+            name: atom(c.name.as_str()),
             range: c.range(),
             scope,
             bases,
@@ -899,7 +597,7 @@ impl Builder<'_> {
                             .arguments
                             .keywords
                             .iter()
-                            .filter_map(|k| Some((k.arg.as_ref()?.as_str().into(), k.range())))
+                            .filter_map(|k| Some((atom(k.arg.as_ref()?.as_str()), k.range())))
                             .collect(),
                         positional: c.arguments.args.len() as u32,
                         star: c
@@ -1016,7 +714,7 @@ impl Builder<'_> {
         }
         let args = &c.arguments.args;
         match (&args[1], self.is_receiver(&args[0])) {
-            (Expr::StringLiteral(s), _) => self.out.stored_names.push(s.value.to_str().into()),
+            (Expr::StringLiteral(s), _) => self.out.stored_names.push(atom(s.value.to_str())),
             (_, Some(class)) => self.out.classes[class as usize].open = true,
             _ => {}
         }
@@ -1037,13 +735,13 @@ impl Builder<'_> {
             "update" | "setdefault" => {
                 for k in c.arguments.keywords.iter() {
                     if let Some(arg) = &k.arg {
-                        self.push_item(name, Some(arg.as_str().into()));
+                        self.push_item(name, Some(atom(arg.as_str())));
                     }
                 }
                 if let (Some(Expr::StringLiteral(k)), "setdefault") =
                     (c.arguments.args.first(), a.attr.as_str())
                 {
-                    self.push_item(name, Some(k.value.to_str().into()));
+                    self.push_item(name, Some(atom(k.value.to_str())));
                 }
             }
             _ => {}
@@ -1064,7 +762,7 @@ impl Builder<'_> {
             range: a.range(),
             scope: self.scope,
             receiver,
-            name: a.attr.as_str().into(),
+            name: atom(a.attr.as_str()),
             call,
         });
     }

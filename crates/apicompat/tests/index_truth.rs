@@ -1,0 +1,118 @@
+//! Where the embedded index knows the truth instead of saying "unknown": class `__getattr__`
+//! that answers only instance data (`torch.nn.Module`), standard-library bases (`type`,
+//! `Enum`) and metaclasses kept apart from the bases (torch 1.13's `_TensorMeta`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use apicompat_index::{Catalog, PackageView, Status};
+use apicompat_requirements::parse_version;
+
+fn torch(catalog: &Catalog) -> &PackageView {
+    match catalog.package("torch") {
+        Ok(Some(v)) => v,
+        other => panic!("torch is not embedded: {:?}", other.err()),
+    }
+}
+
+fn status(view: &PackageView, path: &str, version: &str) -> Status {
+    let release = view
+        .position(&parse_version(version).unwrap())
+        .unwrap_or_else(|| panic!("torch {version} is not embedded"));
+    view.status(path, release).unwrap()
+}
+
+#[test]
+fn module_methods_are_absent_where_missing_through_instance_data_getattr() {
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    for version in ["1.13.0", "2.0.0", "2.4.1"] {
+        let s = status(v, "torch.nn.Linear.set_submodule", version);
+        assert!(s.is_absent(), "{version}: {s:?}");
+    }
+    assert!(status(v, "torch.nn.Linear.set_submodule", "2.5.0").is_present());
+    // A name no release defines on the class may be a registered submodule: unknown.
+    assert!(matches!(
+        status(v, "torch.nn.Linear.my_submodule", "2.5.0"),
+        Status::Unknown { .. }
+    ));
+    // Members the class has are present as before.
+    assert!(status(v, "torch.nn.Linear.forward", "2.4.1").is_present());
+    assert!(status(v, "torch.nn.Linear.state_dict", "2.4.1").is_present());
+}
+
+#[test]
+fn tensor_members_through_the_metaclass_chain_are_known() {
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    assert!(status(v, "torch.Tensor.untyped_storage", "1.13.1").is_absent());
+    assert!(status(v, "torch.Tensor.untyped_storage", "1.13.0").is_absent());
+    assert!(status(v, "torch.Tensor.untyped_storage", "2.0.0").is_present());
+    assert!(status(v, "torch.Tensor.add", "1.13.1").is_present());
+}
+
+#[test]
+fn enum_members_are_absent_where_the_stub_lacks_them() {
+    // torch 2.3.0's torch/_C/_profiler.pyi: `class ProfilerActivity(Enum)` with CPU, CUDA,
+    // MTIA and PrivateUse1 only.
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    assert!(status(v, "torch.profiler.ProfilerActivity.XPU", "2.3.0").is_absent());
+    assert!(status(v, "torch.profiler.ProfilerActivity.XPU", "2.4.0").is_present());
+    assert!(status(v, "torch.profiler.ProfilerActivity.CUDA", "2.3.0").is_present());
+    // Enum's own members come from typeshed.
+    assert!(status(v, "torch.profiler.ProfilerActivity.name", "2.3.0").is_present());
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_apicompat"));
+    c.env("NO_COLOR", "1").env_remove("VIRTUAL_ENV");
+    c
+}
+
+fn project(name: &str, source: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("index-truth")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("train.py"), source).expect("write");
+    dir
+}
+
+fn check(dir: &Path, target: &str) -> (Output, String) {
+    let o = bin()
+        .args(["--no-cache", "check", "--target", target])
+        .current_dir(dir)
+        .output()
+        .expect("run apicompat");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    (o, out)
+}
+
+#[test]
+fn check_reports_a_module_method_missing_in_the_target() {
+    let dir = project(
+        "set_submodule",
+        "import torch.nn as nn\n\nnn.Linear.set_submodule\n",
+    );
+    let (o, out) = check(&dir, "torch==2.4.1");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("AC002") && out.contains("set_submodule"),
+        "{out}"
+    );
+    let (o, out) = check(&dir, "torch==2.5.0");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+}
+
+#[test]
+fn query_says_absent_not_unknown() {
+    let o = bin()
+        .args(["--no-cache", "query", "torch.nn.Linear.set_submodule"])
+        .output()
+        .expect("run apicompat");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("absent in"), "{out}");
+    assert!(!out.contains("unknown in"), "{out}");
+}

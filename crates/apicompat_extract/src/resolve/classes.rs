@@ -1,0 +1,94 @@
+//! Classes of a release: their members, bases, metaclass and openness.
+
+use std::collections::BTreeMap;
+
+use apicompat_surface::{Kind, Symbol};
+
+use super::{function_resolved, member_rank, module_of_class, Resolver, Symbols};
+use crate::facts::{Openness, Value};
+
+impl Resolver {
+    /// A class reference written in `module` (a base, a metaclass): its canonical path, else
+    /// what a stub's private import names (`from enum import Enum` -> `enum.Enum`), else as
+    /// written.
+    fn qualify(&mut self, module: &str, reference: &str) -> String {
+        if let Some(r) = self.resolve_ref(module, reference) {
+            return r.canonical;
+        }
+        let (first, rest) = match reference.split_once('.') {
+            Some((f, r)) => (f, Some(r)),
+            None => (reference, None),
+        };
+        let imported = self.modules.get(module).and_then(|m| {
+            m.files.iter().find_map(|f| {
+                f.private_imports
+                    .iter()
+                    .find(|(bound, _)| bound == first)
+                    .map(|(_, target)| target.clone())
+            })
+        });
+        match (imported, rest) {
+            (Some(target), Some(rest)) => format!("{target}.{rest}"),
+            (Some(target), None) => target,
+            (None, _) => reference.to_string(),
+        }
+    }
+
+    /// Members of a class defined at `path`, and the class's bases and openness.
+    pub(super) fn class_symbols(&mut self, path: &str, sym: &mut Symbol, out: &mut Symbols) {
+        let Some(class) = self.classes.get(path).cloned() else {
+            return;
+        };
+        let class = &*class;
+        let module = path.rsplit_once('.').map_or("", |(m, _)| m).to_string();
+        let module = module_of_class(&module, &self.modules);
+        sym.open = class.open != Openness::Closed;
+        sym.open_instance_only = class.open == Openness::InstanceData;
+        sym.stub_only = self.modules.get(&module).is_some_and(|m| m.stub_only());
+        sym.bases = class
+            .bases
+            .iter()
+            .map(|b| self.qualify(&module, b))
+            .collect();
+        // A metaclass adds its members to the class object (a `property` on the metaclass
+        // reads as a class attribute), not to the instances: it is kept apart from the bases.
+        sym.metaclass = class.metaclass.as_ref().map(|m| self.qualify(&module, m));
+        let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
+        for (n, v) in &class.members {
+            let keep = members
+                .get(n.as_str())
+                .is_none_or(|old| member_rank(v) > member_rank(old));
+            if keep {
+                members.insert(n, v);
+            }
+        }
+        for (name, value) in members {
+            let member_path = format!("{path}.{name}");
+            let mut member = match value {
+                Value::Function(f) => {
+                    let r = function_resolved(&member_path, f);
+                    Symbol {
+                        kind: Some(r.kind),
+                        signatures: r.signatures,
+                        deprecated: r.deprecated,
+                        ..Symbol::default()
+                    }
+                }
+                Value::Class(c) => Symbol {
+                    kind: Some(Kind::Class),
+                    signatures: c.signatures.clone(),
+                    deprecated: c.deprecated.clone(),
+                    ..Symbol::default()
+                },
+                _ => Symbol {
+                    kind: Some(Kind::Attribute),
+                    ..Symbol::default()
+                },
+            };
+            if matches!(value, Value::Class(_)) {
+                self.class_symbols(&member_path, &mut member, out);
+            }
+            out.insert(member_path, member);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! Interned names: every identifier the model keeps is stored once per process and shared
+//! (`&'static str`), instead of one heap string per occurrence (the facts of a 1 M-line
+//! project held ~1.5 M small strings). The table only grows with distinct names; it lives
+//! until the process ends.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+
+/// An interned name.
+pub type Atom = &'static str;
+
+fn table() -> &'static Mutex<HashSet<&'static str>> {
+    static TABLE: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    TABLE.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+thread_local! {
+    /// Names this thread has interned already: most lookups take no lock.
+    static LOCAL: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::new());
+}
+
+/// The interned copy of `s`.
+pub fn atom(s: &str) -> Atom {
+    if let Some(a) = LOCAL.with(|l| l.borrow().get(s).copied()) {
+        return a;
+    }
+    let a = {
+        let mut t = table().lock().unwrap_or_else(|e| e.into_inner());
+        match t.get(s) {
+            Some(a) => *a,
+            None => {
+                let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
+                t.insert(leaked);
+                leaked
+            }
+        }
+    };
+    LOCAL.with(|l| l.borrow_mut().insert(a));
+    a
+}

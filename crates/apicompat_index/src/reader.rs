@@ -207,11 +207,12 @@ impl PackageIndex {
     }
 
     fn set(&self, id: usize) -> Result<ReleaseSet, IndexError> {
-        let start = 4 + id * self.words * 8;
-        let bytes = self
-            .data
-            .get(self.sets.start + start..self.sets.start + start + self.words * 8)
-            .filter(|_| start + self.words * 8 <= self.sets.len())
+        // The id comes from the file: no overflow (found by fuzzing).
+        let len = self.words * 8;
+        let bytes = id
+            .checked_mul(len)
+            .and_then(|at| at.checked_add(4))
+            .and_then(|start| self.data[self.sets.clone()].get(start..start.checked_add(len)?))
             .ok_or_else(|| corrupt("release set out of range"))?;
         Ok(ReleaseSet(
             bytes
@@ -255,11 +256,10 @@ impl PackageIndex {
         if word >= self.words {
             return Ok(false);
         }
-        let start = 4 + (id * self.words + word) * 8;
-        let bytes = self
-            .data
-            .get(self.sets.start + start..self.sets.start + start + 8)
-            .filter(|_| start + 8 <= self.sets.len())
+        let bytes = id
+            .checked_mul(self.words)
+            .and_then(|w| w.checked_add(word)?.checked_mul(8)?.checked_add(4))
+            .and_then(|start| self.data[self.sets.clone()].get(start..start.checked_add(8)?))
             .ok_or_else(|| corrupt("release set out of range"))?;
         let mut w = [0u8; 8];
         w.copy_from_slice(bytes);

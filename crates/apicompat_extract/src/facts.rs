@@ -84,6 +84,20 @@ pub struct FileFacts {
     pub syntax_errors: usize,
 }
 
+impl FileFacts {
+    /// The facts of a file that was not parsed (over the parse budget, nested too deep): its
+    /// module is open, so a name it may define is unknown, never missing.
+    pub fn unread(module: &str, is_package: bool, is_stub: bool) -> Self {
+        FileFacts {
+            module: module.to_string(),
+            is_package,
+            is_stub,
+            open: true,
+            ..FileFacts::default()
+        }
+    }
+}
+
 /// Walks one parsed file.
 pub fn file_facts(
     module: &str,

@@ -9,6 +9,7 @@
 pub mod consts;
 mod defs;
 pub mod facts;
+pub mod nesting;
 pub mod resolve;
 mod stdlib;
 
@@ -22,6 +23,15 @@ use crate::resolve::{HashMap, ModuleInfo, Resolver};
 
 /// Stack for the threads that walk syntax trees: deep nesting in real files must not overflow.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// Largest file handed to the parser, in bytes. A larger `.py`/`.pyi` file is not parsed: its
+/// module is recorded as open (names it does not list are unknown, never missing), with a
+/// problem. The largest source file of torch 2.5 is under 1 MiB; a 60 MB module of `x = 0`
+/// lines would take gigabytes of syntax tree.
+pub const MAX_PARSE_FILE_BYTES: usize = 8 << 20;
+/// Most bytes handed to the parser for one release (files in path order; the rest are
+/// recorded as open, with a problem). torch 2.5's sources total about 40 MiB.
+pub const MAX_PARSE_RELEASE_BYTES: usize = 512 << 20;
 
 /// What one file of the release is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,15 +90,53 @@ pub fn extract(tree: &SourceTree, package: &str, version: &str) -> Surface {
     }
 }
 
+/// Which files fit the parse budget: `Err(reason)` for those that do not.
+fn parse_budget(tree: &SourceTree, per_file: usize, per_release: usize) -> Vec<Result<(), String>> {
+    let mut total = 0usize;
+    tree.files
+        .iter()
+        .map(|file| {
+            let len = file.data.len();
+            if len > per_file {
+                return Err(format!(
+                    "{}: not parsed: {len} bytes exceeds the per-file parse budget of {} MiB; \
+                     its module is recorded as open (names unknown)",
+                    file.path,
+                    per_file >> 20
+                ));
+            }
+            if total + len > per_release {
+                return Err(format!(
+                    "{}: not parsed: the release's sources exceed the parse budget of {} MiB; \
+                     its module is recorded as open (names unknown)",
+                    file.path,
+                    per_release >> 20
+                ));
+            }
+            total += len;
+            Ok(())
+        })
+        .collect()
+}
+
 fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
+    let budget = parse_budget(tree, MAX_PARSE_FILE_BYTES, MAX_PARSE_RELEASE_BYTES);
     let parsed: Vec<(Option<facts::FileFacts>, FileKind, String, Vec<String>)> = tree
         .files
         .par_iter()
-        .filter_map(|file| {
+        .zip(budget.par_iter())
+        .filter_map(|(file, budget)| {
             let (module, is_package, kind) = module_of(&file.path)?;
             let mut problems = Vec::new();
             if kind == FileKind::Extension {
                 return Some((None, kind, module, problems));
+            }
+            let unread = |problem: String| {
+                let facts = facts::FileFacts::unread(&module, is_package, kind == FileKind::Stub);
+                Some((Some(facts), kind, module.clone(), vec![problem]))
+            };
+            if let Err(problem) = budget {
+                return unread(problem.clone());
             }
             let text = match std::str::from_utf8(&file.data) {
                 Ok(t) => std::borrow::Cow::Borrowed(t),
@@ -106,6 +154,12 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
             } else {
                 PySourceType::Python
             };
+            if let Err(deep) = nesting::check(&text, nesting::MAX_NESTING_ESTIMATE) {
+                return unread(format!(
+                    "{}: {deep}; its module is recorded as open (names unknown)",
+                    file.path
+                ));
+            }
             let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
             let mut facts = facts::file_facts(
                 &module,

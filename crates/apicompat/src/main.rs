@@ -182,6 +182,22 @@ impl<E: std::fmt::Display> From<E> for Failure {
 
 pub type CmdResult = Result<ExitCode, Failure>;
 
+/// Writes a command's output to standard output. A reader that went away (`apicompat check |
+/// head`) is not a failure: the rest is dropped quietly and the command's exit code stands.
+pub fn print_stdout(out: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::from(format!("cannot write the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     ui::set_verbosity(cli.quiet, cli.verbose);

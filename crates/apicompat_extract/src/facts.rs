@@ -82,6 +82,9 @@ pub struct FileFacts {
     /// A deprecation warning issued when the module is imported.
     pub deprecated: Option<String>,
     pub syntax_errors: usize,
+    /// More module-level bindings than the walk keeps (see [`file_facts`]): the rest were
+    /// dropped and the module is open.
+    pub bindings_truncated: bool,
 }
 
 impl FileFacts {
@@ -98,15 +101,19 @@ impl FileFacts {
     }
 }
 
-/// Walks one parsed file.
+/// Walks one parsed file, keeping at most `max_bindings` module-level bindings (a file of
+/// 8 million `x = 0` lines would otherwise keep 200 bytes of facts per binding); past that the
+/// module is open (names unknown, never missing) and `bindings_truncated` is set.
 pub fn file_facts(
     module: &str,
     is_package: bool,
     is_stub: bool,
     source: &str,
     suite: &[Stmt],
+    max_bindings: usize,
 ) -> FileFacts {
     let mut w = Walker {
+        max_bindings,
         facts: FileFacts {
             module: module.to_string(),
             is_package,
@@ -151,6 +158,8 @@ pub(crate) const MAX_NESTING: usize = 200;
 const MAX_UNROLL: usize = 256;
 
 struct Walker<'s> {
+    /// Bindings kept at most (see [`file_facts`]).
+    max_bindings: usize,
     facts: FileFacts,
     source: &'s str,
     env: Env,
@@ -166,6 +175,11 @@ struct Walker<'s> {
 
 impl Walker<'_> {
     fn bind(&mut self, name: &str, value: Value) {
+        if self.facts.bindings.len() >= self.max_bindings {
+            self.facts.bindings_truncated = true;
+            self.facts.open = true;
+            return;
+        }
         self.facts.bindings.push((name.to_string(), value));
     }
 

@@ -13,6 +13,8 @@ pub mod nesting;
 pub mod resolve;
 mod stdlib;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 use ruff_python_ast::PySourceType;
 
@@ -24,14 +26,21 @@ use crate::resolve::{HashMap, ModuleInfo, Resolver};
 /// Stack for the threads that walk syntax trees: deep nesting in real files must not overflow.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
 
-/// Largest file handed to the parser, in bytes. A larger `.py`/`.pyi` file is not parsed: its
-/// module is recorded as open (names it does not list are unknown, never missing), with a
-/// problem. The largest source file of torch 2.5 is under 1 MiB; a 60 MB module of `x = 0`
-/// lines would take gigabytes of syntax tree.
-pub const MAX_PARSE_FILE_BYTES: usize = 8 << 20;
-/// Most bytes handed to the parser for one release (files in path order; the rest are
-/// recorded as open, with a problem). torch 2.5's sources total about 40 MiB.
-pub const MAX_PARSE_RELEASE_BYTES: usize = 512 << 20;
+// Budgets of one release (docs/hostile-input.md has the measurements behind them). What does
+// not fit is recorded as open (names it does not list are unknown, never missing), with a
+// problem in the surface. For scale: torch 2.15's wheel holds 2,608 `.py`/`.pyi` files, 57.5 MB
+// in all, the largest 1.3 MB; parsing takes up to ~75 bytes of syntax tree per source byte
+// (dense `x = 0` lines), transient, on two threads.
+
+/// Largest file handed to the parser, in bytes (3x torch's largest).
+pub const MAX_PARSE_FILE_BYTES: usize = 4 << 20;
+/// Most bytes handed to the parser for one release, files in path order (2x torch's sources).
+pub const MAX_PARSE_RELEASE_BYTES: usize = 128 << 20;
+/// Module-level bindings kept per file (facts take ~200 bytes each).
+pub const MAX_BINDINGS_PER_FILE: usize = 100_000;
+/// Module-level bindings kept per release. Files walked in parallel share it, so which file
+/// is cut short when a release exceeds it may vary between runs; no real release comes near.
+pub const MAX_BINDINGS_PER_RELEASE: usize = 2_000_000;
 
 /// What one file of the release is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +130,7 @@ fn parse_budget(tree: &SourceTree, per_file: usize, per_release: usize) -> Vec<R
 
 fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     let budget = parse_budget(tree, MAX_PARSE_FILE_BYTES, MAX_PARSE_RELEASE_BYTES);
+    let bindings_left = AtomicUsize::new(MAX_BINDINGS_PER_RELEASE);
     let parsed: Vec<(Option<facts::FileFacts>, FileKind, String, Vec<String>)> = tree
         .files
         .par_iter()
@@ -161,13 +171,27 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
                 ));
             }
             let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
+            let left = bindings_left.load(Ordering::Relaxed);
             let mut facts = facts::file_facts(
                 &module,
                 is_package,
                 kind == FileKind::Stub,
                 &text,
                 parsed.suite(),
+                left.min(MAX_BINDINGS_PER_FILE),
             );
+            let kept = facts.bindings.len();
+            let _ = bindings_left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+                Some(l.saturating_sub(kept))
+            });
+            if facts.bindings_truncated {
+                problems.push(format!(
+                    "{}: more module-level names than the binding budget ({MAX_BINDINGS_PER_FILE} \
+                     per file, {MAX_BINDINGS_PER_RELEASE} per release) keeps; the rest are \
+                     unknown (module recorded as open)",
+                    file.path
+                ));
+            }
             facts.syntax_errors = parsed.errors().len();
             if let Some(first) = parsed.errors().iter().min_by_key(|e| e.location.start()) {
                 problems.push(format!(

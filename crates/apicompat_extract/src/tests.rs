@@ -418,8 +418,9 @@ fn modules_that_others_extend_at_run_time() {
 
 #[test]
 fn files_nested_too_deep_are_recorded_as_open() {
-    // 5M unary minus: a 5 MB file whose tree used to overflow the walker stack (exit 134).
-    let minus = format!("x = {}1\n", "-".repeat(5_000_000));
+    // 4M unary minus: a 4 MB file (within the parse budget) whose tree used to overflow the
+    // walker stack (exit 134).
+    let minus = format!("x = {}1\n", "-".repeat(4_000_000));
     let nots = format!("y = {}1\n", "not ".repeat(500_000));
     // Just within the limit: parsed and walked (the walker stacks hold it).
     let depth = crate::nesting::MAX_NESTING_ESTIMATE - 10;
@@ -469,6 +470,23 @@ fn files_over_the_parse_budget_are_recorded_as_open() {
         s.problems
             .iter()
             .any(|p| p.starts_with("pkg/big.py: not parsed") && p.contains("per-file parse budget")),
+        "{:?}",
+        s.problems
+    );
+    // Under the parse budget but with more names than a file keeps.
+    let names: String = (0..crate::MAX_BINDINGS_PER_FILE + 10)
+        .map(|i| format!("n{i} = 0\n"))
+        .collect();
+    let s = extract(&tree(&[("pkg/names.py", &names)]), "pkg", "1.0");
+    assert!(s.symbols["pkg.names"].open);
+    assert!(s.symbols.contains_key("pkg.names.n0"));
+    assert!(!s
+        .symbols
+        .contains_key(&format!("pkg.names.n{}", crate::MAX_BINDINGS_PER_FILE + 5)));
+    assert!(
+        s.problems
+            .iter()
+            .any(|p| p.starts_with("pkg/names.py: more module-level names")),
         "{:?}",
         s.problems
     );

@@ -149,3 +149,42 @@ fn crafted_file_names_cannot_forge_annotations() {
         "a forged line in text output:\n{out}"
     );
 }
+
+/// `pyproject.toml` a FIFO, `requirements.txt` a link to /dev/zero: `check` used to block or
+/// read forever; now both are refused and the run stops with exit 2.
+#[cfg(unix)]
+#[test]
+fn project_files_that_are_fifos_or_devices_do_not_hang() {
+    let dir = project("fifo", &[("m.py", "import torch\n")]);
+    let fifo = dir.join("pyproject.toml");
+    let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(status.success());
+    std::os::unix::fs::symlink("/dev/zero", dir.join("requirements.txt")).expect("symlink");
+    let mut child = bin()
+        .args(["--no-cache", "check"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // A hang guard, not a timing: the run takes well under a second.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("check did not finish: a FIFO or /dev/zero was read");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().expect("output");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(
+        err.contains("pyproject.toml") && err.contains("a FIFO"),
+        "{err}"
+    );
+    assert!(
+        err.contains("requirements.txt resolves to /dev/zero"),
+        "{err}"
+    );
+}

@@ -67,16 +67,14 @@ impl Platform {
 /// nests more than a few levels.
 pub const MAX_MARKER_NESTING: usize = 100;
 
-/// Refuses text whose parentheses (outside quoted strings) nest deeper than
-/// [`MAX_MARKER_NESTING`], before any parser sees it.
+/// Refuses text whose parentheses nest deeper than [`MAX_MARKER_NESTING`], before any parser
+/// sees it. Parentheses inside quoted values count too: an unbalanced quote (in a URL) must
+/// not hide the nesting that follows it.
 pub(crate) fn check_nesting(text: &str) -> Result<(), String> {
-    let (mut depth, mut quote) = (0usize, None);
+    let mut depth = 0usize;
     for b in text.bytes() {
-        match (quote, b) {
-            (Some(q), _) if b == q => quote = None,
-            (Some(_), _) => {}
-            (None, b'"' | b'\'') => quote = Some(b),
-            (None, b'(') => {
+        match b {
+            b'(' => {
                 depth += 1;
                 if depth > MAX_MARKER_NESTING {
                     return Err(format!(
@@ -84,7 +82,7 @@ pub(crate) fn check_nesting(text: &str) -> Result<(), String> {
                     ));
                 }
             }
-            (None, b')') => depth = depth.saturating_sub(1),
+            b')' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }

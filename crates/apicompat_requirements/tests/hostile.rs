@@ -215,6 +215,18 @@ fn deeply_nested_marker_is_refused() {
         err.message
     );
     assert!(err.input.len() < 200, "the error quotes the whole input");
+    // An unbalanced quote before the parentheses does not hide them.
+    let text = format!(
+        "torch @ https://x/a'b.whl ; {}python_version > '3'{}",
+        "(".repeat(10_000),
+        ")".repeat(10_000)
+    );
+    let err = finishes(move || parse_requirement(&text)).expect_err("refused");
+    assert!(
+        err.message.contains("nested deeper than"),
+        "{}",
+        err.message
+    );
     // Shallow nesting still parses.
     let ok = parse_requirement("torch; ((python_version > \"3\") and (os_name == \"posix\"))");
     assert!(ok.is_ok(), "{ok:?}");

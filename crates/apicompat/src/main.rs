@@ -183,7 +183,8 @@ impl<E: std::fmt::Display> From<E> for Failure {
 pub type CmdResult = Result<ExitCode, Failure>;
 
 /// Writes a command's output to standard output. A reader that went away (`apicompat check |
-/// head`) is not a failure: the rest is dropped quietly and the command's exit code stands.
+/// head`) ends the run quietly with exit code 0, as for every subcommand; another write error
+/// is a failure (exit 2).
 pub fn print_stdout(out: &str) -> Result<(), Failure> {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
@@ -191,10 +192,9 @@ pub fn print_stdout(out: &str) -> Result<(), Failure> {
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(Failure::from(format!("cannot write the output: {e}")))
-        }
-        _ => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(Failure::from(format!("cannot write the output: {e}"))),
+        Ok(()) => Ok(()),
     }
 }
 

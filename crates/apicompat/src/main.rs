@@ -182,22 +182,6 @@ impl<E: std::fmt::Display> From<E> for Failure {
 
 pub type CmdResult = Result<ExitCode, Failure>;
 
-/// Writes a command's output to standard output. A reader that went away (`apicompat check |
-/// head`) ends the run quietly with exit code 0, as for every subcommand; another write error
-/// is a failure (exit 2).
-pub fn print_stdout(out: &str) -> Result<(), Failure> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-        Err(e) => Err(Failure::from(format!("cannot write the output: {e}"))),
-        Ok(()) => Ok(()),
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     ui::set_verbosity(cli.quiet, cli.verbose);

@@ -115,6 +115,6 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         CheckFormat::Sarif => apicompat_render::sarif(&report, env!("CARGO_PKG_VERSION")) + "\n",
         CheckFormat::Github => apicompat_render::github(&report),
     };
-    crate::print_stdout(&out)?;
+    crate::ui::print_stdout(&out)?;
     Ok(ExitCode::from(report.exit_code()))
 }

@@ -1,0 +1,190 @@
+//! `apicompat check` on hostile or unlucky input, as a user runs it: a reader that closes the
+//! pipe early, declarations that cannot be read (fail closed, exit 2, unless
+//! `--ignore-bad-declarations`), a `--target` package that is not indexed, file names crafted
+//! to forge output lines.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_apicompat"));
+    c.env("NO_COLOR", "1").env_remove("VIRTUAL_ENV");
+    c
+}
+
+fn check(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .arg("--no-cache")
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run apicompat")
+}
+
+fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("hostile-cli")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+    }
+    dir
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+const BREAKS_ON_23: &str = "from torch.distributed.pipelining import pipeline\n";
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    // Many findings: more output than a pipe buffer holds.
+    let body = BREAKS_ON_23.repeat(1000);
+    let dir = project(
+        "pipe",
+        &[("m.py", &body), ("requirements.txt", "torch>=2.3.0\n")],
+    );
+    let mut child = bin()
+        .args(["--no-cache", "check"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Read a little, then close the pipe, as `| head -1` does.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).expect("some output");
+    drop(stdout);
+    let o = child.wait_with_output().expect("wait");
+    let (_, err) = text(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    // Quietly, exit 0 as for every subcommand; not a panic (101).
+    assert_eq!(o.status.code(), Some(0), "{err}");
+}
+
+#[test]
+fn unreadable_declarations_fail_closed() {
+    let dir = project(
+        "bad-pyproject",
+        &[
+            ("m.py", BREAKS_ON_23),
+            (
+                "pyproject.toml",
+                "[project\ndependencies = [\"torch>=2.3\"]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &["-q"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("pyproject.toml is not valid TOML"), "{err}");
+    assert!(err.contains("--ignore-bad-declarations"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    // Opted out: checked without them (against the newest release, with a note).
+    let o = check(&dir, &["--ignore-bad-declarations"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains("pyproject.toml is not valid TOML"), "{out}");
+
+    let dir = project(
+        "bad-environment-yml",
+        &[
+            ("m.py", BREAKS_ON_23),
+            (
+                "environment.yml",
+                "dependencies:\n  - pip: [\"torch>=2.3\"]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("environment.yml"), "{err}");
+}
+
+#[test]
+fn a_target_that_is_not_indexed_is_an_error() {
+    let dir = project("unknown-target", &[("m.py", "import torch\n")]);
+    let o = check(&dir, &["--target", "not-a-package-anyone-indexed>=1"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(
+        err.contains("`not-a-package-anyone-indexed` is not in the index"),
+        "{err}"
+    );
+}
+
+#[test]
+fn crafted_file_names_cannot_forge_annotations() {
+    let name = "m\n::error file=forged.py,line=1::forged.py";
+    let dir = project(
+        "forge",
+        &[(name, BREAKS_ON_23), ("requirements.txt", "torch>=2.3.0\n")],
+    );
+    let o = check(&dir, &[name, "--output-format", "github"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    // Two annotations (AC001 on the file, AC008 on the requirement), none forged.
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        out.lines().all(|l| l.starts_with("::error title=")),
+        "{out}"
+    );
+    assert!(!out.contains("\n::error file=forged"), "{out}");
+    let o = check(&dir, &[name]);
+    let (out, _) = text(&o);
+    assert!(
+        out.lines().all(|l| !l.starts_with("::error")),
+        "a forged line in text output:\n{out}"
+    );
+}
+
+/// `pyproject.toml` a FIFO, `requirements.txt` a link to /dev/zero: `check` used to block or
+/// read forever; now both are refused and the run stops with exit 2.
+#[cfg(unix)]
+#[test]
+fn project_files_that_are_fifos_or_devices_do_not_hang() {
+    let dir = project("fifo", &[("m.py", "import torch\n")]);
+    let fifo = dir.join("pyproject.toml");
+    let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(status.success());
+    std::os::unix::fs::symlink("/dev/zero", dir.join("requirements.txt")).expect("symlink");
+    let mut child = bin()
+        .args(["--no-cache", "check"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // A hang guard, not a timing: the run takes well under a second.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("check did not finish: a FIFO or /dev/zero was read");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().expect("output");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(
+        err.contains("pyproject.toml") && err.contains("a FIFO"),
+        "{err}"
+    );
+    assert!(
+        err.contains("requirements.txt resolves to /dev/zero"),
+        "{err}"
+    );
+}

@@ -188,3 +188,47 @@ fn project_files_that_are_fifos_or_devices_do_not_hang() {
         "{err}"
     );
 }
+
+#[test]
+fn python_files_that_are_fifos_or_devices_do_not_hang() {
+    let dir = project("fifo-py", &[("ok.py", "import torch\n")]);
+    let status = Command::new("mkfifo")
+        .arg(dir.join("pipe.py"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.py")).expect("symlink");
+    let mut child = bin()
+        // Named on the command line (a directory walk leaves them out).
+        .args([
+            "--no-cache",
+            "check",
+            "--target",
+            "torch==2.5.0",
+            "ok.py",
+            "pipe.py",
+            "zero.py",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // A hang guard, not a timing: the run takes well under a second.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("check did not finish: a FIFO or /dev/zero was read as Python");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().expect("output");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(out.contains("pipe.py") && out.contains("a FIFO"), "{out}");
+    assert!(
+        out.contains("zero.py") && out.contains("not a regular file"),
+        "{out}"
+    );
+}

@@ -296,18 +296,14 @@ pub fn analyze_project(
 }
 
 pub fn analyze_path(path: &Path, module: ModuleName, roots: &HashSet<String>) -> Analyzed {
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > MAX_FILE_BYTES => {
-            return Analyzed::failed(
-                path.to_path_buf(),
-                format!("larger than {} MiB; not read", MAX_FILE_BYTES >> 20),
-            )
-        }
-        _ => {}
-    }
-    match std::fs::read(path) {
+    // Regular files only, at most MAX_FILE_BYTES: a `.py` that is a FIFO or a link to
+    // `/dev/zero` is an I/O finding, not a hang.
+    match apicompat_requirements::read_regular_file(path, MAX_FILE_BYTES) {
         Ok(bytes) => analyze_owned(path.to_path_buf(), module, bytes, roots),
-        Err(e) => Analyzed::failed(path.to_path_buf(), describe_io(&e)),
+        Err(apicompat_requirements::ReadError::Io(e)) => {
+            Analyzed::failed(path.to_path_buf(), describe_io(&e))
+        }
+        Err(e) => Analyzed::failed(path.to_path_buf(), e.to_string()),
     }
 }
 

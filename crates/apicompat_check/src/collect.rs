@@ -264,12 +264,28 @@ fn last_segment(path: &str) -> &str {
 
 /// `a.b.c` for a chain of names and attributes.
 fn dotted(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Name(n) => Some(n.id.to_string()),
-        Expr::Attribute(a) => dotted(&a.value).map(|v| format!("{v}.{}", a.attr.as_str())),
-        _ => None,
+    let mut parts: Vec<&str> = Vec::new();
+    let mut cur = expr;
+    loop {
+        match cur {
+            Expr::Name(n) => {
+                parts.push(n.id.as_str());
+                break;
+            }
+            Expr::Attribute(a) if parts.len() < MAX_CHAIN => {
+                parts.push(a.attr.as_str());
+                cur = &a.value;
+            }
+            _ => return None,
+        }
     }
+    parts.reverse();
+    Some(parts.join("."))
 }
+
+/// Dotted paths longer than this are not followed (no indexed path is that long; following
+/// each level of a chain of thousands made walking it quadratic).
+const MAX_CHAIN: usize = 64;
 
 fn string_lit(expr: &Expr) -> Option<String> {
     match expr {
@@ -428,7 +444,12 @@ impl<'a> Walker<'a> {
         // then nothing is allocated.
         let mut cur = expr;
         let mut len = 0;
+        let mut segments = 0;
         while let Expr::Attribute(a) = cur {
+            segments += 1;
+            if segments > MAX_CHAIN {
+                return None;
+            }
             len += 1 + a.attr.len();
             cur = &a.value;
         }

@@ -195,6 +195,8 @@ pub struct Analyzed {
     pub bad_utf8_at: Option<usize>,
     /// Could not be read.
     pub io_error: Option<String>,
+    /// Read but not parsed (nested too deep to walk safely): why.
+    pub not_parsed: Option<String>,
 }
 
 impl Analyzed {
@@ -211,6 +213,7 @@ impl Analyzed {
             suppressions: Suppressions::default(),
             bad_utf8_at: None,
             io_error: Some(message),
+            not_parsed: None,
         }
     }
 
@@ -338,6 +341,19 @@ fn analyze_owned(
         PySourceType::Python
     };
     let line_index = LineIndex::from_source_text(&text);
+    // A tree nested deeper than the walkers (and dropping the tree) can recurse through is
+    // never built: the file is reported as not checked.
+    if let Err(deep) =
+        apicompat_extract::nesting::check(&text, apicompat_extract::nesting::MAX_NESTING_ESTIMATE)
+    {
+        let mut a = Analyzed::failed(path, String::new());
+        a.io_error = None;
+        a.not_parsed = Some(deep.to_string());
+        a.line_index = line_index;
+        a.text = text;
+        a.bad_utf8_at = bad_utf8_at;
+        return a;
+    }
     let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
     let mut syntax_errors: Vec<(TextRange, String)> = parsed
         .errors()
@@ -373,5 +389,6 @@ fn analyze_owned(
         suppressions,
         bad_utf8_at,
         io_error: None,
+        not_parsed: None,
     }
 }

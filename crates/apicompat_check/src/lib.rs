@@ -289,6 +289,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                 vec![line],
             ));
         }
+        if let Some(reason) = &file.not_parsed {
+            per_file.push((
+                fi,
+                file_finding(
+                    UncheckedCode::RULE,
+                    &file.path,
+                    (1, 1, 1, 1),
+                    format!("{reason}: the file is not checked"),
+                ),
+                vec![1],
+            ));
+        }
         if let Some(range) = file.uses.too_deep {
             let (l, c, el, ec) = span(file, range);
             per_file.push((

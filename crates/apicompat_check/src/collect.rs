@@ -59,6 +59,8 @@ pub struct ObjectReceiver {
     pub exact: bool,
     /// The receiver as written (`self.proj`, `torch.zeros(3)`).
     pub text: String,
+    /// The project class of the object, when the member comes from its indexed base.
+    pub project_class: Option<String>,
 }
 
 /// Where an attribute read on an object of unknown type, or a `**mapping` argument, runs, for

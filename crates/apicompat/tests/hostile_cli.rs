@@ -4,47 +4,16 @@
 //! to forge output lines.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_apicompat"));
-    c.env("NO_COLOR", "1").env_remove("VIRTUAL_ENV");
-    c
-}
+mod common;
 
-fn check(dir: &Path, args: &[&str]) -> Output {
-    bin()
-        .arg("--no-cache")
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run apicompat")
-}
+use common::{bin, check, finish_or_fail, text, BREAKS_ON_23};
 
 fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("hostile-cli")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    for (path, text) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-    }
-    dir
+    common::project_in("hostile-cli", name, files)
 }
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-const BREAKS_ON_23: &str = "from torch.distributed.pipelining import pipeline\n";
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
@@ -160,23 +129,14 @@ fn project_files_that_are_fifos_or_devices_do_not_hang() {
     let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(status.success());
     std::os::unix::fs::symlink("/dev/zero", dir.join("requirements.txt")).expect("symlink");
-    let mut child = bin()
+    let child = bin()
         .args(["--no-cache", "check"])
         .current_dir(&dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    // A hang guard, not a timing: the run takes well under a second.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().expect("wait").is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("check did not finish: a FIFO or /dev/zero was read");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let o = child.wait_with_output().expect("output");
+    let o = finish_or_fail(child, "check did not finish: a FIFO or /dev/zero was read");
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
     assert!(
@@ -198,7 +158,7 @@ fn python_files_that_are_fifos_or_devices_do_not_hang() {
         .expect("mkfifo");
     assert!(status.success());
     std::os::unix::fs::symlink("/dev/zero", dir.join("zero.py")).expect("symlink");
-    let mut child = bin()
+    let child = bin()
         // Named on the command line (a directory walk leaves them out).
         .args([
             "--no-cache",
@@ -214,16 +174,10 @@ fn python_files_that_are_fifos_or_devices_do_not_hang() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    // A hang guard, not a timing: the run takes well under a second.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().expect("wait").is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("check did not finish: a FIFO or /dev/zero was read as Python");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let o = child.wait_with_output().expect("output");
+    let o = finish_or_fail(
+        child,
+        "check did not finish: a FIFO or /dev/zero was read as Python",
+    );
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
     assert!(out.contains("pipe.py") && out.contains("a FIFO"), "{out}");

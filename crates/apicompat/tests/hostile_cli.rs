@@ -186,3 +186,48 @@ fn python_files_that_are_fifos_or_devices_do_not_hang() {
         "{out}"
     );
 }
+
+#[test]
+fn ignore_files_that_are_fifos_or_devices_do_not_hang() {
+    let dir = project(
+        "fifo-gitignore",
+        &[("ok.py", "import torch\n"), ("sub/m.py", "import torch\n")],
+    );
+    let status = Command::new("mkfifo")
+        .arg(dir.join("sub/.gitignore"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let child = bin()
+        .args(["--no-cache", "check", "--target", "torch==2.5.0", "."])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let o = finish_or_fail(child, "check did not finish: a FIFO .gitignore was read");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(
+        out.contains("`.gitignore` is not a regular file; the directory is not walked"),
+        "{out}"
+    );
+
+    // At the top of the walk too: a link to /dev/zero.
+    let dir = project("zero-gitignore", &[("ok.py", "import torch\n")]);
+    std::os::unix::fs::symlink("/dev/zero", dir.join(".gitignore")).expect("symlink");
+    let child = bin()
+        .args(["--no-cache", "check", "--target", "torch==2.5.0", "."])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let o = finish_or_fail(
+        child,
+        "check did not finish: /dev/zero was read as .gitignore",
+    );
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(out.contains("`.gitignore` is not a regular file"), "{out}");
+}

@@ -62,6 +62,29 @@ pub struct Discovered {
     pub own_packages: HashSet<String>,
 }
 
+/// An ignore file of `dir` the walker would read that is not a regular file of a sane size:
+/// (the directory, why it is not walked).
+fn unsafe_ignore_file(dir: &Path) -> Option<(PathBuf, String)> {
+    const MAX_IGNORE_BYTES: u64 = 16 << 20;
+    for name in [".gitignore", ".ignore", ".git/info/exclude"] {
+        let path = dir.join(name);
+        if path.symlink_metadata().is_err() {
+            continue;
+        }
+        let why = match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_IGNORE_BYTES => continue,
+            Ok(m) if m.is_file() => format!("larger than {} MiB", MAX_IGNORE_BYTES >> 20),
+            Ok(_) => "not a regular file".to_string(),
+            Err(e) => describe_io(&e),
+        };
+        return Some((
+            dir.to_path_buf(),
+            format!("its `{name}` is {why}; the directory is not walked"),
+        ));
+    }
+    None
+}
+
 /// Top-level packages and modules directly in `dir` (see [`Discovered::own_packages`]).
 fn own_packages(dir: &Path, out: &mut HashSet<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -120,13 +143,42 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         }
         own_packages(root, &mut out.own_packages);
         own_packages(&root.join("src"), &mut out.own_packages);
+        // The walker reads ignore files itself: one that is a FIFO or a device would block or
+        // never end, so such a directory is not walked (and a parent's such file disables the
+        // parents' ignore files).
+        if let Some(bad) = unsafe_ignore_file(root) {
+            out.errors.push(bad);
+            continue;
+        }
+        let parents_safe = std::fs::canonicalize(root).is_ok_and(|abs| {
+            abs.ancestors()
+                .skip(1)
+                .all(|d| unsafe_ignore_file(d).is_none())
+        });
+        let skipped: std::sync::Arc<std::sync::Mutex<Vec<(PathBuf, String)>>> =
+            std::sync::Arc::default();
+        let skipped_in = std::sync::Arc::clone(&skipped);
         let walker = ignore::WalkBuilder::new(root)
             .require_git(false)
-            .filter_entry(|e| {
+            .parents(parents_safe)
+            .filter_entry(move |e| {
                 let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                !(is_dir
-                    && e.depth() > 0
-                    && EXCLUDED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+                if !is_dir || e.depth() == 0 {
+                    return true;
+                }
+                if EXCLUDED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()) {
+                    return false;
+                }
+                match unsafe_ignore_file(e.path()) {
+                    Some(bad) => {
+                        skipped_in
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(bad);
+                        false
+                    }
+                    None => true,
+                }
             })
             .build();
         for entry in walker {
@@ -149,6 +201,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
                 }
             }
         }
+        out.errors.extend(std::mem::take(
+            &mut *skipped.lock().unwrap_or_else(|p| p.into_inner()),
+        ));
     }
     out.files = files.into_iter().collect();
     out

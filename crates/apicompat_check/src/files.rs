@@ -305,12 +305,40 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
         .filter_map(|(name, h)| Some((name.to_string(), h?.clone())))
         .collect();
     let lookup = |name: &str| table.get(name).cloned();
+    // Module-level version constants (`XPU_MIN_VERSION = "2.4.0"`): known by name when every
+    // module that assigns one of that name assigns the same value.
+    let mut constants: HashMap<String, Option<String>> = HashMap::new();
+    for a in analyzed.iter() {
+        for (name, value) in &a.uses.constants {
+            constants
+                .entry(name.clone())
+                .and_modify(|known| {
+                    if known.as_ref() != Some(value) {
+                        *known = None;
+                    }
+                })
+                .or_insert_with(|| Some(value.clone()));
+        }
+    }
+    let constant = |name: &str| {
+        constants
+            .get(name)
+            .and_then(|v| v.as_deref())
+            .and_then(crate::versions::Bound::parse_str)
+    };
     for a in analyzed.iter_mut() {
         for u in &mut a.uses.uses {
-            resolve_helpers(&mut u.versions, &lookup);
+            resolve_helpers(&mut u.versions, &lookup, &constant);
         }
         for m in &mut a.uses.members {
-            resolve_helpers(&mut m.versions, &lookup);
+            resolve_helpers(&mut m.versions, &lookup, &constant);
+        }
+        for c in &mut a.uses.sites {
+            if c.versions.iter().any(|(_, p)| p.has_helper_call()) {
+                let mut v = c.versions.to_vec();
+                resolve_helpers(&mut v, &lookup, &constant);
+                c.versions = v.into_boxed_slice();
+            }
         }
     }
 }

@@ -1310,7 +1310,7 @@ fn op_lookup<'p>(func: &Expr, body: &[Stmt], positional: &[&'p str]) -> Option<&
 
 /// `">="` and the other operator strings.
 fn op_string(e: &Expr) -> Option<Op> {
-    Op::from_str(&string_lit(e)?)
+    Op::from_operator(&string_lit(e)?)
 }
 
 /// A version argument: a constant, or the name of a module-level string constant of the

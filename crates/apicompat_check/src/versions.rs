@@ -158,7 +158,7 @@ impl VersionHelper {
 
 impl Op {
     /// `">="` and the like, as operator tables map them.
-    pub fn from_str(s: &str) -> Option<Op> {
+    pub fn from_operator(s: &str) -> Option<Op> {
         Some(match s.trim() {
             "<" => Op::Lt,
             "<=" => Op::Le,

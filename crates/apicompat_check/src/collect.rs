@@ -855,10 +855,10 @@ impl<'a> Walker<'a> {
             }
         }
         let Some(Stmt::Return(ret)) = body.last() else {
-            return None;
+            return self.implied_when_true(body);
         };
         let Some(Expr::Call(call)) = ret.value.as_deref() else {
-            return None;
+            return self.implied_when_true(body);
         };
         let positional: Vec<&str> = params
             .posonlyargs
@@ -883,6 +883,7 @@ impl<'a> Walker<'a> {
                     position,
                     op_param,
                     version_param: None,
+                    implies: None,
                 });
             }
             let Expr::Name(v) = left else {
@@ -895,17 +896,18 @@ impl<'a> Walker<'a> {
                 position,
                 op_param,
                 version_param: Some(pos(v.id.as_str())?),
+                implies: None,
             });
         }
         // A comparator of this file given a package's version.
         let Expr::Name(f) = &*call.func else {
-            return None;
+            return self.implied_when_true(body);
         };
         let Some(Bound::Helper(c)) = self.lookup(f.id.as_str()) else {
-            return None;
+            return self.implied_when_true(body);
         };
         let (Some(vp), Some(op_i)) = (c.version_param, c.op_param) else {
-            return None;
+            return self.implied_when_true(body);
         };
         let root = self.compared_root(args.get(vp)?)?;
         let Expr::Name(op_arg) = args.get(op_i)? else {
@@ -919,6 +921,7 @@ impl<'a> Walker<'a> {
             param,
             op_param: Some(pos(op_arg.id.as_str())?),
             version_param: None,
+            implies: None,
         })
     }
 
@@ -955,6 +958,54 @@ impl<'a> Walker<'a> {
             position,
             op_param: None,
             version_param: None,
+            implies: None,
+        })
+    }
+
+    /// A function whose every `return` of a true value comes after early exits `if C: return
+    /// False` (or `None`, or a bare `return`) on version conditions `C`, at the top of its body:
+    /// a true result implies that no `C` held (`is_xpu_available()` beginning with `if
+    /// is_torch_version("<=", "2.6"): return False`). The conditions must be about one package.
+    fn implied_when_true(&self, body: &[Stmt]) -> Option<VersionHelper> {
+        let mut parts: Vec<(String, Pred)> = Vec::new();
+        for stmt in body {
+            let Stmt::If(i) = stmt else {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            };
+            if !i.elif_else_clauses.is_empty() || !returns_false(&i.body) {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            }
+            let info = self.cond_info(&i.test);
+            if !info.restriction.complete {
+                continue;
+            }
+            if let Some(neg) = info.restriction.negate() {
+                parts.extend(neg.parts);
+            }
+        }
+        let root = parts.first()?.0.clone();
+        if parts.iter().any(|(r, _)| *r != root) {
+            return None;
+        }
+        let preds: Vec<Pred> = parts.into_iter().map(|(_, p)| p).collect();
+        let pred = match <[Pred; 1]>::try_from(preds) {
+            Ok([p]) => p,
+            Err(preds) => Pred::And(preds),
+        };
+        Some(VersionHelper {
+            root: root.clone(),
+            op: Op::Eq,
+            param: String::new(),
+            position: usize::MAX,
+            op_param: None,
+            version_param: None,
+            implies: Some((root, pred)),
         })
     }
 
@@ -989,6 +1040,13 @@ impl<'a> Walker<'a> {
             })
         };
         let part = match helper {
+            // Only implied when true: the condition cannot be negated.
+            Some(h) if h.implies.is_some() => {
+                return Some(Restriction {
+                    parts: vec![h.implies.clone()?],
+                    complete: false,
+                })
+            }
             Some(h) => {
                 let value = arg_at(h.position, &h.param)?;
                 let op = match h.op_param {
@@ -1002,22 +1060,31 @@ impl<'a> Walker<'a> {
                 h.condition(version_arg(value)?, op, root.as_deref())?
             }
             None => {
-                if !args.keywords.is_empty() {
-                    return None;
-                }
-                // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
-                let (root, op, value) = match &*args.args {
-                    [v] => (None, None, v),
-                    [o, v] => (None, Some(op_string(o)?), v),
-                    [r, o, v] => (Some(self.compared_root(r)?), Some(op_string(o)?), v),
-                    _ => return None,
-                };
                 let name = last_segment(&dotted(&call.func)?).to_string();
-                let call = HelperCall {
-                    arg: version_arg(value)?,
-                    op,
-                    root,
-                    args: args.args.len(),
+                // `h()`, `h(flag=...)`: a helper that implies a condition when true.
+                // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
+                let call = match (&*args.args, args.keywords.is_empty()) {
+                    ([], _) => HelperCall {
+                        arg: None,
+                        op: None,
+                        root: None,
+                        args: 0,
+                    },
+                    (positional, true) => {
+                        let (root, op, value) = match positional {
+                            [v] => (None, None, v),
+                            [o, v] => (None, Some(op_string(o)?), v),
+                            [r, o, v] => (Some(self.compared_root(r)?), Some(op_string(o)?), v),
+                            _ => return None,
+                        };
+                        HelperCall {
+                            arg: Some(version_arg(value)?),
+                            op,
+                            root,
+                            args: positional.len(),
+                        }
+                    }
+                    _ => return None,
                 };
                 (HELPER_ROOT.to_string(), Pred::Helper { name, call })
             }
@@ -1306,6 +1373,40 @@ fn op_lookup<'p>(func: &Expr, body: &[Stmt], positional: &[&'p str]) -> Option<&
             _ => false,
         })
         .then_some(p)
+}
+
+/// Whether a statement holds a `return` (not looking into nested functions or classes).
+fn has_return(stmt: &Stmt) -> bool {
+    struct Finder(bool);
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            match s {
+                Stmt::Return(_) => self.0 = true,
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                s if !self.0 => visitor::walk_stmt(self, s),
+                _ => {}
+            }
+        }
+        fn visit_expr(&mut self, _: &'a Expr) {}
+    }
+    let mut f = Finder(false);
+    f.visit_stmt(stmt);
+    f.0
+}
+
+/// A block that ends by returning a false value (`False`, `None`, nothing) and returns nowhere
+/// else.
+fn returns_false(body: &[Stmt]) -> bool {
+    let Some((Stmt::Return(r), before)) = body.split_last() else {
+        return false;
+    };
+    let falsy = match r.value.as_deref() {
+        None => true,
+        Some(Expr::BooleanLiteral(b)) => !b.value,
+        Some(Expr::NoneLiteral(_)) => true,
+        _ => false,
+    };
+    falsy && !before.iter().any(has_return)
 }
 
 /// `">="` and the other operator strings.

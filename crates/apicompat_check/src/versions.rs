@@ -93,7 +93,9 @@ pub enum Pred {
 /// from a package's version, or the package's name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HelperCall {
-    pub arg: Bound,
+    /// The version given (`None`: no argument that is one, for helpers that imply a
+    /// condition whatever their arguments).
+    pub arg: Option<Bound>,
     pub op: Option<Op>,
     pub root: Option<String>,
     /// How many positional arguments the call passes.
@@ -122,6 +124,10 @@ pub struct VersionHelper {
     pub op_param: Option<usize>,
     /// For a comparator: the position of the parameter holding the version compared.
     pub version_param: Option<usize>,
+    /// For a function whose `True` results all come after early exits that return a false
+    /// value under version conditions (`if is_torch_version("<=", "2.6"): return False`):
+    /// what a true result implies (none of those conditions held), whatever the arguments.
+    pub implies: Option<(String, Pred)>,
 }
 
 impl VersionHelper {
@@ -147,6 +153,9 @@ impl VersionHelper {
 
     /// The shape a call from another file must have ([`HelperCall`]).
     fn accepts(&self, call: &HelperCall) -> bool {
+        if self.implies.is_some() {
+            return true;
+        }
         match (self.version_param, self.op_param) {
             (None, None) => call.args == 1 && self.position == 0,
             (None, Some(0)) => call.args == 2 && self.position == 1,
@@ -221,11 +230,22 @@ impl Pred {
         helpers: &dyn Fn(&str) -> Option<VersionHelper>,
         constants: &dyn Fn(&str) -> Option<Bound>,
     ) -> Option<(Pred, Option<String>)> {
+        self.resolved_in(helpers, constants, false)
+    }
+
+    /// [`Pred::resolved`]; `negated` under an odd number of `not`s, where a helper that only
+    /// implies a condition (when true) says nothing.
+    fn resolved_in(
+        &self,
+        helpers: &dyn Fn(&str) -> Option<VersionHelper>,
+        constants: &dyn Fn(&str) -> Option<Bound>,
+        negated: bool,
+    ) -> Option<(Pred, Option<String>)> {
         let join = |ps: &[Pred]| -> Option<(Vec<Pred>, Option<String>)> {
             let mut out = Vec::with_capacity(ps.len());
             let mut root: Option<String> = None;
             for p in ps {
-                let (q, r) = p.resolved(helpers, constants)?;
+                let (q, r) = p.resolved_in(helpers, constants, negated)?;
                 match (&root, r) {
                     (Some(a), Some(b)) if *a != b => return None,
                     (None, Some(b)) => root = Some(b),
@@ -238,13 +258,27 @@ impl Pred {
         Some(match self {
             Pred::Helper { name, call } => {
                 let h = helpers(name).filter(|h| h.accepts(call))?;
-                let arg = call.arg.resolved(constants)?;
+                if let Some((root, implied)) = &h.implies {
+                    if negated {
+                        return None;
+                    }
+                    // The implied condition may call helpers itself: one level more.
+                    let (pred, found) = implied
+                        .resolved(&|n| helpers(n).filter(|h| h.implies.is_none()), constants)?;
+                    let root = if root == HELPER_ROOT {
+                        found?
+                    } else {
+                        root.clone()
+                    };
+                    return Some((pred, Some(root)));
+                }
+                let arg = call.arg.as_ref()?.resolved(constants)?;
                 let (root, pred) = h.condition(arg, call.op, call.root.as_deref())?;
                 (pred, Some(root))
             }
             Pred::Cmp(op, b @ Bound::Named(_)) => (Pred::Cmp(*op, b.resolved(constants)?), None),
             Pred::Not(p) => {
-                let (q, r) = p.resolved(helpers, constants)?;
+                let (q, r) = p.resolved_in(helpers, constants, !negated)?;
                 (Pred::Not(Box::new(q)), r)
             }
             Pred::And(ps) => {

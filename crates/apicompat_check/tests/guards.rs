@@ -344,3 +344,27 @@ fn version_helpers_that_take_the_operator_as_a_string() {
         ]
     );
 }
+
+#[test]
+fn availability_helpers_imply_the_conditions_of_their_early_exits() {
+    let mut files = OP_HELPERS.to_vec();
+    files.push((
+        "pkg/imports.py",
+        "import torch\nfrom .versions import is_torch_version\n\ndef is_xpu_available(check_device=False):\n    \"\"\"Checks.\"\"\"\n    if is_torch_version(\"<=\", \"2.3.1\"):\n        return False\n    if check_device:\n        try:\n            return torch.xpu.is_available()\n        except RuntimeError:\n            return False\n    return hasattr(torch, \"xpu\") and torch.xpu.is_available()\n\ndef is_other_available():\n    if torch.cuda.is_available():\n        return True\n    if is_torch_version(\"<=\", \"2.3.1\"):\n        return False\n    return True\n",
+    ));
+    files.push((
+        "pkg/use2.py",
+        "import torch\nfrom .imports import is_xpu_available, is_other_available\n\ndef f():\n    if is_xpu_available():\n        return torch.distributed.pipelining.pipeline\n    if is_xpu_available(check_device=True):\n        return torch.distributed.pipelining.pipeline\n    if not is_xpu_available():\n        return torch.distributed.pipelining.pipeline\n\ndef g():\n    if is_other_available():\n        return torch.distributed.pipelining.pipeline\n",
+    ));
+    let got = check_files("availability", &files, &["torch>=2.3,<2.5"]);
+    let of = |file: &str| -> Vec<&String> { got.iter().filter(|l| l.starts_with(file)).collect() };
+    // A true result implies torch > 2.3.1; a false one says nothing; a function with a
+    // `return True` before its version check implies nothing.
+    assert_eq!(
+        of("pkg/use2.py"),
+        [
+            "pkg/use2.py:10:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+            "pkg/use2.py:14:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+        ]
+    );
+}

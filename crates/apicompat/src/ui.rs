@@ -49,3 +49,21 @@ pub fn red(text: &str, color: bool) -> String {
         text.to_string()
     }
 }
+
+/// Writes a command's output to standard output. A reader that went away (`apicompat check |
+/// head`) ends the run quietly with exit code 0, as for every subcommand; another write error
+/// is a failure (exit 2).
+pub fn print_stdout(out: &str) -> Result<(), crate::Failure> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(crate::Failure::from(format!(
+            "cannot write the output: {e}"
+        ))),
+        Ok(()) => Ok(()),
+    }
+}

@@ -4,48 +4,17 @@
 //! blowing memory.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_apicompat"));
-    c.env("NO_COLOR", "1").env_remove("VIRTUAL_ENV");
-    c
-}
+mod common;
 
-fn check(dir: &Path, args: &[&str]) -> Output {
-    bin()
-        .arg("--no-cache")
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run apicompat")
-}
+use common::{bin, check, text, BREAKS_ON_23};
 
 fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("check-cli")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    for (path, text) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-    }
-    dir
+    common::project_in("check-cli", name, files)
 }
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-const BREAKS_ON_23: &str = "from torch.distributed.pipelining import pipeline\n";
 
 #[test]
 fn exit_0_without_errors_warnings_included() {

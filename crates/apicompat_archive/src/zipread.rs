@@ -275,7 +275,38 @@ pub fn parse_central_directory(
             "the central directory holds {found} entries, the end record announces {entries_hint}"
         )));
     }
+    check_no_overlap(&out)?;
     Ok(out)
+}
+
+/// Refuses entries whose local data overlap: each member occupies at least its local header
+/// and its compressed bytes, and no two may share any of them. Overlapping entries let a
+/// small archive name one highly compressed member thousands of times (a zip bomb that no
+/// per-member limit catches).
+fn check_no_overlap(entries: &[CentralEntry]) -> Result<(), ZipError> {
+    let mut spans: Vec<(u64, u64, &str)> = entries
+        .iter()
+        .map(|e| {
+            let end = e
+                .local_header_offset
+                .saturating_add(LOCAL_LEN as u64)
+                .saturating_add(e.compressed_size);
+            (e.local_header_offset, end, e.name.as_str())
+        })
+        .collect();
+    spans.sort_unstable();
+    for pair in spans.windows(2) {
+        let [(_, end, a), (start, _, b)] = pair else {
+            continue;
+        };
+        if start < end {
+            return Err(ZipError::Corrupt(format!(
+                "members `{a}` and `{b}` overlap in the archive (overlapping entries, as in a \
+                 zip bomb); refused"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Offset of the member data relative to the start of its local header, read from the local

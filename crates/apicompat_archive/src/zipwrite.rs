@@ -7,6 +7,8 @@ pub struct ZipWriter {
     buf: Vec<u8>,
     central: Vec<u8>,
     count: u16,
+    /// The central record of the last member, from its name on (for [`Self::alias_last`]).
+    last_central: Vec<u8>,
 }
 
 /// What the headers of a member say, independent of its real bytes.
@@ -41,6 +43,7 @@ impl ZipWriter {
             buf: Vec::new(),
             central: Vec::new(),
             count: 0,
+            last_central: Vec::new(),
         }
     }
 
@@ -77,6 +80,7 @@ impl ZipWriter {
         b.extend_from_slice(name);
         b.extend_from_slice(m.compressed);
 
+        let start = self.central.len();
         let c = &mut self.central;
         c.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
         let made_by: u16 = if m.unix_mode != 0 { (3 << 8) | 20 } else { 20 };
@@ -95,7 +99,21 @@ impl ZipWriter {
         c.extend_from_slice(&0u16.to_le_bytes()); // internal attributes
         c.extend_from_slice(&(m.unix_mode << 16).to_le_bytes());
         c.extend_from_slice(&offset.to_le_bytes());
+        self.last_central = c[start..].to_vec();
         c.extend_from_slice(name);
+        self.count += 1;
+    }
+
+    /// Adds a central-directory entry named `name` for the bytes of the last member (the
+    /// overlapping entries of a zip bomb: one stored member, many names).
+    pub fn alias_last(&mut self, name: &str) {
+        let mut record = self.last_central.clone();
+        if record.len() < 30 {
+            return;
+        }
+        record[28..30].copy_from_slice(&(name.len() as u16).to_le_bytes());
+        self.central.extend_from_slice(&record);
+        self.central.extend_from_slice(name.as_bytes());
         self.count += 1;
     }
 

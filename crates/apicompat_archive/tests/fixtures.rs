@@ -220,6 +220,27 @@ fn zip_bombs_and_lies_are_skipped() {
 }
 
 #[test]
+fn overlapping_entries_are_refused() {
+    // One 1 MiB member named 200 times: 200 MiB from a few kilobytes.
+    let body = "x = 0\n".repeat((1 << 20) / 6);
+    let mut z = ZipWriter::new();
+    z.add("pkg/__init__.py", b"", false);
+    z.add("pkg/m0.py", body.as_bytes(), true);
+    for i in 1..200 {
+        z.alias_last(&format!("pkg/m{i}.py"));
+    }
+    let data = z.finish();
+    assert!(data.len() < 64 << 10, "{} bytes", data.len());
+    let err = read_zip_bytes("bomb-1.0-py3-none-any.whl", &data)
+        .expect_err("overlapping entries are refused")
+        .to_string();
+    assert!(
+        err.contains("members `pkg/m0.py` and `pkg/m1.py` overlap in the archive"),
+        "{err}"
+    );
+}
+
+#[test]
 fn broken_files_give_clear_errors() {
     let dir = tempdir("broken");
     let missing = dir.0.join("missing.whl");

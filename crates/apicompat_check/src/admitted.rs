@@ -138,7 +138,9 @@ pub fn requirement_finding(
         });
     }
     let file = project_root.join(&first.source.file);
-    let text = std::fs::read_to_string(&file).ok();
+    let text = apicompat_requirements::read_regular_file(&file, 16 << 20)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
     let line = first.source.line.max(1);
     let (column, end_column) = text
         .as_deref()

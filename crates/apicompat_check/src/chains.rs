@@ -112,9 +112,11 @@ fn is_identifier(s: &str) -> bool {
 /// The modules named by `[project.scripts]` and `[project.gui-scripts]` of a `pyproject.toml`.
 pub fn script_modules(pyproject: &Path) -> Vec<String> {
     use toml::de::{DeTable, DeValue};
-    let Ok(text) = std::fs::read_to_string(pyproject) else {
+    // Regular files only, size-capped: a pyproject.toml may be a FIFO or a link to /dev/zero.
+    let Ok(bytes) = apicompat_requirements::read_regular_file(pyproject, 16 << 20) else {
         return Vec::new();
     };
+    let text = String::from_utf8_lossy(&bytes);
     let Ok(doc) = DeTable::parse(&text) else {
         return Vec::new();
     };

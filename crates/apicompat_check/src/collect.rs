@@ -10,7 +10,9 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::Reach;
-use crate::versions::{Bound as VBound, Op, Pred, Restriction, VersionHelper, HELPER_ROOT};
+use crate::versions::{
+    Bound as VBound, HelperCall, Op, Pred, Restriction, VersionHelper, HELPER_ROOT,
+};
 
 /// Statements and expressions nested deeper than this are not followed (AC007).
 pub const MAX_DEPTH: usize = 1500;
@@ -59,6 +61,8 @@ pub struct ObjectReceiver {
     pub exact: bool,
     /// The receiver as written (`self.proj`, `torch.zeros(3)`).
     pub text: String,
+    /// The project class of the object, when the member comes from its indexed base.
+    pub project_class: Option<String>,
 }
 
 /// Where an attribute read on an object of unknown type, or a `**mapping` argument, runs, for
@@ -97,6 +101,8 @@ pub struct FileUses {
     /// Every attribute read on an expression that is not an indexed path, and every
     /// `**mapping` argument.
     pub sites: Vec<SiteContext>,
+    /// Module-level string constants (`MIN_VERSION = "2.4.0"`), for conditions of other files.
+    pub constants: Vec<(String, String)>,
 }
 
 /// An attribute read on an object whose type is not known statically: the receiver is a
@@ -264,12 +270,28 @@ fn last_segment(path: &str) -> &str {
 
 /// `a.b.c` for a chain of names and attributes.
 fn dotted(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Name(n) => Some(n.id.to_string()),
-        Expr::Attribute(a) => dotted(&a.value).map(|v| format!("{v}.{}", a.attr.as_str())),
-        _ => None,
+    let mut parts: Vec<&str> = Vec::new();
+    let mut cur = expr;
+    loop {
+        match cur {
+            Expr::Name(n) => {
+                parts.push(n.id.as_str());
+                break;
+            }
+            Expr::Attribute(a) if parts.len() < MAX_CHAIN => {
+                parts.push(a.attr.as_str());
+                cur = &a.value;
+            }
+            _ => return None,
+        }
     }
+    parts.reverse();
+    Some(parts.join("."))
 }
+
+/// Dotted paths longer than this are not followed (no indexed path is that long; following
+/// each level of a chain of thousands made walking it quadratic).
+const MAX_CHAIN: usize = 64;
 
 fn string_lit(expr: &Expr) -> Option<String> {
     match expr {
@@ -428,7 +450,12 @@ impl<'a> Walker<'a> {
         // then nothing is allocated.
         let mut cur = expr;
         let mut len = 0;
+        let mut segments = 0;
         while let Expr::Attribute(a) = cur {
+            segments += 1;
+            if segments > MAX_CHAIN {
+                return None;
+            }
             len += 1 + a.attr.len();
             cur = &a.value;
         }
@@ -604,6 +631,13 @@ impl<'a> Walker<'a> {
     }
 
     fn assign_name(&mut self, name: &str, value: &Expr) {
+        if self.scopes.len() == 1 {
+            if let Some(text) = string_lit(value) {
+                if text.len() <= 64 {
+                    self.out.constants.push((name.to_string(), text));
+                }
+            }
+        }
         if let Some(root) = self.version_root(value, 0) {
             self.bind(name, Bound::VersionOf(root));
             return;
@@ -804,15 +838,91 @@ impl<'a> Walker<'a> {
     /// A function whose body (after a docstring) is `return V op P`: `V` derived from an indexed
     /// package's `__version__`, `P` a parameter (or `parse(P)`, `Version(P)`...), in either
     /// order.
+    ///
+    /// Or whose last statement returns a comparison through an operator the caller names:
+    /// `return OPS[operation](V, parse(P))`, or `operation = OPS[operation]` before `return
+    /// operation(V, parse(P))` (`OPS` a table from `">="` and the like to `operator.ge`...; a
+    /// comparator when `V` is a parameter too), or a call of such a comparator of this file
+    /// with a package's version (`return compare_versions(torch_version, operation, v)`).
     fn version_helper(&self, params: &ast::Parameters, body: &[Stmt]) -> Option<VersionHelper> {
         let body = match body {
             [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
             b => b,
         };
-        let [Stmt::Return(ret)] = body else {
+        if let [Stmt::Return(ret)] = body {
+            if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
+                return Some(h);
+            }
+        }
+        let Some(Stmt::Return(ret)) = body.last() else {
+            return self.implied_when_true(body);
+        };
+        let Some(Expr::Call(call)) = ret.value.as_deref() else {
+            return self.implied_when_true(body);
+        };
+        let positional: Vec<&str> = params
+            .posonlyargs
+            .iter()
+            .chain(&params.args)
+            .map(|p| p.name().as_str())
+            .collect();
+        let pos = |name: &str| positional.iter().position(|p| *p == name);
+        let args = &call.arguments.args;
+        if let Some(op_name) = op_lookup(&call.func, body, &positional) {
+            let [left, right] = &**args else {
+                return None;
+            };
+            let param = version_param_of(params, right)?;
+            let position = pos(&param)?;
+            let op_param = Some(pos(op_name)?);
+            if let Some(root) = self.version_root(left, 0) {
+                return Some(VersionHelper {
+                    root,
+                    op: Op::Eq,
+                    param,
+                    position,
+                    op_param,
+                    version_param: None,
+                    implies: None,
+                });
+            }
+            let Expr::Name(v) = left else {
+                return None;
+            };
+            return Some(VersionHelper {
+                root: String::new(),
+                op: Op::Eq,
+                param,
+                position,
+                op_param,
+                version_param: Some(pos(v.id.as_str())?),
+                implies: None,
+            });
+        }
+        // A comparator of this file given a package's version.
+        let Expr::Name(f) = &*call.func else {
+            return self.implied_when_true(body);
+        };
+        let Some(Bound::Helper(c)) = self.lookup(f.id.as_str()) else {
+            return self.implied_when_true(body);
+        };
+        let (Some(vp), Some(op_i)) = (c.version_param, c.op_param) else {
+            return self.implied_when_true(body);
+        };
+        let root = self.compared_root(args.get(vp)?)?;
+        let Expr::Name(op_arg) = args.get(op_i)? else {
             return None;
         };
-        self.helper_expr(params, ret.value.as_deref()?)
+        let param = version_param_of(params, args.get(c.position)?)?;
+        Some(VersionHelper {
+            root,
+            op: Op::Eq,
+            position: pos(&param)?,
+            param,
+            op_param: Some(pos(op_arg.id.as_str())?),
+            version_param: None,
+            implies: None,
+        })
     }
 
     /// `V op P` for a parameter `P` of `params` (see [`Walker::version_helper`]).
@@ -830,26 +940,7 @@ impl<'a> Walker<'a> {
             .chain(&params.args)
             .map(|p| p.name().as_str())
             .collect();
-        let param_of = |e: &Expr| -> Option<String> {
-            let mut e = e;
-            // `parse(v)`, `version.Version(v)`, `str(v)`.
-            while let Expr::Call(call) = e {
-                let name = dotted(&call.func)?;
-                if !VERSION_PARSERS.contains(&last_segment(&name)) {
-                    return None;
-                }
-                let [arg] = &*call.arguments.args else {
-                    return None;
-                };
-                e = arg;
-            }
-            match e {
-                Expr::Name(n) if params.iter().any(|p| p.name().as_str() == n.id.as_str()) => {
-                    Some(n.id.to_string())
-                }
-                _ => None,
-            }
-        };
+        let param_of = |e: &Expr| version_param_of(params, e);
         let (root, op, param) = if let (Some(root), Some(param)) =
             (self.version_root(&c.left, 0), param_of(right))
         {
@@ -865,6 +956,56 @@ impl<'a> Walker<'a> {
             op,
             param,
             position,
+            op_param: None,
+            version_param: None,
+            implies: None,
+        })
+    }
+
+    /// A function whose every `return` of a true value comes after early exits `if C: return
+    /// False` (or `None`, or a bare `return`) on version conditions `C`, at the top of its body:
+    /// a true result implies that no `C` held (`is_xpu_available()` beginning with `if
+    /// is_torch_version("<=", "2.6"): return False`). The conditions must be about one package.
+    fn implied_when_true(&self, body: &[Stmt]) -> Option<VersionHelper> {
+        let mut parts: Vec<(String, Pred)> = Vec::new();
+        for stmt in body {
+            let Stmt::If(i) = stmt else {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            };
+            if !i.elif_else_clauses.is_empty() || !returns_false(&i.body) {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            }
+            let info = self.cond_info(&i.test);
+            if !info.restriction.complete {
+                continue;
+            }
+            if let Some(neg) = info.restriction.negate() {
+                parts.extend(neg.parts);
+            }
+        }
+        let root = parts.first()?.0.clone();
+        if parts.iter().any(|(r, _)| *r != root) {
+            return None;
+        }
+        let preds: Vec<Pred> = parts.into_iter().map(|(_, p)| p).collect();
+        let pred = match <[Pred; 1]>::try_from(preds) {
+            Ok([p]) => p,
+            Err(preds) => Pred::And(preds),
+        };
+        Some(VersionHelper {
+            root: root.clone(),
+            op: Op::Eq,
+            param: String::new(),
+            position: usize::MAX,
+            op_param: None,
+            version_param: None,
+            implies: Some((root, pred)),
         })
     }
 
@@ -899,26 +1040,69 @@ impl<'a> Walker<'a> {
             })
         };
         let part = match helper {
+            // Only implied when true: the condition cannot be negated.
+            Some(h) if h.implies.is_some() => {
+                return Some(Restriction {
+                    parts: vec![h.implies.clone()?],
+                    complete: false,
+                })
+            }
             Some(h) => {
-                let arg = const_bound(arg_at(h.position, &h.param)?)?;
-                h.condition(arg)
+                let value = arg_at(h.position, &h.param)?;
+                let op = match h.op_param {
+                    Some(i) => Some(op_string(args.args.get(i)?)?),
+                    None => None,
+                };
+                let root = match h.version_param {
+                    Some(i) => Some(self.compared_root(args.args.get(i)?)?),
+                    None => None,
+                };
+                h.condition(version_arg(value)?, op, root.as_deref())?
             }
             None => {
-                // One argument, a version constant.
-                let arg = match (&*args.args, &*args.keywords) {
-                    ([a], []) => a,
-                    ([], [k]) => &k.value,
+                let name = last_segment(&dotted(&call.func)?).to_string();
+                // `h()`, `h(flag=...)`: a helper that implies a condition when true.
+                // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
+                let call = match (&*args.args, args.keywords.is_empty()) {
+                    ([], _) => HelperCall {
+                        arg: None,
+                        op: None,
+                        root: None,
+                        args: 0,
+                    },
+                    (positional, true) => {
+                        let (root, op, value) = match positional {
+                            [v] => (None, None, v),
+                            [o, v] => (None, Some(op_string(o)?), v),
+                            [r, o, v] => (Some(self.compared_root(r)?), Some(op_string(o)?), v),
+                            _ => return None,
+                        };
+                        HelperCall {
+                            arg: Some(version_arg(value)?),
+                            op,
+                            root,
+                            args: positional.len(),
+                        }
+                    }
                     _ => return None,
                 };
-                let arg = const_bound(arg)?;
-                let name = last_segment(&dotted(&call.func)?).to_string();
-                (HELPER_ROOT.to_string(), Pred::Helper { name, arg })
+                (HELPER_ROOT.to_string(), Pred::Helper { name, call })
             }
         };
         Some(Restriction {
             parts: vec![part],
             complete: true,
         })
+    }
+
+    /// The package whose version a comparator is given: a value derived from its version, or
+    /// its name (`compare_versions("torch", ">=", "2.4")`).
+    fn compared_root(&self, e: &Expr) -> Option<String> {
+        if let Some(root) = self.version_root(e, 0) {
+            return Some(root);
+        }
+        let name = string_lit(e)?;
+        self.roots.contains(&name).then_some(name)
     }
 
     fn class_def(&mut self, c: &'a ast::StmtClassDef) {
@@ -1107,6 +1291,14 @@ impl<'a> Walker<'a> {
                 }
                 let name = dotted(&call.func)?;
                 let last = last_segment(&name);
+                // `importlib.metadata.version("torch")` (also imported as `version`).
+                if name == "version" || name.ends_with("metadata.version") {
+                    if let [arg] = &*call.arguments.args {
+                        if let Some(dist) = string_lit(arg) {
+                            return self.roots.contains(&dist).then_some(dist);
+                        }
+                    }
+                }
                 if VERSION_PARSERS.contains(&last) || matches!(last, "tuple" | "list" | "map") {
                     return call
                         .arguments
@@ -1128,6 +1320,108 @@ impl<'a> Walker<'a> {
             _ => None,
         }
     }
+}
+
+/// The parameter a version argument is, through `parse(v)`, `version.Version(v)`, `str(v)`.
+fn version_param_of(params: &ast::Parameters, e: &Expr) -> Option<String> {
+    let mut e = e;
+    let mut depth = 0;
+    while let Expr::Call(call) = e {
+        depth += 1;
+        let name = dotted(&call.func)?;
+        if depth > 8 || !VERSION_PARSERS.contains(&last_segment(&name)) {
+            return None;
+        }
+        let [arg] = &*call.arguments.args else {
+            return None;
+        };
+        e = arg;
+    }
+    match e {
+        Expr::Name(n) if params.iter().any(|p| p.name().as_str() == n.id.as_str()) => {
+            Some(n.id.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The parameter that names the operator of a call `OPS[op](...)`, or `op(...)` after
+/// `op = OPS[op]` in `body` (a lookup keyed by the parameter itself).
+fn op_lookup<'p>(func: &Expr, body: &[Stmt], positional: &[&'p str]) -> Option<&'p str> {
+    let keyed = |e: &Expr| -> Option<&'p str> {
+        let Expr::Subscript(s) = e else {
+            return None;
+        };
+        let (Expr::Name(_), Expr::Name(k)) = (&*s.value, &*s.slice) else {
+            return None;
+        };
+        positional.iter().copied().find(|p| *p == k.id.as_str())
+    };
+    if let Some(p) = keyed(func) {
+        return Some(p);
+    }
+    let Expr::Name(f) = func else {
+        return None;
+    };
+    let p = positional.iter().copied().find(|p| *p == f.id.as_str())?;
+    body.iter()
+        .any(|s| match s {
+            Stmt::Assign(a) => {
+                matches!(&*a.targets, [Expr::Name(t)] if t.id.as_str() == p)
+                    && keyed(&a.value) == Some(p)
+            }
+            _ => false,
+        })
+        .then_some(p)
+}
+
+/// Whether a statement holds a `return` (not looking into nested functions or classes).
+fn has_return(stmt: &Stmt) -> bool {
+    struct Finder(bool);
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            match s {
+                Stmt::Return(_) => self.0 = true,
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                s if !self.0 => visitor::walk_stmt(self, s),
+                _ => {}
+            }
+        }
+        fn visit_expr(&mut self, _: &'a Expr) {}
+    }
+    let mut f = Finder(false);
+    f.visit_stmt(stmt);
+    f.0
+}
+
+/// A block that ends by returning a false value (`False`, `None`, nothing) and returns nowhere
+/// else.
+fn returns_false(body: &[Stmt]) -> bool {
+    let Some((Stmt::Return(r), before)) = body.split_last() else {
+        return false;
+    };
+    let falsy = match r.value.as_deref() {
+        None => true,
+        Some(Expr::BooleanLiteral(b)) => !b.value,
+        Some(Expr::NoneLiteral(_)) => true,
+        _ => false,
+    };
+    falsy && !before.iter().any(has_return)
+}
+
+/// `">="` and the other operator strings.
+fn op_string(e: &Expr) -> Option<Op> {
+    Op::from_operator(&string_lit(e)?)
+}
+
+/// A version argument: a constant, or the name of a module-level string constant of the
+/// project (`XPU_MIN_VERSION`, `constants.XPU_MIN_VERSION`), resolved once every file is read.
+fn version_arg(e: &Expr) -> Option<VBound> {
+    const_bound(e).or_else(|| match e {
+        Expr::Name(n) => Some(VBound::Named(n.id.to_string())),
+        Expr::Attribute(a) => Some(VBound::Named(a.attr.to_string())),
+        _ => None,
+    })
 }
 
 fn const_bound(expr: &Expr) -> Option<VBound> {

@@ -353,7 +353,14 @@ impl<'c> Evaluator<'c> {
                 } else {
                     "declared as"
                 };
-                format!("{message} (`{}` is {how} `{class}`)", r.text)
+                match &r.project_class {
+                    Some(own) => format!(
+                        "{message} (`{}` is {how} `{own}`, which takes `{}` from `{class}`)",
+                        r.text,
+                        u.path.rsplit('.').next().unwrap_or(&u.path)
+                    ),
+                    None => format!("{message} (`{}` is {how} `{class}`)", r.text),
+                }
             }
             _ => message,
         };

@@ -62,6 +62,29 @@ pub struct Discovered {
     pub own_packages: HashSet<String>,
 }
 
+/// An ignore file of `dir` the walker would read that is not a regular file of a sane size:
+/// (the directory, why it is not walked).
+fn unsafe_ignore_file(dir: &Path) -> Option<(PathBuf, String)> {
+    const MAX_IGNORE_BYTES: u64 = 16 << 20;
+    for name in [".gitignore", ".ignore", ".git/info/exclude"] {
+        let path = dir.join(name);
+        if path.symlink_metadata().is_err() {
+            continue;
+        }
+        let why = match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_IGNORE_BYTES => continue,
+            Ok(m) if m.is_file() => format!("larger than {} MiB", MAX_IGNORE_BYTES >> 20),
+            Ok(_) => "not a regular file".to_string(),
+            Err(e) => describe_io(&e),
+        };
+        return Some((
+            dir.to_path_buf(),
+            format!("its `{name}` is {why}; the directory is not walked"),
+        ));
+    }
+    None
+}
+
 /// Top-level packages and modules directly in `dir` (see [`Discovered::own_packages`]).
 fn own_packages(dir: &Path, out: &mut HashSet<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -120,13 +143,42 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         }
         own_packages(root, &mut out.own_packages);
         own_packages(&root.join("src"), &mut out.own_packages);
+        // The walker reads ignore files itself: one that is a FIFO or a device would block or
+        // never end, so such a directory is not walked (and a parent's such file disables the
+        // parents' ignore files).
+        if let Some(bad) = unsafe_ignore_file(root) {
+            out.errors.push(bad);
+            continue;
+        }
+        let parents_safe = std::fs::canonicalize(root).is_ok_and(|abs| {
+            abs.ancestors()
+                .skip(1)
+                .all(|d| unsafe_ignore_file(d).is_none())
+        });
+        let skipped: std::sync::Arc<std::sync::Mutex<Vec<(PathBuf, String)>>> =
+            std::sync::Arc::default();
+        let skipped_in = std::sync::Arc::clone(&skipped);
         let walker = ignore::WalkBuilder::new(root)
             .require_git(false)
-            .filter_entry(|e| {
+            .parents(parents_safe)
+            .filter_entry(move |e| {
                 let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                !(is_dir
-                    && e.depth() > 0
-                    && EXCLUDED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+                if !is_dir || e.depth() == 0 {
+                    return true;
+                }
+                if EXCLUDED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()) {
+                    return false;
+                }
+                match unsafe_ignore_file(e.path()) {
+                    Some(bad) => {
+                        skipped_in
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(bad);
+                        false
+                    }
+                    None => true,
+                }
             })
             .build();
         for entry in walker {
@@ -149,6 +201,9 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
                 }
             }
         }
+        out.errors.extend(std::mem::take(
+            &mut *skipped.lock().unwrap_or_else(|p| p.into_inner()),
+        ));
     }
     out.files = files.into_iter().collect();
     out
@@ -195,6 +250,8 @@ pub struct Analyzed {
     pub bad_utf8_at: Option<usize>,
     /// Could not be read.
     pub io_error: Option<String>,
+    /// Read but not parsed (nested too deep to walk safely): why.
+    pub not_parsed: Option<String>,
 }
 
 impl Analyzed {
@@ -211,6 +268,7 @@ impl Analyzed {
             suppressions: Suppressions::default(),
             bad_utf8_at: None,
             io_error: Some(message),
+            not_parsed: None,
         }
     }
 
@@ -247,12 +305,40 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
         .filter_map(|(name, h)| Some((name.to_string(), h?.clone())))
         .collect();
     let lookup = |name: &str| table.get(name).cloned();
+    // Module-level version constants (`XPU_MIN_VERSION = "2.4.0"`): known by name when every
+    // module that assigns one of that name assigns the same value.
+    let mut constants: HashMap<String, Option<String>> = HashMap::new();
+    for a in analyzed.iter() {
+        for (name, value) in &a.uses.constants {
+            constants
+                .entry(name.clone())
+                .and_modify(|known| {
+                    if known.as_ref() != Some(value) {
+                        *known = None;
+                    }
+                })
+                .or_insert_with(|| Some(value.clone()));
+        }
+    }
+    let constant = |name: &str| {
+        constants
+            .get(name)
+            .and_then(|v| v.as_deref())
+            .and_then(crate::versions::Bound::parse_str)
+    };
     for a in analyzed.iter_mut() {
         for u in &mut a.uses.uses {
-            resolve_helpers(&mut u.versions, &lookup);
+            resolve_helpers(&mut u.versions, &lookup, &constant);
         }
         for m in &mut a.uses.members {
-            resolve_helpers(&mut m.versions, &lookup);
+            resolve_helpers(&mut m.versions, &lookup, &constant);
+        }
+        for c in &mut a.uses.sites {
+            if c.versions.iter().any(|(_, p)| p.has_helper_call()) {
+                let mut v = c.versions.to_vec();
+                resolve_helpers(&mut v, &lookup, &constant);
+                c.versions = v.into_boxed_slice();
+            }
         }
     }
 }
@@ -296,18 +382,14 @@ pub fn analyze_project(
 }
 
 pub fn analyze_path(path: &Path, module: ModuleName, roots: &HashSet<String>) -> Analyzed {
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > MAX_FILE_BYTES => {
-            return Analyzed::failed(
-                path.to_path_buf(),
-                format!("larger than {} MiB; not read", MAX_FILE_BYTES >> 20),
-            )
-        }
-        _ => {}
-    }
-    match std::fs::read(path) {
+    // Regular files only, at most MAX_FILE_BYTES: a `.py` that is a FIFO or a link to
+    // `/dev/zero` is an I/O finding, not a hang.
+    match apicompat_requirements::read_regular_file(path, MAX_FILE_BYTES) {
         Ok(bytes) => analyze_owned(path.to_path_buf(), module, bytes, roots),
-        Err(e) => Analyzed::failed(path.to_path_buf(), describe_io(&e)),
+        Err(apicompat_requirements::ReadError::Io(e)) => {
+            Analyzed::failed(path.to_path_buf(), describe_io(&e))
+        }
+        Err(e) => Analyzed::failed(path.to_path_buf(), e.to_string()),
     }
 }
 
@@ -342,6 +424,19 @@ fn analyze_owned(
         PySourceType::Python
     };
     let line_index = LineIndex::from_source_text(&text);
+    // A tree nested deeper than the walkers (and dropping the tree) can recurse through is
+    // never built: the file is reported as not checked.
+    if let Err(deep) =
+        apicompat_extract::nesting::check(&text, apicompat_extract::nesting::MAX_NESTING_ESTIMATE)
+    {
+        let mut a = Analyzed::failed(path, String::new());
+        a.io_error = None;
+        a.not_parsed = Some(deep.to_string());
+        a.line_index = line_index;
+        a.text = text;
+        a.bad_utf8_at = bad_utf8_at;
+        return a;
+    }
     let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
     let mut syntax_errors: Vec<(TextRange, String)> = parsed
         .errors()
@@ -377,5 +472,6 @@ fn analyze_owned(
         suppressions,
         bad_utf8_at,
         io_error: None,
+        not_parsed: None,
     }
 }

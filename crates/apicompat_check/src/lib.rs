@@ -103,6 +103,16 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         .map(|t| targets::parse_target(t))
         .collect::<Result<Vec<_>, _>>()
         .map_err(UsageError)?;
+    if let Some(s) = specs
+        .iter()
+        .find(|s| matches!(catalog.package(&s.name), Ok(None)))
+    {
+        let hint = format!("add it with `apicompat index fetch {}`", s.name);
+        return Err(UsageError(format!(
+            "--target `{}`: `{}` is not in the index; {hint}",
+            s.text, s.name
+        )));
+    }
     let cli_selection = RuleSelection {
         select: split_codes(&options.select),
         ignore: split_codes(&options.ignore),
@@ -153,6 +163,20 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             ));
         }
     }
+    // Unreadable declarations: the CLI fails closed on them (exit 2).
+    let bad = declared
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == DiagSeverity::Error);
+    summary.bad_declarations = bad
+        .map(|d| {
+            format!(
+                "{}: {}",
+                project_root.join(&d.file).display(),
+                strip_severity(&d.to_string())
+            )
+        })
+        .collect();
     let config = &declared.tool_config;
     let selection = RuleSelection {
         select: if cli_selection.select.is_empty() {
@@ -263,6 +287,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                     ),
                 ),
                 vec![line],
+            ));
+        }
+        if let Some(reason) = &file.not_parsed {
+            per_file.push((
+                fi,
+                file_finding(
+                    UncheckedCode::RULE,
+                    &file.path,
+                    (1, 1, 1, 1),
+                    format!("{reason}: the file is not checked"),
+                ),
+                vec![1],
             ));
         }
         if let Some(range) = file.uses.too_deep {

@@ -173,6 +173,10 @@ pub struct Summary {
     pub notes: Vec<String>,
     /// Whether a file or path could not be read (exit code 2).
     pub io_failure: bool,
+    /// Declarations that could not be read (error diagnostics: malformed `pyproject.toml`,
+    /// unreadable files); the CLI stops with exit code 2 unless told to go on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bad_declarations: Vec<String>,
 }
 
 /// Everything a run found.

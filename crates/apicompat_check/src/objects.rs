@@ -127,6 +127,7 @@ pub fn member_uses(
             let object = ObjectReceiver {
                 exact: receiver.exact,
                 text: receiver_text(&file.text, site.range, site.name),
+                project_class: receiver.project_class.clone(),
             };
             let make = |kind: UseKind, range: TextRange| Use {
                 kind,
@@ -178,6 +179,7 @@ pub fn member_uses(
                         receiver: receiver.map(|r| ObjectReceiver {
                             exact: r.exact,
                             text: String::new(),
+                            project_class: r.project_class.clone(),
                         }),
                     },
                 ));

@@ -288,14 +288,18 @@ pub fn find_project_root(start: &Path) -> std::path::PathBuf {
     };
     let abs = std::fs::canonicalize(&start).unwrap_or_else(|_| start.clone());
     for dir in abs.ancestors() {
+        // Any file of that name counts, readable or not (a FIFO `pyproject.toml` is the
+        // project's, and reported as unreadable, not skipped for a parent's).
         let marker = [
             "pyproject.toml",
             "setup.py",
             "setup.cfg",
             "requirements.txt",
+            "environment.yml",
+            "environment.yaml",
         ]
         .iter()
-        .any(|m| dir.join(m).is_file());
+        .any(|m| dir.join(m).symlink_metadata().is_ok());
         if marker {
             return dir.to_path_buf();
         }

@@ -48,11 +48,22 @@ pub enum Bound {
     Version(Version),
     /// A tuple of integers: compared with the release's first as many components.
     Tuple(Vec<u64>),
+    /// A module-level string constant of the project, by name: resolved by
+    /// [`resolve_helpers`]; until then the condition is not understood.
+    Named(String),
 }
 
 impl Bound {
     pub fn parse_str(s: &str) -> Option<Bound> {
         parse_version(s.trim()).ok().map(Bound::Version)
+    }
+
+    /// The bound with a named constant replaced by its value.
+    fn resolved(&self, constants: &dyn Fn(&str) -> Option<Bound>) -> Option<Bound> {
+        match self {
+            Bound::Named(n) => constants(n),
+            b => Some(b.clone()),
+        }
     }
 }
 
@@ -71,39 +82,109 @@ pub enum Pred {
     /// that contains one admits every release (it is not understood).
     Helper {
         name: String,
-        arg: Bound,
+        /// The arguments of the call as far as they were understood (see [`HelperCall`]).
+        call: HelperCall,
     },
+}
+
+/// A call of a version helper defined in another file: what its arguments say. Its shape is
+/// checked against the helper once that is known: `h(V)`, `h(OP, V)` (an operator string
+/// first) or `h(VERSION, OP, V)` (a comparator given the version compared: a value derived
+/// from a package's version, or the package's name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelperCall {
+    /// The version given (`None`: no argument that is one, for helpers that imply a
+    /// condition whatever their arguments).
+    pub arg: Option<Bound>,
+    pub op: Option<Op>,
+    pub root: Option<String>,
+    /// How many positional arguments the call passes.
+    pub args: usize,
 }
 
 /// The package name under which conditions on project helpers wait to be resolved.
 pub const HELPER_ROOT: &str = "?helper";
 
-/// A function whose body is a single comparison of an indexed package's version with its
-/// parameter: `def is_torch_greater_or_equal(v): return parse(torch.__version__) >= parse(v)`.
-/// `helper(X)` is the condition `VERSION op X`.
+/// A function that compares an indexed package's version with its parameter:
+/// `def is_torch_greater_or_equal(v): return parse(torch.__version__) >= parse(v)`, so that
+/// `helper(X)` is the condition `VERSION op X`. The operator may be a parameter too, given as a
+/// string and looked up in a table (`def is_torch_version(operation, version): return
+/// OPS[operation](torch_version, parse(version))`), and so may the version compared (a
+/// comparator: `compare_versions(library_or_version, operation, requirement_version)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionHelper {
-    /// The top-level module whose `__version__` is compared (`torch`).
+    /// The top-level module whose version is compared (`torch`); empty for a comparator.
     pub root: String,
-    /// The comparison, with the version on the left.
+    /// The comparison, with the version on the left (unless the operator is a parameter).
     pub op: Op,
     /// The parameter compared, by name and position.
     pub param: String,
     pub position: usize,
+    /// The position of the parameter that gives the operator as a string (`">="`).
+    pub op_param: Option<usize>,
+    /// For a comparator: the position of the parameter holding the version compared.
+    pub version_param: Option<usize>,
+    /// For a function whose `True` results all come after early exits that return a false
+    /// value under version conditions (`if is_torch_version("<=", "2.6"): return False`):
+    /// what a true result implies (none of those conditions held), whatever the arguments.
+    pub implies: Option<(String, Pred)>,
 }
 
 impl VersionHelper {
-    /// The condition `helper(arg)` stands for.
-    pub fn condition(&self, arg: Bound) -> (String, Pred) {
-        (self.root.clone(), Pred::Cmp(self.op, arg))
+    /// The condition a call stands for: `arg` the version given, `op` the operator string's
+    /// meaning where the helper takes one, `root` the package whose version a comparator is
+    /// given. `None` when the call does not give what the helper needs.
+    pub fn condition(
+        &self,
+        arg: Bound,
+        op: Option<Op>,
+        root: Option<&str>,
+    ) -> Option<(String, Pred)> {
+        let op = match self.op_param {
+            Some(_) => op?,
+            None => self.op,
+        };
+        let root = match self.version_param {
+            Some(_) => root?.to_string(),
+            None => self.root.clone(),
+        };
+        Some((root, Pred::Cmp(op, arg)))
+    }
+
+    /// The shape a call from another file must have ([`HelperCall`]).
+    fn accepts(&self, call: &HelperCall) -> bool {
+        if self.implies.is_some() {
+            return true;
+        }
+        match (self.version_param, self.op_param) {
+            (None, None) => call.args == 1 && self.position == 0,
+            (None, Some(0)) => call.args == 2 && self.position == 1,
+            (Some(0), Some(1)) => call.args == 3 && self.position == 2,
+            _ => false,
+        }
+    }
+}
+
+impl Op {
+    /// `">="` and the like, as operator tables map them.
+    pub fn from_operator(s: &str) -> Option<Op> {
+        Some(match s.trim() {
+            "<" => Op::Lt,
+            "<=" => Op::Le,
+            "==" => Op::Eq,
+            "!=" => Op::Ne,
+            ">=" => Op::Ge,
+            ">" => Op::Gt,
+            _ => return None,
+        })
     }
 }
 
 impl Pred {
-    /// Whether the condition calls a helper not resolved (yet).
+    /// Whether the condition calls a helper or names a constant not resolved (yet).
     pub fn has_helper_call(&self) -> bool {
         match self {
-            Pred::Helper { .. } => true,
+            Pred::Helper { .. } | Pred::Cmp(_, Bound::Named(_)) => true,
             Pred::Not(p) => p.has_helper_call(),
             Pred::And(ps) | Pred::Or(ps) => ps.iter().any(Pred::has_helper_call),
             Pred::Cmp(..) | Pred::StartsWith(_) => false,
@@ -137,7 +218,7 @@ impl Pred {
             Pred::Not(p) => !p.holds(version),
             Pred::And(ps) => ps.iter().all(|p| p.holds(version)),
             Pred::Or(ps) => ps.iter().any(|p| p.holds(version)),
-            Pred::Helper { .. } => true,
+            Pred::Helper { .. } | Pred::Cmp(_, Bound::Named(_)) => true,
         }
     }
 
@@ -147,12 +228,24 @@ impl Pred {
     fn resolved(
         &self,
         helpers: &dyn Fn(&str) -> Option<VersionHelper>,
+        constants: &dyn Fn(&str) -> Option<Bound>,
+    ) -> Option<(Pred, Option<String>)> {
+        self.resolved_in(helpers, constants, false)
+    }
+
+    /// [`Pred::resolved`]; `negated` under an odd number of `not`s, where a helper that only
+    /// implies a condition (when true) says nothing.
+    fn resolved_in(
+        &self,
+        helpers: &dyn Fn(&str) -> Option<VersionHelper>,
+        constants: &dyn Fn(&str) -> Option<Bound>,
+        negated: bool,
     ) -> Option<(Pred, Option<String>)> {
         let join = |ps: &[Pred]| -> Option<(Vec<Pred>, Option<String>)> {
             let mut out = Vec::with_capacity(ps.len());
             let mut root: Option<String> = None;
             for p in ps {
-                let (q, r) = p.resolved(helpers)?;
+                let (q, r) = p.resolved_in(helpers, constants, negated)?;
                 match (&root, r) {
                     (Some(a), Some(b)) if *a != b => return None,
                     (None, Some(b)) => root = Some(b),
@@ -163,13 +256,29 @@ impl Pred {
             Some((out, root))
         };
         Some(match self {
-            Pred::Helper { name, arg } => {
-                let h = helpers(name)?;
-                let (root, pred) = h.condition(arg.clone());
+            Pred::Helper { name, call } => {
+                let h = helpers(name).filter(|h| h.accepts(call))?;
+                if let Some((root, implied)) = &h.implies {
+                    if negated {
+                        return None;
+                    }
+                    // The implied condition may call helpers itself: one level more.
+                    let (pred, found) = implied
+                        .resolved(&|n| helpers(n).filter(|h| h.implies.is_none()), constants)?;
+                    let root = if root == HELPER_ROOT {
+                        found?
+                    } else {
+                        root.clone()
+                    };
+                    return Some((pred, Some(root)));
+                }
+                let arg = call.arg.as_ref()?.resolved(constants)?;
+                let (root, pred) = h.condition(arg, call.op, call.root.as_deref())?;
                 (pred, Some(root))
             }
+            Pred::Cmp(op, b @ Bound::Named(_)) => (Pred::Cmp(*op, b.resolved(constants)?), None),
             Pred::Not(p) => {
-                let (q, r) = p.resolved(helpers)?;
+                let (q, r) = p.resolved_in(helpers, constants, !negated)?;
                 (Pred::Not(Box::new(q)), r)
             }
             Pred::And(ps) => {
@@ -191,16 +300,23 @@ impl Pred {
 pub fn resolve_helpers(
     versions: &mut Vec<(String, Pred)>,
     helpers: &dyn Fn(&str) -> Option<VersionHelper>,
+    constants: &dyn Fn(&str) -> Option<Bound>,
 ) {
-    if !versions.iter().any(|(root, _)| root == HELPER_ROOT) {
+    if !versions.iter().any(|(_, p)| p.has_helper_call()) {
         return;
     }
     let old = std::mem::take(versions);
     for (root, pred) in old {
-        if root != HELPER_ROOT {
+        if !pred.has_helper_call() {
             versions.push((root, pred));
-        } else if let Some((pred, Some(root))) = pred.resolved(helpers) {
-            versions.push((root, pred));
+            continue;
+        }
+        match pred.resolved(helpers, constants) {
+            Some((pred, Some(found))) if root == HELPER_ROOT => versions.push((found, pred)),
+            Some((pred, None)) if root != HELPER_ROOT => versions.push((root, pred)),
+            // A helper or constant not known (or about another package): the condition is
+            // dropped, and the use is checked as if it were not conditional.
+            _ => {}
         }
     }
 }

@@ -197,3 +197,32 @@ fn stdin_source_is_checked() {
         ["-:1:8 AC001 error import-time torch.distributed.pipelining missing=2.3.0"]
     );
 }
+
+#[test]
+fn trees_nested_too_deep_to_walk_are_not_built() {
+    // 500k `not`s and 2M `+` terms made trees that overflowed the stack when walked or
+    // dropped (the process aborted); a 200k-link attribute chain made every level walk the
+    // whole chain. Each file is now reported as not checked, and the others are.
+    let dir = project(
+        "deep",
+        &[
+            ("nots.py", &format!("x = {}y\n", "not ".repeat(500_000))),
+            ("plus.py", &format!("x = {}1\n", "1+".repeat(2_000_000))),
+            ("chain.py", &format!("x = a{}\n", ".b".repeat(200_000))),
+            (
+                "ok.py",
+                "from torch.distributed.pipelining import pipeline\n",
+            ),
+        ],
+    );
+    let got = brief(&run(&dir, &["torch==2.3.0"]), &dir);
+    assert_eq!(
+        got,
+        [
+            "chain.py:1:1 AC007 warning none  missing=",
+            "nots.py:1:1 AC007 warning none  missing=",
+            "ok.py:1:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "plus.py:1:1 AC007 warning none  missing=",
+        ]
+    );
+}

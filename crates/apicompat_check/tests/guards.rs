@@ -311,3 +311,60 @@ def shadowed(v):
         ]
     );
 }
+
+/// accelerate's helpers (`src/accelerate/utils/versions.py`, `constants.py`): the operator is a
+/// string looked up in a table imported from another module, the version compared comes from
+/// `importlib.metadata`, a comparator is called by a wrapper, and versions are module-level
+/// constants of another file.
+const OP_HELPERS: &[(&str, &str)] = &[
+    ("pkg/__init__.py", ""),
+    (
+        "pkg/constants.py",
+        "import operator\nSTR_OPERATION_TO_FUNC = {\">\": operator.gt, \">=\": operator.ge, \"==\": operator.eq, \"!=\": operator.ne, \"<=\": operator.le, \"<\": operator.lt}\nPIPELINING_VERSION = \"2.4.0\"\n",
+    ),
+    (
+        "pkg/versions.py",
+        "import importlib.metadata\nfrom packaging.version import parse\nfrom .constants import STR_OPERATION_TO_FUNC\n\ntorch_version = parse(importlib.metadata.version(\"torch\"))\n\ndef compare_versions(library_or_version, operation, requirement_version):\n    \"\"\"Compares.\"\"\"\n    if operation not in STR_OPERATION_TO_FUNC.keys():\n        raise ValueError(operation)\n    operation = STR_OPERATION_TO_FUNC[operation]\n    if isinstance(library_or_version, str):\n        library_or_version = parse(importlib.metadata.version(library_or_version))\n    return operation(library_or_version, parse(requirement_version))\n\ndef is_torch_version(operation, version):\n    return compare_versions(torch_version, operation, version)\n",
+    ),
+    (
+        "pkg/use.py",
+        "import torch\nfrom .versions import is_torch_version, compare_versions\nfrom .constants import PIPELINING_VERSION\n\ndef guarded():\n    if is_torch_version(\">=\", \"2.4.0\"):\n        return torch.distributed.pipelining.pipeline\n    if is_torch_version(\">=\", PIPELINING_VERSION):\n        return torch.distributed.pipelining.pipeline\n    if compare_versions(\"torch\", \">=\", \"2.4\"):\n        return torch.distributed.pipelining.pipeline\n    if not is_torch_version(\">=\", \"2.4.0\"):\n        return None\n    return torch.distributed.pipelining.pipeline\n\ndef too_old():\n    if is_torch_version(\">=\", \"2.0\"):\n        return torch.distributed.pipelining.pipeline\n\ndef opposite():\n    if is_torch_version(\"<\", \"2.4\"):\n        return torch.distributed.pipelining.pipeline\n",
+    ),
+];
+
+#[test]
+fn version_helpers_that_take_the_operator_as_a_string() {
+    let got = check_files("op_helpers", OP_HELPERS, &["torch>=2.3,<2.5"]);
+    assert_eq!(
+        got,
+        [
+            "pkg/use.py:18:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+            "pkg/use.py:22:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+            "pkg/versions.py:2:1 AC004 warning none packaging missing=",
+        ]
+    );
+}
+
+#[test]
+fn availability_helpers_imply_the_conditions_of_their_early_exits() {
+    let mut files = OP_HELPERS.to_vec();
+    files.push((
+        "pkg/imports.py",
+        "import torch\nfrom .versions import is_torch_version\n\ndef is_xpu_available(check_device=False):\n    \"\"\"Checks.\"\"\"\n    if is_torch_version(\"<=\", \"2.3.1\"):\n        return False\n    if check_device:\n        try:\n            return torch.xpu.is_available()\n        except RuntimeError:\n            return False\n    return hasattr(torch, \"xpu\") and torch.xpu.is_available()\n\ndef is_other_available():\n    if torch.cuda.is_available():\n        return True\n    if is_torch_version(\"<=\", \"2.3.1\"):\n        return False\n    return True\n",
+    ));
+    files.push((
+        "pkg/use2.py",
+        "import torch\nfrom .imports import is_xpu_available, is_other_available\n\ndef f():\n    if is_xpu_available():\n        return torch.distributed.pipelining.pipeline\n    if is_xpu_available(check_device=True):\n        return torch.distributed.pipelining.pipeline\n    if not is_xpu_available():\n        return torch.distributed.pipelining.pipeline\n\ndef g():\n    if is_other_available():\n        return torch.distributed.pipelining.pipeline\n",
+    ));
+    let got = check_files("availability", &files, &["torch>=2.3,<2.5"]);
+    let of = |file: &str| -> Vec<&String> { got.iter().filter(|l| l.starts_with(file)).collect() };
+    // A true result implies torch > 2.3.1; a false one says nothing; a function with a
+    // `return True` before its version check implies nothing.
+    assert_eq!(
+        of("pkg/use2.py"),
+        [
+            "pkg/use2.py:10:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+            "pkg/use2.py:14:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+        ]
+    );
+}

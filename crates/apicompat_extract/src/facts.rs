@@ -99,17 +99,38 @@ pub struct FileFacts {
     /// A stub's `from m import n [as a]` that it does not re-export: (bound name, `m.n`).
     /// Not names of the module, but what its class bases refer to (`class A(Enum)`).
     pub private_imports: Vec<(String, String)>,
+    /// More module-level bindings than the walk keeps (see [`file_facts`]): the rest were
+    /// dropped and the module is open.
+    pub bindings_truncated: bool,
 }
 
-/// Walks one parsed file.
+impl FileFacts {
+    /// The facts of a file that was not parsed (over the parse budget, nested too deep): its
+    /// module is open, so a name it may define is unknown, never missing.
+    pub fn unread(module: &str, is_package: bool, is_stub: bool) -> Self {
+        FileFacts {
+            module: module.to_string(),
+            is_package,
+            is_stub,
+            open: true,
+            ..FileFacts::default()
+        }
+    }
+}
+
+/// Walks one parsed file, keeping at most `max_bindings` module-level bindings (a file of
+/// 8 million `x = 0` lines would otherwise keep 200 bytes of facts per binding); past that the
+/// module is open (names unknown, never missing) and `bindings_truncated` is set.
 pub fn file_facts(
     module: &str,
     is_package: bool,
     is_stub: bool,
     source: &str,
     suite: &[Stmt],
+    max_bindings: usize,
 ) -> FileFacts {
     let mut w = Walker {
+        max_bindings,
         facts: FileFacts {
             module: module.to_string(),
             is_package,
@@ -154,6 +175,8 @@ pub(crate) const MAX_NESTING: usize = 200;
 const MAX_UNROLL: usize = 256;
 
 struct Walker<'s> {
+    /// Bindings kept at most (see [`file_facts`]).
+    max_bindings: usize,
     facts: FileFacts,
     source: &'s str,
     env: Env,
@@ -169,6 +192,11 @@ struct Walker<'s> {
 
 impl Walker<'_> {
     fn bind(&mut self, name: &str, value: Value) {
+        if self.facts.bindings.len() >= self.max_bindings {
+            self.facts.bindings_truncated = true;
+            self.facts.open = true;
+            return;
+        }
         self.facts.bindings.push((name.to_string(), value));
     }
 

@@ -10,8 +10,11 @@ pub mod consts;
 mod defs;
 pub mod facts;
 mod getattr;
+pub mod nesting;
 pub mod resolve;
 mod stdlib;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use ruff_python_ast::PySourceType;
@@ -23,6 +26,22 @@ use crate::resolve::{HashMap, ModuleInfo, Resolver};
 
 /// Stack for the threads that walk syntax trees: deep nesting in real files must not overflow.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+// Budgets of one release (docs/hostile-input.md has the measurements behind them). What does
+// not fit is recorded as open (names it does not list are unknown, never missing), with a
+// problem in the surface. For scale: torch 2.15's wheel holds 2,608 `.py`/`.pyi` files, 57.5 MB
+// in all, the largest 1.3 MB; parsing takes up to ~75 bytes of syntax tree per source byte
+// (dense `x = 0` lines), transient, on two threads.
+
+/// Largest file handed to the parser, in bytes (3x torch's largest).
+pub const MAX_PARSE_FILE_BYTES: usize = 4 << 20;
+/// Most bytes handed to the parser for one release, files in path order (2x torch's sources).
+pub const MAX_PARSE_RELEASE_BYTES: usize = 128 << 20;
+/// Module-level bindings kept per file (facts take ~200 bytes each).
+pub const MAX_BINDINGS_PER_FILE: usize = 100_000;
+/// Module-level bindings kept per release. Files walked in parallel share it, so which file
+/// is cut short when a release exceeds it may vary between runs; no real release comes near.
+pub const MAX_BINDINGS_PER_RELEASE: usize = 2_000_000;
 
 /// What one file of the release is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,15 +100,54 @@ pub fn extract(tree: &SourceTree, package: &str, version: &str) -> Surface {
     }
 }
 
+/// Which files fit the parse budget: `Err(reason)` for those that do not.
+fn parse_budget(tree: &SourceTree, per_file: usize, per_release: usize) -> Vec<Result<(), String>> {
+    let mut total = 0usize;
+    tree.files
+        .iter()
+        .map(|file| {
+            let len = file.data.len();
+            if len > per_file {
+                return Err(format!(
+                    "{}: not parsed: {len} bytes exceeds the per-file parse budget of {} MiB; \
+                     its module is recorded as open (names unknown)",
+                    file.path,
+                    per_file >> 20
+                ));
+            }
+            if total + len > per_release {
+                return Err(format!(
+                    "{}: not parsed: the release's sources exceed the parse budget of {} MiB; \
+                     its module is recorded as open (names unknown)",
+                    file.path,
+                    per_release >> 20
+                ));
+            }
+            total += len;
+            Ok(())
+        })
+        .collect()
+}
+
 fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
+    let budget = parse_budget(tree, MAX_PARSE_FILE_BYTES, MAX_PARSE_RELEASE_BYTES);
+    let bindings_left = AtomicUsize::new(MAX_BINDINGS_PER_RELEASE);
     let parsed: Vec<(Option<facts::FileFacts>, FileKind, String, Vec<String>)> = tree
         .files
         .par_iter()
-        .filter_map(|file| {
+        .zip(budget.par_iter())
+        .filter_map(|(file, budget)| {
             let (module, is_package, kind) = module_of(&file.path)?;
             let mut problems = Vec::new();
             if kind == FileKind::Extension {
                 return Some((None, kind, module, problems));
+            }
+            let unread = |problem: String| {
+                let facts = facts::FileFacts::unread(&module, is_package, kind == FileKind::Stub);
+                Some((Some(facts), kind, module.clone(), vec![problem]))
+            };
+            if let Err(problem) = budget {
+                return unread(problem.clone());
             }
             let text = match std::str::from_utf8(&file.data) {
                 Ok(t) => std::borrow::Cow::Borrowed(t),
@@ -107,14 +165,34 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
             } else {
                 PySourceType::Python
             };
+            if let Err(deep) = nesting::check(&text, nesting::MAX_NESTING_ESTIMATE) {
+                return unread(format!(
+                    "{}: {deep}; its module is recorded as open (names unknown)",
+                    file.path
+                ));
+            }
             let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
+            let left = bindings_left.load(Ordering::Relaxed);
             let mut facts = facts::file_facts(
                 &module,
                 is_package,
                 kind == FileKind::Stub,
                 &text,
                 parsed.suite(),
+                left.min(MAX_BINDINGS_PER_FILE),
             );
+            let kept = facts.bindings.len();
+            let _ = bindings_left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+                Some(l.saturating_sub(kept))
+            });
+            if facts.bindings_truncated {
+                problems.push(format!(
+                    "{}: more module-level names than the binding budget ({MAX_BINDINGS_PER_FILE} \
+                     per file, {MAX_BINDINGS_PER_RELEASE} per release) keeps; the rest are \
+                     unknown (module recorded as open)",
+                    file.path
+                ));
+            }
             facts.syntax_errors = parsed.errors().len();
             if let Some(first) = parsed.errors().iter().min_by_key(|e| e.location.start()) {
                 problems.push(format!(

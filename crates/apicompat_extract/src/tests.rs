@@ -502,3 +502,86 @@ fn modules_that_others_extend_at_run_time() {
     // The module calls its own function at import: open.
     assert!(s.symbols["pkg.selfcall"].open);
 }
+
+#[test]
+fn files_nested_too_deep_are_recorded_as_open() {
+    // 4M unary minus: a 4 MB file (within the parse budget) whose tree used to overflow the
+    // walker stack (exit 134).
+    let minus = format!("x = {}1\n", "-".repeat(4_000_000));
+    let nots = format!("y = {}1\n", "not ".repeat(500_000));
+    // Just within the limit: parsed and walked (the walker stacks hold it).
+    let depth = crate::nesting::MAX_NESTING_ESTIMATE - 10;
+    let within = format!(
+        "z = {}1\nw = {}1{}\n",
+        "-".repeat(depth),
+        "(".repeat(depth / 2),
+        ")".repeat(depth / 2)
+    );
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", "a = 1\n"),
+            ("pkg/minus.py", &minus),
+            ("pkg/nots.py", &nots),
+            ("pkg/within.py", &within),
+        ]),
+        "pkg",
+        "1.0",
+    );
+    assert_eq!(kind(&s, "pkg.a"), Some(Kind::Attribute));
+    assert!(!s.symbols["pkg.within"].open);
+    assert_eq!(kind(&s, "pkg.within.z"), Some(Kind::Attribute));
+    for module in ["pkg.minus", "pkg.nots"] {
+        assert!(s.symbols[module].open, "{module} is not open");
+        let file = format!("{}.py", module.replace('.', "/"));
+        assert!(
+            s.problems
+                .iter()
+                .any(|p| p.starts_with(&file) && p.contains("nested too deep")),
+            "{:?}",
+            s.problems
+        );
+    }
+}
+
+#[test]
+fn files_over_the_parse_budget_are_recorded_as_open() {
+    let big = "x = 0\n".repeat((crate::MAX_PARSE_FILE_BYTES / 6) + 1);
+    let s = extract(
+        &tree(&[("pkg/__init__.py", "a = 1\n"), ("pkg/big.py", &big)]),
+        "pkg",
+        "1.0",
+    );
+    assert!(s.symbols["pkg.big"].open);
+    assert!(!s.symbols.contains_key("pkg.big.x"));
+    assert!(
+        s.problems
+            .iter()
+            .any(|p| p.starts_with("pkg/big.py: not parsed") && p.contains("per-file parse budget")),
+        "{:?}",
+        s.problems
+    );
+    // Under the parse budget but with more names than a file keeps.
+    let names: String = (0..crate::MAX_BINDINGS_PER_FILE + 10)
+        .map(|i| format!("n{i} = 0\n"))
+        .collect();
+    let s = extract(&tree(&[("pkg/names.py", &names)]), "pkg", "1.0");
+    assert!(s.symbols["pkg.names"].open);
+    assert!(s.symbols.contains_key("pkg.names.n0"));
+    assert!(!s
+        .symbols
+        .contains_key(&format!("pkg.names.n{}", crate::MAX_BINDINGS_PER_FILE + 5)));
+    assert!(
+        s.problems
+            .iter()
+            .any(|p| p.starts_with("pkg/names.py: more module-level names")),
+        "{:?}",
+        s.problems
+    );
+    // The release budget counts files in path order.
+    let t = tree(&[("a.py", "x = 1\n"), ("b.py", "y = 2\n"), ("c.py", "z\n")]);
+    let budget = crate::parse_budget(&t, 1 << 20, 10);
+    assert!(budget[0].is_ok() && budget[2].is_ok());
+    assert!(budget[1]
+        .as_ref()
+        .is_err_and(|e| e.starts_with("b.py: not parsed") && e.contains("release")));
+}

@@ -22,6 +22,60 @@ pub use sarif::sarif;
 /// The version of the JSON output schema.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
 
+/// Whether `c` must not reach a terminal as is: control characters (newlines that forge
+/// lines, ESC that starts terminal sequences) and the Unicode bidirectional overrides that
+/// reorder what a reader sees.
+fn is_hostile(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` with control characters and bidirectional overrides escaped (`\n`, `\x1b`,
+/// `\u{202e}`): file names and string literals from a project cannot forge lines, workflow
+/// commands or terminal sequences in human-readable output.
+pub fn escape_control(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_hostile) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_hostile(c) && (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if is_hostile(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Source lines for a code frame: hostile characters (see [`escape_control`]) other than
+/// newlines, tabs and the `\r` of `\r\n` become `?`, one per byte, so that byte offsets
+/// into the text stay valid.
+fn mask_source(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let keep = match c {
+            '\n' | '\t' => true,
+            '\r' => chars.peek() == Some(&'\n'),
+            c => !is_hostile(c),
+        };
+        if keep {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        }
+    }
+    out
+}
+
 /// Paths as shown: forward slashes, no leading `./`.
 pub fn display_path(path: &Path) -> String {
     let s = path.to_string_lossy().replace('\\', "/");
@@ -124,10 +178,9 @@ fn frame(
     chain: Option<&[String]>,
     renderer: &Renderer,
 ) -> String {
-    let title = level(f.severity)
-        .primary_title(f.message.as_str())
-        .id(f.code);
-    let label = reach_label(f);
+    let message = escape_control(&f.message);
+    let title = level(f.severity).primary_title(message.as_ref()).id(f.code);
+    let label = escape_control(&reach_label(f)).into_owned();
     let mut groups: Vec<Group<'_>> = Vec::new();
     let located = source.and_then(|text| {
         let (line_start, start) = byte_offset(text, f.line, f.column)?;
@@ -169,11 +222,16 @@ fn frame(
         } else {
             format!("`{}` is an entry point of the project", chain.join(""))
         };
+        let how = escape_control(&how).into_owned();
         groups.push(Group::with_level(Level::NOTE).element(Level::NOTE.message(how)));
     }
-    let mut help: Vec<String> = f.fixes.iter().map(|x| x.message.clone()).collect();
+    let mut help: Vec<String> = f
+        .fixes
+        .iter()
+        .map(|x| escape_control(&x.message).into_owned())
+        .collect();
     if let Some(src) = &f.target_source {
-        help.push(format!("checked against {src}"));
+        help.push(format!("checked against {}", escape_control(src)));
     }
     if !help.is_empty() {
         let mut g = Group::with_level(Level::HELP);
@@ -194,15 +252,21 @@ pub fn text(report: &Report, color: bool) -> String {
     };
     let mut out = String::new();
     for f in &report.findings {
-        let path = display_path(&f.path);
-        let source = report.sources.get(&f.path).map(String::as_str);
-        out.push_str(&frame(f, source, &path, report.chain(f), &renderer));
+        let path = escape_control(&display_path(&f.path)).into_owned();
+        let source = report.sources.get(&f.path).map(|s| mask_source(s));
+        out.push_str(&frame(
+            f,
+            source.as_deref(),
+            &path,
+            report.chain(f),
+            &renderer,
+        ));
         out.push_str("\n\n");
     }
     for note in &report.summary.notes {
-        let _ = writeln!(out, "note: {note}");
+        let _ = writeln!(out, "note: {}", escape_control(note));
     }
-    out.push_str(&summary_line(report));
+    out.push_str(&escape_control(&summary_line(report)));
     out.push('\n');
     out
 }
@@ -290,10 +354,15 @@ fn count_reach(report: &Report, reach: Reach) -> usize {
         .count()
 }
 
+/// Workflow-command data: `%`, `\r`, `\n` as GitHub's runner decodes them (`%25`, `%0D`,
+/// `%0A`); other control characters escaped (see [`escape_control`]) so that none reaches the
+/// log as is.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    escape_control(&s).into_owned()
 }
 
 fn escape_property(s: &str) -> String {

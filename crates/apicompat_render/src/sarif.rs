@@ -130,8 +130,7 @@ pub fn sarif(report: &Report, tool_version: &str) -> String {
         .findings
         .iter()
         .map(|f| {
-            let uri = display_path(&f.path);
-            let relative = !uri.starts_with('/') && !uri.contains(':');
+            let (uri, relative) = sarif_uri(&display_path(&f.path));
             ResultItem {
                 rule_id: f.code,
                 rule_index: rules::ALL
@@ -181,4 +180,30 @@ pub fn sarif(report: &Report, tool_version: &str) -> String {
         }],
     };
     serde_json::to_string_pretty(&log).unwrap_or_default()
+}
+
+/// A path as a SARIF URI: percent-encoded (RFC 3986: only unreserved characters and `/` stay
+/// as they are), `file://` for an absolute path; relative paths are relative to `%SRCROOT%`.
+fn sarif_uri(path: &str) -> (String, bool) {
+    let drive =
+        path.len() >= 2 && path.as_bytes()[1] == b':' && path.as_bytes()[0].is_ascii_alphabetic();
+    let (prefix, rest, relative) = if path.starts_with('/') {
+        ("file://", path, false)
+    } else if drive {
+        ("file:///", &path[2..], false)
+    } else {
+        ("", path, true)
+    };
+    let mut out = String::from(prefix);
+    if drive {
+        out.push_str(&path[..2]);
+    }
+    for b in rest.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            let _ = std::fmt::Write::write_fmt(&mut out, format_args!("%{b:02X}"));
+        }
+    }
+    (out, relative)
 }

@@ -198,3 +198,58 @@ fn github_annotations_are_escaped() {
     );
     assert_eq!(out.lines().count(), 2);
 }
+
+/// A report on a file whose name and string literal were crafted to forge output.
+fn hostile_report() -> Report {
+    let mut r = report();
+    let path = PathBuf::from("pkg/evil\n::warning file=x.py,line=1::forged\u{1b}[2J.py");
+    let source =
+        "import torch\ngetattr(torch, \"\u{1b}]0;pwned\u{7}\\nx\")  # \u{1b}[31mred\u{202e}\r\n";
+    let f = &mut r.findings[0];
+    f.path = path.clone();
+    f.line = 2;
+    f.column = 1;
+    f.end_line = 2;
+    f.end_column = 10;
+    f.message =
+        "`torch.\u{1b}]0;pwned\u{7}\nx` is not in torch 2.3.0\n::error file=a.py::forged".into();
+    r.sources = [(path, source.to_string())].into_iter().collect();
+    r
+}
+
+#[test]
+fn hostile_names_and_literals_cannot_forge_output() {
+    let r = hostile_report();
+    let text = apicompat_render::text(&r, false);
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'));
+    assert!(
+        text.lines().all(|l| !l.trim_start().starts_with("::")),
+        "a forged line:\n{text}"
+    );
+    assert!(
+        text.contains("pkg/evil\\n::warning file=x.py,line=1::forged\\x1b[2J.py"),
+        "{text}"
+    );
+
+    let gh = apicompat_render::github(&r);
+    // One line per finding, none forged.
+    assert_eq!(gh.lines().count(), r.findings.len(), "{gh}");
+    assert!(gh.lines().all(|l| l.starts_with("::error ")), "{gh}");
+    assert!(!gh.contains('\u{1b}'), "{gh}");
+    assert!(
+        gh.contains("file=pkg/evil%0A%3A%3Awarning file=x.py%2Cline=1%3A%3Aforged\\x1b[2J.py,"),
+        "{gh}"
+    );
+
+    let sarif: serde_json::Value =
+        serde_json::from_str(&apicompat_render::sarif(&r, "0.1.0")).unwrap();
+    let uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        ["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        uri,
+        "pkg/evil%0A%3A%3Awarning%20file%3Dx.py%2Cline%3D1%3A%3Aforged%1B%5B2J.py"
+    );
+}

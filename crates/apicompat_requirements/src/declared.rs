@@ -110,6 +110,10 @@ impl std::error::Error for RequirementError {}
 /// Parses a PEP 508 requirement such as `torch[opt]>=2.3,<2.6; python_version >= "3.9"`.
 pub fn parse_requirement(text: &str) -> Result<ParsedRequirement, RequirementError> {
     let text = text.trim();
+    crate::markers::check_nesting(text).map_err(|message| RequirementError {
+        input: crate::markers::quote_start(text),
+        message,
+    })?;
     let req = crate::pep508_guard::requirement::<pep508_rs::VerbatimUrl>(text).map_err(|e| {
         RequirementError {
             input: text.to_string(),
@@ -257,15 +261,15 @@ pub fn read_project(dir: &Path) -> Declared {
         return c.out;
     }
     let pyproject = dir.join("pyproject.toml");
-    if pyproject.is_file() {
+    if exists(pyproject.as_path()) {
         pyproject::read(&mut c, &pyproject);
     }
     let setup_cfg = dir.join("setup.cfg");
-    if setup_cfg.is_file() {
+    if exists(setup_cfg.as_path()) {
         setup_cfg::read(&mut c, &setup_cfg);
     }
     let setup_py = dir.join("setup.py");
-    if setup_py.is_file() {
+    if exists(setup_py.as_path()) {
         setup_py::read(&mut c, &setup_py);
     }
     let mut req_files = list_files(&mut c, dir, |name| {
@@ -286,7 +290,7 @@ pub fn read_project(dir: &Path) -> Declared {
     }
     for name in ["environment.yml", "environment.yaml"] {
         let path = dir.join(name);
-        if path.is_file() {
+        if exists(&path) {
             yaml_env::read(&mut c, &path);
         }
     }
@@ -306,13 +310,8 @@ pub fn read_file(path: &Path) -> Declared {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if !path.is_file() {
-        c.diag(
-            path,
-            None,
-            Severity::Error,
-            "file not found (or it cannot be read)".to_string(),
-        );
+    if !exists(path) {
+        c.diag(path, None, Severity::Error, "file not found".to_string());
         return c.out;
     }
     match name.as_str() {
@@ -325,6 +324,13 @@ pub fn read_file(path: &Path) -> Declared {
     c.out
 }
 
+/// Whether anything is at `path` (a broken symlink, a FIFO or a device too: reading it then
+/// says what is wrong, instead of skipping it silently).
+fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+/// The files in `dir` (anything but directories) whose names `keep` accepts.
 fn list_files(c: &mut Collector, dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -340,7 +346,7 @@ fn list_files(c: &mut Collector, dir: &Path, keep: impl Fn(&str) -> bool) -> Vec
     };
     entries
         .filter_map(Result::ok)
-        .filter(|e| e.path().is_file())
+        .filter(|e| !e.path().is_dir())
         .filter(|e| keep(&e.file_name().to_string_lossy()))
         .map(|e| e.path())
         .collect()
@@ -427,44 +433,59 @@ impl Collector {
         });
     }
 
-    /// Reads a file as text, reporting failures as diagnostics.
+    /// Reads a project file as text, reporting failures as diagnostics: only a regular file
+    /// inside the project directory (after following symlinks), at most [`MAX_FILE_BYTES`]
+    /// ([`crate::read_regular_file`]). A file outside the project is refused without quoting
+    /// anything of it.
     pub(crate) fn read_text(&mut self, path: &Path, at: Option<(&Path, u32)>) -> Option<String> {
-        let report = |c: &mut Self, msg: String| match at {
-            Some((file, line)) => c.diag(file, Some(line), Severity::Error, msg),
-            None => c.diag(path, None, Severity::Error, msg),
+        let report = |c: &mut Self, severity: Severity, msg: String| match at {
+            Some((file, line)) => c.diag(file, Some(line), severity, msg),
+            None => c.diag(path, None, severity, msg),
         };
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.len() > MAX_FILE_BYTES => {
-                report(
-                    self,
-                    format!(
-                        "{} is larger than 16 MiB; not read",
-                        self.rel(path).display()
-                    ),
-                );
-                return None;
-            }
-            Ok(meta) if meta.is_dir() => {
-                report(self, format!("{} is a directory", self.rel(path).display()));
-                return None;
-            }
-            _ => {}
+        let shown = self.rel(path);
+        if let Some(target) = self.outside_root(path) {
+            let what = if normalize_lexically(path) == target {
+                format!("{} is", shown.display())
+            } else {
+                format!("{} resolves to {},", shown.display(), target.display())
+            };
+            report(
+                self,
+                Severity::Error,
+                format!(
+                    "{what} outside the project directory; not read (files outside the project \
+                     are never read)"
+                ),
+            );
+            return None;
         }
-        match std::fs::read(path) {
+        match crate::safe_read::read_regular_file(path, MAX_FILE_BYTES) {
             Ok(bytes) => {
-                let rel = self.rel(path);
-                if !self.out.files.contains(&rel) {
-                    self.out.files.push(rel);
+                if !self.out.files.contains(&shown) {
+                    self.out.files.push(shown);
                 }
                 Some(lines::decode(&bytes))
             }
             Err(e) => {
                 report(
                     self,
-                    format!("cannot read {}: {e}", self.rel(path).display()),
+                    Severity::Error,
+                    format!("cannot read {}: {e}", shown.display()),
                 );
                 None
             }
+        }
+    }
+
+    /// Where `path` leads, symlinks resolved, when that is outside the project directory. A
+    /// path that cannot be resolved is not outside (reading it reports why).
+    pub(crate) fn outside_root(&self, path: &Path) -> Option<PathBuf> {
+        match (
+            std::fs::canonicalize(path),
+            std::fs::canonicalize(&self.root),
+        ) {
+            (Ok(file), Ok(root)) if !file.starts_with(&root) => Some(file),
+            _ => None,
         }
     }
 
@@ -544,7 +565,7 @@ impl Collector {
                         at.file,
                         Some(at.line),
                         Severity::Error,
-                        format!("invalid requirement `{text}`: {first}"),
+                        format!("invalid requirement `{}`: {first}", err.input),
                     );
                 }
                 None

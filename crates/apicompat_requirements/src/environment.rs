@@ -8,6 +8,7 @@ use pep508_rs::{MarkerEnvironment, Requirement};
 use crate::declared::{normalize_name, Diagnostic, Severity, MAX_FILE_BYTES};
 use crate::lines;
 use crate::markers::{marker_environment, Platform};
+use crate::safe_read::read_regular_file;
 use crate::version::{Version, VersionSpecifiers};
 
 /// Why an environment could not be opened.
@@ -236,7 +237,7 @@ struct PyvenvCfg {
 }
 
 fn read_pyvenv_cfg(root: &Path) -> Option<PyvenvCfg> {
-    let bytes = std::fs::read(root.join("pyvenv.cfg")).ok()?;
+    let bytes = read_regular_file(&root.join("pyvenv.cfg"), MAX_FILE_BYTES).ok()?;
     let text = lines::decode(&bytes);
     let mut cfg = PyvenvCfg {
         version: None,
@@ -433,22 +434,7 @@ fn diag(file: &Path, line: Option<u32>, message: String) -> Diagnostic {
 /// Reads one core-metadata file (RFC 822 style headers; the body after the first blank line
 /// is the description and is not read).
 fn read_metadata(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<InstalledDistribution> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > MAX_FILE_BYTES => {
-            diags.push(diag(
-                path,
-                None,
-                "metadata larger than 16 MiB; not read".to_string(),
-            ));
-            return None;
-        }
-        Ok(_) => {}
-        Err(e) => {
-            diags.push(diag(path, None, format!("cannot read metadata: {e}")));
-            return None;
-        }
-    }
-    let bytes = match std::fs::read(path) {
+    let bytes = match read_regular_file(path, MAX_FILE_BYTES) {
         Ok(b) => b,
         Err(e) => {
             diags.push(diag(path, None, format!("cannot read metadata: {e}")));
@@ -505,14 +491,18 @@ fn read_metadata(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<InstalledDi
     };
     for (line, key, value) in headers.iter().chain(&egg_requires) {
         if key.eq_ignore_ascii_case("Requires-Dist") {
-            match Requirement::from_str(value) {
+            let parsed = crate::markers::check_nesting(value)
+                .map_err(|m| (m, crate::markers::quote_start(value)))
+                .and_then(|()| {
+                    Requirement::from_str(value).map_err(|e| (e.message.to_string(), value.clone()))
+                });
+            match parsed {
                 Ok(req) => {
                     requires_dist.push(req);
                     requires_dist_raw.push(value.clone());
                 }
-                Err(e) => {
-                    let first = e.message.to_string();
-                    let first = first.lines().next().unwrap_or("").trim().to_string();
+                Err((message, value)) => {
+                    let first = message.lines().next().unwrap_or("").trim().to_string();
                     diags.push(diag(
                         path,
                         Some(*line),
@@ -562,13 +552,7 @@ fn egg_info_requires(metadata: &Path) -> Vec<(u32, String, String)> {
         return Vec::new();
     }
     let path = dir.join("requires.txt");
-    let Ok(meta) = std::fs::metadata(&path) else {
-        return Vec::new();
-    };
-    if meta.len() > MAX_FILE_BYTES {
-        return Vec::new();
-    }
-    let Ok(bytes) = std::fs::read(&path) else {
+    let Ok(bytes) = read_regular_file(&path, MAX_FILE_BYTES) else {
         return Vec::new();
     };
     let text = lines::decode(&bytes);

@@ -16,6 +16,7 @@ mod pep508_guard;
 mod pyproject;
 mod reqtxt;
 mod requires_python;
+mod safe_read;
 mod setup_cfg;
 mod setup_py;
 pub mod version;
@@ -36,6 +37,7 @@ pub use pep508_rs::{
     ExtraName, MarkerEnvironment, MarkerTree, PackageName, Requirement, VersionOrUrl,
 };
 pub use requires_python::{read_requires_python, RequiresPython};
+pub use safe_read::{read_regular_file, ReadError};
 pub use version::{
     admits, admits_with, local_label, parse_specifiers, parse_version, release_of, satisfies,
     select, Operator, Version, VersionError, VersionSpecifier, VersionSpecifiers,

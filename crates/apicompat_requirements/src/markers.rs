@@ -62,6 +62,44 @@ impl Platform {
     }
 }
 
+/// Parentheses in a requirement or marker nest at most this deep: the PEP 508 parser
+/// recurses once per level, so `((((...` 100k deep would overflow its stack. No real marker
+/// nests more than a few levels.
+pub const MAX_MARKER_NESTING: usize = 100;
+
+/// Refuses text whose parentheses nest deeper than [`MAX_MARKER_NESTING`], before any parser
+/// sees it. Parentheses inside quoted values count too: an unbalanced quote (in a URL) must
+/// not hide the nesting that follows it.
+pub(crate) fn check_nesting(text: &str) -> Result<(), String> {
+    let mut depth = 0usize;
+    for b in text.bytes() {
+        match b {
+            b'(' => {
+                depth += 1;
+                if depth > MAX_MARKER_NESTING {
+                    return Err(format!(
+                        "parentheses nested deeper than {MAX_MARKER_NESTING}; not parsed"
+                    ));
+                }
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// At most this many characters of a refused input are quoted in messages.
+const QUOTED_CHARS: usize = 80;
+
+/// The start of `text` for a message: at most [`QUOTED_CHARS`] characters.
+pub(crate) fn quote_start(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
 /// A marker that is not valid PEP 508.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkerError {
@@ -119,8 +157,12 @@ pub fn evaluate_marker(
     env: &MarkerEnvironment,
     extras: &[&str],
 ) -> Result<bool, MarkerError> {
+    check_nesting(marker).map_err(|message| MarkerError {
+        input: quote_start(marker),
+        message,
+    })?;
     crate::pep508_guard::marker(marker).map_err(|message| MarkerError {
-        input: marker.to_string(),
+        input: quote_start(marker),
         message,
     })?;
     let tree = MarkerTree::from_str(marker).map_err(|e| MarkerError {

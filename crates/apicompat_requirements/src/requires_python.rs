@@ -43,11 +43,9 @@ pub fn read_requires_python(dir: &Path) -> Option<Result<RequiresPython, String>
 
 fn read(dir: &Path, name: &str) -> Option<String> {
     let path = dir.join(name);
-    let meta = std::fs::metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > crate::declared::MAX_FILE_BYTES {
-        return None;
-    }
-    std::fs::read(&path).ok().map(|b| crate::lines::decode(&b))
+    crate::safe_read::read_regular_file(&path, crate::declared::MAX_FILE_BYTES)
+        .ok()
+        .map(|b| crate::lines::decode(&b))
 }
 
 fn from_pyproject(dir: &Path) -> Option<(String, &'static str, u32)> {

@@ -1,5 +1,6 @@
 //! `setup.py`: literal `install_requires` / `extras_require` in the `setup(...)` call.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -13,11 +14,24 @@ use crate::lines::LineIndex;
 /// Nesting limits for the statement walk and expression resolution.
 const MAX_STMT_DEPTH: usize = 64;
 const MAX_EXPR_DEPTH: usize = 64;
+/// A setup.py nesting deeper than this (brackets, operators, indentation; see
+/// `apicompat_extract::nesting`) is not parsed. Real ones nest a few dozen levels at most.
+const MAX_NESTING: usize = 500;
+/// Work allowed for reading one value (`install_requires`, one extra): list items produced
+/// plus names and `+` followed. `x = x + x` doubles per step; past this the value is given
+/// up with a warning.
+const MAX_VALUE_STEPS: usize = 100_000;
+/// Work allowed for all values of one setup.py.
+const MAX_FILE_STEPS: usize = 1_000_000;
 
 pub(crate) fn read(c: &mut Collector, path: &Path) {
     let Some(text) = c.read_text(path, None) else {
         return;
     };
+    if let Err(deep) = apicompat_extract::nesting::check(&text, MAX_NESTING) {
+        c.diag(path, None, Severity::Error, format!("setup.py is {deep}"));
+        return;
+    }
     let parsed = parse_unchecked_source(&text, PySourceType::Python);
     let index = LineIndex::new(&text);
     let mut walk = Walk::default();
@@ -41,6 +55,8 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
         path,
         index: &index,
         assignments: &walk.assignments,
+        value_steps: Cell::new(0),
+        file_steps: Cell::new(0),
     };
     for keywords in &walk.calls {
         for kw in keywords.iter() {
@@ -138,6 +154,24 @@ struct Reader<'a> {
     path: &'a Path,
     index: &'a LineIndex,
     assignments: &'a HashMap<&'a str, &'a Expr>,
+    /// Steps spent on the value being read.
+    value_steps: Cell<usize>,
+    /// Steps spent on the whole file.
+    file_steps: Cell<usize>,
+}
+
+/// Why a value was given up.
+enum NotRead {
+    /// Not a literal (a note: setup.py is often dynamic).
+    Dynamic(String),
+    /// It would take more than the step budget (a warning).
+    TooMuch,
+}
+
+impl From<String> for NotRead {
+    fn from(why: String) -> Self {
+        NotRead::Dynamic(why)
+    }
 }
 
 impl Reader<'_> {
@@ -155,6 +189,41 @@ impl Reader<'_> {
         );
     }
 
+    fn given_up(&self, c: &mut Collector, kw: &Keyword, why: NotRead, what: &str) {
+        match why {
+            NotRead::Dynamic(why) => self.not_read(c, kw, &format!("{what}{why}")),
+            NotRead::TooMuch => {
+                let arg = kw.arg.as_ref().map(|a| a.as_str()).unwrap_or("");
+                c.diag(
+                    self.path,
+                    Some(self.line(kw)),
+                    Severity::Warning,
+                    format!(
+                        "`{arg}` in setup.py: {what}too many values to read (more than \
+                         {MAX_VALUE_STEPS} steps); skipped"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Starts reading a new value.
+    fn start_value(&self) {
+        self.value_steps.set(0);
+    }
+
+    /// Spends `n` steps; `Err` once the value's or the file's budget is spent.
+    fn spend(&self, n: usize) -> Result<(), NotRead> {
+        let value = self.value_steps.get().saturating_add(n);
+        let file = self.file_steps.get().saturating_add(n);
+        self.value_steps.set(value);
+        self.file_steps.set(file);
+        if value > MAX_VALUE_STEPS || file > MAX_FILE_STEPS {
+            return Err(NotRead::TooMuch);
+        }
+        Ok(())
+    }
+
     fn push_all(&self, c: &mut Collector, items: Vec<(String, u32)>, group: Option<&str>) {
         for (text, line) in items {
             c.push_requirement(
@@ -170,17 +239,19 @@ impl Reader<'_> {
     }
 
     fn install_requires(&self, c: &mut Collector, kw: &Keyword) {
+        self.start_value();
         match self.list(&kw.value, 0) {
             Ok(items) => self.push_all(c, items, None),
-            Err(why) => self.not_read(c, kw, &why),
+            Err(why) => self.given_up(c, kw, why, ""),
         }
     }
 
     fn extras_require(&self, c: &mut Collector, kw: &Keyword) {
+        self.start_value();
         let dict = match self.resolve(&kw.value, 0) {
             Ok(Expr::Dict(d)) => d,
             Ok(_) => return self.not_read(c, kw, "not a literal dict"),
-            Err(why) => return self.not_read(c, kw, &why),
+            Err(why) => return self.given_up(c, kw, why, ""),
         };
         for item in &dict.items {
             let Some(Expr::StringLiteral(key)) = &item.key else {
@@ -188,29 +259,31 @@ impl Reader<'_> {
                 continue;
             };
             let group = key.value.to_str().to_string();
+            self.start_value();
             match self.list(&item.value, 0) {
                 Ok(items) => self.push_all(c, items, Some(&group)),
-                Err(why) => self.not_read(c, kw, &format!("extra `{group}`: {why}")),
+                Err(why) => self.given_up(c, kw, why, &format!("extra `{group}`: ")),
             }
         }
     }
 
     /// Follows a plain name to the value last assigned to it.
-    fn resolve<'e>(&'e self, expr: &'e Expr, depth: usize) -> Result<&'e Expr, String> {
+    fn resolve<'e>(&'e self, expr: &'e Expr, depth: usize) -> Result<&'e Expr, NotRead> {
         if depth > MAX_EXPR_DEPTH {
-            return Err("too deeply nested".to_string());
+            return Err(NotRead::Dynamic("too deeply nested".to_string()));
         }
+        self.spend(1)?;
         match expr {
             Expr::Name(name) => match self.assignments.get(name.id.as_str()) {
                 Some(value) => self.resolve(value, depth + 1),
-                None => Err(format!("`{}` is not assigned a literal", name.id.as_str())),
+                None => Err(format!("`{}` is not assigned a literal", name.id.as_str()).into()),
             },
             other => Ok(other),
         }
     }
 
     /// A list/tuple of string literals, possibly through names and `+`.
-    fn list(&self, expr: &Expr, depth: usize) -> Result<Vec<(String, u32)>, String> {
+    fn list(&self, expr: &Expr, depth: usize) -> Result<Vec<(String, u32)>, NotRead> {
         let expr = self.resolve(expr, depth)?;
         match expr {
             Expr::List(l) => self.strings(&l.elts),
@@ -218,6 +291,7 @@ impl Reader<'_> {
             Expr::StringLiteral(s) => {
                 // setuptools accepts one string with one requirement per line.
                 let line = self.line(s);
+                self.spend(s.value.to_str().lines().count())?;
                 Ok(s.value
                     .to_str()
                     .lines()
@@ -231,15 +305,20 @@ impl Reader<'_> {
                 left.extend(self.list(&b.right, depth + 1)?);
                 Ok(left)
             }
-            _ => Err("not a literal list of strings".to_string()),
+            _ => Err(NotRead::Dynamic(
+                "not a literal list of strings".to_string(),
+            )),
         }
     }
 
-    fn strings(&self, elts: &[Expr]) -> Result<Vec<(String, u32)>, String> {
+    fn strings(&self, elts: &[Expr]) -> Result<Vec<(String, u32)>, NotRead> {
+        self.spend(elts.len())?;
         elts.iter()
             .map(|e| match e {
                 Expr::StringLiteral(s) => Ok((s.value.to_str().to_string(), self.line(s))),
-                _ => Err("an item is not a string literal".to_string()),
+                _ => Err(NotRead::Dynamic(
+                    "an item is not a string literal".to_string(),
+                )),
             })
             .collect()
     }

@@ -84,12 +84,19 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
         return;
     };
     let entries = pip_entries(&text);
-    if entries.is_empty() && text.contains("pip:") && !text.contains("- pip:") {
+    // `- pip: [torch]` (flow form) or a `pip:` key outside a `- pip:` item.
+    let flow = text.lines().any(|l| {
+        l.trim()
+            .strip_prefix("- pip:")
+            .is_some_and(|rest| !scalar(rest).is_empty())
+    });
+    if entries.is_empty() && text.contains("pip:") && (flow || !text.contains("- pip:")) {
         c.diag(
             path,
             None,
-            Severity::Warning,
-            "a `pip:` entry was found but not in the block-list form this reader understands"
+            Severity::Error,
+            "a `pip:` entry was found but not in the block-list form this reader understands; \
+             its requirements were not read"
                 .to_string(),
         );
     }

@@ -550,10 +550,7 @@ fn missing_project_and_file_are_diagnostics() {
     assert_eq!(got.diagnostics[0].severity, Severity::Error);
     let got = read_file(&dir.join("requirements.txt"));
     assert_eq!(got.diagnostics.len(), 1);
-    assert_eq!(
-        got.diagnostics[0].message,
-        "file not found (or it cannot be read)"
-    );
+    assert_eq!(got.diagnostics[0].message, "file not found");
 }
 
 #[test]

@@ -81,11 +81,14 @@ pub struct Callee {
 /// The indexed class an attribute read is judged on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Receiver {
-    /// Canonical path of the indexed class.
+    /// The indexed class, as the project names it (`torch.nn.Linear`) or, for a return
+    /// annotation of the index, where it is defined.
     pub class: String,
     /// The object is of exactly this class (or of a project class that adds nothing to it
     /// for this member); otherwise the class is a bound.
     pub exact: bool,
+    /// The project class the object is of, when the member comes from its indexed base.
+    pub project_class: Option<String>,
 }
 
 impl<'q> Model<'q> {
@@ -152,6 +155,7 @@ impl<'q> Model<'q> {
                 } => Receiver {
                     class: p.to_string(),
                     exact: *exact,
+                    project_class: None,
                 },
                 Ty::Instance {
                     class: Class::Project(c),
@@ -161,6 +165,11 @@ impl<'q> Model<'q> {
                     Receiver {
                         class: base.to_string(),
                         exact: *exact,
+                        project_class: Some(
+                            self.modules[c.0 as usize].classes[c.1 as usize]
+                                .name
+                                .to_string(),
+                        ),
                     }
                 }
                 _ => return None,
@@ -168,7 +177,12 @@ impl<'q> Model<'q> {
             any = true;
             match &mut out {
                 None => out = Some(r),
-                Some(prev) if prev.class == r.class => prev.exact &= r.exact,
+                Some(prev) if prev.class == r.class => {
+                    prev.exact &= r.exact;
+                    if prev.project_class != r.project_class {
+                        prev.project_class = None;
+                    }
+                }
                 Some(_) => return None,
             }
         }

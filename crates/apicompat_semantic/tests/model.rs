@@ -56,31 +56,26 @@ fn facts(source: &str, name: &str) -> (ModuleName, ModuleFacts) {
     (module, f)
 }
 
-/// The receiver of every attribute read named `probe` in module 0, in source order.
-fn probes(model: &Model, name: &str) -> Vec<Option<Receiver>> {
+/// The receiver of every attribute read named `probe` in module 0, in source order: the
+/// indexed class, and whether the object is exactly of it.
+fn probes(model: &Model, name: &str) -> Vec<Option<(String, bool)>> {
     model.modules()[0]
         .sites
         .iter()
         .filter(|s| s.name == name)
-        .map(|s| model.receiver(0, s))
+        .map(|s| model.receiver(0, s).map(|r: Receiver| (r.class, r.exact)))
         .collect()
 }
 
-fn exact(class: &str) -> Option<Receiver> {
-    Some(Receiver {
-        class: class.to_string(),
-        exact: true,
-    })
+fn exact(class: &str) -> Option<(String, bool)> {
+    Some((class.to_string(), true))
 }
 
-fn bound(class: &str) -> Option<Receiver> {
-    Some(Receiver {
-        class: class.to_string(),
-        exact: false,
-    })
+fn bound(class: &str) -> Option<(String, bool)> {
+    Some((class.to_string(), false))
 }
 
-fn run(source: &str) -> Vec<Option<Receiver>> {
+fn run(source: &str) -> Vec<Option<(String, bool)>> {
     let index = fake();
     let model = Model::new(vec![facts(source, "main")], &index);
     probes(&model, "probe")

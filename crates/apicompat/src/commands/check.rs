@@ -48,6 +48,10 @@ pub struct CheckArgs {
     /// The file name to report standard input under.
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
+    /// Go on when a declaration cannot be read (a malformed `pyproject.toml`, an include
+    /// outside the project): check without the requirements it would have declared.
+    #[arg(long)]
+    pub ignore_bad_declarations: bool,
 }
 
 pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
@@ -84,6 +88,19 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         show_guarded: args.show_guarded,
     };
     let mut report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    if !report.summary.bad_declarations.is_empty() && !args.ignore_bad_declarations {
+        let lines: Vec<String> = report
+            .summary
+            .bad_declarations
+            .iter()
+            .map(|d| format!("  {}", apicompat_render::escape_control(d)))
+            .collect();
+        return Err(Failure::usage(format!(
+            "the project's declarations could not be read, so the releases to check are not \
+             known:\n{}\nfix them, or pass --ignore-bad-declarations to check without them",
+            lines.join("\n")
+        )));
+    }
     let out = match args.output_format {
         CheckFormat::Text => {
             // `--quiet`: errors only (the summary still counts everything).
@@ -98,6 +115,6 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         CheckFormat::Sarif => apicompat_render::sarif(&report, env!("CARGO_PKG_VERSION")) + "\n",
         CheckFormat::Github => apicompat_render::github(&report),
     };
-    print!("{out}");
+    crate::ui::print_stdout(&out)?;
     Ok(ExitCode::from(report.exit_code()))
 }

@@ -494,7 +494,8 @@ fn read_metadata(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<InstalledDi
             let parsed = crate::markers::check_nesting(value)
                 .map_err(|m| (m, crate::markers::quote_start(value)))
                 .and_then(|()| {
-                    Requirement::from_str(value).map_err(|e| (e.message.to_string(), value.clone()))
+                    crate::pep508_guard::requirement(value)
+                        .map_err(|e| (e.message.to_string(), value.clone()))
                 });
             match parsed {
                 Ok(req) => {

@@ -17,7 +17,8 @@ const MAX_LINES: usize = 64;
 /// with what apicompat then asks of each (marker evaluation in two environments, the releases
 /// a specifier selects); the input as `requires.txt` and `requirements.txt` member text
 /// (`apicompat_archive`); and the input as a pip requirements file read from disk
-/// (`read_file`: continuations, comments, options).
+/// (`read_file`: continuations, comments, options, includes, which never leave the scratch
+/// directory the file is in).
 pub fn requirements(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let envs = environments();
@@ -32,11 +33,9 @@ pub fn requirements(data: &[u8]) {
     }
     let _ = apicompat_archive::parse_requires_txt(data);
     let _ = apicompat_archive::parse_requirements_txt(data);
-    if !has_include(&text) {
-        with_file("requirements.txt", data, |path, _| {
-            walk(&read_file(path), &envs);
-        });
-    }
+    with_file("requirements.txt", data, |path, _| {
+        walk(&read_file(path), &envs);
+    });
 }
 
 fn one_line(line: &str, envs: &[MarkerEnvironment], releases: &[Version]) {
@@ -105,9 +104,6 @@ pub fn project_files(data: &[u8]) {
         3 => "environment.yml",
         _ => "requirements.txt",
     };
-    if has_include(&String::from_utf8_lossy(body)) {
-        return;
-    }
     let envs = environments();
     with_file(name, body, |path, dir| {
         walk(&read_file(path), &envs);
@@ -133,25 +129,6 @@ fn walk(declared: &Declared, envs: &[MarkerEnvironment]) {
     for r in &declared.tool_config.targets {
         let _ = declared.requirements_for(&r.name);
     }
-}
-
-/// Whether a pip requirements file may include another (`-r`, `-c`, `--requirement`,
-/// `--constraint`, also split over continuation lines): includes read any path, and the
-/// fuzzer must not read `/dev/zero` (the `bounded-input` work confines them to the project).
-/// Conservative: any line whose text starts with `-` followed by `r`, `c` or `-` after
-/// continuations are joined, or `environment.yml`'s `- -r`, counts.
-fn has_include(text: &str) -> bool {
-    let joined = text.replace("\\\r\n", "").replace("\\\n", "");
-    joined.lines().any(|line| {
-        let l = line
-            .trim_start()
-            .trim_start_matches(['-', ' ', '\t', '"', '\'']);
-        let dashes = line.trim_start().starts_with('-');
-        dashes
-            && (l.starts_with(['r', 'c', 'R', 'C'])
-                || l.to_ascii_lowercase().contains("requirement")
-                || l.to_ascii_lowercase().contains("constraint"))
-    })
 }
 
 /// Writes `data` as `name` in this thread's scratch directory (emptied first) and calls `f`

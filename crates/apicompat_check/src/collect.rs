@@ -74,6 +74,8 @@ pub struct SiteContext {
     pub stmt_start: TextSize,
     pub reach: Reach,
     pub guarded: bool,
+    /// The arguments of a call there are guarded (`except TypeError`).
+    pub call_guarded: bool,
     pub versions: Box<[(String, Pred)]>,
 }
 
@@ -209,6 +211,9 @@ struct Ctx {
     in_function: bool,
     /// In the body of a `try` whose handlers catch `ImportError` and the like.
     try_guard: bool,
+    /// In the body of a `try` whose handlers catch `TypeError`: the arguments of calls are
+    /// guarded (AC003, AC013), not the names used.
+    call_guard: bool,
     /// In an `except` handler: a fallback assigned to an imported name keeps the import.
     handler: bool,
     /// Paths known to exist here (`if hasattr(mod, "x")`).
@@ -421,15 +426,23 @@ impl<'a> Walker<'a> {
         {
             return;
         }
+        // A guard of the binding (an import in `try: ... except ImportError`, under `hasattr`)
+        // covers the bound path itself; a use of more than that is guarded only by what tests
+        // it (releases that lack the bound path are left to the import's finding).
         let (base, mut guarded, mut versions) = match via {
             Some(Bound::Path {
-                path,
+                path: bound,
                 guarded,
                 versions,
-            }) => (Some(path.clone()), *guarded, versions.clone()),
+            }) => {
+                let same =
+                    *bound == path && !matches!(kind, UseKind::Keyword(_) | UseKind::Call(_));
+                (Some(bound.clone()), *guarded && same, versions.clone())
+            }
             _ => (None, false, Vec::new()),
         };
         guarded |= self.ctx.try_guard || self.has_guard(&path);
+        guarded |= self.ctx.call_guard && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_));
         versions.extend(self.ctx.versions.iter().cloned());
         self.out.uses.push(Use {
             kind,
@@ -540,6 +553,7 @@ impl<'a> Walker<'a> {
         let ctx = Ctx {
             in_function: true,
             try_guard: false,
+            call_guard: false,
             handler: false,
             ..ctx
         };
@@ -631,6 +645,14 @@ impl<'a> Walker<'a> {
     }
 
     fn assign_name(&mut self, name: &str, value: &Expr) {
+        // `require_fsdp2 = unittest.skipUnless(is_torch_version(">=", "2.5"), "...")`.
+        if let Some(h) = self.skip_condition(value).and_then(implying) {
+            if self.scopes.len() == 1 {
+                self.out.helpers.push((name.to_string(), Some(h.clone())));
+            }
+            self.bind(name, Bound::Helper(h));
+            return;
+        }
         if self.scopes.len() == 1 {
             if let Some(text) = string_lit(value) {
                 if text.len() <= 64 {
@@ -751,16 +773,26 @@ impl<'a> Walker<'a> {
     }
 
     fn try_stmt(&mut self, t: &'a ast::StmtTry) {
-        let guards = t.handlers.iter().any(|h| {
-            let ast::ExceptHandler::ExceptHandler(h) = h;
-            match h.type_.as_deref() {
-                None => true,
-                Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is_guard_exception),
-                Some(e) => is_guard_exception(e),
-            }
-        });
+        // A handler that raises again (`except ImportError: raise ImportError("needs ...")`)
+        // is no guard: the failure still happens, with another message.
+        let catches = |is: &dyn Fn(&Expr) -> bool| {
+            t.handlers.iter().any(|h| {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                let raises = matches!(h.body.last(), Some(Stmt::Raise(_)));
+                !raises
+                    && match h.type_.as_deref() {
+                        None => true,
+                        Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is),
+                        Some(e) => is(e),
+                    }
+            })
+        };
+        let guards = catches(&is_guard_exception);
+        let call_guards =
+            catches(&|e: &Expr| dotted(e).is_some_and(|d| last_segment(&d) == "TypeError"));
         let mut body_ctx = self.ctx.clone();
         body_ctx.try_guard |= guards;
+        body_ctx.call_guard |= call_guards;
         self.with_ctx(body_ctx, |w| w.body(&t.body));
         for h in &t.handlers {
             let ast::ExceptHandler::ExceptHandler(h) = h;
@@ -829,9 +861,68 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        let ctx = self.ctx.clone();
+        let mut ctx = self.ctx.clone();
+        ctx.versions
+            .extend(self.decorator_conditions(&f.decorator_list));
         if let Some(list) = self.deferred.last_mut() {
             list.push((f, ctx));
+        }
+    }
+
+    /// The conditions under which a function or class decorated with `decorators` runs its
+    /// body: `unittest.skipUnless(C, ...)` (C), `unittest.skipIf(C, ...)` and
+    /// `pytest.mark.skipif(C, ...)` (not C), and names bound to those (`require_fsdp2 =
+    /// unittest.skipUnless(...)`) here or, resolved once every file is read, in another module.
+    fn decorator_conditions(&self, decorators: &[ast::Decorator]) -> Vec<(String, Pred)> {
+        let mut out = Vec::new();
+        for d in decorators {
+            if let Some(parts) = self.skip_condition(&d.expression) {
+                out.extend(parts);
+                continue;
+            }
+            let name = match &d.expression {
+                Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                    Some(Bound::Helper(h)) => {
+                        out.extend(h.implies.clone());
+                        continue;
+                    }
+                    Some(_) => continue,
+                    None => n.id.to_string(),
+                },
+                e @ Expr::Attribute(_) => match dotted(e) {
+                    Some(d) if self.resolve(e).is_none() => last_segment(&d).to_string(),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let call = HelperCall {
+                arg: None,
+                op: None,
+                root: None,
+                args: 0,
+            };
+            out.push((HELPER_ROOT.to_string(), Pred::Helper { name, call }));
+        }
+        out
+    }
+
+    /// The condition a test-skipping decorator lets the body run under.
+    fn skip_condition(&self, e: &Expr) -> Option<Vec<(String, Pred)>> {
+        let Expr::Call(call) = e else {
+            return None;
+        };
+        let name = dotted(&call.func)?;
+        let runs_if = match last_segment(&name) {
+            "skipUnless" => true,
+            "skipIf" | "skipif" => false,
+            _ => return None,
+        };
+        let cond = call.arguments.args.first()?;
+        let info = self.cond_info(cond);
+        if runs_if {
+            Some(info.restriction.parts)
+        } else {
+            Some(info.restriction.negate()?.parts)
         }
     }
 
@@ -989,24 +1080,7 @@ impl<'a> Walker<'a> {
                 parts.extend(neg.parts);
             }
         }
-        let root = parts.first()?.0.clone();
-        if parts.iter().any(|(r, _)| *r != root) {
-            return None;
-        }
-        let preds: Vec<Pred> = parts.into_iter().map(|(_, p)| p).collect();
-        let pred = match <[Pred; 1]>::try_from(preds) {
-            Ok([p]) => p,
-            Err(preds) => Pred::And(preds),
-        };
-        Some(VersionHelper {
-            root: root.clone(),
-            op: Op::Eq,
-            param: String::new(),
-            position: usize::MAX,
-            op_param: None,
-            version_param: None,
-            implies: Some((root, pred)),
-        })
+        implying(parts)
     }
 
     /// The condition a call of a version helper stands for: known here when the helper is
@@ -1117,8 +1191,11 @@ impl<'a> Walker<'a> {
                 self.visit_expr(&k.value);
             }
         }
+        let conditions = self.decorator_conditions(&c.decorator_list);
         self.scopes.push(Scope::new(ScopeKind::Class));
-        self.body(&c.body);
+        let mut ctx = self.ctx.clone();
+        ctx.versions.extend(conditions);
+        self.with_ctx(ctx, |w| w.body(&c.body));
         self.scopes.pop();
         self.store(c.name.as_str());
     }
@@ -1373,6 +1450,28 @@ fn op_lookup<'p>(func: &Expr, body: &[Stmt], positional: &[&'p str]) -> Option<&
             _ => false,
         })
         .then_some(p)
+}
+
+/// A helper that implies the conditions `parts` (about one package), whatever its arguments.
+fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
+    let root = parts.first()?.0.clone();
+    if parts.iter().any(|(r, _)| *r != root) {
+        return None;
+    }
+    let preds: Vec<Pred> = parts.into_iter().map(|(_, p)| p).collect();
+    let pred = match <[Pred; 1]>::try_from(preds) {
+        Ok([p]) => p,
+        Err(preds) => Pred::And(preds),
+    };
+    Some(VersionHelper {
+        root: root.clone(),
+        op: Op::Eq,
+        param: String::new(),
+        position: usize::MAX,
+        op_param: None,
+        version_param: None,
+        implies: Some((root, pred)),
+    })
 }
 
 /// Whether a statement holds a `return` (not looking into nested functions or classes).
@@ -1661,6 +1760,7 @@ impl<'a> Walker<'a> {
             stmt_start: self.stmt_start,
             reach: self.reach(),
             guarded,
+            call_guarded: self.ctx.call_guard,
             versions: self.ctx.versions.clone().into_boxed_slice(),
         });
     }
@@ -1726,7 +1826,8 @@ impl<'a> Walker<'a> {
                 range: k.range(),
                 stmt_start: self.stmt_start,
                 reach: self.reach(),
-                guarded: self.ctx.try_guard,
+                guarded: self.ctx.try_guard || self.ctx.call_guard,
+                call_guarded: self.ctx.call_guard,
                 versions: self.ctx.versions.clone().into_boxed_slice(),
             });
         }

@@ -130,13 +130,14 @@ pub fn member_uses(
                 project_class: receiver.project_class.clone(),
             };
             let make = |kind: UseKind, range: TextRange| Use {
+                guarded: ctx.guarded
+                    || ctx.call_guarded && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_)),
                 kind,
                 path: path.clone(),
                 base: Some(receiver.class.clone()),
                 range,
                 stmt_start: ctx.stmt_start,
                 reach: ctx.reach,
-                guarded: ctx.guarded,
                 versions: ctx.versions.to_vec(),
                 receiver: Some(object.clone()),
             };

@@ -368,3 +368,32 @@ fn availability_helpers_imply_the_conditions_of_their_early_exits() {
         ]
     );
 }
+
+#[test]
+fn test_markers_type_error_handlers_and_handlers_that_raise_again() {
+    let mut files = OP_HELPERS.to_vec();
+    files.push((
+        "pkg/testing.py",
+        "import unittest\nfrom .versions import is_torch_version\n\nrequire_pp = unittest.skipUnless(is_torch_version(\">=\", \"2.4.0\"), \"needs torch 2.4\")\n",
+    ));
+    files.push((
+        "pkg/test_x.py",
+        "import unittest\nimport pytest\nimport torch\nfrom .testing import require_pp\nfrom .versions import is_torch_version\n\n@require_pp\ndef test_a():\n    return torch.distributed.pipelining.pipeline\n\n@unittest.skipUnless(is_torch_version(\">=\", \"2.4.0\"), \"x\")\ndef test_b():\n    return torch.distributed.pipelining.pipeline\n\n@pytest.mark.skipif(is_torch_version(\"<\", \"2.4.0\"), reason=\"x\")\ndef test_c():\n    return torch.distributed.pipelining.pipeline\n\n@require_pp\nclass TestD(unittest.TestCase):\n    def test_d(self):\n        return torch.distributed.pipelining.pipeline\n\ndef test_e():\n    try:\n        return torch.load(\"x\", weights_only=True)\n    except TypeError:\n        return torch.load(\"x\")\n\ndef test_f():\n    try:\n        from torch.distributed import pipelining\n    except ImportError:\n        raise ImportError(\"needs a newer torch\")\n    return pipelining\n\n@pytest.mark.skipif(is_torch_version(\">=\", \"2.4.0\"), reason=\"x\")\ndef test_wrong():\n    return torch.distributed.pipelining.pipeline\n",
+    ));
+    let got = check_files("markers", &files, &["torch>=1.13,<2.5"]);
+    let of: Vec<&String> = got
+        .iter()
+        .filter(|l| l.starts_with("pkg/test_x.py"))
+        .collect();
+    // Markers here and in another module, `skipUnless`/`skipif`, a class decorator and an
+    // `except TypeError` around a keyword guard their uses; a handler that raises again and
+    // a marker that skips the wrong releases do not.
+    assert_eq!(
+        of,
+        [
+            "pkg/test_x.py:2:8 AC004 warning none pytest missing=",
+            "pkg/test_x.py:32:39 AC001 error call-time torch.distributed.pipelining missing=1.13.0 - 2.3.1",
+            "pkg/test_x.py:39:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+        ]
+    );
+}

@@ -314,14 +314,11 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     }
     let discovered = files::discover(&paths);
     // The project's own packages are its code, not indexed releases (as in `check`).
-    let mut own: Vec<&String> = discovered.own_packages.iter().collect();
-    own.sort();
-    for name in own {
-        if roots.remove(name) {
-            notes.push(format!(
-                "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
-            ));
-        }
+    for name in discovered.own_roots(&roots, catalog) {
+        roots.remove(&name);
+        notes.push(format!(
+            "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
+        ));
     }
     let mut io_failure = !discovered.errors.is_empty();
     for (path, message) in &discovered.errors {

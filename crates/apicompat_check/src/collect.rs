@@ -1638,6 +1638,14 @@ impl<'a> Visitor<'a> for Walker<'a> {
                     scope.globals.extend(names);
                 }
             }
+            // `assert C`: the rest of the block runs only where `C` holds.
+            Stmt::Assert(a) => {
+                visitor::walk_stmt(self, stmt);
+                let info = self.cond_info(&a.test);
+                if !info.restriction.parts.is_empty() || !info.has.is_empty() {
+                    self.continuation = Some(self.branch_ctx(&info, true));
+                }
+            }
             _ => visitor::walk_stmt(self, stmt),
         }
         self.stmt_start = saved_start;
@@ -1720,6 +1728,17 @@ impl<'a> Walker<'a> {
                 self.scopes.push(scope);
                 visitor::walk_expr(self, expr);
                 self.scopes.pop();
+            }
+            // `A and B`: `B` runs only where `A` holds (`is_xpu_available() and
+            // torch.xpu.device_count() > 1`, `hasattr(m, "x") and m.x()`).
+            Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
+                let saved = self.ctx.clone();
+                for v in &b.values {
+                    self.visit_expr(v);
+                    let info = self.cond_info(v);
+                    self.ctx = self.branch_ctx(&info, true);
+                }
+                self.ctx = saved;
             }
             Expr::If(e) => {
                 self.visit_expr(&e.test);

@@ -397,3 +397,22 @@ fn test_markers_type_error_handlers_and_handlers_that_raise_again() {
         ]
     );
 }
+
+#[test]
+fn asserts_and_and_operands_guard_what_follows() {
+    let mut files = OP_HELPERS.to_vec();
+    files.push((
+        "pkg/use3.py",
+        "import torch\nfrom .versions import is_torch_version\n\ndef f():\n    assert is_torch_version(\">=\", \"2.4.0\"), \"needs 2.4\"\n    return torch.distributed.pipelining.pipeline\n\ndef g():\n    return is_torch_version(\">=\", \"2.4.0\") and torch.distributed.pipelining.pipeline\n\ndef h():\n    return torch.distributed.pipelining.pipeline and is_torch_version(\">=\", \"2.4.0\")\n",
+    ));
+    let got = check_files("asserts", &files, &["torch>=2.3,<2.5"]);
+    let of: Vec<&String> = got
+        .iter()
+        .filter(|l| l.starts_with("pkg/use3.py"))
+        .collect();
+    // Only the operand before the check is unguarded.
+    assert_eq!(
+        of,
+        ["pkg/use3.py:12:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+}

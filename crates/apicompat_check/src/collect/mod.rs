@@ -72,6 +72,9 @@ pub struct ObjectReceiver {
     pub text: String,
     /// The project class of the object, when the member comes from its indexed base.
     pub project_class: Option<String>,
+    /// The same member on the other classes the object may be of (`Other.member`): the use
+    /// breaks only where none of them has it.
+    pub alternatives: Vec<String>,
 }
 
 /// Where an attribute read on an object of unknown type, or a `**mapping` argument, runs, for

@@ -93,6 +93,9 @@ pub struct Receiver {
     pub exact: bool,
     /// The project class the object is of, when the member comes from its indexed base.
     pub project_class: Option<String>,
+    /// Other indexed classes the object may be of (a union): a member is missing only where
+    /// every one of them lacks it.
+    pub others: Vec<String>,
 }
 
 impl<'q> Model<'q> {
@@ -160,6 +163,7 @@ impl<'q> Model<'q> {
                     class: p.to_string(),
                     exact: *exact,
                     project_class: None,
+                    others: Vec::new(),
                 },
                 Ty::Instance {
                     class: Class::Project(c),
@@ -174,6 +178,7 @@ impl<'q> Model<'q> {
                                 .name
                                 .to_string(),
                         ),
+                        others: Vec::new(),
                     }
                 }
                 _ => return None,
@@ -187,7 +192,14 @@ impl<'q> Model<'q> {
                         prev.project_class = None;
                     }
                 }
-                Some(_) => return None,
+                // One of several classes: the member is missing only where each lacks it.
+                Some(prev) => {
+                    prev.exact &= r.exact;
+                    prev.project_class = None;
+                    if !prev.others.contains(&r.class) {
+                        prev.others.push(r.class);
+                    }
+                }
             }
         }
         if any {
@@ -215,7 +227,9 @@ impl<'q> Model<'q> {
             },
             Ty::Method { path, receiver } => {
                 let member = path.rsplit('.').next()?;
-                let r = self.receiver_of(&receiver, member)?;
+                let r = self
+                    .receiver_of(&receiver, member)
+                    .filter(|r| r.others.is_empty())?;
                 Callee {
                     path: format!("{}.{member}", r.class),
                     receiver: Some(r),

@@ -416,3 +416,37 @@ fn asserts_and_and_operands_guard_what_follows() {
         ["pkg/use3.py:12:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
     );
 }
+
+#[test]
+fn keyword_tests_guard_the_keyword_they_test() {
+    let got = check_files(
+        "keyword_tests",
+        &[(
+            "m.py",
+            "import dataclasses\nimport inspect\nimport torch\n\ndef a(f):\n    if \"weights_only\" in inspect.signature(torch.load).parameters:\n        return torch.load(f, weights_only=True)\n    return torch.load(f)\n\nHAS = \"weights_only\" in inspect.signature(torch.load).parameters\n\ndef b(f):\n    if HAS:\n        return torch.load(f, weights_only=True)\n\ndef c(f):\n    if \"mmap\" in inspect.signature(torch.load).parameters:\n        return torch.load(f, weights_only=True)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    // The test of another keyword guards nothing.
+    assert_eq!(
+        got,
+        ["m.py:18:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1"]
+    );
+}
+
+#[test]
+fn dataclass_field_tests_guard_the_keyword_they_test() {
+    let got = check_files(
+        "field_tests",
+        &[(
+            "m.py",
+            "from dataclasses import fields\nimport torch\n\ndef a():\n    has = any(x.name == \"device\" for x in fields(torch.nn.Linear))\n    if has:\n        return torch.nn.Linear(1, 1, device=\"cpu\")\n    return torch.nn.Linear(1, 1, dtype=None)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    // The field tested guards its keyword; another keyword stays checked.
+    assert_eq!(
+        got,
+        ["m.py:8:34 AC003 error call-time torch.nn.Linear(dtype=) missing=1.13.1"]
+    );
+}

@@ -373,6 +373,13 @@ impl<'a> Walker<'a> {
                 }
             }
             Expr::Call(call) => {
+                if let Some(has) = self.field_test(call) {
+                    return CondInfo {
+                        restriction: incomplete(),
+                        has: vec![has],
+                        ..CondInfo::default()
+                    };
+                }
                 if let Some(restriction) = self.helper_call(call) {
                     return CondInfo {
                         restriction,
@@ -416,13 +423,21 @@ impl<'a> Walker<'a> {
                 }
                 info
             }
-            Expr::Compare(c) => CondInfo {
-                restriction: self.compare(c),
-                ..CondInfo::default()
+            Expr::Compare(c) => match self.keyword_test(c) {
+                Some(has) => CondInfo {
+                    restriction: incomplete(),
+                    has: vec![has],
+                    ..CondInfo::default()
+                },
+                None => CondInfo {
+                    restriction: self.compare(c),
+                    ..CondInfo::default()
+                },
             },
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
-                Some(Bound::Cond(r)) => CondInfo {
+                Some(Bound::Cond(r, has)) => CondInfo {
                     restriction: r.clone(),
+                    has: has.clone(),
                     ..CondInfo::default()
                 },
                 _ => CondInfo {
@@ -435,6 +450,61 @@ impl<'a> Walker<'a> {
                 ..CondInfo::default()
             },
         }
+    }
+
+    /// `"k" in inspect.signature(f).parameters` and `any(x.name == "k" for x in
+    /// dataclasses.fields(C))`: the callee accepts keyword `k` where the test is true (the
+    /// `has` entry `f(k=)`).
+    pub(super) fn keyword_test(&self, c: &ast::ExprCompare) -> Option<String> {
+        let ([ast::CmpOp::In], [right]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let k = string_lit(&c.left)?;
+        let Expr::Attribute(params) = right else {
+            return None;
+        };
+        let Expr::Call(call) = &*params.value else {
+            return None;
+        };
+        if params.attr.as_str() != "parameters" || last_segment(&dotted(&call.func)?) != "signature"
+        {
+            return None;
+        }
+        let (path, _) = self.resolve(call.arguments.args.first()?)?;
+        Some(format!("{path}({k}=)"))
+    }
+
+    /// `any(x.name == "k" for x in dataclasses.fields(C))`: see [`Walker::keyword_test`].
+    pub(super) fn field_test(&self, call: &ast::ExprCall) -> Option<String> {
+        if !self.is_builtin(&call.func, "any") {
+            return None;
+        }
+        let [Expr::Generator(g)] = &*call.arguments.args else {
+            return None;
+        };
+        let [gen] = &*g.generators else {
+            return None;
+        };
+        let Expr::Call(fields) = &gen.iter else {
+            return None;
+        };
+        if last_segment(&dotted(&fields.func)?) != "fields" {
+            return None;
+        }
+        let (path, _) = self.resolve(fields.arguments.args.first()?)?;
+        let Expr::Compare(cmp) = &*g.elt else {
+            return None;
+        };
+        let ([ast::CmpOp::Eq], [right]) = (&*cmp.ops, &*cmp.comparators) else {
+            return None;
+        };
+        let is_name = |e: &Expr| matches!(e, Expr::Attribute(a) if a.attr.as_str() == "name");
+        let k = match (is_name(&cmp.left), is_name(right)) {
+            (true, _) => string_lit(right)?,
+            (_, true) => string_lit(&cmp.left)?,
+            _ => return None,
+        };
+        Some(format!("{path}({k}=)"))
     }
 
     pub(super) fn compare(&self, c: &ast::ExprCompare) -> Restriction {

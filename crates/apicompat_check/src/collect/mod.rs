@@ -182,7 +182,7 @@ enum Bound {
     /// A value derived from `ROOT.__version__`.
     VersionOf(String),
     /// A boolean computed from a version check.
-    Cond(Restriction),
+    Cond(Restriction, Vec<String>),
     /// A function that compares a package's version with its parameter.
     Helper(VersionHelper),
     /// Another function defined in the file (it hides helpers of the same name elsewhere).
@@ -455,6 +455,10 @@ impl<'a> Walker<'a> {
         };
         guarded |= self.ctx.try_guard || self.has_guard(&path);
         guarded |= self.ctx.call_guard && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_));
+        // `if "k" in inspect.signature(f).parameters:` guards `f(k=...)`.
+        if let UseKind::Keyword(k) = &kind {
+            guarded |= self.ctx.has.contains(&format!("{path}({k}=)"));
+        }
         versions.extend(self.ctx.versions.iter().cloned());
         self.out.uses.push(Use {
             kind,
@@ -694,8 +698,8 @@ impl<'a> Walker<'a> {
             Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
         ) {
             let info = self.cond_info(value);
-            if !info.restriction.parts.is_empty() {
-                self.bind(name, Bound::Cond(info.restriction));
+            if !info.restriction.parts.is_empty() || !info.has.is_empty() {
+                self.bind(name, Bound::Cond(info.restriction, info.has));
                 return;
             }
         }

@@ -156,7 +156,24 @@ impl<'c> Evaluator<'c> {
 
     /// The verdict on a use in one release (see [`judge::judge`]).
     fn verdict(&self, view: &PackageView, row: &Row, u: &Use, release: usize) -> Verdict {
-        let said = match self.lite(view, row, &u.path, release) {
+        let first = self.verdict_at(view, row, &u.path, u, release);
+        let others = u.receiver.as_ref().map_or(&[][..], |r| &r.alternatives[..]);
+        judge::any_of(std::iter::once(first).chain(others.iter().map(|alt| {
+            let alt_row = self.row(view, alt);
+            self.verdict_at(view, &alt_row, alt, u, release)
+        })))
+    }
+
+    /// The verdict on `u` as a use of `path` (its own, or an alternative's).
+    fn verdict_at(
+        &self,
+        view: &PackageView,
+        row: &Row,
+        path: &str,
+        u: &Use,
+        release: usize,
+    ) -> Verdict {
+        let said = match self.lite(view, row, path, release) {
             Lite::Present {
                 canonical,
                 kind,
@@ -353,7 +370,18 @@ impl<'c> Evaluator<'c> {
                 } else {
                     "declared as"
                 };
+                let member = u.path.rsplit('.').next().unwrap_or(&u.path);
+                let others: Vec<String> = r
+                    .alternatives
+                    .iter()
+                    .map(|a| format!("`{}`", a.strip_suffix(&format!(".{member}")).unwrap_or(a)))
+                    .collect();
                 match &r.project_class {
+                    _ if !others.is_empty() => format!(
+                        "{message} (`{}` may be `{class}` or {}, and none of them has `{member}` there)",
+                        r.text,
+                        others.join(" or ")
+                    ),
                     Some(own) => format!(
                         "{message} (`{}` is {how} `{own}`, which takes `{}` from `{class}`)",
                         r.text,

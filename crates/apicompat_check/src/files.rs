@@ -60,6 +60,35 @@ pub struct Discovered {
     /// directory walked that is itself a package. An import of one of these loads the
     /// project's code, even when an indexed package has the same name.
     pub own_packages: HashSet<String>,
+    /// Directories directly in a directory walked (or its `src/`) without `__init__.py` that
+    /// hold Python files: namespace packages of the project (see [`Discovered::own_roots`]).
+    pub namespaces: HashSet<String>,
+}
+
+impl Discovered {
+    /// The top-level modules the project provides among `roots` (the indexed ones), sorted: its
+    /// packages and modules, and its namespace packages but those named like an indexed
+    /// distribution (`torch/` without `__init__.py` does not hide the installed torch).
+    pub fn own_roots(
+        &self,
+        roots: &HashSet<String>,
+        catalog: &apicompat_index::Catalog,
+    ) -> Vec<String> {
+        let mut own: Vec<String> = self
+            .own_packages
+            .iter()
+            .chain(
+                self.namespaces
+                    .iter()
+                    .filter(|n| !matches!(catalog.package(n), Ok(Some(_)))),
+            )
+            .filter(|p| roots.contains(*p))
+            .cloned()
+            .collect();
+        own.sort();
+        own.dedup();
+        own
+    }
 }
 
 /// An ignore file of `dir` the walker would read that is not a regular file of a sane size:
@@ -85,8 +114,32 @@ fn unsafe_ignore_file(dir: &Path) -> Option<(PathBuf, String)> {
     None
 }
 
+/// A directory without `__init__.py` that holds Python files directly (the project imports it
+/// as a namespace package: `from extensions.thunder import ...`). Not a hidden or excluded
+/// directory, nor one of tests, docs or examples.
+fn is_namespace_package(path: &Path, name: &str) -> bool {
+    if name.starts_with('.')
+        || EXCLUDED_DIRS.contains(&name)
+        || matches!(
+            name,
+            "tests" | "test" | "docs" | "doc" | "examples" | "scripts" | "benchmarks" | "tools"
+        )
+        || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+    {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return false;
+    };
+    entries.flatten().take(10_000).any(|e| {
+        e.path()
+            .extension()
+            .is_some_and(|x| x == "py" || x == "pyi")
+    })
+}
+
 /// Top-level packages and modules directly in `dir` (see [`Discovered::own_packages`]).
-fn own_packages(dir: &Path, out: &mut HashSet<String>) {
+fn own_packages(dir: &Path, out: &mut HashSet<String>, namespaces: &mut HashSet<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -98,6 +151,8 @@ fn own_packages(dir: &Path, out: &mut HashSet<String>) {
         if path.is_dir() {
             if path.join("__init__.py").is_file() || path.join("__init__.pyi").is_file() {
                 out.insert(name.to_string());
+            } else if is_namespace_package(&path, name) {
+                namespaces.insert(name.to_string());
             }
         } else if let Some(stem) = name
             .strip_suffix(".py")
@@ -141,8 +196,12 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
             }
             out.first_party.insert(name);
         }
-        own_packages(root, &mut out.own_packages);
-        own_packages(&root.join("src"), &mut out.own_packages);
+        own_packages(root, &mut out.own_packages, &mut out.namespaces);
+        own_packages(
+            &root.join("src"),
+            &mut out.own_packages,
+            &mut out.namespaces,
+        );
         // The walker reads ignore files itself: one that is a FIFO or a device would block or
         // never end, so such a directory is not walked (and a parent's such file disables the
         // parents' ignore files).

@@ -60,6 +60,24 @@ pub fn judge(kind: &UseKind, said: Said) -> Verdict {
     }
 }
 
+/// The verdict on an object that may be of several classes, from each class's verdict: present
+/// where one has it, absent only where every one lacks it.
+pub fn any_of(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+    let mut all_absent = true;
+    for v in verdicts {
+        match v {
+            Verdict::Present => return Verdict::Present,
+            Verdict::Unknown => all_absent = false,
+            Verdict::Absent => {}
+        }
+    }
+    if all_absent {
+        Verdict::Absent
+    } else {
+        Verdict::Unknown
+    }
+}
+
 /// Whether a use breaks only where its path drifted, i.e. only when some indexed release has
 /// it: calls (a signature that binds nowhere is more likely misread than broken) and members
 /// of objects whose class is a declared bound (a subclass may have what the class lacks).

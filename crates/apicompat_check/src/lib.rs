@@ -216,14 +216,8 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                 .push(format!("the index of {name} cannot be read: {e}")),
         }
     }
-    let mut own: Vec<&String> = discovered
-        .own_packages
-        .iter()
-        .filter(|p| roots.contains(*p))
-        .collect();
-    own.sort();
-    for name in own {
-        roots.remove(name);
+    for name in discovered.own_roots(&roots, catalog) {
+        roots.remove(&name);
         summary.notes.push(format!(
             "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
         ));

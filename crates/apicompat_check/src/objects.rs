@@ -124,19 +124,34 @@ pub fn member_uses(
                 continue;
             };
             let path = format!("{}.{}", receiver.class, site.name);
+            // Alternatives are judged in the releases of the same package only.
+            let root = |p: &str| p.split('.').next().unwrap_or(p).to_string();
+            if receiver
+                .others
+                .iter()
+                .any(|o| root(o) != root(&receiver.class))
+            {
+                continue;
+            }
             let object = ObjectReceiver {
                 exact: receiver.exact,
                 text: receiver_text(&file.text, site.range, site.name),
                 project_class: receiver.project_class.clone(),
+                alternatives: receiver
+                    .others
+                    .iter()
+                    .map(|o| format!("{o}.{}", site.name))
+                    .collect(),
             };
             let make = |kind: UseKind, range: TextRange| Use {
+                guarded: ctx.guarded
+                    || ctx.call_guarded && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_)),
                 kind,
                 path: path.clone(),
                 base: Some(receiver.class.clone()),
                 range,
                 stmt_start: ctx.stmt_start,
                 reach: ctx.reach,
-                guarded: ctx.guarded,
                 versions: ctx.versions.to_vec(),
                 receiver: Some(object.clone()),
             };
@@ -180,6 +195,7 @@ pub fn member_uses(
                             exact: r.exact,
                             text: String::new(),
                             project_class: r.project_class.clone(),
+                            alternatives: Vec::new(),
                         }),
                     },
                 ));

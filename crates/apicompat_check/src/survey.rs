@@ -16,7 +16,7 @@ use apicompat_requirements::{read_project, Declared, Severity as DiagSeverity};
 use apicompat_index::Status;
 use apicompat_surface::{Kind, Signature};
 
-use crate::judge::{drift_only, judge, Said, Verdict};
+use crate::judge::{any_of, drift_only, judge, Said, Verdict};
 
 use crate::collect::{Use, UseKind};
 use crate::files::{self, Analyzed};
@@ -97,6 +97,39 @@ impl Statuses {
         per.get(path).map_or(&[], Vec::as_slice)
     }
 
+    /// The verdict on `u` in release `r`, where its path (or an alternative's) is `lite`.
+    fn verdict_at(&mut self, view: &PackageView, u: &Use, lite: Lite, r: usize) -> Verdict {
+        let said = match &lite {
+            Lite::Present {
+                signatures,
+                kind,
+                canonical,
+            } => {
+                // `Class.method(obj, ...)` passes the object itself.
+                let method_via_class = matches!(u.kind, UseKind::Call(_))
+                    && u.receiver.is_none()
+                    && *kind == Kind::Function
+                    && canonical.rsplit_once('.').is_some_and(|(parent, _)| {
+                        matches!(
+                            self.row(view, parent).get(r),
+                            Some(Lite::Present {
+                                kind: Kind::Class,
+                                ..
+                            })
+                        )
+                    });
+                Said::Present {
+                    kind: *kind,
+                    signatures,
+                    method_via_class,
+                }
+            }
+            Lite::Absent => Said::Absent,
+            Lite::Unknown => Said::Unknown,
+        };
+        judge(&u.kind, said)
+    }
+
     /// A use in every release of its package, as `check` judges it: releases excluded by the
     /// use's version conditions, or lacking the name it goes through, do not run it.
     fn presence(
@@ -133,35 +166,22 @@ impl Statuses {
                 out.push(Presence::NotRun);
                 continue;
             }
-            let said = match row.get(r).unwrap_or(&Lite::Unknown) {
-                Lite::Present {
-                    signatures,
-                    kind,
-                    canonical,
-                } => {
-                    // `Class.method(obj, ...)` passes the object itself.
-                    let method_via_class = matches!(u.kind, UseKind::Call(_))
-                        && u.receiver.is_none()
-                        && *kind == Kind::Function
-                        && canonical.rsplit_once('.').is_some_and(|(parent, _)| {
-                            matches!(
-                                self.row(view, parent).get(r),
-                                Some(Lite::Present {
-                                    kind: Kind::Class,
-                                    ..
-                                })
-                            )
-                        });
-                    Said::Present {
-                        kind: *kind,
-                        signatures,
-                        method_via_class,
-                    }
-                }
-                Lite::Absent => Said::Absent,
-                Lite::Unknown => Said::Unknown,
-            };
-            out.push(match judge(&u.kind, said) {
+            let mut paths = vec![u.path.as_str()];
+            if let Some(rec) = &u.receiver {
+                paths.extend(rec.alternatives.iter().map(String::as_str));
+            }
+            let verdicts: Vec<Verdict> = paths
+                .iter()
+                .map(|path| {
+                    let lite = if *path == u.path {
+                        row.get(r).cloned()
+                    } else {
+                        self.row(view, path).get(r).cloned()
+                    };
+                    self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r)
+                })
+                .collect();
+            out.push(match any_of(verdicts) {
                 Verdict::Present => Presence::Present,
                 Verdict::Absent => Presence::Absent,
                 Verdict::Unknown => Presence::Unknown,
@@ -314,14 +334,11 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     }
     let discovered = files::discover(&paths);
     // The project's own packages are its code, not indexed releases (as in `check`).
-    let mut own: Vec<&String> = discovered.own_packages.iter().collect();
-    own.sort();
-    for name in own {
-        if roots.remove(name) {
-            notes.push(format!(
-                "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
-            ));
-        }
+    for name in discovered.own_roots(&roots, catalog) {
+        roots.remove(&name);
+        notes.push(format!(
+            "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
+        ));
     }
     let mut io_failure = !discovered.errors.is_empty();
     for (path, message) in &discovered.errors {

@@ -368,3 +368,85 @@ fn availability_helpers_imply_the_conditions_of_their_early_exits() {
         ]
     );
 }
+
+#[test]
+fn test_markers_type_error_handlers_and_handlers_that_raise_again() {
+    let mut files = OP_HELPERS.to_vec();
+    files.push((
+        "pkg/testing.py",
+        "import unittest\nfrom .versions import is_torch_version\n\nrequire_pp = unittest.skipUnless(is_torch_version(\">=\", \"2.4.0\"), \"needs torch 2.4\")\n",
+    ));
+    files.push((
+        "pkg/test_x.py",
+        "import unittest\nimport pytest\nimport torch\nfrom .testing import require_pp\nfrom .versions import is_torch_version\n\n@require_pp\ndef test_a():\n    return torch.distributed.pipelining.pipeline\n\n@unittest.skipUnless(is_torch_version(\">=\", \"2.4.0\"), \"x\")\ndef test_b():\n    return torch.distributed.pipelining.pipeline\n\n@pytest.mark.skipif(is_torch_version(\"<\", \"2.4.0\"), reason=\"x\")\ndef test_c():\n    return torch.distributed.pipelining.pipeline\n\n@require_pp\nclass TestD(unittest.TestCase):\n    def test_d(self):\n        return torch.distributed.pipelining.pipeline\n\ndef test_e():\n    try:\n        return torch.load(\"x\", weights_only=True)\n    except TypeError:\n        return torch.load(\"x\")\n\ndef test_f():\n    try:\n        from torch.distributed import pipelining\n    except ImportError:\n        raise ImportError(\"needs a newer torch\")\n    return pipelining\n\n@pytest.mark.skipif(is_torch_version(\">=\", \"2.4.0\"), reason=\"x\")\ndef test_wrong():\n    return torch.distributed.pipelining.pipeline\n",
+    ));
+    let got = check_files("markers", &files, &["torch>=1.13,<2.5"]);
+    let of: Vec<&String> = got
+        .iter()
+        .filter(|l| l.starts_with("pkg/test_x.py"))
+        .collect();
+    // Markers here and in another module, `skipUnless`/`skipif`, a class decorator and an
+    // `except TypeError` around a keyword guard their uses; a handler that raises again and
+    // a marker that skips the wrong releases do not.
+    assert_eq!(
+        of,
+        [
+            "pkg/test_x.py:2:8 AC004 warning none pytest missing=",
+            "pkg/test_x.py:32:39 AC001 error call-time torch.distributed.pipelining missing=1.13.0 - 2.3.1",
+            "pkg/test_x.py:39:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
+#[test]
+fn asserts_and_and_operands_guard_what_follows() {
+    let mut files = OP_HELPERS.to_vec();
+    files.push((
+        "pkg/use3.py",
+        "import torch\nfrom .versions import is_torch_version\n\ndef f():\n    assert is_torch_version(\">=\", \"2.4.0\"), \"needs 2.4\"\n    return torch.distributed.pipelining.pipeline\n\ndef g():\n    return is_torch_version(\">=\", \"2.4.0\") and torch.distributed.pipelining.pipeline\n\ndef h():\n    return torch.distributed.pipelining.pipeline and is_torch_version(\">=\", \"2.4.0\")\n",
+    ));
+    let got = check_files("asserts", &files, &["torch>=2.3,<2.5"]);
+    let of: Vec<&String> = got
+        .iter()
+        .filter(|l| l.starts_with("pkg/use3.py"))
+        .collect();
+    // Only the operand before the check is unguarded.
+    assert_eq!(
+        of,
+        ["pkg/use3.py:12:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+}
+
+#[test]
+fn keyword_tests_guard_the_keyword_they_test() {
+    let got = check_files(
+        "keyword_tests",
+        &[(
+            "m.py",
+            "import dataclasses\nimport inspect\nimport torch\n\ndef a(f):\n    if \"weights_only\" in inspect.signature(torch.load).parameters:\n        return torch.load(f, weights_only=True)\n    return torch.load(f)\n\nHAS = \"weights_only\" in inspect.signature(torch.load).parameters\n\ndef b(f):\n    if HAS:\n        return torch.load(f, weights_only=True)\n\ndef c(f):\n    if \"mmap\" in inspect.signature(torch.load).parameters:\n        return torch.load(f, weights_only=True)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    // The test of another keyword guards nothing.
+    assert_eq!(
+        got,
+        ["m.py:18:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1"]
+    );
+}
+
+#[test]
+fn dataclass_field_tests_guard_the_keyword_they_test() {
+    let got = check_files(
+        "field_tests",
+        &[(
+            "m.py",
+            "from dataclasses import fields\nimport torch\n\ndef a():\n    has = any(x.name == \"device\" for x in fields(torch.nn.Linear))\n    if has:\n        return torch.nn.Linear(1, 1, device=\"cpu\")\n    return torch.nn.Linear(1, 1, dtype=None)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    // The field tested guards its keyword; another keyword stays checked.
+    assert_eq!(
+        got,
+        ["m.py:8:34 AC003 error call-time torch.nn.Linear(dtype=) missing=1.13.1"]
+    );
+}

@@ -112,3 +112,38 @@ fn keywords_of_compiled_functions_are_not_judged_by_their_stubs() {
         ["m.py:8:39 AC003 error call-time torch.distributed.all_gather_into_tensor(bogus=) missing=2.5.0"]
     );
 }
+
+#[test]
+fn namespace_packages_of_the_project_are_its_own_code() {
+    let Some(catalog) = common::real_catalog(&["torch", "colossalai"]) else {
+        return;
+    };
+    // colossalai ships a top-level `extensions`; the project's `extensions/` (no
+    // `__init__.py`) is what `from extensions.thunder import ...` loads. A `torch/` directory
+    // of the project without `__init__.py` does not hide the installed torch.
+    let dir = project(
+        "namespace",
+        &[
+            ("extensions/thunder.py", "def compile_model(m):\n    return m\n"),
+            ("torch/notes.py", "X = 1\n"),
+            (
+                "train.py",
+                "from extensions.thunder import compile_model\nfrom torch.distributed.pipelining import pipeline\n",
+            ),
+            ("requirements.txt", "torch==2.3.0\ncolossalai==0.4.0\n"),
+        ],
+    );
+    let report = common::run_on(catalog, &dir, &[], |_| {});
+    assert_eq!(
+        brief(&report, &dir),
+        [
+            "requirements.txt:1:1 AC008 error import-time torch==2.3.0 missing=2.3.0",
+            "train.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+    assert!(report
+        .summary
+        .notes
+        .iter()
+        .any(|n| n.contains("`extensions` is a package of the project itself")));
+}

@@ -4,21 +4,24 @@ use super::{Rule, RuleInfo};
 use crate::model::Severity;
 
 /// ## What it does
-/// Finds calls of indexed functions, classes and methods of objects whose arguments do not
-/// bind to the callee's signature in some targeted releases: more positional arguments than it
-/// takes, or a required parameter not given. Only a change of the signature is reported: the
-/// call must bind in some other indexed release. Calls with `*args` or `**kwargs`, callees
+/// Finds calls of indexed functions, classes and methods of objects that do not give a
+/// parameter the callee requires in some targeted releases (a parameter that became required,
+/// or a keyword-only one the call does not pass). Only a change of the signature is reported:
+/// the call must bind in some other indexed release. Calls with `*args` or `**kwargs`, callees
 /// whose signature is not known statically, and methods called through their class
-/// (`Class.method(obj, ...)`) are not judged. Unknown keywords are AC003's.
+/// (`Class.method(obj, ...)`) are not judged. Too many positional arguments are not judged
+/// either: a decorator may accept the old form (torch's `_api_bc_check` takes
+/// `dcp.load(state_dict, reader)` although `load`'s own signature takes one positional
+/// argument), and the index does not know decorators yet. Unknown keywords are AC003's.
 ///
 /// ## Why is this bad?
-/// The call raises `TypeError` (`takes 2 positional arguments but 3 were given`, `missing 1
-/// required positional argument`) on those releases.
+/// The call raises `TypeError: missing 1 required positional argument` (or keyword-only
+/// argument) on those releases.
 ///
 /// ## Example
-/// A parameter that became required, or one that was dropped:
+/// A parameter that became required, or a required one a later release dropped:
 /// ```python
-/// scheduler.step(epoch)  # the `epoch` parameter was removed in a later release
+/// colossalai.launch_from_torch()  # colossalai < 0.3.8 requires `config`
 /// ```
 ///
 /// ## How to fix
@@ -31,7 +34,7 @@ impl RuleInfo for CallDoesNotBind {
         code: "AC013",
         name: "call-does-not-bind",
         severity: Severity::Error,
-        summary: "a call's arguments do not bind to the callee's signature in targeted releases",
+        summary: "a call does not give a parameter the callee requires in targeted releases",
     };
 }
 
@@ -60,22 +63,10 @@ impl CallShape {
     }
 }
 
-/// Whether a call with `shape` binds to `sig`: not too many positional arguments, and every
-/// required parameter given. A keyword the signature does not take is left to AC003 (it is
-/// not counted against binding).
+/// Whether a call with `shape` gives every parameter `sig` requires. Extra positional
+/// arguments and keywords the signature does not take are not counted against binding (see
+/// the rule's documentation; keywords are AC003's).
 pub fn binds(sig: &Signature, shape: &CallShape) -> bool {
-    let mut positional_slots = 0u32;
-    let mut var_positional = false;
-    for p in &sig.params {
-        match p.kind {
-            ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword => positional_slots += 1,
-            ParamKind::VarPositional => var_positional = true,
-            _ => {}
-        }
-    }
-    if shape.positional > positional_slots && !var_positional {
-        return false;
-    }
     let mut filled = 0u32;
     for p in &sig.params {
         let by_position = matches!(

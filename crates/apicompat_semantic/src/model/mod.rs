@@ -11,6 +11,10 @@
 //!   return inferred once.
 
 use crate::atom::Atom;
+mod classes;
+
+use classes::ClassInfo;
+
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -89,6 +93,9 @@ pub struct Receiver {
     pub exact: bool,
     /// The project class the object is of, when the member comes from its indexed base.
     pub project_class: Option<String>,
+    /// Other indexed classes the object may be of (a union): a member is missing only where
+    /// every one of them lacks it.
+    pub others: Vec<String>,
 }
 
 impl<'q> Model<'q> {
@@ -156,6 +163,7 @@ impl<'q> Model<'q> {
                     class: p.to_string(),
                     exact: *exact,
                     project_class: None,
+                    others: Vec::new(),
                 },
                 Ty::Instance {
                     class: Class::Project(c),
@@ -170,6 +178,7 @@ impl<'q> Model<'q> {
                                 .name
                                 .to_string(),
                         ),
+                        others: Vec::new(),
                     }
                 }
                 _ => return None,
@@ -183,7 +192,14 @@ impl<'q> Model<'q> {
                         prev.project_class = None;
                     }
                 }
-                Some(_) => return None,
+                // One of several classes: the member is missing only where each lacks it.
+                Some(prev) => {
+                    prev.exact &= r.exact;
+                    prev.project_class = None;
+                    if !prev.others.contains(&r.class) {
+                        prev.others.push(r.class);
+                    }
+                }
             }
         }
         if any {
@@ -211,7 +227,9 @@ impl<'q> Model<'q> {
             },
             Ty::Method { path, receiver } => {
                 let member = path.rsplit('.').next()?;
-                let r = self.receiver_of(&receiver, member)?;
+                let r = self
+                    .receiver_of(&receiver, member)
+                    .filter(|r| r.others.is_empty())?;
                 Callee {
                     path: format!("{}.{member}", r.class),
                     receiver: Some(r),
@@ -713,136 +731,7 @@ impl<'q> Model<'q> {
         }
         (None, class)
     }
-
-    // ----- project classes -----
-
-    /// What a project class's hierarchy is, computed once per class.
-    fn class_info(&self, c: ClassKey) -> std::rc::Rc<ClassInfo> {
-        if let Some(info) = self.classes.borrow().get(&c) {
-            return info.clone();
-        }
-        let mut info = ClassInfo::default();
-        let mut stack = vec![c];
-        while let Some(k) = stack.pop() {
-            if info.mro.contains(&k) {
-                continue;
-            }
-            if info.mro.len() >= MAX_HIERARCHY {
-                info.unknowable = true;
-                break;
-            }
-            info.mro.push(k);
-            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
-            if facts.open || facts.unusual {
-                info.unknowable = true;
-            }
-            let ns = Ns::Project(k.0, facts.enclosing);
-            let mut project = Vec::new();
-            for b in &facts.bases {
-                match self.value(ns, b) {
-                    Ty::ProjectClass(pk) => project.push(pk),
-                    Ty::Indexed(p) => match self.find(&p) {
-                        Some(Found {
-                            kind: PathKind::Class,
-                            canonical,
-                            ..
-                        }) => {
-                            if !info.indexed.iter().any(|(_, c)| *c == canonical) {
-                                info.indexed.push((p, canonical));
-                            }
-                        }
-                        _ => info.unknowable = true,
-                    },
-                    _ if is_neutral_base(b) => {}
-                    _ => info.unknowable = true,
-                }
-            }
-            // Depth-first, first base first (close to Python's MRO for what is asked here:
-            // the first class that defines a name).
-            stack.extend(project.into_iter().rev());
-        }
-        let info = std::rc::Rc::new(info);
-        self.classes.borrow_mut().insert(c, info.clone());
-        info
-    }
-
-    /// A name bound in the class body of `c` or one of its project bases.
-    fn class_member(&self, c: ClassKey, name: &str) -> Option<Ty> {
-        let info = self.class_info(c);
-        info.mro.iter().find_map(|k| {
-            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
-            self.modules[k.0 as usize].scopes[facts.scope as usize]
-                .bindings
-                .contains(name)
-                .then(|| self.binding(k.0, facts.scope, name))
-        })
-    }
-
-    /// `self.name = ...` in the methods of `c` or its project bases.
-    fn stores(&self, c: ClassKey, name: &str) -> Option<Ty> {
-        let info = self.class_info(c);
-        let k = *info.mro.iter().find(|k| {
-            self.modules[k.0 as usize].classes[k.1 as usize]
-                .stores
-                .contains(name)
-        })?;
-        let stores = &self.modules[k.0 as usize].classes[k.1 as usize].stores;
-        let (position, defs) = (stores.position(name)?, stores.get(name)?);
-        Some(self.memo(Key::Store(k, position), || {
-            // A declared type wins over the values.
-            let declared: Vec<_> = defs
-                .clone()
-                .filter(|(_, d)| matches!(d, Def::Declared(_)))
-                .collect();
-            let chosen: Vec<_> = if declared.is_empty() {
-                defs.collect()
-            } else {
-                declared
-            };
-            Ty::union(
-                chosen
-                    .iter()
-                    .map(|(s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
-            )
-        }))
-    }
-
-    /// The one indexed class that answers `name` for objects of project class `c`: none when
-    /// the project defines `name` on the class or its project bases, when a class of the
-    /// hierarchy is open or built unusually, when a base is not known, or when several
-    /// indexed classes are bases.
-    fn indexed_base_for(&self, c: ClassKey, name: &str) -> Option<Arc<str>> {
-        let info = self.class_info(c);
-        if info.unknowable || info.indexed.len() != 1 {
-            return None;
-        }
-        let defined = info.mro.iter().any(|k| {
-            let facts = &self.modules[k.0 as usize].classes[k.1 as usize];
-            facts.stores.contains(name)
-                || self.modules[k.0 as usize].scopes[facts.scope as usize]
-                    .bindings
-                    .contains(name)
-        });
-        if defined {
-            return None;
-        }
-        info.indexed.first().map(|(p, _)| p.clone())
-    }
 }
-
-/// A project class's hierarchy.
-#[derive(Debug, Default)]
-struct ClassInfo {
-    /// The class and its project bases, the class first.
-    mro: Vec<ClassKey>,
-    /// The indexed bases: (as the project names it, canonical).
-    indexed: Vec<(Arc<str>, String)>,
-    /// A class of the hierarchy is open or built unusually, or a base is not known.
-    unknowable: bool,
-}
-
-/// Project classes in one hierarchy followed at most.
-const MAX_HIERARCHY: usize = 32;
 
 /// A name no binding of the project gives (a builtin): unknown, but `None`.
 fn builtin(name: &str) -> Ty {

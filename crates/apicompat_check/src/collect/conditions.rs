@@ -1,0 +1,750 @@
+//! Conditions (`cond_info`): what a test says about releases and names, the project's version
+//! helpers (recognised by their bodies), test markers and other decorators.
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use super::*;
+
+impl<'a> Walker<'a> {
+    /// The conditions under which a function or class decorated with `decorators` runs its
+    /// body: `unittest.skipUnless(C, ...)` (C), `unittest.skipIf(C, ...)` and
+    /// `pytest.mark.skipif(C, ...)` (not C), and names bound to those (`require_fsdp2 =
+    /// unittest.skipUnless(...)`) here or, resolved once every file is read, in another module.
+    pub(super) fn decorator_conditions(
+        &self,
+        decorators: &[ast::Decorator],
+    ) -> Vec<(String, Pred)> {
+        let mut out = Vec::new();
+        for d in decorators {
+            if let Some(parts) = self.skip_condition(&d.expression) {
+                out.extend(parts);
+                continue;
+            }
+            let name = match &d.expression {
+                Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                    Some(Bound::Helper(h)) => {
+                        out.extend(h.implies.clone());
+                        continue;
+                    }
+                    Some(_) => continue,
+                    None => n.id.to_string(),
+                },
+                e @ Expr::Attribute(_) => match dotted(e) {
+                    Some(d) if self.resolve(e).is_none() => last_segment(&d).to_string(),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let call = HelperCall {
+                arg: None,
+                op: None,
+                root: None,
+                args: 0,
+            };
+            out.push((HELPER_ROOT.to_string(), Pred::Helper { name, call }));
+        }
+        out
+    }
+
+    /// The condition a test-skipping decorator lets the body run under.
+    pub(super) fn skip_condition(&self, e: &Expr) -> Option<Vec<(String, Pred)>> {
+        let Expr::Call(call) = e else {
+            return None;
+        };
+        let name = dotted(&call.func)?;
+        let runs_if = match last_segment(&name) {
+            "skipUnless" => true,
+            "skipIf" | "skipif" => false,
+            _ => return None,
+        };
+        let cond = call.arguments.args.first()?;
+        let info = self.cond_info(cond);
+        if runs_if {
+            Some(info.restriction.parts)
+        } else {
+            Some(info.restriction.negate()?.parts)
+        }
+    }
+
+    /// A function whose body (after a docstring) is `return V op P`: `V` derived from an indexed
+    /// package's `__version__`, `P` a parameter (or `parse(P)`, `Version(P)`...), in either
+    /// order.
+    ///
+    /// Or whose last statement returns a comparison through an operator the caller names:
+    /// `return OPS[operation](V, parse(P))`, or `operation = OPS[operation]` before `return
+    /// operation(V, parse(P))` (`OPS` a table from `">="` and the like to `operator.ge`...; a
+    /// comparator when `V` is a parameter too), or a call of such a comparator of this file
+    /// with a package's version (`return compare_versions(torch_version, operation, v)`).
+    pub(super) fn version_helper(
+        &self,
+        params: &ast::Parameters,
+        body: &[Stmt],
+    ) -> Option<VersionHelper> {
+        let body = match body {
+            [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
+            b => b,
+        };
+        if let [Stmt::Return(ret)] = body {
+            if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
+                return Some(h);
+            }
+        }
+        let Some(Stmt::Return(ret)) = body.last() else {
+            return self.implied_when_true(body);
+        };
+        let Some(Expr::Call(call)) = ret.value.as_deref() else {
+            return self.implied_when_true(body);
+        };
+        let positional: Vec<&str> = params
+            .posonlyargs
+            .iter()
+            .chain(&params.args)
+            .map(|p| p.name().as_str())
+            .collect();
+        let pos = |name: &str| positional.iter().position(|p| *p == name);
+        let args = &call.arguments.args;
+        if let Some(op_name) = op_lookup(&call.func, body, &positional) {
+            let [left, right] = &**args else {
+                return None;
+            };
+            let param = version_param_of(params, right)?;
+            let position = pos(&param)?;
+            let op_param = Some(pos(op_name)?);
+            if let Some(root) = self.version_root(left, 0) {
+                return Some(VersionHelper {
+                    root,
+                    op: Op::Eq,
+                    param,
+                    position,
+                    op_param,
+                    version_param: None,
+                    implies: None,
+                });
+            }
+            let Expr::Name(v) = left else {
+                return None;
+            };
+            return Some(VersionHelper {
+                root: String::new(),
+                op: Op::Eq,
+                param,
+                position,
+                op_param,
+                version_param: Some(pos(v.id.as_str())?),
+                implies: None,
+            });
+        }
+        // A comparator of this file given a package's version.
+        let Expr::Name(f) = &*call.func else {
+            return self.implied_when_true(body);
+        };
+        let Some(Bound::Helper(c)) = self.lookup(f.id.as_str()) else {
+            return self.implied_when_true(body);
+        };
+        let (Some(vp), Some(op_i)) = (c.version_param, c.op_param) else {
+            return self.implied_when_true(body);
+        };
+        let root = self.compared_root(args.get(vp)?)?;
+        let Expr::Name(op_arg) = args.get(op_i)? else {
+            return None;
+        };
+        let param = version_param_of(params, args.get(c.position)?)?;
+        Some(VersionHelper {
+            root,
+            op: Op::Eq,
+            position: pos(&param)?,
+            param,
+            op_param: Some(pos(op_arg.id.as_str())?),
+            version_param: None,
+            implies: None,
+        })
+    }
+
+    /// `V op P` for a parameter `P` of `params` (see [`Walker::version_helper`]).
+    pub(super) fn helper_expr(
+        &self,
+        params: &ast::Parameters,
+        value: &Expr,
+    ) -> Option<VersionHelper> {
+        let Expr::Compare(c) = value else {
+            return None;
+        };
+        let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let op = op_of(*op)?;
+        let positional: Vec<&str> = params
+            .posonlyargs
+            .iter()
+            .chain(&params.args)
+            .map(|p| p.name().as_str())
+            .collect();
+        let param_of = |e: &Expr| version_param_of(params, e);
+        let (root, op, param) = if let (Some(root), Some(param)) =
+            (self.version_root(&c.left, 0), param_of(right))
+        {
+            (root, op, param)
+        } else if let (Some(param), Some(root)) = (param_of(&c.left), self.version_root(right, 0)) {
+            (root, op.flipped(), param)
+        } else {
+            return None;
+        };
+        let position = positional.iter().position(|p| *p == param)?;
+        Some(VersionHelper {
+            root,
+            op,
+            param,
+            position,
+            op_param: None,
+            version_param: None,
+            implies: None,
+        })
+    }
+
+    /// A function whose every `return` of a true value comes after early exits `if C: return
+    /// False` (or `None`, or a bare `return`) on version conditions `C`, at the top of its body:
+    /// a true result implies that no `C` held (`is_xpu_available()` beginning with `if
+    /// is_torch_version("<=", "2.6"): return False`). The conditions must be about one package.
+    pub(super) fn implied_when_true(&self, body: &[Stmt]) -> Option<VersionHelper> {
+        let mut parts: Vec<(String, Pred)> = Vec::new();
+        for stmt in body {
+            let Stmt::If(i) = stmt else {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            };
+            if !i.elif_else_clauses.is_empty() || !returns_false(&i.body) {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            }
+            let info = self.cond_info(&i.test);
+            if !info.restriction.complete {
+                continue;
+            }
+            if let Some(neg) = info.restriction.negate() {
+                parts.extend(neg.parts);
+            }
+        }
+        implying(parts)
+    }
+
+    /// The condition a call of a version helper stands for: known here when the helper is
+    /// defined in this file, else a [`Pred::Helper`] resolved once every file is read.
+    pub(super) fn helper_call(&self, call: &ast::ExprCall) -> Option<Restriction> {
+        let args = &call.arguments;
+        let helper = match &*call.func {
+            Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                Some(Bound::Helper(h)) => Some(h.clone()),
+                Some(_) => return None,
+                None => None,
+            },
+            func => {
+                // `utils.is_torch_greater_or_equal(...)`: not through an indexed package.
+                // `utils.is_torch_greater_or_equal(...)` on a module of the project (a name
+                // bound here is an indexed module or a value: `V.startswith(...)`).
+                let name = dotted(func)?;
+                let first = name.split('.').next().unwrap_or(&name);
+                if self.lookup(first).is_some() {
+                    return None;
+                }
+                None
+            }
+        };
+        let arg_at = |position: usize, param: &str| -> Option<&Expr> {
+            args.args.get(position).or_else(|| {
+                args.keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == param))
+                    .map(|k| &k.value)
+            })
+        };
+        let part = match helper {
+            // Only implied when true: the condition cannot be negated.
+            Some(h) if h.implies.is_some() => {
+                return Some(Restriction {
+                    parts: vec![h.implies.clone()?],
+                    complete: false,
+                })
+            }
+            Some(h) => {
+                let value = arg_at(h.position, &h.param)?;
+                let op = match h.op_param {
+                    Some(i) => Some(op_string(args.args.get(i)?)?),
+                    None => None,
+                };
+                let root = match h.version_param {
+                    Some(i) => Some(self.compared_root(args.args.get(i)?)?),
+                    None => None,
+                };
+                h.condition(version_arg(value)?, op, root.as_deref())?
+            }
+            None => {
+                let name = last_segment(&dotted(&call.func)?).to_string();
+                // `h()`, `h(flag=...)`: a helper that implies a condition when true.
+                // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
+                let call = match (&*args.args, args.keywords.is_empty()) {
+                    ([], _) => HelperCall {
+                        arg: None,
+                        op: None,
+                        root: None,
+                        args: 0,
+                    },
+                    (positional, true) => {
+                        let (root, op, value) = match positional {
+                            [v] => (None, None, v),
+                            [o, v] => (None, Some(op_string(o)?), v),
+                            [r, o, v] => (Some(self.compared_root(r)?), Some(op_string(o)?), v),
+                            _ => return None,
+                        };
+                        HelperCall {
+                            arg: Some(version_arg(value)?),
+                            op,
+                            root,
+                            args: positional.len(),
+                        }
+                    }
+                    _ => return None,
+                };
+                (HELPER_ROOT.to_string(), Pred::Helper { name, call })
+            }
+        };
+        Some(Restriction {
+            parts: vec![part],
+            complete: true,
+        })
+    }
+
+    /// The package whose version a comparator is given: a value derived from its version, or
+    /// its name (`compare_versions("torch", ">=", "2.4")`).
+    pub(super) fn compared_root(&self, e: &Expr) -> Option<String> {
+        if let Some(root) = self.version_root(e, 0) {
+            return Some(root);
+        }
+        let name = string_lit(e)?;
+        self.roots.contains(&name).then_some(name)
+    }
+
+    pub(super) fn cond_info(&self, expr: &Expr) -> CondInfo {
+        match expr {
+            Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
+                let mut out = CondInfo {
+                    restriction: Restriction {
+                        parts: Vec::new(),
+                        complete: true,
+                    },
+                    ..CondInfo::default()
+                };
+                for v in &b.values {
+                    let i = self.cond_info(v);
+                    out.restriction = out.restriction.and(i.restriction);
+                    out.has.extend(i.has);
+                }
+                out
+            }
+            Expr::BoolOp(b) => {
+                let mut restriction: Option<Restriction> = None;
+                let mut has_neg = Vec::new();
+                let mut ok = true;
+                for v in &b.values {
+                    let i = self.cond_info(v);
+                    has_neg.extend(i.has_neg);
+                    restriction = match restriction {
+                        None => Some(i.restriction),
+                        Some(r) => r.or(i.restriction),
+                    };
+                    ok &= restriction.is_some();
+                }
+                CondInfo {
+                    restriction: restriction.filter(|_| ok).unwrap_or_else(incomplete),
+                    has: Vec::new(),
+                    has_neg,
+                }
+            }
+            Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
+                let inner = self.cond_info(&u.operand);
+                CondInfo {
+                    restriction: inner.restriction.negate().unwrap_or_else(incomplete),
+                    has: inner.has_neg,
+                    has_neg: inner.has,
+                }
+            }
+            Expr::Call(call) => {
+                if let Some(has) = self.field_test(call) {
+                    return CondInfo {
+                        restriction: incomplete(),
+                        has: vec![has],
+                        ..CondInfo::default()
+                    };
+                }
+                if let Some(restriction) = self.helper_call(call) {
+                    return CondInfo {
+                        restriction,
+                        ..CondInfo::default()
+                    };
+                }
+                let mut info = CondInfo {
+                    restriction: incomplete(),
+                    ..CondInfo::default()
+                };
+                let args = &call.arguments.args;
+                let probe = (self.is_builtin(&call.func, "hasattr") && args.len() == 2)
+                    || (self.is_builtin(&call.func, "getattr") && args.len() == 3);
+                if probe {
+                    if let (Some((path, _)), Some(name)) =
+                        (self.resolve(&args[0]), string_lit(&args[1]))
+                    {
+                        info.has.push(format!("{path}.{name}"));
+                    } else if let Some(name) = string_lit(&args[1]) {
+                        // A probe on an object of unknown type guards member reads of the name.
+                        info.has.push(format!("?.{name}"));
+                    }
+                    return info;
+                }
+                // `V.startswith("2.4")`, `V.startswith(("2.4", "2.5"))`.
+                if let Expr::Attribute(a) = &*call.func {
+                    if a.attr.as_str() == "startswith" {
+                        if let (Some(root), [arg]) = (self.version_root(&a.value, 0), &**args) {
+                            let prefixes = match arg {
+                                Expr::Tuple(t) => t.elts.iter().map(string_lit).collect(),
+                                e => string_lit(e).map(|s| vec![s]),
+                            };
+                            if let Some(p) = prefixes {
+                                info.restriction = Restriction {
+                                    parts: vec![(root, Pred::StartsWith(p))],
+                                    complete: true,
+                                };
+                            }
+                        }
+                    }
+                }
+                info
+            }
+            Expr::Compare(c) => match self.keyword_test(c) {
+                Some(has) => CondInfo {
+                    restriction: incomplete(),
+                    has: vec![has],
+                    ..CondInfo::default()
+                },
+                None => CondInfo {
+                    restriction: self.compare(c),
+                    ..CondInfo::default()
+                },
+            },
+            Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                Some(Bound::Cond(r, has)) => CondInfo {
+                    restriction: r.clone(),
+                    has: has.clone(),
+                    ..CondInfo::default()
+                },
+                _ => CondInfo {
+                    restriction: incomplete(),
+                    ..CondInfo::default()
+                },
+            },
+            _ => CondInfo {
+                restriction: incomplete(),
+                ..CondInfo::default()
+            },
+        }
+    }
+
+    /// `"k" in inspect.signature(f).parameters` and `any(x.name == "k" for x in
+    /// dataclasses.fields(C))`: the callee accepts keyword `k` where the test is true (the
+    /// `has` entry `f(k=)`).
+    pub(super) fn keyword_test(&self, c: &ast::ExprCompare) -> Option<String> {
+        let ([ast::CmpOp::In], [right]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let k = string_lit(&c.left)?;
+        let Expr::Attribute(params) = right else {
+            return None;
+        };
+        let Expr::Call(call) = &*params.value else {
+            return None;
+        };
+        if params.attr.as_str() != "parameters" || last_segment(&dotted(&call.func)?) != "signature"
+        {
+            return None;
+        }
+        let (path, _) = self.resolve(call.arguments.args.first()?)?;
+        Some(format!("{path}({k}=)"))
+    }
+
+    /// `any(x.name == "k" for x in dataclasses.fields(C))`: see [`Walker::keyword_test`].
+    pub(super) fn field_test(&self, call: &ast::ExprCall) -> Option<String> {
+        if !self.is_builtin(&call.func, "any") {
+            return None;
+        }
+        let [Expr::Generator(g)] = &*call.arguments.args else {
+            return None;
+        };
+        let [gen] = &*g.generators else {
+            return None;
+        };
+        let Expr::Call(fields) = &gen.iter else {
+            return None;
+        };
+        if last_segment(&dotted(&fields.func)?) != "fields" {
+            return None;
+        }
+        let (path, _) = self.resolve(fields.arguments.args.first()?)?;
+        let Expr::Compare(cmp) = &*g.elt else {
+            return None;
+        };
+        let ([ast::CmpOp::Eq], [right]) = (&*cmp.ops, &*cmp.comparators) else {
+            return None;
+        };
+        let is_name = |e: &Expr| matches!(e, Expr::Attribute(a) if a.attr.as_str() == "name");
+        let k = match (is_name(&cmp.left), is_name(right)) {
+            (true, _) => string_lit(right)?,
+            (_, true) => string_lit(&cmp.left)?,
+            _ => return None,
+        };
+        Some(format!("{path}({k}=)"))
+    }
+
+    pub(super) fn compare(&self, c: &ast::ExprCompare) -> Restriction {
+        let mut out = Restriction {
+            parts: Vec::new(),
+            complete: true,
+        };
+        let mut left: &Expr = &c.left;
+        for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+            let part = op_of(*op).and_then(|op| {
+                if let (Some(root), Some(b)) = (self.version_root(left, 0), const_bound(right)) {
+                    Some((root, Pred::Cmp(op, b)))
+                } else if let (Some(b), Some(root)) =
+                    (const_bound(left), self.version_root(right, 0))
+                {
+                    Some((root, Pred::Cmp(op.flipped(), b)))
+                } else {
+                    None
+                }
+            });
+            match part {
+                Some(p) => out.parts.push(p),
+                None => out.complete = false,
+            }
+            left = right;
+        }
+        out
+    }
+
+    /// The top-level module whose version an expression is derived from.
+    pub(super) fn version_root(&self, expr: &Expr, depth: usize) -> Option<String> {
+        if depth > 12 {
+            return None;
+        }
+        let d = depth + 1;
+        match expr {
+            Expr::Name(n) => match self.lookup(n.id.as_str())? {
+                Bound::VersionOf(r) => Some(r.clone()),
+                Bound::Path { path, .. } if last_segment(path) == "__version__" => {
+                    path.split('.').next().map(str::to_string)
+                }
+                _ => None,
+            },
+            Expr::Attribute(a) => {
+                if a.attr.as_str() == "__version__" {
+                    let (path, _) = self.resolve(expr)?;
+                    return path.split('.').next().map(str::to_string);
+                }
+                self.version_root(&a.value, d)
+            }
+            Expr::Call(call) => {
+                if let Expr::Attribute(a) = &*call.func {
+                    // `V.split(".")`, `V.replace(...)`.
+                    if let Some(r) = self.version_root(&a.value, d) {
+                        return Some(r);
+                    }
+                }
+                let name = dotted(&call.func)?;
+                let last = last_segment(&name);
+                // `importlib.metadata.version("torch")` (also imported as `version`).
+                if name == "version" || name.ends_with("metadata.version") {
+                    if let [arg] = &*call.arguments.args {
+                        if let Some(dist) = string_lit(arg) {
+                            return self.roots.contains(&dist).then_some(dist);
+                        }
+                    }
+                }
+                if VERSION_PARSERS.contains(&last) || matches!(last, "tuple" | "list" | "map") {
+                    return call
+                        .arguments
+                        .args
+                        .iter()
+                        .find_map(|a| self.version_root(a, d));
+                }
+                None
+            }
+            Expr::Subscript(s) => self.version_root(&s.value, d),
+            Expr::Generator(g) => g
+                .generators
+                .iter()
+                .find_map(|c| self.version_root(&c.iter, d)),
+            Expr::ListComp(g) => g
+                .generators
+                .iter()
+                .find_map(|c| self.version_root(&c.iter, d)),
+            _ => None,
+        }
+    }
+}
+
+/// The parameter a version argument is, through `parse(v)`, `version.Version(v)`, `str(v)`.
+pub(super) fn version_param_of(params: &ast::Parameters, e: &Expr) -> Option<String> {
+    let mut e = e;
+    let mut depth = 0;
+    while let Expr::Call(call) = e {
+        depth += 1;
+        let name = dotted(&call.func)?;
+        if depth > 8 || !VERSION_PARSERS.contains(&last_segment(&name)) {
+            return None;
+        }
+        let [arg] = &*call.arguments.args else {
+            return None;
+        };
+        e = arg;
+    }
+    match e {
+        Expr::Name(n) if params.iter().any(|p| p.name().as_str() == n.id.as_str()) => {
+            Some(n.id.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The parameter that names the operator of a call `OPS[op](...)`, or `op(...)` after
+/// `op = OPS[op]` in `body` (a lookup keyed by the parameter itself).
+pub(super) fn op_lookup<'p>(func: &Expr, body: &[Stmt], positional: &[&'p str]) -> Option<&'p str> {
+    let keyed = |e: &Expr| -> Option<&'p str> {
+        let Expr::Subscript(s) = e else {
+            return None;
+        };
+        let (Expr::Name(_), Expr::Name(k)) = (&*s.value, &*s.slice) else {
+            return None;
+        };
+        positional.iter().copied().find(|p| *p == k.id.as_str())
+    };
+    if let Some(p) = keyed(func) {
+        return Some(p);
+    }
+    let Expr::Name(f) = func else {
+        return None;
+    };
+    let p = positional.iter().copied().find(|p| *p == f.id.as_str())?;
+    body.iter()
+        .any(|s| match s {
+            Stmt::Assign(a) => {
+                matches!(&*a.targets, [Expr::Name(t)] if t.id.as_str() == p)
+                    && keyed(&a.value) == Some(p)
+            }
+            _ => false,
+        })
+        .then_some(p)
+}
+
+/// A helper that implies the conditions `parts` (about one package), whatever its arguments.
+pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
+    let root = parts.first()?.0.clone();
+    if parts.iter().any(|(r, _)| *r != root) {
+        return None;
+    }
+    let preds: Vec<Pred> = parts.into_iter().map(|(_, p)| p).collect();
+    let pred = match <[Pred; 1]>::try_from(preds) {
+        Ok([p]) => p,
+        Err(preds) => Pred::And(preds),
+    };
+    Some(VersionHelper {
+        root: root.clone(),
+        op: Op::Eq,
+        param: String::new(),
+        position: usize::MAX,
+        op_param: None,
+        version_param: None,
+        implies: Some((root, pred)),
+    })
+}
+
+/// Whether a statement holds a `return` (not looking into nested functions or classes).
+pub(super) fn has_return(stmt: &Stmt) -> bool {
+    struct Finder(bool);
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            match s {
+                Stmt::Return(_) => self.0 = true,
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                s if !self.0 => visitor::walk_stmt(self, s),
+                _ => {}
+            }
+        }
+        fn visit_expr(&mut self, _: &'a Expr) {}
+    }
+    let mut f = Finder(false);
+    f.visit_stmt(stmt);
+    f.0
+}
+
+/// A block that ends by returning a false value (`False`, `None`, nothing) and returns nowhere
+/// else.
+pub(super) fn returns_false(body: &[Stmt]) -> bool {
+    let Some((Stmt::Return(r), before)) = body.split_last() else {
+        return false;
+    };
+    let falsy = match r.value.as_deref() {
+        None => true,
+        Some(Expr::BooleanLiteral(b)) => !b.value,
+        Some(Expr::NoneLiteral(_)) => true,
+        _ => false,
+    };
+    falsy && !before.iter().any(has_return)
+}
+
+/// `">="` and the other operator strings.
+pub(super) fn op_string(e: &Expr) -> Option<Op> {
+    Op::from_operator(&string_lit(e)?)
+}
+
+/// A version argument: a constant, or the name of a module-level string constant of the
+/// project (`XPU_MIN_VERSION`, `constants.XPU_MIN_VERSION`), resolved once every file is read.
+pub(super) fn version_arg(e: &Expr) -> Option<VBound> {
+    const_bound(e).or_else(|| match e {
+        Expr::Name(n) => Some(VBound::Named(n.id.to_string())),
+        Expr::Attribute(a) => Some(VBound::Named(a.attr.to_string())),
+        _ => None,
+    })
+}
+
+pub(super) fn const_bound(expr: &Expr) -> Option<VBound> {
+    match expr {
+        Expr::StringLiteral(s) => VBound::parse_str(s.value.to_str()),
+        Expr::Tuple(t) => {
+            let mut out = Vec::new();
+            for e in &t.elts {
+                match e {
+                    Expr::NumberLiteral(n) => match &n.value {
+                        ast::Number::Int(i) => out.push(i.as_u64()?),
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+            (!out.is_empty()).then_some(VBound::Tuple(out))
+        }
+        Expr::Call(call) => {
+            let name = dotted(&call.func)?;
+            if !VERSION_PARSERS.contains(&last_segment(&name)) {
+                return None;
+            }
+            match &*call.arguments.args {
+                [arg] => const_bound(arg).filter(|b| matches!(b, VBound::Version(_))),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,955 @@
+//! Walks one parsed file and collects every use of an indexed package: imports, attribute
+//! chains on names bound by imports, `getattr` with a literal name and keyword arguments,
+//! each with where it runs (import time or call time), whether the code guards it, and which
+//! releases its branch runs on.
+
+use std::collections::HashSet;
+
+use ruff_python_ast::visitor::Visitor;
+use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+mod conditions;
+mod locals;
+mod walk;
+
+use locals::LocalNames;
+pub(crate) use locals::{FxMap, FxSet};
+
+use conditions::implying;
+
+use crate::model::Reach;
+use crate::versions::{
+    Bound as VBound, HelperCall, Op, Pred, Restriction, VersionHelper, HELPER_ROOT,
+};
+
+/// Statements and expressions nested deeper than this are not followed (AC007).
+pub const MAX_DEPTH: usize = 1500;
+
+/// What a use does with its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UseKind {
+    /// `import a.b`, `from a import b` (`path` = `a.b`), `from a import *` (`path` = `a`).
+    Import,
+    /// `a.b.c` on a name bound by an import.
+    Attribute,
+    /// `getattr(a, "b")`.
+    Getattr,
+    /// A keyword argument of a call of `path`.
+    Keyword(String),
+    /// A call of `path` with these arguments (no `*args`, no `**kwargs`), for AC013.
+    Call(crate::rules::CallShape),
+}
+
+/// One use of a dotted path.
+#[derive(Debug, Clone)]
+pub struct Use {
+    pub kind: UseKind,
+    pub path: String,
+    /// For uses through a name: the path the name is bound to. Releases that lack it are left
+    /// to the finding on the import.
+    pub base: Option<String>,
+    pub range: TextRange,
+    /// Start of the statement the use is in (a `# noqa` comment on that line counts too).
+    pub stmt_start: TextSize,
+    /// Import time or call time.
+    pub reach: Reach,
+    pub guarded: bool,
+    /// Conditions on releases (by top-level module) under which the use runs.
+    pub versions: Vec<(String, Pred)>,
+    /// For a member of an object: what the semantic model knows of the object.
+    pub receiver: Option<ObjectReceiver>,
+}
+
+/// The object a member use reads from (see [`crate::objects`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectReceiver {
+    /// The object is of exactly the class of the use's path; otherwise the class is a bound
+    /// (a subclass may stand for it), and only releases that drop a member the class has
+    /// elsewhere break the use.
+    pub exact: bool,
+    /// The receiver as written (`self.proj`, `torch.zeros(3)`).
+    pub text: String,
+    /// The project class of the object, when the member comes from its indexed base.
+    pub project_class: Option<String>,
+    /// The same member on the other classes the object may be of (`Other.member`): the use
+    /// breaks only where none of them has it.
+    pub alternatives: Vec<String>,
+}
+
+/// Where an attribute read on an object of unknown type, or a `**mapping` argument, runs, for
+/// the semantic model to judge once it knows the object ([`crate::objects`]).
+#[derive(Debug, Clone)]
+pub struct SiteContext {
+    /// The whole `receiver.name` expression, or the `**mapping` argument.
+    pub range: TextRange,
+    pub stmt_start: TextSize,
+    pub reach: Reach,
+    pub guarded: bool,
+    /// The arguments of a call there are guarded (`except TypeError`).
+    pub call_guarded: bool,
+    pub versions: Box<[(String, Pred)]>,
+}
+
+/// What one file uses.
+#[derive(Debug, Clone, Default)]
+pub struct FileUses {
+    pub uses: Vec<Use>,
+    /// The functions the module defines at top level, with the [`VersionHelper`] each is, if
+    /// it is one; other files' conditions on helpers are resolved with
+    /// [`crate::files::resolve_project_helpers`].
+    pub helpers: Vec<(String, Option<VersionHelper>)>,
+    /// Absolute imports whose top-level module is not indexed: (module, where).
+    pub foreign: Vec<(String, TextRange)>,
+    /// Where nesting got too deep to follow, if it did.
+    pub too_deep: Option<TextRange>,
+    /// Imports of modules outside the indexed packages that run when the module is imported
+    /// (not inside functions), for the import chains of [`crate::chains`].
+    pub imports: Vec<ModuleImport>,
+    /// The module has an `if __name__ == "__main__":` block: it is an entry point.
+    pub is_main: bool,
+    /// Attributes read on objects whose type is not known (`optimizer._param_store`).
+    pub members: Vec<MemberUse>,
+    /// Names the file defines or binds (see [`crate::members::Definitions`]).
+    pub definitions: crate::members::Definitions,
+    /// Every attribute read on an expression that is not an indexed path, and every
+    /// `**mapping` argument.
+    pub sites: Vec<SiteContext>,
+    /// Module-level string constants (`MIN_VERSION = "2.4.0"`), for conditions of other files.
+    pub constants: Vec<(String, String)>,
+}
+
+/// An attribute read on an object whose type is not known statically: the receiver is a
+/// parameter, a local variable, a call result. Only its name can be checked against the index.
+#[derive(Debug, Clone)]
+pub struct MemberUse {
+    pub name: String,
+    /// The receiver as written when it is a dotted name (`optimizer`, `self.opt`), else `(...)`.
+    pub receiver: String,
+    /// The first name of a dotted receiver (`self` for `self.opt`).
+    pub root: Option<String>,
+    pub range: TextRange,
+    pub stmt_start: TextSize,
+    pub reach: Reach,
+    pub guarded: bool,
+    pub versions: Vec<(String, Pred)>,
+}
+
+/// An import statement's target, as written: `import a.b` (`level` 0, `module` `a.b`, no
+/// names), `from ..x import y, z` (`level` 2, `module` `x`, names `y`, `z`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleImport {
+    pub level: u32,
+    pub module: Option<String>,
+    pub names: Vec<String>,
+}
+
+/// Collects the uses of the top-level modules in `roots`.
+pub fn collect(suite: &[Stmt], roots: &HashSet<String>) -> FileUses {
+    collect_in(suite, roots, true)
+}
+
+/// [`collect`], told whether the source may hold an assignment expression (`:=`, the only
+/// binding inside an expression): without one, the names a function binds are found from its
+/// statements' targets alone.
+pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> FileUses {
+    let mut w = Walker {
+        walrus,
+        roots,
+        scopes: vec![Scope::new(ScopeKind::Module)],
+        ctx: Ctx::default(),
+        deferred: vec![Vec::new()],
+        out: FileUses::default(),
+        depth: 0,
+        stmt_start: TextSize::default(),
+        future_annotations: false,
+        continuation: None,
+    };
+    w.body(suite);
+    w.run_deferred();
+    w.out.definitions = crate::members::Definitions::of(suite);
+    w.out
+}
+
+#[derive(Debug, Clone)]
+enum Bound {
+    /// A module, class, function or other object of an indexed package.
+    Path {
+        path: String,
+        guarded: bool,
+        versions: Vec<(String, Pred)>,
+    },
+    /// A value derived from `ROOT.__version__`.
+    VersionOf(String),
+    /// A boolean computed from a version check.
+    Cond(Restriction, Vec<String>),
+    /// A function that compares a package's version with its parameter.
+    Helper(VersionHelper),
+    /// Another function defined in the file (it hides helpers of the same name elsewhere).
+    Function,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScopeKind {
+    Module,
+    Function,
+    Class,
+    Comprehension,
+}
+
+#[derive(Debug)]
+struct Scope {
+    kind: ScopeKind,
+    names: FxMap<String, Bound>,
+    /// Names assigned anywhere in the function: they hide the enclosing scopes' names.
+    locals: FxSet<String>,
+    globals: FxSet<String>,
+}
+
+impl Scope {
+    fn new(kind: ScopeKind) -> Scope {
+        Scope {
+            kind,
+            names: FxMap::default(),
+            locals: FxSet::default(),
+            globals: FxSet::default(),
+        }
+    }
+}
+
+/// Where the walk is.
+#[derive(Debug, Clone, Default)]
+struct Ctx {
+    in_function: bool,
+    /// In the body of a `try` whose handlers catch `ImportError` and the like.
+    try_guard: bool,
+    /// In the body of a `try` whose handlers catch `TypeError`: the arguments of calls are
+    /// guarded (AC003, AC013), not the names used.
+    call_guard: bool,
+    /// In an `except` handler: a fallback assigned to an imported name keeps the import.
+    handler: bool,
+    /// Paths known to exist here (`if hasattr(mod, "x")`).
+    has: Vec<String>,
+    versions: Vec<(String, Pred)>,
+}
+
+/// What a condition tells.
+#[derive(Debug, Clone, Default)]
+struct CondInfo {
+    restriction: Restriction,
+    /// Paths that exist when the condition is true / false.
+    has: Vec<String>,
+    has_neg: Vec<String>,
+}
+
+struct Walker<'a> {
+    roots: &'a HashSet<String>,
+    /// The source may hold `:=` (see [`collect_in`]).
+    walrus: bool,
+    scopes: Vec<Scope>,
+    ctx: Ctx,
+    /// Function bodies to walk when the enclosing scope is done (they run later).
+    deferred: Vec<Vec<(&'a ast::StmtFunctionDef, Ctx)>>,
+    out: FileUses,
+    depth: usize,
+    stmt_start: TextSize,
+    future_annotations: bool,
+    /// Set by an `if` whose branches all leave the block but one: the context of the rest of
+    /// the block (taken by [`Walker::body`]).
+    continuation: Option<Ctx>,
+}
+
+const GUARD_EXCEPTIONS: &[&str] = &[
+    "ImportError",
+    "ModuleNotFoundError",
+    "AttributeError",
+    "Exception",
+    "BaseException",
+];
+
+const VERSION_PARSERS: &[&str] = &[
+    "parse",
+    "Version",
+    "LooseVersion",
+    "StrictVersion",
+    "parse_version",
+    "TorchVersion",
+    "str",
+];
+
+fn is_dunder(name: &str) -> bool {
+    name.len() > 4 && name.starts_with("__") && name.ends_with("__")
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// `a.b.c` for a chain of names and attributes.
+fn dotted(expr: &Expr) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut cur = expr;
+    loop {
+        match cur {
+            Expr::Name(n) => {
+                parts.push(n.id.as_str());
+                break;
+            }
+            Expr::Attribute(a) if parts.len() < MAX_CHAIN => {
+                parts.push(a.attr.as_str());
+                cur = &a.value;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    Some(parts.join("."))
+}
+
+/// Dotted paths longer than this are not followed (no indexed path is that long; following
+/// each level of a chain of thousands made walking it quadratic).
+const MAX_CHAIN: usize = 64;
+
+fn string_lit(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+        _ => None,
+    }
+}
+
+fn op_of(op: CmpOp) -> Option<Op> {
+    Some(match op {
+        CmpOp::Lt => Op::Lt,
+        CmpOp::LtE => Op::Le,
+        CmpOp::Gt => Op::Gt,
+        CmpOp::GtE => Op::Ge,
+        CmpOp::Eq => Op::Eq,
+        CmpOp::NotEq => Op::Ne,
+        _ => return None,
+    })
+}
+
+fn incomplete() -> Restriction {
+    Restriction {
+        parts: Vec::new(),
+        complete: false,
+    }
+}
+
+impl<'a> Walker<'a> {
+    // ----- scopes -----
+
+    fn lookup(&self, name: &str) -> Option<&Bound> {
+        let innermost = self.scopes.len().saturating_sub(1);
+        for (i, scope) in self.scopes.iter().enumerate().rev() {
+            if scope.globals.contains(name) {
+                return self.scopes.first()?.names.get(name);
+            }
+            if scope.kind == ScopeKind::Class && i != innermost {
+                continue;
+            }
+            if let Some(b) = scope.names.get(name) {
+                return Some(b);
+            }
+            if scope.locals.contains(name) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The scope a name is bound in.
+    fn binding_scope(&mut self, name: &str) -> Option<&mut Scope> {
+        let global = self
+            .scopes
+            .iter()
+            .rev()
+            .find(|s| s.kind != ScopeKind::Comprehension)
+            .is_some_and(|s| s.globals.contains(name));
+        if global {
+            return self.scopes.first_mut();
+        }
+        self.scopes
+            .iter_mut()
+            .rev()
+            .find(|s| s.kind != ScopeKind::Comprehension)
+    }
+
+    fn bind(&mut self, name: &str, bound: Bound) {
+        if let Some(scope) = self.binding_scope(name) {
+            scope.names.insert(name.to_string(), bound);
+        }
+    }
+
+    /// A store that is not an import.
+    fn store(&mut self, name: &str) {
+        let handler = self.ctx.handler;
+        // Comprehension targets live in the comprehension's own scope.
+        if let Some(scope) = self.scopes.last_mut() {
+            if scope.kind == ScopeKind::Comprehension && scope.locals.contains(name) {
+                scope.names.remove(name);
+                return;
+            }
+        }
+        if let Some(scope) = self.binding_scope(name) {
+            match scope.names.get_mut(name) {
+                // `except ImportError: X = None` keeps what the try imported.
+                Some(Bound::Path { guarded, .. }) if handler => *guarded = true,
+                _ => {
+                    scope.names.remove(name);
+                }
+            }
+        }
+    }
+
+    /// A binding for a path, carrying the guards and conditions of where it is made.
+    fn path_binding(&self, path: String, base: Option<&Bound>) -> Bound {
+        let (mut guarded, mut versions) = match base {
+            Some(Bound::Path {
+                guarded, versions, ..
+            }) => (*guarded, versions.clone()),
+            _ => (false, Vec::new()),
+        };
+        guarded |= self.ctx.try_guard || self.has_guard(&path);
+        versions.extend(self.ctx.versions.iter().cloned());
+        Bound::Path {
+            path,
+            guarded,
+            versions,
+        }
+    }
+
+    fn has_guard(&self, path: &str) -> bool {
+        self.ctx.has.iter().any(|h| {
+            path == h
+                || path
+                    .strip_prefix(h.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    }
+
+    // ----- uses -----
+
+    fn emit(&mut self, kind: UseKind, path: String, range: TextRange, via: Option<&Bound>) {
+        if matches!(
+            kind,
+            UseKind::Import | UseKind::Attribute | UseKind::Getattr
+        ) && is_dunder(last_segment(&path))
+        {
+            return;
+        }
+        // A guard of the binding (an import in `try: ... except ImportError`, under `hasattr`)
+        // covers the bound path itself; a use of more than that is guarded only by what tests
+        // it (releases that lack the bound path are left to the import's finding).
+        let (base, mut guarded, mut versions) = match via {
+            Some(Bound::Path {
+                path: bound,
+                guarded,
+                versions,
+            }) => {
+                let same =
+                    *bound == path && !matches!(kind, UseKind::Keyword(_) | UseKind::Call(_));
+                (Some(bound.clone()), *guarded && same, versions.clone())
+            }
+            _ => (None, false, Vec::new()),
+        };
+        guarded |= self.ctx.try_guard || self.has_guard(&path);
+        guarded |= self.ctx.call_guard && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_));
+        // `if "k" in inspect.signature(f).parameters:` guards `f(k=...)`.
+        if let UseKind::Keyword(k) = &kind {
+            guarded |= self.ctx.has.contains(&format!("{path}({k}=)"));
+        }
+        versions.extend(self.ctx.versions.iter().cloned());
+        self.out.uses.push(Use {
+            kind,
+            path,
+            base,
+            range,
+            stmt_start: self.stmt_start,
+            reach: self.reach(),
+            guarded,
+            versions,
+            receiver: None,
+        });
+    }
+
+    /// The indexed path an expression names, with the binding it goes through.
+    fn resolve(&self, expr: &Expr) -> Option<(String, Bound)> {
+        // The base name first: most chains (`self.x.y`) are not on an indexed package, and
+        // then nothing is allocated.
+        let mut cur = expr;
+        let mut len = 0;
+        let mut segments = 0;
+        while let Expr::Attribute(a) = cur {
+            segments += 1;
+            if segments > MAX_CHAIN {
+                return None;
+            }
+            len += 1 + a.attr.len();
+            cur = &a.value;
+        }
+        let Expr::Name(n) = cur else {
+            return None;
+        };
+        let bound = self.lookup(n.id.as_str())?;
+        let Bound::Path { path, .. } = bound else {
+            return None;
+        };
+        let mut attrs: Vec<&str> = Vec::new();
+        let mut cur = expr;
+        while let Expr::Attribute(a) = cur {
+            attrs.push(a.attr.as_str());
+            cur = &a.value;
+        }
+        let mut full = String::with_capacity(path.len() + len);
+        full.push_str(path);
+        for a in attrs.iter().rev() {
+            full.push('.');
+            full.push_str(a);
+        }
+        Some((full, bound.clone()))
+    }
+
+    fn is_builtin(&self, expr: &Expr, name: &str) -> bool {
+        matches!(expr, Expr::Name(n) if n.id.as_str() == name) && self.lookup(name).is_none()
+    }
+
+    // ----- statements -----
+
+    /// A block. After an `if` whose branches all leave the block but one (`if not
+    /// hasattr(torch, "x"): return`, `if torch.__version__ < "2.4": raise ...`), the rest of
+    /// the block runs only where that branch's condition holds.
+    fn body(&mut self, body: &'a [Stmt]) {
+        let mut outer: Option<Ctx> = None;
+        for stmt in body {
+            self.visit_stmt(stmt);
+            if let Some(rest) = self.continuation.take() {
+                let before = std::mem::replace(&mut self.ctx, rest);
+                outer.get_or_insert(before);
+            }
+        }
+        if let Some(ctx) = outer {
+            self.ctx = ctx;
+        }
+    }
+
+    fn with_ctx(&mut self, ctx: Ctx, f: impl FnOnce(&mut Self)) {
+        let saved = std::mem::replace(&mut self.ctx, ctx);
+        f(self);
+        self.ctx = saved;
+    }
+
+    fn run_deferred(&mut self) {
+        let list = self
+            .deferred
+            .last_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
+        for (f, ctx) in list {
+            self.function_body(f, ctx);
+        }
+    }
+
+    fn function_body(&mut self, f: &'a ast::StmtFunctionDef, ctx: Ctx) {
+        let mut scope = Scope::new(ScopeKind::Function);
+        let mut locals = LocalNames {
+            walrus: self.walrus,
+            ..LocalNames::default()
+        };
+        for p in f.parameters.iter() {
+            locals.names.insert(p.name().to_string());
+        }
+        for stmt in &f.body {
+            locals.visit_stmt(stmt);
+        }
+        scope.locals = locals.names;
+        scope.globals = locals.globals;
+        self.scopes.push(scope);
+        self.deferred.push(Vec::new());
+        let ctx = Ctx {
+            in_function: true,
+            try_guard: false,
+            call_guard: false,
+            handler: false,
+            ..ctx
+        };
+        let saved_start = self.stmt_start;
+        self.with_ctx(ctx, |w| {
+            w.body(&f.body);
+            w.run_deferred();
+        });
+        self.stmt_start = saved_start;
+        self.deferred.pop();
+        self.scopes.pop();
+    }
+
+    fn import(&mut self, imp: &'a ast::StmtImport) {
+        for alias in &imp.names {
+            let full = alias.name.as_str();
+            let root = full.split('.').next().unwrap_or(full);
+            let bound_name = alias.asname.as_ref().map_or(root, |a| a.as_str());
+            if !self.roots.contains(root) {
+                if !self.ctx.in_function {
+                    self.out.imports.push(ModuleImport {
+                        level: 0,
+                        module: Some(full.to_string()),
+                        names: Vec::new(),
+                    });
+                }
+                self.out.foreign.push((root.to_string(), alias.range()));
+                self.store(bound_name);
+                continue;
+            }
+            self.emit(UseKind::Import, full.to_string(), alias.range(), None);
+            let path = if alias.asname.is_some() { full } else { root };
+            let b = self.path_binding(path.to_string(), None);
+            self.bind(bound_name, b);
+        }
+    }
+
+    fn import_from(&mut self, imp: &'a ast::StmtImportFrom) {
+        let indexed = imp.level == 0
+            && imp.module.as_ref().is_some_and(|m| {
+                self.roots
+                    .contains(m.as_str().split('.').next().unwrap_or(m.as_str()))
+            });
+        if !self.ctx.in_function && !indexed {
+            self.out.imports.push(ModuleImport {
+                level: imp.level,
+                module: imp.module.as_ref().map(|m| m.to_string()),
+                names: imp.names.iter().map(|a| a.name.to_string()).collect(),
+            });
+        }
+        let module = match (&imp.module, imp.level) {
+            (Some(m), 0) => m.as_str(),
+            _ => {
+                // Relative: first-party, not checked.
+                for alias in &imp.names {
+                    let name = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.store(name.as_str());
+                }
+                return;
+            }
+        };
+        if module == "__future__" {
+            self.future_annotations |= imp.names.iter().any(|a| a.name.as_str() == "annotations");
+            return;
+        }
+        let root = module.split('.').next().unwrap_or(module);
+        let indexed = self.roots.contains(root);
+        if !indexed {
+            self.out.foreign.push((root.to_string(), imp.range()));
+        }
+        for alias in &imp.names {
+            let name = alias.name.as_str();
+            if name == "*" {
+                if indexed {
+                    self.emit(UseKind::Import, module.to_string(), alias.range(), None);
+                }
+                continue;
+            }
+            let bound_name = alias.asname.as_ref().map_or(name, |a| a.as_str());
+            if !indexed {
+                self.store(bound_name);
+                continue;
+            }
+            let path = format!("{module}.{name}");
+            self.emit(UseKind::Import, path.clone(), alias.range(), None);
+            let b = self.path_binding(path, None);
+            self.bind(bound_name, b);
+        }
+    }
+
+    fn assign_name(&mut self, name: &str, value: &Expr) {
+        // `require_fsdp2 = unittest.skipUnless(is_torch_version(">=", "2.5"), "...")`.
+        if let Some(h) = self.skip_condition(value).and_then(implying) {
+            if self.scopes.len() == 1 {
+                self.out.helpers.push((name.to_string(), Some(h.clone())));
+            }
+            self.bind(name, Bound::Helper(h));
+            return;
+        }
+        if self.scopes.len() == 1 {
+            if let Some(text) = string_lit(value) {
+                if text.len() <= 64 {
+                    self.out.constants.push((name.to_string(), text));
+                }
+            }
+        }
+        if let Some(root) = self.version_root(value, 0) {
+            self.bind(name, Bound::VersionOf(root));
+            return;
+        }
+        if let Expr::Lambda(l) = value {
+            if let Some(h) = l
+                .parameters
+                .as_deref()
+                .and_then(|p| self.helper_expr(p, &l.body))
+            {
+                if self.scopes.len() == 1 {
+                    self.out.helpers.push((name.to_string(), Some(h.clone())));
+                }
+                self.bind(name, Bound::Helper(h));
+                return;
+            }
+        }
+        if matches!(
+            value,
+            Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
+        ) {
+            let info = self.cond_info(value);
+            if !info.restriction.parts.is_empty() || !info.has.is_empty() {
+                self.bind(name, Bound::Cond(info.restriction, info.has));
+                return;
+            }
+        }
+        if let Some((path, via)) = self.resolve(value) {
+            let b = self.path_binding(path, Some(&via));
+            self.bind(name, b);
+            return;
+        }
+        if value.is_none_literal_expr() && matches!(self.lookup(name), Some(Bound::Path { .. })) {
+            return;
+        }
+        self.store(name);
+    }
+
+    fn if_stmt(&mut self, s: &'a ast::StmtIf) {
+        if is_type_checking(&s.test) {
+            // Only for type checkers: the body never runs.
+            for clause in &s.elif_else_clauses {
+                if let Some(test) = &clause.test {
+                    self.visit_expr(test);
+                }
+                self.body(&clause.body);
+            }
+            return;
+        }
+        if self.scopes.len() == 1 && is_main_test(&s.test) {
+            self.out.is_main = true;
+        }
+        self.visit_expr(&s.test);
+        let info = self.cond_info(&s.test);
+        let branch = self.branch_ctx(&info, true);
+        // The contexts of the branches that fall through to the rest of the block.
+        let mut through: Vec<Ctx> = Vec::new();
+        if !leaves(&s.body) {
+            through.push(branch.clone());
+        }
+        self.with_ctx(branch, |w| w.body(&s.body));
+        // Each later clause runs when the earlier conditions were false.
+        let mut before = self.branch_ctx(&info, false);
+        let mut has_else = false;
+        for clause in &s.elif_else_clauses {
+            match &clause.test {
+                Some(test) => {
+                    self.with_ctx(before.clone(), |w| w.visit_expr(test));
+                    let saved = std::mem::replace(&mut self.ctx, before.clone());
+                    let info = self.cond_info(test);
+                    let inner = self.branch_ctx(&info, true);
+                    let next = self.branch_ctx(&info, false);
+                    self.ctx = saved;
+                    if !leaves(&clause.body) {
+                        through.push(inner.clone());
+                    }
+                    self.with_ctx(inner, |w| w.body(&clause.body));
+                    before = next;
+                }
+                None => {
+                    has_else = true;
+                    if !leaves(&clause.body) {
+                        through.push(before.clone());
+                    }
+                    self.with_ctx(before.clone(), |w| w.body(&clause.body));
+                }
+            }
+        }
+        if !has_else {
+            through.push(before);
+        }
+        // One way on: the rest of the block runs under its conditions.
+        if let [only] = &mut through[..] {
+            self.continuation = Some(std::mem::take(only));
+        }
+    }
+
+    /// The context of the branch taken when a condition is `truth`.
+    fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx {
+        let mut ctx = self.ctx.clone();
+        if truth {
+            ctx.versions.extend(info.restriction.parts.iter().cloned());
+            ctx.has.extend(info.has.iter().cloned());
+        } else {
+            if let Some(neg) = info.restriction.negate() {
+                ctx.versions.extend(neg.parts);
+            }
+            ctx.has.extend(info.has_neg.iter().cloned());
+        }
+        ctx
+    }
+
+    fn try_stmt(&mut self, t: &'a ast::StmtTry) {
+        // A handler that raises again (`except ImportError: raise ImportError("needs ...")`)
+        // is no guard: the failure still happens, with another message.
+        let catches = |is: &dyn Fn(&Expr) -> bool| {
+            t.handlers.iter().any(|h| {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                let raises = matches!(h.body.last(), Some(Stmt::Raise(_)));
+                !raises
+                    && match h.type_.as_deref() {
+                        None => true,
+                        Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is),
+                        Some(e) => is(e),
+                    }
+            })
+        };
+        let guards = catches(&is_guard_exception);
+        let call_guards =
+            catches(&|e: &Expr| dotted(e).is_some_and(|d| last_segment(&d) == "TypeError"));
+        let mut body_ctx = self.ctx.clone();
+        body_ctx.try_guard |= guards;
+        body_ctx.call_guard |= call_guards;
+        self.with_ctx(body_ctx, |w| w.body(&t.body));
+        for h in &t.handlers {
+            let ast::ExceptHandler::ExceptHandler(h) = h;
+            if let Some(ty) = &h.type_ {
+                self.visit_expr(ty);
+            }
+            if let Some(name) = &h.name {
+                self.store(name.as_str());
+            }
+            let mut hctx = self.ctx.clone();
+            hctx.handler = true;
+            self.with_ctx(hctx, |w| w.body(&h.body));
+        }
+        self.body(&t.orelse);
+        self.body(&t.finalbody);
+    }
+
+    fn with_stmt(&mut self, w: &'a ast::StmtWith) {
+        let mut suppresses = false;
+        for item in &w.items {
+            self.visit_expr(&item.context_expr);
+            if let Expr::Call(call) = &item.context_expr {
+                let name = dotted(&call.func);
+                let is_suppress = name.as_deref().map(last_segment) == Some("suppress");
+                suppresses |= is_suppress && call.arguments.args.iter().any(is_guard_exception);
+            }
+            if let Some(vars) = &item.optional_vars {
+                self.visit_expr(vars);
+            }
+        }
+        let mut ctx = self.ctx.clone();
+        ctx.try_guard |= suppresses;
+        self.with_ctx(ctx, |s| s.body(&w.body));
+    }
+
+    fn function_def(&mut self, f: &'a ast::StmtFunctionDef) {
+        for d in &f.decorator_list {
+            self.visit_expr(&d.expression);
+        }
+        for p in f.parameters.iter_non_variadic_params() {
+            if let Some(default) = &p.default {
+                self.visit_expr(default);
+            }
+        }
+        for p in f.parameters.iter() {
+            if let Some(ann) = p.annotation() {
+                self.visit_annotation(ann);
+            }
+        }
+        if let Some(r) = &f.returns {
+            self.visit_annotation(r);
+        }
+        let helper = self.version_helper(&f.parameters, &f.body);
+        if self.scopes.len() == 1 {
+            self.out.helpers.push((f.name.to_string(), helper.clone()));
+        }
+        match helper {
+            Some(h) => self.bind(f.name.as_str(), Bound::Helper(h)),
+            None => {
+                let name = f.name.as_str();
+                // `except ImportError: def name(...)`: a fallback keeps what the try imported.
+                if self.ctx.handler && matches!(self.lookup(name), Some(Bound::Path { .. })) {
+                    self.store(name);
+                } else {
+                    self.bind(name, Bound::Function);
+                }
+            }
+        }
+        let mut ctx = self.ctx.clone();
+        ctx.versions
+            .extend(self.decorator_conditions(&f.decorator_list));
+        if let Some(list) = self.deferred.last_mut() {
+            list.push((f, ctx));
+        }
+    }
+
+    fn class_def(&mut self, c: &'a ast::StmtClassDef) {
+        for d in &c.decorator_list {
+            self.visit_expr(&d.expression);
+        }
+        if let Some(args) = &c.arguments {
+            for a in args.args.iter() {
+                self.visit_expr(a);
+            }
+            for k in args.keywords.iter() {
+                self.visit_expr(&k.value);
+            }
+        }
+        let conditions = self.decorator_conditions(&c.decorator_list);
+        self.scopes.push(Scope::new(ScopeKind::Class));
+        let mut ctx = self.ctx.clone();
+        ctx.versions.extend(conditions);
+        self.with_ctx(ctx, |w| w.body(&c.body));
+        self.scopes.pop();
+        self.store(c.name.as_str());
+    }
+
+    // ----- conditions -----
+}
+
+/// Whether a block never falls through to what follows it: it ends with `return`, `raise`,
+/// `continue`, `break`, `sys.exit(...)` / `exit()` / `os._exit(...)`, or an `if` whose every
+/// branch (an `else` included) does.
+fn leaves(body: &[Stmt]) -> bool {
+    match body.last() {
+        Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)) => true,
+        Some(Stmt::Expr(e)) => match &*e.value {
+            Expr::Call(call) => dotted(&call.func).is_some_and(|name| {
+                matches!(
+                    name.as_str(),
+                    "sys.exit" | "exit" | "quit" | "os._exit" | "os.abort"
+                )
+            }),
+            _ => false,
+        },
+        Some(Stmt::If(s)) => {
+            leaves(&s.body)
+                && s.elif_else_clauses.iter().any(|c| c.test.is_none())
+                && s.elif_else_clauses.iter().all(|c| leaves(&c.body))
+        }
+        _ => false,
+    }
+}
+
+/// `__name__ == "__main__"` (either way round).
+fn is_main_test(e: &Expr) -> bool {
+    let Expr::Compare(c) = e else {
+        return false;
+    };
+    let ([CmpOp::Eq], [right]) = (&*c.ops, &*c.comparators) else {
+        return false;
+    };
+    let is_name = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == "__name__");
+    let is_main = |e: &Expr| string_lit(e).as_deref() == Some("__main__");
+    (is_name(&c.left) && is_main(right)) || (is_main(&c.left) && is_name(right))
+}
+
+fn is_guard_exception(e: &Expr) -> bool {
+    dotted(e).is_some_and(|d| GUARD_EXCEPTIONS.contains(&last_segment(&d)))
+}
+
+fn is_type_checking(e: &Expr) -> bool {
+    dotted(e).is_some_and(|d| last_segment(&d) == "TYPE_CHECKING")
+}

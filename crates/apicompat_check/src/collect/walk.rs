@@ -1,0 +1,310 @@
+//! The walk over statements and expressions: each attribute read, call and keyword of an
+//! indexed path becomes a use; reads on other receivers are recorded for the semantic model.
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
+use ruff_text_size::Ranged;
+
+use super::*;
+
+impl<'a> Visitor<'a> for Walker<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.depth >= MAX_DEPTH {
+            self.out.too_deep.get_or_insert(stmt.range());
+            return;
+        }
+        self.depth += 1;
+        let saved_start = self.stmt_start;
+        self.stmt_start = stmt.start();
+        match stmt {
+            Stmt::Import(imp) => self.import(imp),
+            Stmt::ImportFrom(imp) => self.import_from(imp),
+            Stmt::FunctionDef(f) => self.function_def(f),
+            Stmt::ClassDef(c) => self.class_def(c),
+            Stmt::If(s) => self.if_stmt(s),
+            Stmt::Try(t) => self.try_stmt(t),
+            Stmt::With(w) => self.with_stmt(w),
+            Stmt::Assign(a) => {
+                self.visit_expr(&a.value);
+                match &*a.targets {
+                    [Expr::Name(n)] => self.assign_name(n.id.as_str(), &a.value),
+                    targets => targets.iter().for_each(|t| self.visit_expr(t)),
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Some(v) = &a.value {
+                    self.visit_expr(v);
+                }
+                self.visit_annotation(&a.annotation);
+                match (&*a.target, &a.value) {
+                    (Expr::Name(n), Some(v)) => self.assign_name(n.id.as_str(), v),
+                    (t, _) => self.visit_expr(t),
+                }
+            }
+            Stmt::Global(g) => {
+                let names: Vec<String> = g.names.iter().map(|n| n.to_string()).collect();
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.globals.extend(names);
+                }
+            }
+            // `assert C`: the rest of the block runs only where `C` holds.
+            Stmt::Assert(a) => {
+                visitor::walk_stmt(self, stmt);
+                let info = self.cond_info(&a.test);
+                if !info.restriction.parts.is_empty() || !info.has.is_empty() {
+                    self.continuation = Some(self.branch_ctx(&info, true));
+                }
+            }
+            _ => visitor::walk_stmt(self, stmt),
+        }
+        self.stmt_start = saved_start;
+        self.depth -= 1;
+    }
+
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        self.body(body);
+    }
+
+    fn visit_annotation(&mut self, expr: &'a Expr) {
+        // Not evaluated with `from __future__ import annotations`, nor inside function bodies.
+        if self.future_annotations || self.ctx.in_function {
+            return;
+        }
+        self.visit_expr(expr);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.depth >= MAX_DEPTH {
+            self.out.too_deep.get_or_insert(expr.range());
+            return;
+        }
+        self.depth += 1;
+        self.expr(expr);
+        self.depth -= 1;
+    }
+}
+
+impl<'a> Walker<'a> {
+    fn expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Name(n) => {
+                if matches!(n.ctx, ExprContext::Store | ExprContext::Del) {
+                    self.store(n.id.as_str());
+                }
+            }
+            Expr::Attribute(a) if a.ctx == ExprContext::Load => match self.resolve(expr) {
+                Some((path, via)) => self.emit(UseKind::Attribute, path, expr.range(), Some(&via)),
+                None => {
+                    self.site(a);
+                    self.member(a);
+                    visitor::walk_expr(self, expr)
+                }
+            },
+            Expr::Call(call) => self.call(expr, call),
+            Expr::Lambda(l) => {
+                let mut scope = Scope::new(ScopeKind::Function);
+                if let Some(params) = &l.parameters {
+                    for p in params.iter_non_variadic_params() {
+                        if let Some(d) = &p.default {
+                            self.visit_expr(d);
+                        }
+                    }
+                    for p in params.iter() {
+                        scope.locals.insert(p.name().to_string());
+                    }
+                }
+                self.scopes.push(scope);
+                let mut ctx = self.ctx.clone();
+                ctx.in_function = true;
+                ctx.try_guard = false;
+                self.with_ctx(ctx, |w| w.visit_expr(&l.body));
+                self.scopes.pop();
+            }
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+                let generators = match expr {
+                    Expr::ListComp(c) => &c.generators,
+                    Expr::SetComp(c) => &c.generators,
+                    Expr::DictComp(c) => &c.generators,
+                    Expr::Generator(c) => &c.generators,
+                    _ => return,
+                };
+                let mut scope = Scope::new(ScopeKind::Comprehension);
+                let mut names = LocalNames::default();
+                for g in generators {
+                    names.visit_expr(&g.target);
+                }
+                scope.locals = names.names;
+                self.scopes.push(scope);
+                visitor::walk_expr(self, expr);
+                self.scopes.pop();
+            }
+            // `A and B`: `B` runs only where `A` holds (`is_xpu_available() and
+            // torch.xpu.device_count() > 1`, `hasattr(m, "x") and m.x()`).
+            Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
+                let saved = self.ctx.clone();
+                for v in &b.values {
+                    self.visit_expr(v);
+                    let info = self.cond_info(v);
+                    self.ctx = self.branch_ctx(&info, true);
+                }
+                self.ctx = saved;
+            }
+            Expr::If(e) => {
+                self.visit_expr(&e.test);
+                let info = self.cond_info(&e.test);
+                let yes = self.branch_ctx(&info, true);
+                let no = self.branch_ctx(&info, false);
+                self.with_ctx(yes, |w| w.visit_expr(&e.body));
+                self.with_ctx(no, |w| w.visit_expr(&e.orelse));
+            }
+            _ => visitor::walk_expr(self, expr),
+        }
+    }
+
+    pub(super) fn reach(&self) -> Reach {
+        if self.ctx.in_function {
+            Reach::CallTime
+        } else {
+            Reach::ImportTime
+        }
+    }
+
+    /// A read of `name` is guarded: in a `try` that catches its failure, or after a
+    /// `hasattr`/`getattr` probe of that name.
+    fn member_guarded(&self, name: &str) -> bool {
+        self.ctx.try_guard
+            || self
+                .ctx
+                .has
+                .iter()
+                .any(|h| h.rsplit('.').next() == Some(name))
+    }
+
+    /// Records where an attribute read on a non-indexed receiver runs.
+    fn site(&mut self, a: &ast::ExprAttribute) {
+        let guarded = self.member_guarded(a.attr.as_str());
+        self.out.sites.push(SiteContext {
+            range: a.range(),
+            stmt_start: self.stmt_start,
+            reach: self.reach(),
+            guarded,
+            call_guarded: self.ctx.call_guard,
+            versions: self.ctx.versions.clone().into_boxed_slice(),
+        });
+    }
+
+    /// Records an attribute read on a receiver of unknown type (not `self`/`cls`, not a
+    /// literal of a builtin type).
+    fn member(&mut self, a: &ast::ExprAttribute) {
+        let name = a.attr.as_str();
+        // Only private names are checked (see `members`); dunders come from `object`.
+        if !name.starts_with('_') || is_dunder(name) {
+            return;
+        }
+        let (receiver, root) = match &*a.value {
+            Expr::Name(n) if matches!(n.id.as_str(), "self" | "cls") => return,
+            Expr::StringLiteral(_)
+            | Expr::BytesLiteral(_)
+            | Expr::FString(_)
+            | Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_)
+            | Expr::List(_)
+            | Expr::Tuple(_)
+            | Expr::Dict(_)
+            | Expr::Set(_)
+            | Expr::ListComp(_)
+            | Expr::SetComp(_)
+            | Expr::DictComp(_) => return,
+            // `Cls()._x`: the root of the callee tells where the object comes from.
+            Expr::Call(c) => match dotted(&c.func) {
+                Some(d) => {
+                    let root = d.split('.').next().map(str::to_string);
+                    (format!("{d}()"), root)
+                }
+                None => ("(...)".to_string(), None),
+            },
+            e => match dotted(e) {
+                Some(d) => {
+                    let root = d.split('.').next().map(str::to_string);
+                    (d, root)
+                }
+                None => ("(...)".to_string(), None),
+            },
+        };
+        let guarded = self.member_guarded(name);
+        self.out.members.push(MemberUse {
+            name: name.to_string(),
+            receiver,
+            root,
+            range: a.range(),
+            stmt_start: self.stmt_start,
+            reach: self.reach(),
+            guarded,
+            versions: self.ctx.versions.clone(),
+        });
+    }
+
+    fn call(&mut self, expr: &'a Expr, call: &'a ast::ExprCall) {
+        let args = &call.arguments.args;
+        // `f(**options)`: the semantic model may know the keywords `options` holds.
+        for k in call.arguments.keywords.iter().filter(|k| k.arg.is_none()) {
+            self.out.sites.push(SiteContext {
+                range: k.range(),
+                stmt_start: self.stmt_start,
+                reach: self.reach(),
+                guarded: self.ctx.try_guard || self.ctx.call_guard,
+                call_guarded: self.ctx.call_guard,
+                versions: self.ctx.versions.clone().into_boxed_slice(),
+            });
+        }
+        if self.is_builtin(&call.func, "getattr") && (2..=3).contains(&args.len()) {
+            if let (Some((path, via)), Some(name)) = (self.resolve(&args[0]), string_lit(&args[1]))
+            {
+                let guarded = args.len() == 3;
+                let saved = self.ctx.try_guard;
+                self.ctx.try_guard |= guarded;
+                self.emit(
+                    UseKind::Getattr,
+                    format!("{path}.{name}"),
+                    call.range(),
+                    Some(&via),
+                );
+                self.ctx.try_guard = saved;
+            }
+        } else if let Some((path, via)) = self.resolve(&call.func) {
+            if let Some(shape) = call_shape(call) {
+                self.emit(UseKind::Call(shape), path.clone(), call.range(), Some(&via));
+            }
+            for k in call.arguments.keywords.iter() {
+                if let Some(arg) = &k.arg {
+                    self.emit(
+                        UseKind::Keyword(arg.to_string()),
+                        path.clone(),
+                        k.range(),
+                        Some(&via),
+                    );
+                }
+            }
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
+/// The arguments of a call, when they can be counted (no `*args`, no `**kwargs`).
+fn call_shape(call: &ast::ExprCall) -> Option<crate::rules::CallShape> {
+    let args = &call.arguments;
+    if args.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+        return None;
+    }
+    let keywords = args
+        .keywords
+        .iter()
+        .map(|k| k.arg.as_ref().map(|a| a.to_string()))
+        .collect::<Option<Vec<_>>>()?;
+    Some(crate::rules::CallShape {
+        positional: u32::try_from(args.args.len()).unwrap_or(u32::MAX),
+        keywords,
+    })
+}

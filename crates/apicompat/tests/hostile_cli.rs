@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 mod common;
 
-use common::{bin, check, finish_or_fail, text, BREAKS_ON_23};
+use common::{bin, check, check_or_fail, text, BREAKS_ON_23};
 
 fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
     common::project_in("hostile-cli", name, files)
@@ -129,14 +129,11 @@ fn project_files_that_are_fifos_or_devices_do_not_hang() {
     let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(status.success());
     std::os::unix::fs::symlink("/dev/zero", dir.join("requirements.txt")).expect("symlink");
-    let child = bin()
-        .args(["--no-cache", "check"])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let o = finish_or_fail(child, "check did not finish: a FIFO or /dev/zero was read");
+    let o = check_or_fail(
+        &dir,
+        &[],
+        "check did not finish: a FIFO or /dev/zero was read",
+    );
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
     assert!(
@@ -158,24 +155,10 @@ fn python_files_that_are_fifos_or_devices_do_not_hang() {
         .expect("mkfifo");
     assert!(status.success());
     std::os::unix::fs::symlink("/dev/zero", dir.join("zero.py")).expect("symlink");
-    let child = bin()
-        // Named on the command line (a directory walk leaves them out).
-        .args([
-            "--no-cache",
-            "check",
-            "--target",
-            "torch==2.5.0",
-            "ok.py",
-            "pipe.py",
-            "zero.py",
-        ])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let o = finish_or_fail(
-        child,
+    // Named on the command line (a directory walk leaves them out).
+    let o = check_or_fail(
+        &dir,
+        &["--target", "torch==2.5.0", "ok.py", "pipe.py", "zero.py"],
         "check did not finish: a FIFO or /dev/zero was read as Python",
     );
     let (out, err) = text(&o);
@@ -198,14 +181,11 @@ fn ignore_files_that_are_fifos_or_devices_do_not_hang() {
         .status()
         .expect("mkfifo");
     assert!(status.success());
-    let child = bin()
-        .args(["--no-cache", "check", "--target", "torch==2.5.0", "."])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let o = finish_or_fail(child, "check did not finish: a FIFO .gitignore was read");
+    let o = check_or_fail(
+        &dir,
+        &["--target", "torch==2.5.0", "."],
+        "check did not finish: a FIFO .gitignore was read",
+    );
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
     assert!(
@@ -216,15 +196,9 @@ fn ignore_files_that_are_fifos_or_devices_do_not_hang() {
     // At the top of the walk too: a link to /dev/zero.
     let dir = project("zero-gitignore", &[("ok.py", "import torch\n")]);
     std::os::unix::fs::symlink("/dev/zero", dir.join(".gitignore")).expect("symlink");
-    let child = bin()
-        .args(["--no-cache", "check", "--target", "torch==2.5.0", "."])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let o = finish_or_fail(
-        child,
+    let o = check_or_fail(
+        &dir,
+        &["--target", "torch==2.5.0", "."],
         "check did not finish: /dev/zero was read as .gitignore",
     );
     let (out, err) = text(&o);

@@ -61,4 +61,18 @@ pub fn finish_or_fail(mut child: Child, what: &str) -> Output {
     child.wait_with_output().expect("output")
 }
 
+/// `apicompat --no-cache check ARGS` in `dir`, its output captured, under the hang guard.
+pub fn check_or_fail(dir: &Path, args: &[&str], what: &str) -> Output {
+    let child = bin()
+        .arg("--no-cache")
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    finish_or_fail(child, what)
+}
+
 pub const BREAKS_ON_23: &str = "from torch.distributed.pipelining import pipeline\n";

@@ -96,12 +96,7 @@ impl<'a> Walker<'a> {
         let Some(Expr::Call(call)) = ret.value.as_deref() else {
             return self.implied_when_true(body);
         };
-        let positional: Vec<&str> = params
-            .posonlyargs
-            .iter()
-            .chain(&params.args)
-            .map(|p| p.name().as_str())
-            .collect();
+        let positional = positional_names(params);
         let pos = |name: &str| positional.iter().position(|p| *p == name);
         let args = &call.arguments.args;
         if let Some(op_name) = op_lookup(&call.func, body, &positional) {
@@ -174,12 +169,7 @@ impl<'a> Walker<'a> {
             return None;
         };
         let op = op_of(*op)?;
-        let positional: Vec<&str> = params
-            .posonlyargs
-            .iter()
-            .chain(&params.args)
-            .map(|p| p.name().as_str())
-            .collect();
+        let positional = positional_names(params);
         let param_of = |e: &Expr| version_param_of(params, e);
         let (root, op, param) = if let (Some(root), Some(param)) =
             (self.version_root(&c.left, 0), param_of(right))
@@ -593,6 +583,16 @@ impl<'a> Walker<'a> {
             _ => None,
         }
     }
+}
+
+/// The names of the parameters that can be passed by position, in order.
+fn positional_names(params: &ast::Parameters) -> Vec<&str> {
+    params
+        .posonlyargs
+        .iter()
+        .chain(&params.args)
+        .map(|p| p.name().as_str())
+        .collect()
 }
 
 /// The parameter a version argument is, through `parse(v)`, `version.Version(v)`, `str(v)`.

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use apicompat_index::Status;
 use apicompat_semantic::{Found, IndexQuery, Model, ModuleFacts, ModuleName, PathKind};
 use apicompat_surface::Kind;
-use ruff_text_size::{TextRange, TextSize};
+use ruff_text_size::TextRange;
 
 use crate::collect::{FileUses, ObjectReceiver, SiteContext, Use, UseKind};
 use crate::evaluate::Evaluator;
@@ -207,9 +207,13 @@ pub fn member_uses(
 
 /// `self.proj` of `self.proj.load_state_dict`, as written (on one line).
 fn receiver_text(text: &str, range: TextRange, name: &str) -> String {
-    let end = range.end() - TextSize::try_from(name.len()).unwrap_or_default();
+    let end = range
+        .end()
+        .to_usize()
+        .saturating_sub(name.len())
+        .max(range.start().to_usize());
     let s = text
-        .get(range.start().to_usize()..end.to_usize())
+        .get(range.start().to_usize()..end)
         .unwrap_or("")
         .trim_end()
         .trim_end_matches('.')

@@ -153,7 +153,7 @@ pub fn member_uses(
                 stmt_start: ctx.stmt_start,
                 reach: ctx.reach,
                 versions: ctx.versions.to_vec(),
-                receiver: Some(object.clone()),
+                receiver: Some(Box::new(object.clone())),
             };
             out.push((fi, make(UseKind::Attribute, site.range)));
             if let Some(call) = &site.call {
@@ -191,12 +191,12 @@ pub fn member_uses(
                         reach: ctx.reach,
                         guarded: ctx.guarded,
                         versions: ctx.versions.to_vec(),
-                        receiver: receiver.map(|r| ObjectReceiver {
+                        receiver: receiver.map(|r| Box::new(ObjectReceiver {
                             exact: r.exact,
                             text: String::new(),
                             project_class: r.project_class.clone(),
                             alternatives: Vec::new(),
-                        }),
+                        })),
                     },
                 ));
             }

@@ -58,7 +58,7 @@ pub struct Use {
     /// Conditions on releases (by top-level module) under which the use runs.
     pub versions: Vec<(String, Pred)>,
     /// For a member of an object: what the semantic model knows of the object.
-    pub receiver: Option<ObjectReceiver>,
+    pub receiver: Option<Box<ObjectReceiver>>,
 }
 
 /// The object a member use reads from (see [`crate::objects`]).

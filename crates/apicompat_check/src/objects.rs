@@ -191,12 +191,14 @@ pub fn member_uses(
                         reach: ctx.reach,
                         guarded: ctx.guarded,
                         versions: ctx.versions.to_vec(),
-                        receiver: receiver.map(|r| Box::new(ObjectReceiver {
-                            exact: r.exact,
-                            text: String::new(),
-                            project_class: r.project_class.clone(),
-                            alternatives: Vec::new(),
-                        })),
+                        receiver: receiver.map(|r| {
+                            Box::new(ObjectReceiver {
+                                exact: r.exact,
+                                text: String::new(),
+                                project_class: r.project_class.clone(),
+                                alternatives: Vec::new(),
+                            })
+                        }),
                     },
                 ));
             }

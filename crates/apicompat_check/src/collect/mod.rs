@@ -285,25 +285,9 @@ fn last_segment(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
 
-/// `a.b.c` for a chain of names and attributes.
+/// `a.b.c` for a chain of names and attributes (bounded: longer chains give `None`).
 fn dotted(expr: &Expr) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    let mut cur = expr;
-    loop {
-        match cur {
-            Expr::Name(n) => {
-                parts.push(n.id.as_str());
-                break;
-            }
-            Expr::Attribute(a) if parts.len() < MAX_CHAIN => {
-                parts.push(a.attr.as_str());
-                cur = &a.value;
-            }
-            _ => return None,
-        }
-    }
-    parts.reverse();
-    Some(parts.join("."))
+    apicompat_extract::consts::dotted(expr)
 }
 
 /// Dotted paths longer than this are not followed (no indexed path is that long; following

@@ -178,27 +178,16 @@ impl<'c> Evaluator<'c> {
                 canonical,
                 kind,
                 signatures,
-            } => {
-                // `Class.method(obj, ...)` passes the object itself.
-                let method_via_class = matches!(u.kind, UseKind::Call(_))
-                    && u.receiver.is_none()
-                    && *kind == Kind::Function
-                    && canonical.rsplit_once('.').is_some_and(|(parent, _)| {
-                        let parent_row = self.row(view, parent);
-                        matches!(
-                            self.lite(view, &parent_row, parent, release),
-                            Lite::Present {
-                                kind: Kind::Class,
-                                ..
-                            }
-                        )
-                    });
-                Said::Present {
-                    kind: *kind,
-                    signatures,
-                    method_via_class,
-                }
-            }
+            } => Said::present(u, *kind, signatures, canonical, |parent| {
+                let parent_row = self.row(view, parent);
+                matches!(
+                    self.lite(view, &parent_row, parent, release),
+                    Lite::Present {
+                        kind: Kind::Class,
+                        ..
+                    }
+                )
+            }),
             Lite::Absent { .. } => Said::Absent,
             Lite::Unknown => Said::Unknown,
         };

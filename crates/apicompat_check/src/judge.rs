@@ -22,6 +22,31 @@ pub enum Said<'a> {
     Unknown,
 }
 
+impl<'a> Said<'a> {
+    /// What a release that has `u`'s path says: `canonical` is where it is defined, and
+    /// `parent_is_class` asks the release whether a path is a class there.
+    pub fn present(
+        u: &Use,
+        kind: Kind,
+        signatures: &'a [Signature],
+        canonical: &str,
+        parent_is_class: impl FnOnce(&str) -> bool,
+    ) -> Said<'a> {
+        // `Class.method(obj, ...)` passes the object itself.
+        let method_via_class = matches!(u.kind, UseKind::Call(_))
+            && u.receiver.is_none()
+            && kind == Kind::Function
+            && canonical
+                .rsplit_once('.')
+                .is_some_and(|(parent, _)| parent_is_class(parent));
+        Said::Present {
+            kind,
+            signatures,
+            method_via_class,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     /// The release has it (accepts the keyword; the call binds).

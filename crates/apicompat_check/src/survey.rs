@@ -104,26 +104,15 @@ impl Statuses {
                 signatures,
                 kind,
                 canonical,
-            } => {
-                // `Class.method(obj, ...)` passes the object itself.
-                let method_via_class = matches!(u.kind, UseKind::Call(_))
-                    && u.receiver.is_none()
-                    && *kind == Kind::Function
-                    && canonical.rsplit_once('.').is_some_and(|(parent, _)| {
-                        matches!(
-                            self.row(view, parent).get(r),
-                            Some(Lite::Present {
-                                kind: Kind::Class,
-                                ..
-                            })
-                        )
-                    });
-                Said::Present {
-                    kind: *kind,
-                    signatures,
-                    method_via_class,
-                }
-            }
+            } => Said::present(u, *kind, signatures, canonical, |parent| {
+                matches!(
+                    self.row(view, parent).get(r),
+                    Some(Lite::Present {
+                        kind: Kind::Class,
+                        ..
+                    })
+                )
+            }),
             Lite::Absent => Said::Absent,
             Lite::Unknown => Said::Unknown,
         };

@@ -11,24 +11,23 @@ use apicompat_range::upgrade::{run as diff, DiffOptions};
 use apicompat_range::{range, render, RangeOptions, RangeReport};
 use apicompat_requirements::parse_requirement;
 
-fn real_catalog() -> Option<&'static Catalog> {
-    static CATALOG: OnceLock<Option<Catalog>> = OnceLock::new();
-    CATALOG
-        .get_or_init(|| {
-            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
-            let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
-            for name in ["torch", "colossalai", "torchvision"] {
-                if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
-                    embedded.push((name, Box::leak(bytes.into_boxed_slice())));
-                }
+/// The indexes embedded in the CLI (committed with the repository: a missing one fails).
+fn real_catalog() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
+        let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
+        for name in ["torch", "colossalai", "torchvision"] {
+            if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
+                embedded.push((name, Box::leak(bytes.into_boxed_slice())));
             }
-            if !embedded.iter().any(|(n, _)| *n == "torch") {
-                eprintln!("skipped: no torch index at {dir}");
-                return None;
-            }
-            Some(Catalog::open(Box::leak(embedded.into_boxed_slice()), None))
-        })
-        .as_ref()
+        }
+        assert!(
+            embedded.iter().any(|(n, _)| *n == "torch"),
+            "no torch index at {dir}: it is part of the repository"
+        );
+        Catalog::open(Box::leak(embedded.into_boxed_slice()), None)
+    })
 }
 
 fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
@@ -81,9 +80,7 @@ def selective_checkpoint_policy(ctx, op, *args, **kwargs):
 /// in a function, `torch>=2.3.0` declared.
 #[test]
 fn fixture_1_import_time_and_call_time_ranges() {
-    let Some(catalog) = real_catalog() else {
-        return;
-    };
+    let catalog = real_catalog();
     let dir = project(
         "one",
         &[
@@ -213,13 +210,11 @@ def train(model, optimizer):
 /// in as a parameter, `colossalai>=0.4.0` declared.
 #[test]
 fn fixture_2_private_attribute_and_the_joint_answer() {
-    let Some(catalog) = real_catalog() else {
-        return;
-    };
-    if catalog.package("colossalai").ok().flatten().is_none() {
-        eprintln!("skipped: no colossalai index");
-        return;
-    }
+    let catalog = real_catalog();
+    assert!(
+        catalog.package("colossalai").ok().flatten().is_some(),
+        "the colossalai index is part of the repository"
+    );
     let last = newest(catalog, "colossalai");
     let dir = project(
         "two",
@@ -367,9 +362,7 @@ fn fixture_2_private_attribute_and_the_joint_answer() {
 /// (3) `apicompat diff torch 2.4.1 2.5.0`.
 #[test]
 fn fixture_3_diff_of_two_torch_releases() {
-    let Some(catalog) = real_catalog() else {
-        return;
-    };
+    let catalog = real_catalog();
     let report = diff(
         catalog,
         &DiffOptions {

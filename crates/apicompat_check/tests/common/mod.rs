@@ -210,9 +210,9 @@ pub fn brief(report: &Report, root: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The real torch and colossalai indexes embedded in the CLI (`crates/apicompat/index`), when
-/// the ones `needs` names are there; otherwise the test is skipped, with a message.
-pub fn real_catalog(needs: &[&str]) -> Option<&'static Catalog> {
+/// The real torch and colossalai indexes embedded in the CLI (`crates/apicompat/index`). They
+/// are committed with the repository, so a missing one fails the test that needs it.
+pub fn real_catalog(needs: &[&str]) -> &'static Catalog {
     static CATALOG: OnceLock<(Catalog, Vec<&'static str>)> = OnceLock::new();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
     let (catalog, present) = CATALOG.get_or_init(|| {
@@ -228,10 +228,11 @@ pub fn real_catalog(needs: &[&str]) -> Option<&'static Catalog> {
             present,
         )
     });
-    if needs.iter().all(|n| present.contains(n)) {
-        Some(catalog)
-    } else {
-        eprintln!("skipped: no {} index at {dir}", needs.join(" and "));
-        None
+    for n in needs {
+        assert!(
+            present.contains(n),
+            "no {n} index at {dir}: it is part of the repository"
+        );
     }
+    catalog
 }

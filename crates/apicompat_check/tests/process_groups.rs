@@ -119,6 +119,80 @@ fn fixture_a_deepcopy_of_a_model_holding_a_group_from_a_plugin() {
     assert_eq!(findings(&report, &fixed), Vec::<String>::new());
 }
 
+const PLUGIN: &str = "\
+from colossalai.cluster import ProcessGroupMesh
+
+SP_AXIS = 2
+
+
+class MyPlugin:
+    def __init__(self, dp_size, sp_size):
+        self.pg_mesh = ProcessGroupMesh(dp_size, 1, sp_size)
+        self.sp_group = self.pg_mesh.get_group_along_axis(SP_AXIS)
+";
+
+const MODELS: &str = "\
+import torch.nn as nn
+
+
+class DiT(nn.Module):
+    def __init__(self, depth, seq_parallel_group=None):
+        super().__init__()
+        self.seq_parallel_group = seq_parallel_group
+
+
+MODELS = {\"dit\": DiT}
+";
+
+fn models_script(group: &str) -> String {
+    format!(
+        "\
+from copy import deepcopy
+
+from pkg.models import MODELS
+from pkg.plugin import MyPlugin
+
+
+def main(args):
+    plugin = MyPlugin(2, 2)
+    model_kwargs = {{\"seq_parallel_group\": {group}}}
+    model = MODELS[args.model](depth=4, **model_kwargs)
+    ema = deepcopy(model)
+    return ema
+"
+    )
+}
+
+/// The issue's acceptance: a group from a project plugin's `ProcessGroupMesh`, handed to a
+/// model built from a registry dict of another file through `**model_kwargs`.
+#[test]
+fn group_of_a_plugin_through_a_registry_of_models() {
+    let run_with = |name: &str, group: &str| {
+        let script = models_script(group);
+        let dir = project(
+            name,
+            &[
+                ("pkg/__init__.py", ""),
+                ("pkg/plugin.py", PLUGIN),
+                ("pkg/models.py", MODELS),
+                ("train.py", &script),
+                ("requirements.txt", "torch>=2.1\ncolossalai>=0.4.0\n"),
+            ],
+        );
+        findings(&run(&dir, &[]), &dir)
+    };
+    let got = run_with("pg-registry", "plugin.sp_group");
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(got[0].starts_with("train.py:11 AC010"), "{got:#?}");
+    assert!(
+        got[0].contains("`model.seq_parallel_group` (pkg/models.py:7)")
+            && got[0].contains("`self.pg_mesh.get_group_along_axis()` (pkg/plugin.py:9)")
+            && got[0].contains("through `**model_kwargs` (train.py:10)"),
+        "{got:#?}"
+    );
+    assert_eq!(run_with("pg-registry-none", "None"), Vec::<String>::new());
+}
+
 fn one_file(name: &str, source: &str) -> Vec<String> {
     let dir = project(name, &[("m.py", source)]);
     findings(&run(&dir, &["torch==2.4.0"]), &dir)

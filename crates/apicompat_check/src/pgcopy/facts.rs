@@ -47,6 +47,8 @@ pub enum Val {
     Seq(Vec<Val>),
     /// Item `n` of a tuple unpacking.
     Item(Box<Val>, usize),
+    /// `value[key]`: the item of a string key or an index, or any item (`MODELS[name]`).
+    Index(Box<Val>, Option<Key>),
     /// Either value (`a if c else b`, `a or b`, assignments in different branches).
     Either(Box<Val>, Box<Val>),
     /// An object of the class given (`Ref` or `LocalClass`), known from an `isinstance` check
@@ -54,10 +56,19 @@ pub enum Val {
     Instance(Box<Val>, TextRange),
 }
 
+/// A constant subscript: `d["key"]`, `items[0]`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Key {
+    Name(String),
+    Position(usize),
+}
+
 impl Val {
     fn nodes(&self) -> usize {
         1 + match self {
-            Val::Attr(v, _, _) | Val::Item(v, _) | Val::Instance(v, _) => v.nodes(),
+            Val::Attr(v, _, _) | Val::Item(v, _) | Val::Instance(v, _) | Val::Index(v, _) => {
+                v.nodes()
+            }
             Val::Call(c) => {
                 c.func.nodes()
                     + c.args.iter().map(Val::nodes).sum::<usize>()
@@ -217,6 +228,9 @@ pub struct FileFacts {
     pub base_ranges: Vec<TextRange>,
     /// Attribute reads on names whose class is known (AC009 checks them against it).
     pub typed: Vec<TypedRead>,
+    /// Module-level dicts, lists and tuples (`MODELS = {"dit": DiT}`), which other files
+    /// import and subscript.
+    pub containers: Vec<(String, Val)>,
     /// Expressions evaluated while reading the file: linear in its size (a test holds the
     /// walker to that).
     pub eval_steps: u64,
@@ -275,7 +289,7 @@ impl FileFacts {
                     out.insert(name.clone());
                     vals.push(b);
                 }
-                Val::Item(b, _) | Val::Instance(b, _) => vals.push(b),
+                Val::Item(b, _) | Val::Instance(b, _) | Val::Index(b, _) => vals.push(b),
                 Val::Call(c) => vals.extend(c.vals()),
                 Val::Dict(entries) => vals.extend(entries.iter().map(|(_, v, _)| v)),
                 Val::Seq(items) => vals.extend(items.iter()),
@@ -387,6 +401,13 @@ pub fn extract(suite: &[Stmt], text: &str) -> FileFacts {
         w.function(d.def, d.class, d.id, true);
     }
     w.out.eval_steps = w.steps.get();
+    let mut containers: Vec<(String, Val)> = w
+        .module
+        .into_iter()
+        .filter(|(_, v)| matches!(v, Val::Dict(_) | Val::Seq(_)))
+        .collect();
+    containers.sort_by(|a, b| a.0.cmp(&b.0));
+    w.out.containers = containers;
     w.out
 }
 
@@ -1145,6 +1166,17 @@ impl<'a> Walker<'a> {
                 out.unwrap_or(Val::Unknown)
             }
             Expr::Named(n) => self.val(&n.value, d),
+            Expr::Subscript(sub) => {
+                let key = match &*sub.slice {
+                    Expr::StringLiteral(k) => Some(Key::Name(k.value.to_str().to_string())),
+                    Expr::NumberLiteral(ast::ExprNumberLiteral {
+                        value: ast::Number::Int(i),
+                        ..
+                    }) => i.as_usize().map(Key::Position),
+                    _ => None,
+                };
+                Val::Index(Box::new(self.val(&sub.value, d)), key)
+            }
             _ => Val::Unknown,
         }
         .capped()

@@ -28,7 +28,7 @@ use crate::rules::{CopiedProcessGroup, RuleInfo};
 use crate::targets::Target;
 
 pub use facts::{extract, CopyKind, FileFacts, TypeSource, TypedRead};
-use facts::{CallVal, ClassFacts, Default, ParamInfo, ParamKind, Val};
+use facts::{CallVal, ClassFacts, Default, Key, ParamInfo, ParamKind, Val};
 pub use pgindex::{PgIndex, SEED_TYPES};
 
 /// Evaluation steps allowed per copy site (the abstract values are small, but classes can
@@ -256,6 +256,8 @@ struct Engine<'a> {
     root: PathBuf,
     classes: HashMap<&'a str, Vec<ClassRef>>,
     funcs: HashMap<&'a str, Vec<FuncRef>>,
+    /// Module-level containers by name: (file, position in its `containers`).
+    containers: HashMap<&'a str, Vec<(usize, usize)>>,
     /// Names the project defines anywhere.
     defined: HashSet<&'a str>,
     /// Indexed packages the project uses.
@@ -362,6 +364,7 @@ impl<'a> Engine<'a> {
     fn new(catalog: &'a Catalog, files: &'a [Analyzed]) -> Engine<'a> {
         let mut classes: HashMap<&'a str, Vec<ClassRef>> = HashMap::new();
         let mut funcs: HashMap<&'a str, Vec<FuncRef>> = HashMap::new();
+        let mut containers: HashMap<&'a str, Vec<(usize, usize)>> = HashMap::new();
         let mut defined: HashSet<&'a str> = HashSet::new();
         let mut roots: Vec<String> = vec!["torch".to_string()];
         for (fi, f) in files.iter().enumerate() {
@@ -375,6 +378,9 @@ impl<'a> Engine<'a> {
                         .or_default()
                         .push((fi, func.id));
                 }
+            }
+            for (i, (name, _)) in f.process_groups.containers.iter().enumerate() {
+                containers.entry(name.as_str()).or_default().push((fi, i));
             }
             defined.extend(f.uses.definitions.defined.iter().map(String::as_str));
             for u in &f.uses.uses {
@@ -391,6 +397,7 @@ impl<'a> Engine<'a> {
             root: common_root(files),
             classes,
             funcs,
+            containers,
             defined,
             roots,
             pg: OnceCell::new(),
@@ -495,6 +502,18 @@ impl<'a> Engine<'a> {
             let cands: Vec<FuncRef> = list.iter().copied().filter(|c| fits(c.0)).collect();
             if let Some(f) = choose(&cands, |c| c.0, from) {
                 return Abs::Func(f);
+            }
+        }
+        if let Some(list) = self.containers.get(name) {
+            let cands: Vec<(usize, usize)> = list.iter().copied().filter(|c| fits(c.0)).collect();
+            if let Some((file, i)) = choose(&cands, |c| c.0, from) {
+                let cx = Ctx {
+                    file,
+                    bindings: None,
+                    this: None,
+                };
+                let val = &self.facts(file).containers[i].1;
+                return self.eval(val, &cx, 0);
             }
         }
         Abs::Unknown
@@ -762,6 +781,25 @@ impl<'a> Engine<'a> {
                 _ => Abs::Unknown,
             },
             Val::Either(a, b) => best(self.eval(a, cx, d), self.eval(b, cx, d)),
+            Val::Index(inner, key) => match (self.eval(inner, cx, d), key) {
+                (Abs::Dict(entries), Some(Key::Name(k))) => entries
+                    .into_iter()
+                    .rev()
+                    .find(|(name, _, _)| name.as_deref() == Some(k.as_str()))
+                    .map_or(Abs::Unknown, |(_, v, _)| v),
+                (Abs::Seq(items), Some(Key::Position(i))) => {
+                    items.get(*i).cloned().unwrap_or(Abs::Unknown)
+                }
+                // `MODELS[name]`: any of the values, the most telling.
+                (Abs::Dict(entries), None) if entries.iter().all(|(k, _, _)| k.is_some()) => {
+                    entries
+                        .into_iter()
+                        .map(|(_, v, _)| v)
+                        .fold(Abs::Unknown, best)
+                }
+                (Abs::Seq(items), None) => items.into_iter().fold(Abs::Unknown, best),
+                _ => Abs::Unknown,
+            },
             Val::Instance(class, range) => match self.eval(class, cx, d) {
                 Abs::Class(c) => Abs::Obj(Rc::new(Obj {
                     class: c,

@@ -399,6 +399,13 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
                 c.versions = v.into_boxed_slice();
             }
         }
+        for c in &mut a.uses.calls {
+            if c.versions.iter().any(|(_, p)| p.has_helper_call()) {
+                let mut v = c.versions.to_vec();
+                resolve_helpers(&mut v, &lookup, &constant);
+                c.versions = v.into_boxed_slice();
+            }
+        }
     }
 }
 
@@ -437,6 +444,7 @@ pub fn analyze_project(
     }
     // Version helpers defined in one file and used in another.
     resolve_project_helpers(&mut analyzed);
+    crate::callers::apply(&mut analyzed);
     Ok((pool, analyzed))
 }
 

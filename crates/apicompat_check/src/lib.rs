@@ -9,6 +9,7 @@
 //!    breaks into [`Finding`]s, with fixes; `# noqa` comments and rule selection apply last.
 
 pub mod admitted;
+mod callers;
 pub mod chains;
 pub mod collect;
 mod drift;

@@ -154,6 +154,7 @@ pub fn member_uses(
                 reach: ctx.reach,
                 versions: ctx.versions.to_vec(),
                 receiver: Some(Box::new(object.clone())),
+                func: ctx.func,
             };
             out.push((fi, make(UseKind::Attribute, site.range)));
             if let Some(call) = &site.call {
@@ -191,6 +192,7 @@ pub fn member_uses(
                         reach: ctx.reach,
                         guarded: ctx.guarded,
                         versions: ctx.versions.to_vec(),
+                        func: ctx.func,
                         receiver: receiver.map(|r| {
                             Box::new(ObjectReceiver {
                                 exact: r.exact,

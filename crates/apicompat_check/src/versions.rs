@@ -128,6 +128,9 @@ pub struct VersionHelper {
     /// value under version conditions (`if is_torch_version("<=", "2.6"): return False`):
     /// what a true result implies (none of those conditions held), whatever the arguments.
     pub implies: Option<(String, Pred)>,
+    /// The result *is* the implied condition (`def is_pippy_available(): return
+    /// is_torch_version(">=", "2.4.0")`), so `not h()` is its negation.
+    pub exact: bool,
 }
 
 impl VersionHelper {
@@ -259,7 +262,7 @@ impl Pred {
             Pred::Helper { name, call } => {
                 let h = helpers(name).filter(|h| h.accepts(call))?;
                 if let Some((root, implied)) = &h.implies {
-                    if negated {
+                    if negated && !h.exact {
                         return None;
                     }
                     // The implied condition may call helpers itself: one level more.

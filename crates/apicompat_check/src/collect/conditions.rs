@@ -89,6 +89,14 @@ impl<'a> Walker<'a> {
             if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
                 return Some(h);
             }
+            // `return is_torch_version(">=", "2.4.0")`: the result is that condition.
+            let info = self.cond_info(ret.value.as_deref()?);
+            if info.restriction.complete {
+                if let Some(mut h) = implying(info.restriction.parts) {
+                    h.exact = true;
+                    return Some(h);
+                }
+            }
         }
         let Some(Stmt::Return(ret)) = body.last() else {
             return self.implied_when_true(body);
@@ -115,6 +123,7 @@ impl<'a> Walker<'a> {
                     op_param,
                     version_param: None,
                     implies: None,
+                    exact: false,
                 });
             }
             let Expr::Name(v) = left else {
@@ -128,6 +137,7 @@ impl<'a> Walker<'a> {
                 op_param,
                 version_param: Some(pos(v.id.as_str())?),
                 implies: None,
+                exact: false,
             });
         }
         // A comparator of this file given a package's version.
@@ -153,6 +163,7 @@ impl<'a> Walker<'a> {
             op_param: Some(pos(op_arg.id.as_str())?),
             version_param: None,
             implies: None,
+            exact: false,
         })
     }
 
@@ -189,6 +200,7 @@ impl<'a> Walker<'a> {
             op_param: None,
             version_param: None,
             implies: None,
+            exact: false,
         })
     }
 
@@ -257,7 +269,7 @@ impl<'a> Walker<'a> {
             Some(h) if h.implies.is_some() => {
                 return Some(Restriction {
                     parts: vec![h.implies.clone()?],
-                    complete: false,
+                    complete: h.exact,
                 })
             }
             Some(h) => {
@@ -667,6 +679,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         op_param: None,
         version_param: None,
         implies: Some((root, pred)),
+        exact: false,
     })
 }
 

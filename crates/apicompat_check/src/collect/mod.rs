@@ -22,6 +22,7 @@ use crate::model::Reach;
 use crate::versions::{
     Bound as VBound, HelperCall, Op, Pred, Restriction, VersionHelper, HELPER_ROOT,
 };
+use apicompat_semantic::atom::{atom, Atom};
 
 /// Statements and expressions nested deeper than this are not followed (AC007).
 pub const MAX_DEPTH: usize = 1500;
@@ -59,6 +60,8 @@ pub struct Use {
     pub versions: Vec<(String, Pred)>,
     /// For a member of an object: what the semantic model knows of the object.
     pub receiver: Option<Box<ObjectReceiver>>,
+    /// The function of the file the use is in ([`FileUses::functions`]), if any.
+    pub func: Option<u32>,
 }
 
 /// The object a member use reads from (see [`crate::objects`]).
@@ -89,6 +92,7 @@ pub struct SiteContext {
     /// The arguments of a call there are guarded (`except TypeError`).
     pub call_guarded: bool,
     pub versions: Box<[(String, Pred)]>,
+    pub func: Option<u32>,
 }
 
 /// What one file uses.
@@ -117,6 +121,15 @@ pub struct FileUses {
     pub sites: Vec<SiteContext>,
     /// Module-level string constants (`MIN_VERSION = "2.4.0"`), for conditions of other files.
     pub constants: Vec<(String, String)>,
+    /// The functions the file defines, in the order met ([`Use::func`] points here).
+    pub functions: Vec<FuncEntry>,
+    /// Calls by name under a guard or a condition ([`crate::callers`]).
+    pub calls: Vec<CallSite>,
+    /// Calls by name that run unconditionally in their function: (name, function), distinct.
+    pub plain_calls: Vec<(Atom, Option<u32>)>,
+    /// Names read other than as the callee of a call (`callback=f`, `obj.f` not called), and
+    /// names of functions with decorators, distinct: such functions may run from anywhere.
+    pub escaping: Vec<Atom>,
 }
 
 /// An attribute read on an object whose type is not known statically: the receiver is a
@@ -133,6 +146,27 @@ pub struct MemberUse {
     pub reach: Reach,
     pub guarded: bool,
     pub versions: Vec<(String, Pred)>,
+    pub func: Option<u32>,
+}
+
+/// A function (or method) the file defines.
+#[derive(Debug, Clone)]
+pub struct FuncEntry {
+    pub name: Atom,
+}
+
+/// A call of a function or method by name (`f(...)`, `obj.f(...)`) where the code restricts
+/// when it runs: in a `try` that catches its failure, under a version condition or a
+/// `hasattr` test. Calls without any of these are [`FileUses::plain_calls`].
+#[derive(Debug, Clone)]
+pub struct CallSite {
+    pub name: Atom,
+    /// The function the call is in.
+    pub func: Option<u32>,
+    pub guarded: bool,
+    pub versions: Box<[(String, Pred)]>,
+    /// Paths known to exist there.
+    pub has: Box<[String]>,
 }
 
 /// An import statement's target, as written: `import a.b` (`level` 0, `module` `a.b`, no
@@ -164,9 +198,19 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
         stmt_start: TextSize::default(),
         future_annotations: false,
         continuation: None,
+        callee: None,
+        escaping: FxSet::default(),
+        plain_calls: FxSet::default(),
     };
     w.body(suite);
     w.run_deferred();
+    let mut escaping: Vec<Atom> = w.escaping.iter().map(|n| atom(n)).collect();
+    escaping.sort_unstable();
+    w.out.escaping = escaping;
+    let mut plain: Vec<(Atom, Option<u32>)> =
+        w.plain_calls.iter().map(|(n, f)| (atom(n), *f)).collect();
+    plain.sort_unstable();
+    w.out.plain_calls = plain;
     w.out.definitions = crate::members::Definitions::of(suite);
     w.out
 }
@@ -231,6 +275,8 @@ struct Ctx {
     /// Paths known to exist here (`if hasattr(mod, "x")`).
     has: Vec<String>,
     versions: Vec<(String, Pred)>,
+    /// The function of the file the walk is in ([`FileUses::functions`]).
+    func: Option<u32>,
 }
 
 /// What a condition tells.
@@ -257,6 +303,11 @@ struct Walker<'a> {
     /// Set by an `if` whose branches all leave the block but one: the context of the rest of
     /// the block (taken by [`Walker::body`]).
     continuation: Option<Ctx>,
+    /// The callee of the call being walked: reading it is a call, not an escape.
+    callee: Option<TextRange>,
+    /// Names read other than as a callee (see [`FileUses::escaping`]).
+    escaping: FxSet<&'a str>,
+    plain_calls: FxSet<(&'a str, Option<u32>)>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[
@@ -454,6 +505,7 @@ impl<'a> Walker<'a> {
             guarded,
             versions,
             receiver: None,
+            func: self.ctx.func,
         });
     }
 
@@ -864,6 +916,14 @@ impl<'a> Walker<'a> {
         let mut ctx = self.ctx.clone();
         ctx.versions
             .extend(self.decorator_conditions(&f.decorator_list));
+        ctx.func = u32::try_from(self.out.functions.len()).ok();
+        self.out.functions.push(FuncEntry {
+            name: atom(f.name.as_str()),
+        });
+        // A decorator may register the function to be called from anywhere.
+        if !f.decorator_list.is_empty() {
+            self.escaping.insert(f.name.as_str());
+        }
         if let Some(list) = self.deferred.last_mut() {
             list.push((f, ctx));
         }

@@ -86,20 +86,20 @@ impl<'a> Visitor<'a> for Walker<'a> {
 
 impl<'a> Walker<'a> {
     fn expr(&mut self, expr: &'a Expr) {
+        let is_callee = self.callee == Some(expr.range());
         match expr {
             Expr::Name(n) => {
                 if matches!(n.ctx, ExprContext::Store | ExprContext::Del) {
                     self.store(n.id.as_str());
+                } else if !is_callee {
+                    self.escaping.insert(n.id.as_str());
                 }
             }
-            Expr::Attribute(a) if a.ctx == ExprContext::Load => match self.resolve(expr) {
-                Some((path, via)) => self.emit(UseKind::Attribute, path, expr.range(), Some(&via)),
-                None => {
-                    self.site(a);
-                    self.member(a);
-                    visitor::walk_expr(self, expr)
-                }
-            },
+            Expr::Attribute(a) if a.ctx == ExprContext::Load && !is_callee => {
+                self.escaping.insert(a.attr.as_str());
+                self.attribute(expr, a);
+            }
+            Expr::Attribute(a) if a.ctx == ExprContext::Load => self.attribute(expr, a),
             Expr::Call(call) => self.call(expr, call),
             Expr::Lambda(l) => {
                 let mut scope = Scope::new(ScopeKind::Function);
@@ -161,6 +161,39 @@ impl<'a> Walker<'a> {
         }
     }
 
+    fn attribute(&mut self, expr: &'a Expr, a: &'a ast::ExprAttribute) {
+        match self.resolve(expr) {
+            Some((path, via)) => self.emit(UseKind::Attribute, path, expr.range(), Some(&via)),
+            None => {
+                self.site(a);
+                self.member(a);
+                visitor::walk_expr(self, expr)
+            }
+        }
+    }
+
+    /// Records a call by name with the conditions it runs under (see [`crate::callers`]).
+    fn call_site(&mut self, call: &'a ast::ExprCall) {
+        let name = match &*call.func {
+            Expr::Name(n) => n.id.as_str(),
+            Expr::Attribute(a) => a.attr.as_str(),
+            _ => return,
+        };
+        self.callee = Some(call.func.range());
+        let guarded = self.ctx.try_guard;
+        if !guarded && self.ctx.versions.is_empty() && self.ctx.has.is_empty() {
+            self.plain_calls.insert((name, self.ctx.func));
+            return;
+        }
+        self.out.calls.push(CallSite {
+            name: atom(name),
+            func: self.ctx.func,
+            guarded,
+            versions: self.ctx.versions.clone().into_boxed_slice(),
+            has: self.ctx.has.clone().into_boxed_slice(),
+        });
+    }
+
     pub(super) fn reach(&self) -> Reach {
         if self.ctx.in_function {
             Reach::CallTime
@@ -190,6 +223,7 @@ impl<'a> Walker<'a> {
             guarded,
             call_guarded: self.ctx.call_guard,
             versions: self.ctx.versions.clone().into_boxed_slice(),
+            func: self.ctx.func,
         });
     }
 
@@ -243,6 +277,7 @@ impl<'a> Walker<'a> {
             reach: self.reach(),
             guarded,
             versions: self.ctx.versions.clone(),
+            func: self.ctx.func,
         });
     }
 
@@ -257,8 +292,10 @@ impl<'a> Walker<'a> {
                 guarded: self.ctx.try_guard || self.ctx.call_guard,
                 call_guarded: self.ctx.call_guard,
                 versions: self.ctx.versions.clone().into_boxed_slice(),
+                func: self.ctx.func,
             });
         }
+        self.call_site(call);
         if self.is_builtin(&call.func, "getattr") && (2..=3).contains(&args.len()) {
             if let (Some((path, via)), Some(name)) = (self.resolve(&args[0]), string_lit(&args[1]))
             {

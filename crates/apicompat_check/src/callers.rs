@@ -1,0 +1,260 @@
+//! Guarded callers: a use inside a function runs only when the function is called, so the
+//! conditions every call of it runs under guard the use too.
+//!
+//! Accelerate's `fsdp2_prepare_model` is called only under `if is_torch_version(">=",
+//! "2.4")`; `_prepare_tp` only from a method that raised for old releases. A function's
+//! *caller condition* is the union, over the project's calls of its name, of what each call
+//! runs under (a guard that catches the failure, version conditions, `hasattr` tests), joined
+//! with the caller condition of the function the call is in (to a fixed depth). A use in the
+//! function gets that condition on top of its own.
+//!
+//! Calls are matched by name (`f(...)`, `obj.f(...)`, `self.f(...)`): a name is restricted
+//! only if *every* call of that name is, which over-approximates where each function of that
+//! name runs. A function runs from anywhere (no restriction) when it has no call in the
+//! project (an entry point, a test, a public function of a library called by its users), when
+//! its name is read other than as a callee (`callback=f`, `obj.f` passed on), when a function
+//! of that name has a decorator (it may be registered), and for dunder names (called by Python).
+
+use std::collections::HashMap;
+
+use apicompat_semantic::atom::Atom;
+
+use crate::collect::{CallSite, FileUses};
+use crate::files::Analyzed;
+use crate::versions::Pred;
+
+/// Callers followed through functions inside functions; deeper chains are unrestricted.
+const MAX_CALLER_DEPTH: usize = 8;
+
+/// Where the calls of a function name run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Cover {
+    /// Every call is in a `try` that catches the failure (or under one of those functions).
+    Guarded,
+    /// The calls run only where these conditions hold (one per top-level module), or where
+    /// these paths exist.
+    Limited {
+        versions: Vec<(String, Pred)>,
+        has: Vec<String>,
+    },
+}
+
+/// What one call of the name runs under, its function's callers included.
+struct Context {
+    versions: Vec<(String, Pred)>,
+    has: Vec<String>,
+}
+
+struct Callers<'a> {
+    files: &'a [Analyzed],
+    /// Calls by name: (file, position in `calls` or `None` for a plain call, function).
+    calls: HashMap<Atom, Vec<(usize, Option<usize>, Option<u32>)>>,
+    escaping: std::collections::HashSet<Atom>,
+    /// Cover of a name: `None` while it is computed (a cycle: unrestricted) or unrestricted.
+    memo: HashMap<Atom, Option<Cover>>,
+}
+
+/// Adds the caller condition of each function to the uses in it.
+pub(crate) fn apply(files: &mut [Analyzed]) {
+    let covers = covers(files);
+    if covers.is_empty() {
+        return;
+    }
+    for file in files.iter_mut() {
+        let names: Vec<Option<&Cover>> = file
+            .uses
+            .functions
+            .iter()
+            .map(|f| covers.get(f.name))
+            .collect();
+        let cover_of =
+            |func: Option<u32>| -> Option<&Cover> { names.get(func? as usize).copied().flatten() };
+        let uses = &mut file.uses;
+        for u in &mut uses.uses {
+            if let Some(c) = cover_of(u.func) {
+                let (guarded, versions) = restrict(c, &u.path);
+                u.guarded |= guarded;
+                u.versions.extend(versions);
+            }
+        }
+        for m in &mut uses.members {
+            if let Some(c) = cover_of(m.func) {
+                let (guarded, versions) = restrict(c, &m.name);
+                m.guarded |= guarded;
+                m.versions.extend(versions);
+            }
+        }
+        for s in &mut uses.sites {
+            if let Some(c) = cover_of(s.func) {
+                let (guarded, versions) = restrict(c, "");
+                s.guarded |= guarded;
+                if !versions.is_empty() {
+                    let mut v = s.versions.to_vec();
+                    v.extend(versions);
+                    s.versions = v.into_boxed_slice();
+                }
+            }
+        }
+    }
+}
+
+/// Whether a cover guards a use of `path`, and the conditions it adds.
+fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
+    match c {
+        Cover::Guarded => (true, Vec::new()),
+        Cover::Limited { versions, has } => {
+            let tested = has.iter().any(|h| {
+                path == h
+                    || path
+                        .strip_prefix(h.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'))
+            });
+            (tested, versions.clone())
+        }
+    }
+}
+
+/// The cover of every function name of the project that has one.
+pub(crate) fn covers(files: &[Analyzed]) -> HashMap<Atom, Cover> {
+    let mut c = Callers {
+        files,
+        calls: HashMap::new(),
+        escaping: std::collections::HashSet::new(),
+        memo: HashMap::new(),
+    };
+    for (fi, f) in files.iter().enumerate() {
+        c.escaping.extend(f.uses.escaping.iter().copied());
+        for (i, call) in f.uses.calls.iter().enumerate() {
+            c.calls
+                .entry(call.name)
+                .or_default()
+                .push((fi, Some(i), call.func));
+        }
+        for &(name, func) in &f.uses.plain_calls {
+            c.calls.entry(name).or_default().push((fi, None, func));
+        }
+    }
+    let mut out = HashMap::new();
+    for f in files {
+        for func in &f.uses.functions {
+            if out.contains_key(func.name) {
+                continue;
+            }
+            if let Some(cover) = c.cover(func.name, 0) {
+                out.insert(func.name, cover);
+            }
+        }
+    }
+    out
+}
+
+impl Callers<'_> {
+    fn uses(&self, file: usize) -> &FileUses {
+        &self.files[file].uses
+    }
+
+    /// The cover of a name, `None` when calls of it may run anywhere.
+    fn cover(&mut self, name: Atom, depth: usize) -> Option<Cover> {
+        if let Some(known) = self.memo.get(name) {
+            return known.clone();
+        }
+        if depth > MAX_CALLER_DEPTH
+            || self.escaping.contains(name)
+            || (name.starts_with("__") && name.ends_with("__"))
+        {
+            return None;
+        }
+        self.memo.insert(name, None);
+        let cover = self.compute(name, depth);
+        self.memo.insert(name, cover.clone());
+        cover
+    }
+
+    fn compute(&mut self, name: Atom, depth: usize) -> Option<Cover> {
+        let sites = self.calls.get(name)?.clone();
+        let mut contexts: Vec<Context> = Vec::new();
+        for (file, call, func) in sites {
+            let own: Option<CallSite> = call.map(|i| self.uses(file).calls[i].clone());
+            if own.as_ref().is_some_and(|c| c.guarded) {
+                continue;
+            }
+            let mut ctx = Context {
+                versions: own
+                    .as_ref()
+                    .map(|c| c.versions.to_vec())
+                    .unwrap_or_default(),
+                has: own.as_ref().map(|c| c.has.to_vec()).unwrap_or_default(),
+            };
+            if let Some(f) = func {
+                let outer = self.uses(file).functions.get(f as usize).map(|f| f.name);
+                match outer.and_then(|n| self.cover(n, depth + 1)) {
+                    Some(Cover::Guarded) => continue,
+                    Some(Cover::Limited { versions, has }) => {
+                        ctx.versions.extend(versions);
+                        ctx.has.extend(has);
+                    }
+                    None => {}
+                }
+            }
+            if ctx.versions.is_empty() && ctx.has.is_empty() {
+                // This call runs unconditionally: so may the function.
+                return None;
+            }
+            contexts.push(ctx);
+        }
+        if contexts.is_empty() {
+            return Some(Cover::Guarded);
+        }
+        let versions = union_versions(&contexts);
+        let has: Vec<String> = contexts[0]
+            .has
+            .iter()
+            .filter(|h| contexts[1..].iter().all(|c| c.has.contains(h)))
+            .cloned()
+            .collect();
+        if versions.is_empty() && has.is_empty() {
+            return None;
+        }
+        Some(Cover::Limited { versions, has })
+    }
+}
+
+/// Where any of the contexts holds, one condition per top-level module: a module is
+/// restricted only where every context restricts it (projecting each context on its modules
+/// admits at least every release that any context admits).
+fn union_versions(contexts: &[Context]) -> Vec<(String, Pred)> {
+    let mut roots: Vec<&str> = contexts[0]
+        .versions
+        .iter()
+        .map(|(r, _)| r.as_str())
+        .collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let mut out = Vec::new();
+    for root in roots {
+        let mut alternatives = Vec::new();
+        for c in contexts {
+            let parts: Vec<Pred> = c
+                .versions
+                .iter()
+                .filter(|(r, _)| r == root)
+                .map(|(_, p)| p.clone())
+                .collect();
+            if parts.is_empty() {
+                alternatives.clear();
+                break;
+            }
+            alternatives.push(if parts.len() == 1 {
+                parts.into_iter().next().unwrap_or(Pred::And(Vec::new()))
+            } else {
+                Pred::And(parts)
+            });
+        }
+        match alternatives.len() {
+            0 => {}
+            1 => out.push((root.to_string(), alternatives.remove(0))),
+            _ => out.push((root.to_string(), Pred::Or(alternatives))),
+        }
+    }
+    out
+}

@@ -1,0 +1,160 @@
+//! Guarded callers: a use in a function is guarded by what every call of the function runs
+//! under (fake torch index, releases 1.13.0 - 2.5.0: `pipelining` exists from 2.4.0).
+
+mod common;
+
+use common::{brief, project, run};
+
+const LIB: &str = "\
+import torch
+from packaging import version
+
+
+def is_pippy_available():
+    return version.parse(torch.__version__) >= version.parse(\"2.4.0\")
+
+
+def build(model):
+    return torch.distributed.pipelining.pipeline(model)
+
+
+def prepare(model):
+    if not is_pippy_available():
+        raise ImportError(\"needs torch>=2.4\")
+    return build(model)
+
+
+def inner():
+    return torch.distributed.pipelining.pipeline
+
+
+def outer():
+    return inner()
+
+
+def entry():
+    if is_pippy_available():
+        outer()
+
+
+def loose():
+    return torch.distributed.pipelining.Schedule1F1B
+
+
+def call_loose():
+    if version.parse(torch.__version__) >= version.parse(\"2.2.0\"):
+        loose()
+
+
+def everywhere():
+    return torch.distributed.pipelining.pipeline
+
+
+def a():
+    if is_pippy_available():
+        everywhere()
+
+
+def b():
+    everywhere()
+
+
+def passed():
+    return torch.distributed.pipelining.pipeline
+
+
+def c(register):
+    if is_pippy_available():
+        passed()
+    register(passed)
+
+
+def in_try():
+    return torch.distributed.pipelining.pipeline
+
+
+def d():
+    try:
+        in_try()
+    except AttributeError:
+        pass
+
+
+def recursive(n):
+    if n:
+        return recursive(n - 1)
+    return torch.distributed.pipelining.pipeline
+
+
+def e():
+    if is_pippy_available():
+        recursive(3)
+";
+
+#[test]
+fn uses_in_functions_whose_every_call_is_guarded_are_guarded() {
+    let dir = project("callers", &[("lib.py", LIB)]);
+    let errors = |target: &str| -> Vec<String> {
+        brief(&run(&dir, &[target]), &dir)
+            .into_iter()
+            .filter(|f| f.contains(" error "))
+            .collect()
+    };
+    // Left: `loose` (its caller admits 2.3.0), `everywhere` (one call is not guarded),
+    // `passed` (also handed to `register`), `recursive` (its own call is not guarded).
+    assert_eq!(
+        errors("torch==2.3.0"),
+        [
+            "lib.py:33:12 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0",
+            "lib.py:42:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "lib.py:55:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "lib.py:78:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+    // The loose guard (>= 2.2) still admits 2.3.0, but no longer 2.1.0.
+    let got = errors("torch==2.1.0");
+    assert!(!got.iter().any(|f| f.starts_with("lib.py:33:")), "{got:#?}");
+    assert!(got.iter().any(|f| f.starts_with("lib.py:42:")), "{got:#?}");
+}
+
+/// Calls in other files count, and a call at module level under a version condition too.
+#[test]
+fn calls_from_other_files_and_module_level() {
+    let dir = project(
+        "callers_files",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/impl.py",
+                "\
+import torch
+
+
+def make():
+    return torch.distributed.pipelining.pipeline
+
+
+def other():
+    return torch.distributed.pipelining.pipeline
+",
+            ),
+            (
+                "pkg/use.py",
+                "\
+import torch
+from pkg.impl import make, other
+
+if torch.__version__ >= \"2.4\":
+    PIPE = make()
+
+OTHER = other()
+",
+            ),
+        ],
+    );
+    let got = brief(&run(&dir, &["torch==2.3.0"]), &dir);
+    assert_eq!(
+        got,
+        ["pkg/impl.py:9:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}

@@ -17,8 +17,6 @@
 
 use std::collections::HashMap;
 
-use apicompat_semantic::atom::Atom;
-
 use crate::collect::{CallSite, FileUses};
 use crate::files::Analyzed;
 use crate::versions::Pred;
@@ -47,11 +45,12 @@ struct Context {
 
 struct Callers<'a> {
     files: &'a [Analyzed],
-    /// Calls by name: (file, position in `calls` or `None` for a plain call, function).
-    calls: HashMap<Atom, Vec<(usize, Option<usize>, Option<u32>)>>,
-    escaping: std::collections::HashSet<Atom>,
-    /// Cover of a name: `None` while it is computed (a cycle: unrestricted) or unrestricted.
-    memo: HashMap<Atom, Option<Cover>>,
+    /// Calls by name key: (file, position in `calls` or `None` for a plain call, function).
+    calls: HashMap<u32, Vec<(usize, Option<usize>, Option<u32>)>>,
+    escaping: std::collections::HashSet<u32>,
+    /// Cover of a name key: `None` while it is computed (a cycle: unrestricted) or
+    /// unrestricted.
+    memo: HashMap<u32, Option<Cover>>,
 }
 
 /// Adds the caller condition of each function to the uses in it.
@@ -65,7 +64,7 @@ pub(crate) fn apply(files: &mut [Analyzed]) {
             .uses
             .functions
             .iter()
-            .map(|f| covers.get(f.name))
+            .map(|f| covers.get(&f.key))
             .collect();
         let cover_of =
             |func: Option<u32>| -> Option<&Cover> { names.get(func? as usize).copied().flatten() };
@@ -114,8 +113,9 @@ fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
     }
 }
 
-/// The cover of every function name of the project that has one.
-pub(crate) fn covers(files: &[Analyzed]) -> HashMap<Atom, Cover> {
+/// The cover of every function name of the project that has one, by name key. Names that share
+/// a key share their calls: each is then restricted only where all of them are.
+pub(crate) fn covers(files: &[Analyzed]) -> HashMap<u32, Cover> {
     let mut c = Callers {
         files,
         calls: HashMap::new(),
@@ -126,22 +126,22 @@ pub(crate) fn covers(files: &[Analyzed]) -> HashMap<Atom, Cover> {
         c.escaping.extend(f.uses.escaping.iter().copied());
         for (i, call) in f.uses.calls.iter().enumerate() {
             c.calls
-                .entry(call.name)
+                .entry(call.key)
                 .or_default()
                 .push((fi, Some(i), call.func));
         }
-        for &(name, func) in &f.uses.plain_calls {
-            c.calls.entry(name).or_default().push((fi, None, func));
+        for &(key, func) in &f.uses.plain_calls {
+            c.calls.entry(key).or_default().push((fi, None, func));
         }
     }
     let mut out = HashMap::new();
     for f in files {
         for func in &f.uses.functions {
-            if out.contains_key(func.name) {
+            if out.contains_key(&func.key) {
                 continue;
             }
-            if let Some(cover) = c.cover(func.name, 0) {
-                out.insert(func.name, cover);
+            if let Some(cover) = c.cover(func.key, 0) {
+                out.insert(func.key, cover);
             }
         }
     }
@@ -154,14 +154,11 @@ impl Callers<'_> {
     }
 
     /// The cover of a name, `None` when calls of it may run anywhere.
-    fn cover(&mut self, name: Atom, depth: usize) -> Option<Cover> {
-        if let Some(known) = self.memo.get(name) {
+    fn cover(&mut self, name: u32, depth: usize) -> Option<Cover> {
+        if let Some(known) = self.memo.get(&name) {
             return known.clone();
         }
-        if depth > MAX_CALLER_DEPTH
-            || self.escaping.contains(name)
-            || (name.starts_with("__") && name.ends_with("__"))
-        {
+        if depth > MAX_CALLER_DEPTH || self.escaping.contains(&name) {
             return None;
         }
         self.memo.insert(name, None);
@@ -170,8 +167,8 @@ impl Callers<'_> {
         cover
     }
 
-    fn compute(&mut self, name: Atom, depth: usize) -> Option<Cover> {
-        let sites = self.calls.get(name)?.clone();
+    fn compute(&mut self, name: u32, depth: usize) -> Option<Cover> {
+        let sites = self.calls.get(&name)?.clone();
         let mut contexts: Vec<Context> = Vec::new();
         for (file, call, func) in sites {
             let own: Option<CallSite> = call.map(|i| self.uses(file).calls[i].clone());
@@ -186,7 +183,7 @@ impl Callers<'_> {
                 has: own.as_ref().map(|c| c.has.to_vec()).unwrap_or_default(),
             };
             if let Some(f) = func {
-                let outer = self.uses(file).functions.get(f as usize).map(|f| f.name);
+                let outer = self.uses(file).functions.get(f as usize).map(|f| f.key);
                 match outer.and_then(|n| self.cover(n, depth + 1)) {
                     Some(Cover::Guarded) => continue,
                     Some(Cover::Limited { versions, has }) => {

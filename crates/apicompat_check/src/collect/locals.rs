@@ -144,5 +144,15 @@ impl std::hash::Hasher for FxHasher {
 }
 
 type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+
+/// A 32-bit key for a name (its `FxHasher` hash). Two names may share a key: users of keys
+/// must stay correct, only less precise, when they do.
+pub(crate) fn name_key(name: &str) -> u32 {
+    use std::hash::{Hash, Hasher};
+    let mut h = FxHasher::default();
+    name.hash(&mut h);
+    let x = h.finish();
+    (x ^ (x >> 32)) as u32
+}
 pub(crate) type FxMap<K, V> = HashMap<K, V, FxBuild>;
 pub(crate) type FxSet<K> = HashSet<K, FxBuild>;

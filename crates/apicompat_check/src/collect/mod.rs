@@ -14,7 +14,7 @@ mod locals;
 mod walk;
 
 use locals::LocalNames;
-pub(crate) use locals::{FxMap, FxSet};
+pub(crate) use locals::{name_key, FxMap, FxSet};
 
 use conditions::implying;
 
@@ -22,7 +22,6 @@ use crate::model::Reach;
 use crate::versions::{
     Bound as VBound, HelperCall, Op, Pred, Restriction, VersionHelper, HELPER_ROOT,
 };
-use apicompat_semantic::atom::{atom, Atom};
 
 /// Statements and expressions nested deeper than this are not followed (AC007).
 pub const MAX_DEPTH: usize = 1500;
@@ -125,11 +124,13 @@ pub struct FileUses {
     pub functions: Vec<FuncEntry>,
     /// Calls by name under a guard or a condition ([`crate::callers`]).
     pub calls: Vec<CallSite>,
-    /// Calls by name that run unconditionally in their function: (name, function), distinct.
-    pub plain_calls: Vec<(Atom, Option<u32>)>,
-    /// Names read other than as the callee of a call (`callback=f`, `obj.f` not called), and
-    /// names of functions with decorators, distinct: such functions may run from anywhere.
-    pub escaping: Vec<Atom>,
+    /// Calls by name that run unconditionally in their function: (name key, function),
+    /// distinct.
+    pub plain_calls: Vec<(u32, Option<u32>)>,
+    /// Keys of names read other than as the callee of a call (`callback=f`, `obj.f` not
+    /// called), of functions with decorators and of dunders, distinct: such functions may run
+    /// from anywhere.
+    pub escaping: Vec<u32>,
 }
 
 /// An attribute read on an object whose type is not known statically: the receiver is a
@@ -152,7 +153,8 @@ pub struct MemberUse {
 /// A function (or method) the file defines.
 #[derive(Debug, Clone)]
 pub struct FuncEntry {
-    pub name: Atom,
+    /// Its name's [`name_key`].
+    pub key: u32,
 }
 
 /// A call of a function or method by name (`f(...)`, `obj.f(...)`) where the code restricts
@@ -160,7 +162,8 @@ pub struct FuncEntry {
 /// `hasattr` test. Calls without any of these are [`FileUses::plain_calls`].
 #[derive(Debug, Clone)]
 pub struct CallSite {
-    pub name: Atom,
+    /// The called name's [`name_key`].
+    pub key: u32,
     /// The function the call is in.
     pub func: Option<u32>,
     pub guarded: bool,
@@ -204,12 +207,17 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
     };
     w.body(suite);
     w.run_deferred();
-    let mut escaping: Vec<Atom> = w.escaping.iter().map(|n| atom(n)).collect();
+    let mut escaping: Vec<u32> = w.escaping.iter().map(|n| name_key(n)).collect();
     escaping.sort_unstable();
+    escaping.dedup();
     w.out.escaping = escaping;
-    let mut plain: Vec<(Atom, Option<u32>)> =
-        w.plain_calls.iter().map(|(n, f)| (atom(n), *f)).collect();
+    let mut plain: Vec<(u32, Option<u32>)> = w
+        .plain_calls
+        .iter()
+        .map(|(n, f)| (name_key(n), *f))
+        .collect();
     plain.sort_unstable();
+    plain.dedup();
     w.out.plain_calls = plain;
     w.out.definitions = crate::members::Definitions::of(suite);
     w.out
@@ -918,10 +926,11 @@ impl<'a> Walker<'a> {
             .extend(self.decorator_conditions(&f.decorator_list));
         ctx.func = u32::try_from(self.out.functions.len()).ok();
         self.out.functions.push(FuncEntry {
-            name: atom(f.name.as_str()),
+            key: name_key(f.name.as_str()),
         });
-        // A decorator may register the function to be called from anywhere.
-        if !f.decorator_list.is_empty() {
+        // A decorator may register the function to be called from anywhere; Python calls
+        // dunders.
+        if !f.decorator_list.is_empty() || is_dunder(f.name.as_str()) {
             self.escaping.insert(f.name.as_str());
         }
         if let Some(list) = self.deferred.last_mut() {

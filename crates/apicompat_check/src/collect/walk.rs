@@ -186,7 +186,7 @@ impl<'a> Walker<'a> {
             return;
         }
         self.out.calls.push(CallSite {
-            name: atom(name),
+            key: name_key(name),
             func: self.ctx.func,
             guarded,
             versions: self.ctx.versions.clone().into_boxed_slice(),

@@ -187,6 +187,7 @@ pub fn requirement_finding(
         fixes,
         reach,
         target_source: Some(format!("declared {}", raws.join(", "))),
+        guard: None,
     };
     Some((finding, text))
 }

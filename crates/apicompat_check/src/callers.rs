@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use crate::collect::{CallSite, FileUses};
+use crate::collect::{CallSite, FileUses, GuardAt};
 use crate::files::Analyzed;
 use crate::versions::Pred;
 
@@ -28,12 +28,13 @@ const MAX_CALLER_DEPTH: usize = 8;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Cover {
     /// Every call is in a `try` that catches the failure (or under one of those functions).
-    Guarded,
+    Guarded { at: GuardAt },
     /// The calls run only where these conditions hold (one per top-level module), or where
     /// these paths exist.
     Limited {
         versions: Vec<(String, Pred)>,
         has: Vec<String>,
+        at: GuardAt,
     },
 }
 
@@ -41,6 +42,7 @@ pub(crate) enum Cover {
 struct Context {
     versions: Vec<(String, Pred)>,
     has: Vec<String>,
+    at: GuardAt,
 }
 
 struct Callers<'a> {
@@ -74,6 +76,7 @@ pub(crate) fn apply(files: &mut [Analyzed]) {
                 let (guarded, versions) = restrict(c, &u.path);
                 u.guarded |= guarded;
                 u.versions.extend(versions);
+                u.guard_at = u.guard_at.or(Some(c.at()));
             }
         }
         for m in &mut uses.members {
@@ -87,6 +90,7 @@ pub(crate) fn apply(files: &mut [Analyzed]) {
             if let Some(c) = cover_of(s.func) {
                 let (guarded, versions) = restrict(c, "");
                 s.guarded |= guarded;
+                s.guard_at = s.guard_at.or(Some(c.at()));
                 if !versions.is_empty() {
                     let mut v = s.versions.to_vec();
                     v.extend(versions);
@@ -97,11 +101,20 @@ pub(crate) fn apply(files: &mut [Analyzed]) {
     }
 }
 
+impl Cover {
+    /// Where one of the calls' guards is.
+    fn at(&self) -> GuardAt {
+        match self {
+            Cover::Guarded { at } | Cover::Limited { at, .. } => *at,
+        }
+    }
+}
+
 /// Whether a cover guards a use of `path`, and the conditions it adds.
 fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
     match c {
-        Cover::Guarded => (true, Vec::new()),
-        Cover::Limited { versions, has } => {
+        Cover::Guarded { .. } => (true, Vec::new()),
+        Cover::Limited { versions, has, .. } => {
             let tested = has.iter().any(|h| {
                 path == h
                     || path
@@ -170,9 +183,15 @@ impl Callers<'_> {
     fn compute(&mut self, name: u32, depth: usize) -> Option<Cover> {
         let sites = self.calls.get(&name)?.clone();
         let mut contexts: Vec<Context> = Vec::new();
+        let mut guarded_at: Option<GuardAt> = None;
         for (file, call, func) in sites {
             let own: Option<CallSite> = call.map(|i| self.uses(file).calls[i].clone());
-            if own.as_ref().is_some_and(|c| c.guarded) {
+            let here = |range| GuardAt {
+                range,
+                file: u32::try_from(file).ok(),
+            };
+            if let Some(c) = own.as_ref().filter(|c| c.guarded) {
+                guarded_at = guarded_at.or(Some(here(c.at)));
                 continue;
             }
             let mut ctx = Context {
@@ -181,12 +200,19 @@ impl Callers<'_> {
                     .map(|c| c.versions.to_vec())
                     .unwrap_or_default(),
                 has: own.as_ref().map(|c| c.has.to_vec()).unwrap_or_default(),
+                at: here(own.as_ref().map(|c| c.at).unwrap_or_default()),
             };
             if let Some(f) = func {
                 let outer = self.uses(file).functions.get(f as usize).map(|f| f.key);
                 match outer.and_then(|n| self.cover(n, depth + 1)) {
-                    Some(Cover::Guarded) => continue,
-                    Some(Cover::Limited { versions, has }) => {
+                    Some(Cover::Guarded { at }) => {
+                        guarded_at = guarded_at.or(Some(at));
+                        continue;
+                    }
+                    Some(Cover::Limited { versions, has, at }) => {
+                        if ctx.versions.is_empty() && ctx.has.is_empty() {
+                            ctx.at = at;
+                        }
                         ctx.versions.extend(versions);
                         ctx.has.extend(has);
                     }
@@ -200,7 +226,7 @@ impl Callers<'_> {
             contexts.push(ctx);
         }
         if contexts.is_empty() {
-            return Some(Cover::Guarded);
+            return guarded_at.map(|at| Cover::Guarded { at });
         }
         let versions = union_versions(&contexts);
         let has: Vec<String> = contexts[0]
@@ -212,7 +238,11 @@ impl Callers<'_> {
         if versions.is_empty() && has.is_empty() {
             return None;
         }
-        Some(Cover::Limited { versions, has })
+        Some(Cover::Limited {
+            versions,
+            has,
+            at: contexts[0].at,
+        })
     }
 }
 

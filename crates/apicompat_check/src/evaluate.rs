@@ -10,7 +10,7 @@ use apicompat_surface::{Kind, Signature};
 
 use crate::collect::{Use, UseKind};
 use crate::judge::{self, Said, Verdict};
-use crate::model::{Finding, Fix, FixKind};
+use crate::model::{Finding, Fix, FixKind, Reach, Severity};
 use crate::targets::Target;
 use crate::versions::Pred;
 
@@ -216,29 +216,42 @@ impl<'c> Evaluator<'c> {
         let row = self.row(view, &u.path);
         let all = view.releases();
         let mut releases: Vec<usize> = Vec::with_capacity(target.releases.len());
+        // Releases the use's conditions leave out (it does not run there).
+        let mut excluded: Vec<usize> = Vec::new();
         for &r in &target.releases {
             let Some(release) = all.get(r) else {
                 continue;
             };
-            if !preds.iter().all(|p| p.admits(&release.version)) {
-                continue;
-            }
             if let Some((base, base_row)) = &base_row {
                 if matches!(self.lite(view, base_row, base, r), Lite::Absent { .. }) {
                     continue;
                 }
             }
+            if !preds.iter().all(|p| p.admits(&release.version)) {
+                excluded.push(r);
+                continue;
+            }
             releases.push(r);
         }
         let n = all.len();
         let verdict = |r: usize| self.verdict(view, &row, u, r);
-        let missing: Vec<usize> = releases
+        let mut missing: Vec<usize> = releases
             .iter()
             .copied()
             .filter(|&r| verdict(r) == Verdict::Absent)
             .collect();
+        let mut silenced = false;
         if missing.is_empty() {
-            return None;
+            // A use its conditions keep off the releases that lack it: guarded (shown with
+            // `--show-guarded`, with the condition).
+            missing = excluded
+                .into_iter()
+                .filter(|&r| verdict(r) == Verdict::Absent)
+                .collect();
+            if missing.is_empty() {
+                return None;
+            }
+            silenced = true;
         }
         let present: Vec<usize> = (0..n).filter(|&r| verdict(r) == Verdict::Present).collect();
         if judge::drift_only(u) && present.is_empty() {
@@ -254,7 +267,11 @@ impl<'c> Evaluator<'c> {
                     _ => None,
                 }),
         };
-        let finding = self.finding(u, view, target, &missing, &present, last_absent);
+        let mut finding = self.finding(u, view, target, &missing, &present, last_absent);
+        if silenced {
+            finding.severity = Severity::Info;
+            finding.reach = Reach::Guarded;
+        }
         let moved = match (&u.kind, present.last()) {
             (UseKind::Keyword(_), _) | (_, None) => None,
             // A member of an object is not imported from anywhere.

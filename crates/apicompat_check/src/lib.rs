@@ -560,11 +560,39 @@ fn evaluate_uses<'c, 'u>(
         let f = &mut p.finding;
         let (l, c, el, ec) = span(file, u.range);
         f.path = file.path.clone();
+        if f.reach == Reach::Guarded {
+            f.guard = u.guard_at.and_then(|g| guard_note(analyzed, fi, g));
+        }
         (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
         let (stmt_line, _) = file.position(u.stmt_start);
         Some(((view, p), (fi, vec![l, stmt_line])))
     })
     .unzip()
+}
+
+/// A guard as written (its first line) and where: `` `if hasattr(torch, "xpu"):` (line 12) ``,
+/// with the file when it is another one.
+fn guard_note(analyzed: &[Analyzed], fi: usize, at: collect::GuardAt) -> Option<String> {
+    let file = match at.file {
+        Some(other) => analyzed.get(other as usize)?,
+        None => analyzed.get(fi)?,
+    };
+    let (line, _) = file.position(at.range.start());
+    let start = at.range.start().to_usize();
+    let line_start = file.text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
+    let first = file.text.get(line_start..)?.lines().next()?.trim();
+    let shown: String = if first.chars().count() > 72 {
+        first.chars().take(69).chain("...".chars()).collect()
+    } else {
+        first.to_string()
+    };
+    Some(match at.file {
+        Some(other) if other as usize != fi => format!(
+            "`{shown}` ({}:{line})",
+            crate::survey::display(&file.path)
+        ),
+        _ => format!("`{shown}` (line {line})"),
+    })
 }
 
 fn strip_severity(s: &str) -> String {
@@ -609,5 +637,6 @@ fn file_finding(rule: Rule, path: &Path, at: (u32, u32, u32, u32), message: Stri
         fixes: Vec::new(),
         reach: Reach::None,
         target_source: None,
+        guard: None,
     }
 }

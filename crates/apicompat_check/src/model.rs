@@ -111,6 +111,10 @@ pub struct Finding {
     /// Where the targeted releases come from (`declared torch>=2.3.0 in requirements.txt:1`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_source: Option<String>,
+    /// For a guarded use: the guard, as written, and where (`` `if hasattr(torch, "xpu"):`
+    /// (train.py:12) ``).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<String>,
 }
 
 impl Finding {
@@ -141,6 +145,7 @@ impl Finding {
             fixes: Vec::new(),
             reach,
             target_source: None,
+            guard: None,
         }
     }
 }

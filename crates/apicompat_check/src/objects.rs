@@ -155,6 +155,7 @@ pub fn member_uses(
                 versions: ctx.versions.to_vec(),
                 receiver: Some(Box::new(object.clone())),
                 func: ctx.func,
+                guard_at: ctx.guard_at,
             };
             out.push((fi, make(UseKind::Attribute, site.range)));
             if let Some(call) = &site.call {
@@ -193,6 +194,7 @@ pub fn member_uses(
                         guarded: ctx.guarded,
                         versions: ctx.versions.to_vec(),
                         func: ctx.func,
+                        guard_at: ctx.guard_at,
                         receiver: receiver.map(|r| {
                             Box::new(ObjectReceiver {
                                 exact: r.exact,

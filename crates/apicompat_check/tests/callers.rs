@@ -157,4 +157,52 @@ OTHER = other()
         got,
         ["pkg/impl.py:9:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
+    // The guard of `make` is in the file that calls it.
+    let report = common::run_with(&dir, &["torch==2.3.0"], |o| o.show_guarded = true);
+    let guard = report
+        .findings
+        .iter()
+        .find(|f| f.line == 5)
+        .and_then(|f| f.guard.clone())
+        .unwrap_or_default();
+    assert!(
+        guard.starts_with("`if torch.__version__ >= \"2.4\":` (")
+            && guard.ends_with("use.py:4)"),
+        "{guard}"
+    );
+}
+
+/// `--show-guarded` names the guard of each guarded use: its own, or that of the calls of its
+/// function; a use its version condition keeps off the releases that lack it is shown too.
+#[test]
+fn guarded_uses_name_their_guard() {
+    let dir = project("callers_show", &[("lib.py", LIB)]);
+    let report = common::run_with(&dir, &["torch==2.3.0"], |o| o.show_guarded = true);
+    let guard = |line: u32| -> Option<String> {
+        report
+            .findings
+            .iter()
+            .find(|f| f.line == line && f.severity.as_str() == "info")
+            .and_then(|f| f.guard.clone())
+    };
+    // `build`: the early exit of its only caller.
+    assert_eq!(
+        guard(10).as_deref(),
+        Some("`if not is_pippy_available():` (line 14)")
+    );
+    // `inner`, through `outer`: the condition `entry` calls it under.
+    assert_eq!(
+        guard(20).as_deref(),
+        Some("`if is_pippy_available():` (line 28)")
+    );
+    // `in_try`: the handler of the `try` it is called in.
+    assert_eq!(
+        guard(65).as_deref(),
+        Some("`except AttributeError:` (line 71)")
+    );
+    // Not guarded: an error, with no guard.
+    assert!(report
+        .findings
+        .iter()
+        .any(|f| f.line == 33 && f.severity.as_str() == "error" && f.guard.is_none()));
 }

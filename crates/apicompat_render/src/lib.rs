@@ -166,7 +166,10 @@ fn reach_label(f: &Finding) -> String {
             "call-time: fails when this function runs on {} {on}",
             f.package
         ),
-        Reach::Guarded => format!("guarded: handled by the code on {} {on}", f.package),
+        Reach::Guarded => match &f.guard {
+            Some(g) => format!("guarded by {g}: handled by the code on {} {on}", f.package),
+            None => format!("guarded: handled by the code on {} {on}", f.package),
+        },
         Reach::None => String::new(),
     }
 }

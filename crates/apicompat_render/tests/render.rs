@@ -32,6 +32,7 @@ fn report() -> Report {
         }],
         reach: Reach::ImportTime,
         target_source: Some("declared `torch>=2.3.0` (requirements.txt:1)".into()),
+        guard: None,
     };
     let io = Finding {
         code: "AC006",
@@ -52,6 +53,7 @@ fn report() -> Report {
         fixes: vec![],
         reach: Reach::None,
         target_source: None,
+        guard: None,
     };
     Report {
         findings: vec![finding, io],

@@ -331,6 +331,12 @@ impl<'a> Walker<'a> {
     }
 
     pub(super) fn cond_info(&self, expr: &Expr) -> CondInfo {
+        let mut info = self.cond_info_of(expr);
+        info.at = Some(expr.range());
+        info
+    }
+
+    fn cond_info_of(&self, expr: &Expr) -> CondInfo {
         match expr {
             Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
                 let mut out = CondInfo {
@@ -364,6 +370,7 @@ impl<'a> Walker<'a> {
                     restriction: restriction.filter(|_| ok).unwrap_or_else(incomplete),
                     has: Vec::new(),
                     has_neg,
+                    at: None,
                 }
             }
             Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
@@ -372,6 +379,7 @@ impl<'a> Walker<'a> {
                     restriction: inner.restriction.negate().unwrap_or_else(incomplete),
                     has: inner.has_neg,
                     has_neg: inner.has,
+                    at: None,
                 }
             }
             Expr::Call(call) => {

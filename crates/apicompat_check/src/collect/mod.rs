@@ -61,6 +61,17 @@ pub struct Use {
     pub receiver: Option<Box<ObjectReceiver>>,
     /// The function of the file the use is in ([`FileUses::functions`]), if any.
     pub func: Option<u32>,
+    /// The guard or condition that covers the use, if any (for `--show-guarded`).
+    pub guard_at: Option<GuardAt>,
+}
+
+/// Where a guard is: a range of the use's file, or of another file of the project (a guarded
+/// call of the function the use is in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GuardAt {
+    pub range: TextRange,
+    /// The other file, by its position among the analyzed files.
+    pub file: Option<u32>,
 }
 
 /// The object a member use reads from (see [`crate::objects`]).
@@ -92,6 +103,7 @@ pub struct SiteContext {
     pub call_guarded: bool,
     pub versions: Box<[(String, Pred)]>,
     pub func: Option<u32>,
+    pub guard_at: Option<GuardAt>,
 }
 
 /// What one file uses.
@@ -170,6 +182,8 @@ pub struct CallSite {
     pub versions: Box<[(String, Pred)]>,
     /// Paths known to exist there.
     pub has: Box<[String]>,
+    /// The guard or condition it runs under.
+    pub at: TextRange,
 }
 
 /// An import statement's target, as written: `import a.b` (`level` 0, `module` `a.b`, no
@@ -285,6 +299,8 @@ struct Ctx {
     versions: Vec<(String, Pred)>,
     /// The function of the file the walk is in ([`FileUses::functions`]).
     func: Option<u32>,
+    /// The innermost guard or condition the walk is under.
+    guard_at: Option<TextRange>,
 }
 
 /// What a condition tells.
@@ -294,6 +310,8 @@ struct CondInfo {
     /// Paths that exist when the condition is true / false.
     has: Vec<String>,
     has_neg: Vec<String>,
+    /// The condition.
+    at: Option<TextRange>,
 }
 
 struct Walker<'a> {
@@ -514,6 +532,7 @@ impl<'a> Walker<'a> {
             versions,
             receiver: None,
             func: self.ctx.func,
+            guard_at: self.ctx.guard_at.map(|range| GuardAt { range, file: None }),
         });
     }
 
@@ -820,6 +839,7 @@ impl<'a> Walker<'a> {
     /// The context of the branch taken when a condition is `truth`.
     fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx {
         let mut ctx = self.ctx.clone();
+        let (versions, has) = (ctx.versions.len(), ctx.has.len());
         if truth {
             ctx.versions.extend(info.restriction.parts.iter().cloned());
             ctx.has.extend(info.has.iter().cloned());
@@ -828,6 +848,9 @@ impl<'a> Walker<'a> {
                 ctx.versions.extend(neg.parts);
             }
             ctx.has.extend(info.has_neg.iter().cloned());
+        }
+        if ctx.versions.len() > versions || ctx.has.len() > has {
+            ctx.guard_at = info.at.or(ctx.guard_at);
         }
         ctx
     }
@@ -853,6 +876,10 @@ impl<'a> Walker<'a> {
         let mut body_ctx = self.ctx.clone();
         body_ctx.try_guard |= guards;
         body_ctx.call_guard |= call_guards;
+        if guards || call_guards {
+            // The first handler: `except ImportError:`.
+            body_ctx.guard_at = t.handlers.first().map(Ranged::range).or(body_ctx.guard_at);
+        }
         self.with_ctx(body_ctx, |w| w.body(&t.body));
         for h in &t.handlers {
             let ast::ExceptHandler::ExceptHandler(h) = h;
@@ -885,6 +912,9 @@ impl<'a> Walker<'a> {
         }
         let mut ctx = self.ctx.clone();
         ctx.try_guard |= suppresses;
+        if suppresses {
+            ctx.guard_at = Some(w.range());
+        }
         self.with_ctx(ctx, |s| s.body(&w.body));
     }
 
@@ -922,8 +952,11 @@ impl<'a> Walker<'a> {
             }
         }
         let mut ctx = self.ctx.clone();
-        ctx.versions
-            .extend(self.decorator_conditions(&f.decorator_list));
+        let conditions = self.decorator_conditions(&f.decorator_list);
+        if !conditions.is_empty() {
+            ctx.guard_at = f.decorator_list.first().map(Ranged::range);
+        }
+        ctx.versions.extend(conditions);
         ctx.func = u32::try_from(self.out.functions.len()).ok();
         self.out.functions.push(FuncEntry {
             key: name_key(f.name.as_str()),

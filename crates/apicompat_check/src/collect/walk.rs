@@ -191,6 +191,7 @@ impl<'a> Walker<'a> {
             guarded,
             versions: self.ctx.versions.clone().into_boxed_slice(),
             has: self.ctx.has.clone().into_boxed_slice(),
+            at: self.ctx.guard_at.unwrap_or(call.range()),
         });
     }
 
@@ -224,7 +225,13 @@ impl<'a> Walker<'a> {
             call_guarded: self.ctx.call_guard,
             versions: self.ctx.versions.clone().into_boxed_slice(),
             func: self.ctx.func,
+            guard_at: self.guard_at(),
         });
+    }
+
+    /// Where the innermost guard or condition of the walk is.
+    fn guard_at(&self) -> Option<GuardAt> {
+        self.ctx.guard_at.map(|range| GuardAt { range, file: None })
     }
 
     /// Records an attribute read on a receiver of unknown type (not `self`/`cls`, not a
@@ -293,6 +300,7 @@ impl<'a> Walker<'a> {
                 call_guarded: self.ctx.call_guard,
                 versions: self.ctx.versions.clone().into_boxed_slice(),
                 func: self.ctx.func,
+                guard_at: self.guard_at(),
             });
         }
         self.call_site(call);

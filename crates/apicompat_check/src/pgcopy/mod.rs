@@ -1518,6 +1518,7 @@ impl<'a> Engine<'a> {
                 Reach::ImportTime
             },
             target_source: None,
+            guard: None,
         })
     }
 }

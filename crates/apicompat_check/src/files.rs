@@ -131,10 +131,13 @@ fn is_namespace_package(path: &Path, name: &str) -> bool {
     let Ok(entries) = std::fs::read_dir(path) else {
         return false;
     };
+    // Python files in it, or packages (`extensions/thunder/__init__.py` in litgpt, whose
+    // `extensions/` holds only packages).
     entries.flatten().take(10_000).any(|e| {
-        e.path()
-            .extension()
-            .is_some_and(|x| x == "py" || x == "pyi")
+        let p = e.path();
+        p.extension().is_some_and(|x| x == "py" || x == "pyi")
+            || (!e.file_name().to_string_lossy().starts_with('.')
+                && (p.join("__init__.py").is_file() || p.join("__init__.pyi").is_file()))
     })
 }
 

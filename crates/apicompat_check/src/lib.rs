@@ -587,10 +587,9 @@ fn guard_note(analyzed: &[Analyzed], fi: usize, at: collect::GuardAt) -> Option<
         first.to_string()
     };
     Some(match at.file {
-        Some(other) if other as usize != fi => format!(
-            "`{shown}` ({}:{line})",
-            crate::survey::display(&file.path)
-        ),
+        Some(other) if other as usize != fi => {
+            format!("`{shown}` ({}:{line})", crate::survey::display(&file.path))
+        }
         _ => format!("`{shown}` (line {line})"),
     })
 }

@@ -166,8 +166,7 @@ OTHER = other()
         .and_then(|f| f.guard.clone())
         .unwrap_or_default();
     assert!(
-        guard.starts_with("`if torch.__version__ >= \"2.4\":` (")
-            && guard.ends_with("use.py:4)"),
+        guard.starts_with("`if torch.__version__ >= \"2.4\":` (") && guard.ends_with("use.py:4)"),
         "{guard}"
     );
 }

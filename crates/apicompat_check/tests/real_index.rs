@@ -116,7 +116,11 @@ fn namespace_packages_of_the_project_are_its_own_code() {
     let dir = project(
         "namespace",
         &[
-            ("extensions/thunder.py", "def compile_model(m):\n    return m\n"),
+            // Only packages in it, as litgpt's `extensions/` (`thunder/`, `xla/`).
+            (
+                "extensions/thunder/__init__.py",
+                "def compile_model(m):\n    return m\n",
+            ),
             ("torch/notes.py", "X = 1\n"),
             (
                 "train.py",

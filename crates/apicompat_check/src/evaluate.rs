@@ -374,7 +374,7 @@ impl<'c> Evaluator<'c> {
                 let how = if r.exact {
                     "an object of"
                 } else {
-                    "declared as"
+                    "typed (by an annotation, a return type or its callers) as"
                 };
                 let member = u.path.rsplit('.').next().unwrap_or(&u.path);
                 let others: Vec<String> = r

@@ -428,20 +428,36 @@ pub fn analyze_project(
         .build()
         .map_err(|e| crate::UsageError(format!("cannot start worker threads: {e}")))?;
     let names = crate::chains::module_names(files, project_root);
+    // Every file is read first: the names of the functions the project defines tell which
+    // calls the semantic model keeps (most calls are of other objects' methods).
+    let read: Vec<Result<Vec<u8>, String>> =
+        pool.install(|| files.par_iter().map(|p| read_source(p)).collect());
+    let defined: HashSet<String> = pool.install(|| {
+        read.par_iter()
+            .filter_map(|r| r.as_ref().ok())
+            .chain(stdin.map(|s| &s.bytes))
+            .flat_map_iter(|b| def_names(b))
+            .collect()
+    });
     let mut analyzed: Vec<Analyzed> = pool.install(|| {
         files
             .par_iter()
+            .zip(read.into_par_iter())
             .zip(names)
-            .map(|(p, name)| analyze_path(p, name, roots))
+            .map(|((p, bytes), name)| match bytes {
+                Ok(bytes) => analyze_owned(p.clone(), name, bytes, roots, Some(&defined)),
+                Err(e) => Analyzed::failed(p.clone(), e),
+            })
             .collect()
     });
     if let Some(stdin) = stdin {
         analyzed.push(pool.install(|| {
-            analyze_bytes(
+            analyze_owned(
                 stdin.name.clone(),
                 ModuleName::default(),
-                &stdin.bytes,
+                stdin.bytes.clone(),
                 roots,
+                Some(&defined),
             )
         }));
     }
@@ -452,15 +468,46 @@ pub fn analyze_project(
 }
 
 pub fn analyze_path(path: &Path, module: ModuleName, roots: &HashSet<String>) -> Analyzed {
-    // Regular files only, at most MAX_FILE_BYTES: a `.py` that is a FIFO or a link to
-    // `/dev/zero` is an I/O finding, not a hang.
-    match apicompat_requirements::read_regular_file(path, MAX_FILE_BYTES) {
-        Ok(bytes) => analyze_owned(path.to_path_buf(), module, bytes, roots),
-        Err(apicompat_requirements::ReadError::Io(e)) => {
-            Analyzed::failed(path.to_path_buf(), describe_io(&e))
-        }
-        Err(e) => Analyzed::failed(path.to_path_buf(), e.to_string()),
+    match read_source(path) {
+        Ok(bytes) => analyze_owned(path.to_path_buf(), module, bytes, roots, None),
+        Err(e) => Analyzed::failed(path.to_path_buf(), e),
     }
+}
+
+/// A source file's bytes. Regular files only, at most MAX_FILE_BYTES: a `.py` that is a FIFO
+/// or a link to `/dev/zero` is an I/O finding, not a hang.
+fn read_source(path: &Path) -> Result<Vec<u8>, String> {
+    match apicompat_requirements::read_regular_file(path, MAX_FILE_BYTES) {
+        Ok(bytes) => Ok(bytes),
+        Err(apicompat_requirements::ReadError::Io(e)) => Err(describe_io(&e)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The names after `def` (or `async def`) at the start of a line: a scan of the text, before
+/// parsing, of the functions a file may define.
+fn def_names(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        let line = line.trim_ascii_start();
+        let line = line
+            .strip_prefix(b"async ")
+            .map_or(line, <[u8]>::trim_ascii_start);
+        let Some(rest) = line.strip_prefix(b"def ") else {
+            continue;
+        };
+        let rest = rest.trim_ascii_start();
+        let end = rest
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80))
+            .unwrap_or(rest.len());
+        if let Ok(name) = std::str::from_utf8(&rest[..end]) {
+            if !name.is_empty() {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Parses source bytes (any encoding problem is noted and read with replacement characters).
@@ -470,15 +517,17 @@ pub fn analyze_bytes(
     bytes: &[u8],
     roots: &HashSet<String>,
 ) -> Analyzed {
-    analyze_owned(path, module, bytes.to_vec(), roots)
+    analyze_owned(path, module, bytes.to_vec(), roots, None)
 }
 
-/// [`analyze_bytes`] without copying valid UTF-8.
+/// [`analyze_bytes`] without copying valid UTF-8. `defined`: the names of the functions the
+/// project defines, when known (other calls are not kept for the semantic model).
 fn analyze_owned(
     path: PathBuf,
     module: ModuleName,
     bytes: Vec<u8>,
     roots: &HashSet<String>,
+    defined: Option<&HashSet<String>>,
 ) -> Analyzed {
     let (text, bad_utf8_at) = match String::from_utf8(bytes) {
         Ok(t) => (t, None),
@@ -526,7 +575,12 @@ fn analyze_owned(
     }
     let uses = collect_in(parsed.suite(), roots, text.contains(":="));
     let process_groups = crate::pgcopy::extract(parsed.suite(), &text);
-    let mut semantic = apicompat_semantic::extract(parsed.suite(), &module);
+    let mut semantic = apicompat_semantic::extract_with(
+        parsed.suite(),
+        &module,
+        &|root| roots.contains(root),
+        &|name| defined.is_none_or(|d| d.contains(name)),
+    );
     drop(parsed);
     let mut uses = uses;
     crate::objects::pair_sites(&mut uses, &mut semantic);

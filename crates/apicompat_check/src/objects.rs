@@ -110,7 +110,13 @@ pub fn member_uses(
         roots,
         chosen,
     };
-    let model = Model::new(modules, &query);
+    // Names read other than as a callee (their functions may be called from anywhere).
+    let escaping: HashSet<u32> = analyzed
+        .iter()
+        .flat_map(|a| a.uses.escaping.iter().copied())
+        .collect();
+    let escapes = |name: &str| escaping.contains(&crate::collect::name_key(name));
+    let model = Model::new(modules, &query).with_callers(&escapes);
     let mut out = Vec::new();
     for (fi, file) in analyzed.iter().enumerate() {
         let contexts: HashMap<TextRange, &SiteContext> =

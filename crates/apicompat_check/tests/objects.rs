@@ -123,6 +123,67 @@ fn module_global_of_another_file() {
     assert_eq!(run("torch==2.0.0"), Vec::<String>::new());
 }
 
+/// Arguments flow into the parameters of the project's functions, across files: the union
+/// of every call (a default `None` when a call leaves it out), as a bound. A call that passes
+/// something unknown, or a function whose name is handed on, learns nothing.
+#[test]
+fn parameters_typed_by_their_callers() {
+    let dir = project(
+        "obj-callers",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/utils.py",
+                "\
+def add_hooks(model, optimizer=None):
+    if optimizer is not None:
+        optimizer.register_step_pre_hook(print)
+    return model.load_state_dict({}, assign=True)
+
+
+def run(thing):
+    return thing.register_step_pre_hook(None)
+
+
+def handed_on(opt):
+    return opt.register_step_pre_hook(None)
+",
+            ),
+            (
+                "train.py",
+                "\
+import torch
+from pkg.utils import add_hooks, handed_on, run
+
+
+def main(callbacks):
+    model = torch.nn.Linear(3, 3)
+    opt = torch.optim.AdamW(model.parameters())
+    add_hooks(model, optimizer=opt)
+    add_hooks(model)
+    run(opt)
+    run(object())
+    handed_on(opt)
+    callbacks.append(handed_on)
+",
+            ),
+        ],
+    );
+    let run = |r: &str| brief(&common::run_on(real_catalog(), &dir, &[r], |_| {}), &dir);
+    assert_eq!(
+        run("torch==1.13.1"),
+        [
+            "pkg/utils.py:3:9 AC002 error call-time torch.optim.AdamW.register_step_pre_hook missing=1.13.1",
+            "pkg/utils.py:4:38 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=1.13.1",
+        ]
+    );
+    assert_eq!(
+        run("torch==2.0.1"),
+        ["pkg/utils.py:4:38 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=2.0.1"]
+    );
+    assert_eq!(run("torch==2.1.0"), Vec::<String>::new());
+}
+
 #[test]
 fn honesty_exact_bound_and_guards() {
     let src = "import torch\n\ndef f(params, declared: torch.optim.Optimizer):\n    built = torch.optim.AdamW(params)\n    built.not_a_member_anywhere()\n    declared.not_a_member_anywhere()\n    if hasattr(built, \"register_step_pre_hook\"):\n        built.register_step_pre_hook(print)\n    try:\n        declared.register_step_post_hook(print)\n    except AttributeError:\n        pass\n    built.set_by_the_project = 1\n    built.set_by_the_project\n";

@@ -3,7 +3,7 @@
 //!
 //!     cargo run --release -p apicompat_semantic --example facts_size -- DIR [keep]
 
-use apicompat_semantic::{extract, ModuleName};
+use apicompat_semantic::ModuleName;
 use ruff_python_ast::PySourceType;
 
 fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -26,12 +26,18 @@ fn main() {
     let mut files = Vec::new();
     walk(std::path::Path::new(&args[1]), &mut files);
     let mut kept = Vec::new();
-    let (mut sites, mut scopes, mut defs) = (0usize, 0usize, 0usize);
+    let (mut sites, mut scopes, mut defs, mut calls) = (0usize, 0usize, 0usize, 0usize);
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap_or_default();
         let parsed = ruff_python_parser::parse_unchecked_source(&text, PySourceType::Python);
-        let facts = extract(parsed.suite(), &ModuleName::default());
+        let facts = apicompat_semantic::extract_with(
+            parsed.suite(),
+            &ModuleName::default(),
+            &|r| matches!(r, "torch" | "torchvision" | "colossalai"),
+            &|_| true,
+        );
         sites += facts.sites.len();
+        calls += facts.calls.len();
         scopes += facts.scopes.len();
         defs += facts
             .scopes
@@ -47,6 +53,9 @@ fn main() {
                 facts.functions = Vec::new();
                 facts.classes = Vec::new();
                 facts.splats = Vec::new();
+            }
+            if args.get(3).is_some_and(|a| a == "nocalls") {
+                facts.calls = Vec::new();
             }
             if args.get(3).is_some_and(|a| a == "noscopes") {
                 facts.scopes = Vec::new();
@@ -64,7 +73,7 @@ fn main() {
         std::mem::size_of::<apicompat_semantic::facts::ScopeFacts>(),
     );
     println!(
-        "{} files, {sites} sites, {scopes} scopes, {defs} defs, kept {}",
+        "{} files, {sites} sites, {calls} calls, {scopes} scopes, {defs} defs, kept {}",
         files.len(),
         kept.len()
     );

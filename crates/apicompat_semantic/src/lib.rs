@@ -21,7 +21,7 @@ pub mod ir;
 pub mod model;
 pub mod types;
 
-pub use facts::{extract, ModuleFacts, ModuleName, Site, Splat};
+pub use facts::{extract, extract_with, ModuleFacts, ModuleName, Site, Splat};
 pub use model::{Callee, Model, Receiver, SplatUse};
 pub use types::Ty;
 

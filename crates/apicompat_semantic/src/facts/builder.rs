@@ -452,10 +452,12 @@ impl Builder<'_> {
         self.bind(f.name.as_str(), Def::Function(id));
         let scope = self.new_scope(ScopeKind::Function(id));
         let mut facts = Vec::new();
+        let none = |d: &Option<Box<Expr>>| matches!(d.as_deref(), Some(Expr::NoneLiteral(_)));
         for p in params.posonlyargs.iter().chain(params.args.iter()) {
             facts.push(ParamFacts {
                 name: atom(p.parameter.name.as_str()),
                 annotation: p.parameter.annotation.as_deref().map(ir::annotation),
+                default_none: none(&p.default),
             });
         }
         let variadic_start = facts.len();
@@ -464,18 +466,21 @@ impl Builder<'_> {
             facts.push(ParamFacts {
                 name: atom(v.name.as_str()),
                 annotation: None,
+                default_none: false,
             });
         }
         for p in params.kwonlyargs.iter() {
             facts.push(ParamFacts {
                 name: atom(p.parameter.name.as_str()),
                 annotation: p.parameter.annotation.as_deref().map(ir::annotation),
+                default_none: none(&p.default),
             });
         }
         if let Some(v) = &params.kwarg {
             facts.push(ParamFacts {
                 name: atom(v.name.as_str()),
                 annotation: None,
+                default_none: false,
             });
         }
         let n_params = facts.len();
@@ -486,6 +491,7 @@ impl Builder<'_> {
             class,
             kind,
             params: facts,
+            positional: variadic_start as u32,
             returns: f.returns.as_deref().map(ir::annotation),
             return_values: Vec::new(),
             wrapped,
@@ -614,6 +620,7 @@ impl Builder<'_> {
                 }
                 self.setattr_call(c);
                 self.mapping_call(c);
+                self.call(c);
                 for k in c.arguments.keywords.iter().filter(|k| k.arg.is_none()) {
                     self.out.splats.push(Splat {
                         range: k.range(),
@@ -705,6 +712,33 @@ impl Builder<'_> {
 
     /// `setattr(self, name, v)` with a computed name opens the class; with a literal name,
     /// the name may be on any object.
+    /// Records a call by name with its arguments (see [`CallFacts`]).
+    fn call(&mut self, c: &ast::ExprCall) {
+        let name = match &*c.func {
+            Expr::Name(n) => n.id.as_str(),
+            Expr::Attribute(a) => a.attr.as_str(),
+            _ => return,
+        };
+        let args = &c.arguments;
+        let spread = args.args.iter().any(|a| matches!(a, Expr::Starred(_)))
+            || args.keywords.iter().any(|k| k.arg.is_none());
+        if spread {
+            self.out.opaque_calls.push(atom(name));
+            return;
+        }
+        self.out.calls.push(CallFacts {
+            name: atom(name),
+            scope: self.scope,
+            callee: ir::value(&c.func),
+            args: args.args.iter().map(ir::value).collect(),
+            keywords: args
+                .keywords
+                .iter()
+                .filter_map(|k| Some((atom(k.arg.as_ref()?.as_str()), ir::value(&k.value))))
+                .collect(),
+        });
+    }
+
     fn setattr_call(&mut self, c: &ast::ExprCall) {
         let Expr::Name(n) = &*c.func else {
             return;

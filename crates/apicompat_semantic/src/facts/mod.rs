@@ -80,6 +80,8 @@ pub enum MethodKind {
 pub struct ParamFacts {
     pub name: Atom,
     pub annotation: Option<Sym>,
+    /// Its default is `None`.
+    pub default_none: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -92,6 +94,8 @@ pub struct FuncFacts {
     pub class: Option<ClassId>,
     pub kind: MethodKind,
     pub params: Vec<ParamFacts>,
+    /// The first `positional` parameters can be given by position.
+    pub positional: u32,
     pub returns: Option<Sym>,
     /// `return` values (a bare `return` is [`Sym::None`]); evaluated in [`FuncFacts::scope`].
     pub return_values: Vec<Sym>,
@@ -142,6 +146,18 @@ pub struct Splat {
     pub mapping: Sym,
 }
 
+/// A call by name (`f(...)`, `obj.f(...)`) whose arguments the model may know, for the types
+/// of the parameters of the project's functions (see [`crate::Model`]).
+#[derive(Debug, Clone)]
+pub struct CallFacts {
+    /// The called name.
+    pub name: Atom,
+    pub scope: ScopeId,
+    pub callee: Sym,
+    pub args: Box<[Sym]>,
+    pub keywords: Box<[(Atom, Sym)]>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct CallShape {
     /// The whole call.
@@ -161,6 +177,11 @@ pub struct ModuleFacts {
     pub classes: Vec<ClassFacts>,
     pub sites: Vec<Site>,
     pub splats: Vec<Splat>,
+    /// Calls by name with an argument the model may know.
+    pub calls: Vec<CallFacts>,
+    /// Names called with `*args`/`**kwargs` or with no argument the model may know (what
+    /// their parameters receive is unknown), distinct.
+    pub opaque_calls: Vec<Atom>,
     /// Attribute names the module stores on objects other than `self`, or sets with
     /// `setattr(x, "name", ...)`: such a name may be on any object.
     pub stored_names: Vec<Atom>,
@@ -181,6 +202,18 @@ pub struct ModuleName {
 
 /// Reads a module's facts.
 pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
+    extract_with(suite, module, &|_| false, &|_| true)
+}
+
+/// [`extract`], told which top-level modules are outside the project (`torch`) and which names
+/// the project's functions may have: calls of other functions are never calls of the
+/// project's functions and are not kept.
+pub fn extract_with(
+    suite: &[Stmt],
+    module: &ModuleName,
+    external: &dyn Fn(&str) -> bool,
+    defined: &dyn Fn(&str) -> bool,
+) -> ModuleFacts {
     let mut out = builder::read(suite, module);
     // Reads whose receiver can never be known take most of the memory on large projects.
     let sites = std::mem::take(&mut out.sites);
@@ -203,6 +236,36 @@ pub fn extract(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
         c.bases.shrink_to_fit();
     }
     out.splats.shrink_to_fit();
+    let calls = std::mem::take(&mut out.calls);
+    let mut kept = Vec::new();
+    for mut c in calls {
+        if !defined(c.name) || out.imported_from(c.scope, &c.callee, external) {
+            continue;
+        }
+        // Arguments the model cannot know are kept as unknown (nothing nested).
+        let mut known = false;
+        for a in c
+            .args
+            .iter_mut()
+            .chain(c.keywords.iter_mut().map(|(_, v)| v))
+        {
+            if out.may_know_sym(c.scope, a) {
+                known = true;
+            } else {
+                *a = Sym::Unknown;
+            }
+        }
+        if known {
+            kept.push(c);
+        } else {
+            out.opaque_calls.push(c.name);
+        }
+    }
+    kept.shrink_to_fit();
+    out.calls = kept;
+    out.opaque_calls.sort_unstable();
+    out.opaque_calls.dedup();
+    out.opaque_calls.shrink_to_fit();
     out.stored_names.sort_unstable();
     out.stored_names.dedup();
     out.stored_names.shrink_to_fit();
@@ -235,7 +298,37 @@ impl ModuleFacts {
     /// something other than an unfollowed binding or an unannotated parameter (the instance
     /// of a method excepted).
     fn may_know(&self, site: &Site) -> bool {
-        let mut sym = &site.receiver;
+        self.may_know_sym(site.scope, &site.receiver)
+    }
+
+    /// Whether an expression is rooted at a name imported from a module outside the project.
+    fn imported_from(&self, scope: ScopeId, sym: &Sym, external: &dyn Fn(&str) -> bool) -> bool {
+        let mut sym = sym;
+        let root = loop {
+            match sym {
+                Sym::Name(n) => break n,
+                Sym::Attr(v, _) => sym = v,
+                _ => return false,
+            }
+        };
+        let Some(s) = self.binding_scope(scope, root) else {
+            return false;
+        };
+        let Some(mut defs) = self.scopes[s as usize].bindings.get(root) else {
+            return false;
+        };
+        defs.all(|d| match d {
+            Def::Import(m) | Def::ImportFrom { module: m, .. } => {
+                external(m.split('.').next().unwrap_or(m))
+            }
+            _ => false,
+        })
+    }
+
+    /// [`ModuleFacts::may_know`] for any expression of `scope`: parameters of functions
+    /// included (their callers may tell what they hold).
+    fn may_know_sym(&self, scope: ScopeId, sym: &Sym) -> bool {
+        let mut sym = sym;
         let root = loop {
             match sym {
                 Sym::Name(n) => break n,
@@ -244,7 +337,7 @@ impl ModuleFacts {
                 _ => return true,
             }
         };
-        let Some(s) = self.binding_scope(site.scope, root) else {
+        let Some(s) = self.binding_scope(scope, root) else {
             return false;
         };
         let Some(defs) = self.scopes[s as usize].bindings.get(root) else {
@@ -254,13 +347,10 @@ impl ModuleFacts {
         defs.peek().is_some()
             && defs.all(|d| match d {
                 Def::Unknown => false,
-                Def::Param { func, index } => {
-                    *index == 0
-                        && self
-                            .functions
-                            .get(*func as usize)
-                            .is_some_and(|f| f.class.is_some() && f.kind != MethodKind::Static)
-                }
+                Def::Param { func, .. } => self
+                    .functions
+                    .get(*func as usize)
+                    .is_some_and(|f| !f.wrapped),
                 _ => true,
             })
     }

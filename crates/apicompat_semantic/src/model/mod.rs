@@ -37,6 +37,8 @@ enum Key {
     /// An attribute stored on `self`, by its position in the class's stores.
     Store(ClassKey, u32),
     Returns(FuncKey),
+    /// What the calls of a project function give one of its parameters.
+    Param(u32, u32, u32),
 }
 
 /// The model of a project.
@@ -51,6 +53,13 @@ pub struct Model<'q> {
     classes: RefCell<HashMap<ClassKey, std::rc::Rc<ClassInfo>>>,
     found: RefCell<HashMap<Arc<str>, Option<Found>>>,
     depth: Cell<usize>,
+    /// Calls by name: (module, position in its `calls`).
+    calls: HashMap<Atom, Vec<(u32, u32)>>,
+    /// Names called in ways whose arguments are not known.
+    opaque: std::collections::HashSet<Atom>,
+    /// Whether a function name is read other than as a callee somewhere (it may be called
+    /// from anywhere); without it, parameters learn nothing from calls.
+    escapes: Option<&'q dyn Fn(&str) -> bool>,
 }
 
 /// Where a namespace's names come from: a scope of the project, or an indexed module (for the
@@ -114,8 +123,14 @@ impl<'q> Model<'q> {
                 by_name.entry(alias.clone()).or_insert(i as u32);
             }
         }
-        for f in &facts {
+        let mut calls: HashMap<Atom, Vec<(u32, u32)>> = HashMap::new();
+        let mut opaque = std::collections::HashSet::new();
+        for (m, f) in facts.iter().enumerate() {
             stored.extend(f.stored_names.iter().cloned());
+            for (i, c) in f.calls.iter().enumerate() {
+                calls.entry(c.name).or_default().push((m as u32, i as u32));
+            }
+            opaque.extend(f.opaque_calls.iter().copied());
         }
         Model {
             modules: facts,
@@ -127,7 +142,18 @@ impl<'q> Model<'q> {
             classes: RefCell::new(HashMap::new()),
             found: RefCell::new(HashMap::new()),
             depth: Cell::new(0),
+            calls,
+            opaque,
+            escapes: None,
         }
+    }
+
+    /// Lets the parameters of the project's functions learn their types from the calls of
+    /// those functions: `escapes(name)` tells whether a name is read other than as a callee
+    /// anywhere in the project (then the function may be called from anywhere).
+    pub fn with_callers(mut self, escapes: &'q dyn Fn(&str) -> bool) -> Self {
+        self.escapes = Some(escapes);
+        self
     }
 
     pub fn modules(&self) -> &[ModuleFacts] {
@@ -416,7 +442,8 @@ impl<'q> Model<'q> {
         }
     }
 
-    /// An unannotated parameter: the instance or class a method receives.
+    /// An unannotated parameter: the instance or class a method receives, else what the
+    /// project's calls of the function give it.
     fn param(&self, m: u32, func: u32, index: u32) -> Ty {
         let f = &self.modules[m as usize].functions[func as usize];
         match (f.class, f.kind, index) {
@@ -425,8 +452,59 @@ impl<'q> Model<'q> {
                 exact: false,
             },
             (Some(c), MethodKind::Class, 0) => Ty::ProjectClass((m, c)),
-            _ => Ty::Unknown,
+            _ => self.memo(Key::Param(m, func, index), || self.passed(m, func, index)),
         }
+    }
+
+    /// The union of what every call of a project function passes to parameter `index`, as a
+    /// bound (callers outside the project may pass a subclass). Unknown when the function may
+    /// be called from elsewhere (its name escapes, a decorator wraps it, a call spreads
+    /// `*args`/`**kwargs`, a call's callee is not known) or is never called.
+    fn passed(&self, m: u32, func: u32, index: u32) -> Ty {
+        let Some(escapes) = self.escapes else {
+            return Ty::Unknown;
+        };
+        let f = &self.modules[m as usize].functions[func as usize];
+        let name = f.name;
+        if f.wrapped || escapes(name) || self.opaque.contains(name) || f.name.starts_with("__") {
+            return Ty::Unknown;
+        }
+        let Some(p) = f.params.get(index as usize) else {
+            return Ty::Unknown;
+        };
+        let Some(calls) = self.calls.get(name) else {
+            return Ty::Unknown;
+        };
+        let mut tys = Vec::new();
+        for &(cm, ci) in calls {
+            let call = &self.modules[cm as usize].calls[ci as usize];
+            let ns = Ns::Project(cm, call.scope);
+            // Positions taken by the receiver of a method called on an object.
+            let offset = match self.value(ns, &call.callee) {
+                Ty::ProjectFunction(k, receiver) if k == (m, func) => u32::from(receiver.is_some()),
+                Ty::Unknown => return Ty::Unknown,
+                _ => continue,
+            };
+            let given = call
+                .keywords
+                .iter()
+                .find(|(k, _)| *k == p.name)
+                .map(|(_, v)| v)
+                .or_else(|| {
+                    (index < f.positional && index >= offset)
+                        .then(|| call.args.get((index - offset) as usize))
+                        .flatten()
+                });
+            match given {
+                Some(v) => tys.push(self.value(ns, v)),
+                None if p.default_none => tys.push(Ty::None),
+                None => return Ty::Unknown,
+            }
+        }
+        if tys.is_empty() {
+            return Ty::Unknown;
+        }
+        Ty::union(tys).as_bound()
     }
 
     // ----- expressions -----

@@ -379,7 +379,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     // Every use against its targets, files in parallel (the index lookups are shared), while
     // the semantic model finds the members of objects whose class it knows.
     let modules = objects::take_facts(&mut analyzed);
-    let (typed, (mut evaluated, mut places)) = pool.install(|| {
+    let ((typed, origins), (mut evaluated, mut places)) = pool.install(|| {
         rayon::join(
             || objects::member_uses(&eval, modules, &analyzed, &roots, &chosen),
             || {
@@ -421,7 +421,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             || eval.add_moved(&mut evaluated),
             || {
                 rayon::join(
-                    || members::check_files(catalog, &analyzed, &chosen, &mut by_members),
+                    || members::check_files(catalog, &analyzed, &chosen, &origins, &mut by_members),
                     || {
                         rayon::join(
                             || pgcopy::check_files(catalog, &analyzed, &chosen, &mut by_pgcopy),

@@ -609,6 +609,7 @@ pub(crate) fn check_files(
     catalog: &apicompat_index::Catalog,
     analyzed: &[crate::files::Analyzed],
     chosen: &std::collections::BTreeMap<String, Target>,
+    origins: &crate::objects::Origins,
     out: &mut Vec<(usize, Finding, Vec<u32>)>,
 ) {
     if analyzed.iter().all(|a| a.uses.members.is_empty()) {
@@ -617,11 +618,21 @@ pub(crate) fn check_files(
     let mut checker = MemberChecker::new(analyzed.iter().map(|a| &a.uses));
     let mut packages = Packages::new(catalog);
     for (fi, file) in analyzed.iter().enumerate() {
-        let views = file_packages(&mut packages, &file.uses);
-        if views.is_empty() {
-            continue;
-        }
+        let imported = file_packages(&mut packages, &file.uses);
         for m in &file.uses.members {
+            // The packages of the file's imports, and those the object comes from (a
+            // parameter whose callers pass what a package's function returned).
+            let mut views = imported.clone();
+            for root in origins.get(&(fi, m.range)).into_iter().flatten() {
+                if let Some(view) = packages.for_root(root) {
+                    if !views.iter().any(|v| v.name() == view.name()) {
+                        views.push(view);
+                    }
+                }
+            }
+            if views.is_empty() {
+                continue;
+            }
             // A receiver whose class is known is checked against that class alone.
             let typed = crate::drift::typed_check(&mut packages, &mut checker, file, m, chosen);
             let mut f = match typed {

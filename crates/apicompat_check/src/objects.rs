@@ -96,15 +96,20 @@ pub fn take_facts(analyzed: &mut [Analyzed]) -> Vec<(ModuleName, ModuleFacts)> {
         .collect()
 }
 
-/// The uses of members of objects in every file: (file, use). `modules` are the files' facts
-/// ([`take_facts`]), in the order of `analyzed`.
+/// Where the object a private member is read from comes from: (file, range of the read) ->
+/// the indexed packages that made it (see [`apicompat_semantic::Model::origins`]).
+pub type Origins = HashMap<(usize, TextRange), Vec<String>>;
+
+/// The uses of members of objects in every file: (file, use), and the origins of the objects
+/// private members are read from (for AC009). `modules` are the files' facts ([`take_facts`]),
+/// in the order of `analyzed`.
 pub fn member_uses(
     eval: &Evaluator,
     modules: Vec<(ModuleName, ModuleFacts)>,
     analyzed: &[Analyzed],
     roots: &HashSet<String>,
     chosen: &BTreeMap<String, Target>,
-) -> Vec<(usize, Use)> {
+) -> (Vec<(usize, Use)>, Origins) {
     let query = CatalogQuery {
         eval,
         roots,
@@ -118,6 +123,7 @@ pub fn member_uses(
     let escapes = |name: &str| escaping.contains(&crate::collect::name_key(name));
     let model = Model::new(modules, &query).with_callers(&escapes);
     let mut out = Vec::new();
+    let mut origins = Origins::new();
     for (fi, file) in analyzed.iter().enumerate() {
         let contexts: HashMap<TextRange, &SiteContext> =
             file.uses.sites.iter().map(|c| (c.range, c)).collect();
@@ -126,6 +132,13 @@ pub fn member_uses(
             let Some(ctx) = contexts.get(&site.range) else {
                 continue;
             };
+            // AC009 judges private names by where their object comes from.
+            if site.name.starts_with('_') && !site.name.starts_with("__") {
+                let from = model.origins(fi as u32, site);
+                if !from.is_empty() {
+                    origins.insert((fi, site.range), from);
+                }
+            }
             let Some(receiver) = model.receiver(fi as u32, site) else {
                 continue;
             };
@@ -214,7 +227,7 @@ pub fn member_uses(
             }
         }
     }
-    out
+    (out, origins)
 }
 
 /// `self.proj` of `self.proj.load_state_dict`, as written (on one line).

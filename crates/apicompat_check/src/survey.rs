@@ -339,7 +339,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     {
         let eval = crate::evaluate::Evaluator::new(catalog);
         let modules = crate::objects::take_facts(&mut analyzed);
-        let uses = pool.install(|| {
+        let (uses, _) = pool.install(|| {
             crate::objects::member_uses(&eval, modules, &analyzed, &roots, &BTreeMap::new())
         });
         for (fi, u) in uses {

@@ -176,3 +176,70 @@ def flat(module):
         .message
         .starts_with("`_param_store` is set only by"));
 }
+
+/// The issue's acceptance: a ZeRO optimizer reaches a helper in another file that imports only
+/// torch. The helper's parameter is typed by its one call, whose argument a colossalai
+/// function returned (`booster.boost`), so colossalai's classes decide.
+#[test]
+fn zero_optimizer_passed_to_a_helper_of_another_file() {
+    let utils = "\
+import torch
+
+
+def update_ema(ema_model, model, optimizer=None, decay=0.9999):
+    ema_params = dict(ema_model.named_parameters())
+    for name, param in model.named_parameters():
+        if optimizer is not None:
+            master = optimizer._param_store.working_to_master_param[id(param)]
+            ema_params[name].mul_(decay).add_(master.data, alpha=1 - decay)
+";
+    let train = "\
+from copy import deepcopy
+
+import torch
+from colossalai.booster import Booster
+from colossalai.booster.plugin import LowLevelZeroPlugin
+from colossalai.nn.optimizer import HybridAdam
+
+from utils import update_ema
+
+
+def main():
+    model = torch.nn.Linear(4, 4)
+    ema = deepcopy(model)
+    optimizer = HybridAdam(model.parameters(), lr=1e-4)
+    booster = Booster(plugin=LowLevelZeroPlugin())
+    model, optimizer, *_ = booster.boost(model, optimizer)
+    update_ema(ema, model, optimizer=optimizer)
+";
+    let dir = project(
+        "drift-zero-helper",
+        &[
+            ("utils.py", utils),
+            ("train.py", train),
+            ("requirements.txt", "torch>=2.1\ncolossalai>=0.4.0\n"),
+        ],
+    );
+    // Against the declared `colossalai>=0.4.0`: broken from 0.4.1.
+    let report = run(&dir, &[]);
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert_eq!((f.code, f.line, f.column), ("AC009", 8, 22));
+    assert_eq!(f.missing_ranges, ["0.4.1 - 0.5.0"]);
+    assert!(
+        f.message
+            .contains("`optimizer.get_working_to_master_map()`"),
+        "{}",
+        f.message
+    );
+    assert!(run(&dir, &["colossalai==0.4.0"]).findings.is_empty());
+    // Without the call, the helper's parameter is unknown and its file imports no colossalai.
+    let alone = project(
+        "drift-zero-helper-alone",
+        &[
+            ("utils.py", utils),
+            ("requirements.txt", "torch>=2.1\ncolossalai>=0.4.0\n"),
+        ],
+    );
+    assert!(run(&alone, &["colossalai==0.4.1"]).findings.is_empty());
+}

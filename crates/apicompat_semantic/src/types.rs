@@ -47,6 +47,10 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// A container whose items are these (a dict or list literal).
     Items(Vec<Ty>),
+    /// An object some function or method of this indexed package (top-level module) returned,
+    /// of a class the model does not know (`booster.boost(...)`, annotated `List[Union[...]]`),
+    /// or an item of one.
+    From(Arc<str>),
     /// One of several (never holds `Unknown`, `Never` or another union).
     Union(Vec<Ty>),
 }

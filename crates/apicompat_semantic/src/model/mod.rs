@@ -307,6 +307,29 @@ impl<'q> Model<'q> {
         Some(keys)
     }
 
+    /// The indexed packages a site's receiver comes from (its class's package, or the package
+    /// whose function returned it), when every value it may hold comes from one; empty when
+    /// not known.
+    pub fn origins(&self, m: u32, site: &Site) -> Vec<String> {
+        let ty = self.value(Ns::Project(m, site.scope), &site.receiver);
+        let mut out: Vec<String> = Vec::new();
+        for alt in ty.alternatives() {
+            let r = match alt {
+                Ty::None => continue,
+                Ty::From(r) => r.to_string(),
+                Ty::Instance {
+                    class: Class::Indexed(p),
+                    ..
+                } => root(p).to_string(),
+                _ => return Vec::new(),
+            };
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+        out
+    }
+
     /// The type of a site's receiver (for diagnostics and tests).
     pub fn receiver_type(&self, m: u32, site: &Site) -> Ty {
         self.value(Ns::Project(m, site.scope), &site.receiver)
@@ -401,6 +424,7 @@ impl<'q> Model<'q> {
             Def::Declared(sym) => self.declared(ns, sym),
             Def::Unpack(sym, i) => match self.value(ns, sym) {
                 Ty::Tuple(items) => items.get(*i).cloned().unwrap_or(Ty::Unknown),
+                t @ Ty::From(_) => t,
                 _ => Ty::Unknown,
             },
             Def::Import(path) => self.module_path(path),
@@ -535,6 +559,7 @@ impl<'q> Model<'q> {
             Sym::Subscript(v) => match self.value(ns, v) {
                 Ty::Items(items) => Ty::union(items),
                 Ty::Tuple(items) => Ty::union(items),
+                t @ Ty::From(_) => t,
                 _ => Ty::Unknown,
             },
             Sym::Union(v) => Ty::union(v.iter().map(|s| self.value(ns, s))),
@@ -723,13 +748,17 @@ impl<'q> Model<'q> {
                     kind: PathKind::Function,
                     canonical,
                     returns,
-                }) => self.index_returns(&canonical, returns.as_deref(), None),
+                }) => from_package(
+                    self.index_returns(&canonical, returns.as_deref(), None),
+                    &canonical,
+                ),
                 _ => Ty::Unknown,
             },
             Ty::Method { path, receiver } => match self.find(path) {
-                Some(Found { returns, .. }) => {
-                    self.index_returns(path, returns.as_deref(), Some(receiver))
-                }
+                Some(Found { returns, .. }) => from_package(
+                    self.index_returns(path, returns.as_deref(), Some(receiver)),
+                    path,
+                ),
                 None => Ty::Unknown,
             },
             Ty::ProjectClass(_) => self.instance_of(f, true),
@@ -808,6 +837,15 @@ impl<'q> Model<'q> {
             parts.pop();
         }
         (None, class)
+    }
+}
+
+/// What calling an indexed function gives: the type its return annotation declares, else an
+/// object from its package.
+fn from_package(t: Ty, path: &str) -> Ty {
+    match t {
+        Ty::Unknown => Ty::From(Arc::from(root(path))),
+        t => t,
     }
 }
 

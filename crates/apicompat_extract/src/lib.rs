@@ -8,6 +8,7 @@
 
 pub mod consts;
 mod defs;
+pub mod evidence;
 pub mod facts;
 mod getattr;
 pub mod nesting;
@@ -42,6 +43,15 @@ pub const MAX_BINDINGS_PER_FILE: usize = 100_000;
 /// Module-level bindings kept per release. Files walked in parallel share it, so which file
 /// is cut short when a release exceeds it may vary between runs; no real release comes near.
 pub const MAX_BINDINGS_PER_RELEASE: usize = 2_000_000;
+
+/// One file after the parallel walk: its facts, kind, module, problems and dotted reads.
+type Parsed = (
+    Option<facts::FileFacts>,
+    FileKind,
+    String,
+    Vec<String>,
+    Option<evidence::Reads>,
+);
 
 /// What one file of the release is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +142,7 @@ fn parse_budget(tree: &SourceTree, per_file: usize, per_release: usize) -> Vec<R
 fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     let budget = parse_budget(tree, MAX_PARSE_FILE_BYTES, MAX_PARSE_RELEASE_BYTES);
     let bindings_left = AtomicUsize::new(MAX_BINDINGS_PER_RELEASE);
-    let parsed: Vec<(Option<facts::FileFacts>, FileKind, String, Vec<String>)> = tree
+    let parsed: Vec<Parsed> = tree
         .files
         .par_iter()
         .zip(budget.par_iter())
@@ -140,11 +150,11 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
             let (module, is_package, kind) = module_of(&file.path)?;
             let mut problems = Vec::new();
             if kind == FileKind::Extension {
-                return Some((None, kind, module, problems));
+                return Some((None, kind, module, problems, None));
             }
             let unread = |problem: String| {
                 let facts = facts::FileFacts::unread(&module, is_package, kind == FileKind::Stub);
-                Some((Some(facts), kind, module.clone(), vec![problem]))
+                Some((Some(facts), kind, module.clone(), vec![problem], None))
             };
             if let Err(problem) = budget {
                 return unread(problem.clone());
@@ -203,14 +213,20 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
                     first.error
                 ));
             }
-            Some((Some(facts), kind, module, problems))
+            let reads = (kind == FileKind::Source)
+                .then(|| evidence::reads(&module, is_package, parsed.suite()));
+            Some((Some(facts), kind, module, problems, reads))
         })
         .collect();
 
     let mut modules: HashMap<String, ModuleInfo> = HashMap::default();
     let mut problems = tree.problems.clone();
-    for (facts, kind, module, file_problems) in parsed {
+    let mut reads = evidence::Reads::default();
+    for (facts, kind, module, file_problems, file_reads) in parsed {
         problems.extend(file_problems);
+        for (path, import_time) in file_reads.into_iter().flatten() {
+            *reads.entry(path).or_default() |= import_time;
+        }
         let info = modules.entry(module).or_default();
         match kind {
             FileKind::Source => info.has_source = true,
@@ -226,7 +242,12 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         info.files.sort_by_key(|f| f.is_stub);
     }
     let mut resolver = Resolver::new(modules);
-    let symbols = resolver.symbols();
+    let mut symbols = resolver.symbols();
+    evidence::apply(
+        &mut symbols,
+        reads,
+        &evidence::compiled_modules(&resolver.modules),
+    );
     problems.sort();
     Surface {
         package: package.to_string(),

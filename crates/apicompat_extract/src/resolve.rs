@@ -11,7 +11,7 @@ use crate::facts::{AllPart, Class, FileFacts, Function, Value};
 mod classes;
 
 pub type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
-type HashSet<K> = rustc_hash::FxHashSet<K>;
+pub type HashSet<K> = rustc_hash::FxHashSet<K>;
 
 /// One module of the release, with every file that speaks for it.
 #[derive(Debug, Default)]
@@ -34,7 +34,7 @@ impl ModuleInfo {
     }
 
     /// Known only from a stub: the compiled module may have more than the stub declares.
-    fn stub_only(&self) -> bool {
+    pub(crate) fn stub_only(&self) -> bool {
         self.has_stub && !self.has_source
     }
 

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use apicompat_requirements::parse_version;
-use apicompat_surface::{Signature, Surface, Symbol};
+use apicompat_surface::{Kind, Signature, Surface, Symbol};
 
 use crate::format::{
     put_varint, write_section, write_table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
@@ -18,6 +18,7 @@ struct Facet {
     open: bool,
     open_instance_only: bool,
     stub_only: bool,
+    used_only: bool,
     opaque: bool,
     importable: bool,
     extensible: bool,
@@ -35,7 +36,9 @@ impl From<&Symbol> for Facet {
             open: s.open,
             open_instance_only: s.open && s.open_instance_only,
             // One bit holds both (see format.rs): an open stub class is just open.
-            stub_only: !s.open && s.stub_only,
+            stub_only: !s.open && s.stub_only && s.kind() == Kind::Class,
+            // The same bit on a facet that is not a class (see format.rs).
+            used_only: !s.open && s.used_only && s.kind() != Kind::Class,
             opaque: s.opaque,
             importable: s.importable,
             extensible: s.extensible,
@@ -184,7 +187,10 @@ impl IndexBuilder {
                 let flag = |on: bool, bit: u8| if on { bit } else { 0 };
                 let mut b = vec![
                     f.kind
-                        | flag(f.open_instance_only || f.stub_only, FLAG_DECLARED)
+                        | flag(
+                            f.open_instance_only || f.stub_only || f.used_only,
+                            FLAG_DECLARED,
+                        )
                         | flag(f.open, FLAG_OPEN)
                         | flag(f.opaque, FLAG_OPAQUE)
                         | flag(f.importable, FLAG_IMPORTABLE)

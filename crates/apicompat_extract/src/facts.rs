@@ -47,6 +47,8 @@ pub struct Class {
     pub open: Openness,
     /// `metaclass=...`: its members are attributes of the class object too.
     pub metaclass: Option<String>,
+    /// Own fields, when `__init__` is synthesized from them (`crate::dataclass`).
+    pub fields: Option<Vec<apicompat_surface::Param>>,
 }
 
 /// What a class's `__getattr__` answers beyond its members (ordered: two definitions of one

@@ -7,6 +7,7 @@
 //! [`Surface`].
 
 pub mod consts;
+mod dataclass;
 mod defs;
 pub mod evidence;
 pub mod facts;

@@ -69,7 +69,7 @@ impl Resolved {
 }
 
 /// The most levels of re-export followed for one name.
-const MAX_HOPS: usize = 48;
+pub(crate) const MAX_HOPS: usize = 48;
 
 pub struct Resolver {
     pub modules: HashMap<String, ModuleInfo>,
@@ -215,6 +215,7 @@ impl Resolver {
                 deprecated: c.deprecated.clone(),
                 open: c.open,
                 metaclass: c.metaclass.clone(),
+                fields: c.fields.clone(),
             }),
             v => v.clone(),
         })
@@ -489,7 +490,10 @@ impl Resolver {
             Value::Class(c) => Resolved {
                 kind: Kind::Class,
                 canonical: path.to_string(),
-                signatures: c.signatures.clone(),
+                signatures: match c.fields {
+                    Some(_) => self.synthesized_init(path),
+                    None => c.signatures.clone(),
+                },
                 deprecated: c.deprecated.clone(),
             },
             Value::Module(m) => {

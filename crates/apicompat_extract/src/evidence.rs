@@ -354,6 +354,7 @@ pub fn apply(symbols: &mut BTreeMap<String, Symbol>, reads: Reads, compiled: &Ha
             path,
             Symbol {
                 kind: Some(Kind::Unknown),
+                evidence: true,
                 used_only: !import_time,
                 ..Symbol::default()
             },
@@ -504,10 +505,10 @@ def h(x: pkg.annotated_only): ...
         // Read at import time: exists.
         let f8 = sym("pkg.float8").expect("pkg.float8");
         assert_eq!(f8.kind(), Kind::Unknown);
-        assert!(!f8.used_only);
+        assert!(f8.evidence && !f8.used_only);
         // Read in a function, on the stub's class under the Python class: may exist.
         let wrap = sym("pkg._C.TensorBase._make_wrapper_subclass").expect("evidence");
-        assert!(wrap.used_only);
+        assert!(wrap.evidence && wrap.used_only);
         assert!(sym("pkg._tensor.Tensor._make_wrapper_subclass").is_none());
         // Declared names are untouched.
         assert_eq!(sym("pkg.float32").map(|s| s.used_only), Some(false));

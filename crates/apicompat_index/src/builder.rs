@@ -19,6 +19,7 @@ struct Facet {
     open_instance_only: bool,
     stub_only: bool,
     used_only: bool,
+    evidence: bool,
     opaque: bool,
     importable: bool,
     extensible: bool,
@@ -39,6 +40,8 @@ impl From<&Symbol> for Facet {
             stub_only: !s.open && s.stub_only && s.kind() == Kind::Class,
             // The same bit on a facet that is not a class (see format.rs).
             used_only: !s.open && s.used_only && s.kind() != Kind::Class,
+            // FLAG_OPAQUE on a facet that is not a module (see format.rs).
+            evidence: s.evidence && s.kind() != Kind::Module,
             opaque: s.opaque,
             importable: s.importable,
             extensible: s.extensible,
@@ -192,7 +195,7 @@ impl IndexBuilder {
                             FLAG_DECLARED,
                         )
                         | flag(f.open, FLAG_OPEN)
-                        | flag(f.opaque, FLAG_OPAQUE)
+                        | flag(f.opaque || f.evidence, FLAG_OPAQUE)
                         | flag(f.importable, FLAG_IMPORTABLE)
                         | flag(f.extensible, FLAG_EXTENSIBLE),
                 ];

@@ -77,7 +77,7 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
             }
         }
     }
-    if index.used_only(facet)? {
+    if index.evidence(facet)?.1 {
         return Ok(Status::Unknown {
             reason: format!(
                 "`{cur}` is not declared; the release's own code reads it (not at import time)"
@@ -252,8 +252,8 @@ fn base_member(
 }
 
 /// Whether some release of the index declares `path` (as a method, property or nested class
-/// only, when `callables`). A name known only from the release's own reads (kind unknown,
-/// `apicompat_extract::evidence`) is not a declaration: it says nothing of other releases.
+/// only, when `callables`). A name known only from the release's own reads
+/// (`Symbol::evidence`) is not a declaration: it says nothing of other releases.
 fn declared_in_some_release(
     index: &PackageIndex,
     path: &str,
@@ -262,8 +262,8 @@ fn declared_in_some_release(
     for (_, facet) in index.entry(path)? {
         let counts = match index.kind(facet)?.0 {
             Kind::Function | Kind::Property | Kind::Class => true,
-            Kind::Attribute => !callables,
-            Kind::Unknown | Kind::Module => false,
+            Kind::Attribute | Kind::Unknown => !callables && !index.evidence(facet)?.0,
+            Kind::Module => false,
         };
         if counts {
             return Ok(true);

@@ -317,7 +317,8 @@ impl PackageIndex {
             open_instance_only: open && flags & FLAG_DECLARED != 0,
             stub_only: declared && kind == Kind::Class,
             used_only: declared && kind != Kind::Class,
-            opaque: flags & FLAG_OPAQUE != 0,
+            opaque: flags & FLAG_OPAQUE != 0 && kind == Kind::Module,
+            evidence: flags & FLAG_OPAQUE != 0 && kind != Kind::Module,
             importable: flags & FLAG_IMPORTABLE != 0,
             extensible: flags & FLAG_EXTENSIBLE != 0,
         })
@@ -332,13 +333,15 @@ impl PackageIndex {
         Ok((kind, self.opt_string(r.varint()?)?))
     }
 
-    /// Whether a facet is only read by the release's own code, not declared
-    /// ([`Symbol::used_only`]).
-    pub fn used_only(&self, facet: FacetId) -> Result<bool, IndexError> {
+    /// Whether a facet is known only from the release's own reads ([`Symbol::evidence`]),
+    /// and whether only from reads outside import time ([`Symbol::used_only`]).
+    pub fn evidence(&self, facet: FacetId) -> Result<(bool, bool), IndexError> {
         let bytes = self.table(&self.facets)?.get(facet as usize)?;
         let flags = *bytes.first().ok_or_else(|| corrupt("empty facet"))?;
         let kind = Kind::from_u8(flags & KIND_MASK).ok_or_else(|| corrupt("kind"))?;
-        Ok(kind != Kind::Class && flags & (FLAG_OPEN | FLAG_DECLARED) == FLAG_DECLARED)
+        let evidence = kind != Kind::Module && flags & FLAG_OPAQUE != 0;
+        let used_only = kind != Kind::Class && flags & (FLAG_OPEN | FLAG_DECLARED) == FLAG_DECLARED;
+        Ok((evidence, used_only))
     }
 
     /// The kind and flags of a facet without decoding the rest.

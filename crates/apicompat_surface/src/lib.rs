@@ -190,8 +190,12 @@ pub struct Symbol {
     /// release that lacks it; any other name is unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stub_only: bool,
-    /// Not declared: the release's own code reads it on a compiled object, but not at import
-    /// time, so it may exist; unknown there, never missing (`apicompat_extract::evidence`).
+    /// Not declared: the release's own code reads it on a compiled object
+    /// (`apicompat_extract::evidence`). It says nothing of other releases.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub evidence: bool,
+    /// With `evidence`: read only outside import time, so it may exist; unknown there,
+    /// never missing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub used_only: bool,
     /// Compiled modules without a stub: their members are unknown.

@@ -144,7 +144,12 @@ fn compiled_names_the_release_reads_are_not_absent() {
     // Evidence in some releases is no definition: `torch.hpu` (an out-of-tree backend) stays
     // unknown where torch's code does not read it, `torch.uint1` where it is not read at
     // import time.
-    for version in ["2.4.1", "2.15.0"] {
+    // A name another release ships as a module: the release's files are authoritative
+    // (torch 2.0 - 2.2 read `torch.xpu` in functions; torch ships `torch/xpu` from 2.3).
+    assert!(status(v, "torch.xpu.is_available", "2.2.2").is_absent());
+    assert!(status(v, "torch.xpu", "2.1.2").is_absent());
+    assert!(status(v, "torch.xpu.is_available", "2.3.0").is_present());
+    for version in ["2.1.2", "2.4.1", "2.15.0"] {
         for path in ["torch.hpu.device_count", "torch.uint1"] {
             let s = status(v, path, version);
             assert!(

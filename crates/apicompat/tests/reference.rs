@@ -167,7 +167,7 @@ fn score(catalog: &Catalog, version: &str) -> Score {
                     Status::Unknown { .. } => s.unknown += 1,
                     Status::Absent { .. } => {
                         s.absent += 1;
-                        if s.absent_examples.len() < 30 {
+                        if s.absent_examples.len() < 80 {
                             s.absent_examples.push(format!("{name}.{n}"));
                         }
                     }
@@ -199,6 +199,10 @@ fn runtime_oracle_recall() {
             s.pairs,
             pct(s.present, s.pairs),
             pct(s.false_present, s.index_names)
+        ));
+        report.push_str(&format!(
+            "  false absent, first: {}\n",
+            s.absent_examples.join(" ")
         ));
         if recall < 99.0 || absent > 0.5 || unknown > 5.0 {
             failures.push(format!("{version}: {s:?}"));

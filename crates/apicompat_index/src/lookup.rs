@@ -50,6 +50,9 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
     while let Some(seg) = segments.next() {
         match member(index, &cur, facet, seg, release, 0)? {
             Step::Found(p, f) => {
+                if let Some(s) = read_only(index, &p, f)? {
+                    return Ok(s);
+                }
                 cur = p;
                 facet = f;
             }
@@ -76,13 +79,6 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
                 return Ok(Status::Unknown { reason })
             }
         }
-    }
-    if index.evidence(facet)?.1 {
-        return Ok(Status::Unknown {
-            reason: format!(
-                "`{cur}` is not declared; the release's own code reads it (not at import time)"
-            ),
-        });
     }
     Ok(Status::Present {
         path: cur,
@@ -249,6 +245,41 @@ fn base_member(
             )),
         }),
     }
+}
+
+/// What a release says of `path` found as `facet` when the release's code reads it only
+/// outside import time (`Symbol::used_only`): unknown, or absent when another release ships
+/// it as a module (a file of the wheel is not a compiled name its stub omits: torch 2.0 - 2.2
+/// read `torch.xpu` in functions, for a module registered from outside; torch ships it from
+/// 2.3). None for any other facet.
+fn read_only(
+    index: &PackageIndex,
+    path: &str,
+    facet: FacetId,
+) -> Result<Option<Status>, IndexError> {
+    if !index.evidence(facet)?.1 {
+        return Ok(None);
+    }
+    if shipped_as_module(index, path)? {
+        return Ok(Some(Status::Absent {
+            missing: path.to_string(),
+        }));
+    }
+    Ok(Some(Status::Unknown {
+        reason: format!(
+            "`{path}` is not declared; the release's own code reads it (not at import time)"
+        ),
+    }))
+}
+
+/// Whether some release of the index has `path` as a module.
+fn shipped_as_module(index: &PackageIndex, path: &str) -> Result<bool, IndexError> {
+    for (_, facet) in index.entry(path)? {
+        if index.kind(facet)?.0 == Kind::Module {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Whether some release of the index declares `path` (as a method, property or nested class

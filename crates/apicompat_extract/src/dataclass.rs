@@ -152,21 +152,12 @@ pub fn merge<'a>(classes: impl Iterator<Item = &'a [Param]>) -> Vec<Param> {
 
 #[cfg(test)]
 mod tests {
-    use apicompat_archive::{SourceFile, SourceTree};
     use apicompat_surface::ParamKind;
 
+    use crate::tests::tree;
+
     fn params(files: &[(&str, &str)], path: &str) -> Vec<(String, ParamKind, bool)> {
-        let tree = SourceTree {
-            files: files
-                .iter()
-                .map(|(p, s)| SourceFile {
-                    path: p.to_string(),
-                    data: s.as_bytes().to_vec(),
-                })
-                .collect(),
-            ..SourceTree::default()
-        };
-        let s = crate::extract(&tree, "pkg", "1.0");
+        let s = crate::extract(&tree(files), "pkg", "1.0");
         let sym = s.symbols.get(path).unwrap_or_else(|| panic!("{path}"));
         match sym.signatures.as_slice() {
             [sig] => sig
@@ -250,14 +241,7 @@ class FromOutside(Outside):
         );
         assert_eq!(params(&files, "pkg.A"), vec![p("private", pk, true)]);
         // A base from outside the release: its fields cannot be known, no signature.
-        let tree = SourceTree {
-            files: vec![SourceFile {
-                path: "pkg/__init__.py".into(),
-                data: src.as_bytes().to_vec(),
-            }],
-            ..SourceTree::default()
-        };
-        let s = crate::extract(&tree, "pkg", "1.0");
+        let s = crate::extract(&tree(&files), "pkg", "1.0");
         assert!(s.symbols["pkg.FromOutside"].signatures.is_empty());
     }
 }

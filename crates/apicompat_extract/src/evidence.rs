@@ -432,7 +432,7 @@ fn class_member(symbols: &BTreeMap<String, Symbol>, class: &str, seg: &str) -> M
         }
         for b in &sym.bases {
             // A base from outside the surface (`enum.Enum`) may have the name.
-            if !symbols.get(b).is_some_and(|s| s.kind() == Kind::Class) {
+            if symbols.get(b).is_none_or(|s| s.kind() != Kind::Class) {
                 return Member::Unknown;
             }
             queue.push(b.clone());
@@ -443,21 +443,10 @@ fn class_member(symbols: &BTreeMap<String, Symbol>, class: &str, seg: &str) -> M
 
 #[cfg(test)]
 mod tests {
-    use apicompat_archive::{SourceFile, SourceTree};
     use apicompat_surface::{Kind, Surface};
 
     fn surface(files: &[(&str, &str)]) -> Surface {
-        let tree = SourceTree {
-            files: files
-                .iter()
-                .map(|(p, s)| SourceFile {
-                    path: p.to_string(),
-                    data: s.as_bytes().to_vec(),
-                })
-                .collect(),
-            ..SourceTree::default()
-        };
-        crate::extract(&tree, "pkg", "1.0")
+        crate::extract(&crate::tests::tree(files), "pkg", "1.0")
     }
 
     /// torch's shape: a compiled `_C` with a stub, star-imported by the package, a Python

@@ -15,7 +15,7 @@
 //!   conditional expressions and the later operands of `and`/`or`): the import would fail
 //!   without it, so it exists (kind unknown: what it is the source does not say);
 //! - read anywhere else (a function body, a guarded branch): it may exist, so it is
-//!   unknown there (`Symbol::used_only`), never missing.
+//!   unknown there (`Symbol::uncertain`), never missing.
 //!
 //! Names that no Python code of the release reads stay as the stub says: `torch.float8_e8m0fnu`
 //! is absent from 2.6.0. Annotations are not reads (they may never be evaluated).
@@ -355,7 +355,7 @@ pub fn apply(symbols: &mut BTreeMap<String, Symbol>, reads: Reads, compiled: &Ha
             Symbol {
                 kind: Some(Kind::Unknown),
                 evidence: true,
-                used_only: !import_time,
+                uncertain: !import_time,
                 ..Symbol::default()
             },
         );
@@ -494,13 +494,13 @@ def h(x: pkg.annotated_only): ...
         // Read at import time: exists.
         let f8 = sym("pkg.float8").expect("pkg.float8");
         assert_eq!(f8.kind(), Kind::Unknown);
-        assert!(f8.evidence && !f8.used_only);
+        assert!(f8.evidence && !f8.uncertain);
         // Read in a function, on the stub's class under the Python class: may exist.
         let wrap = sym("pkg._C.TensorBase._make_wrapper_subclass").expect("evidence");
-        assert!(wrap.evidence && wrap.used_only);
+        assert!(wrap.evidence && wrap.uncertain);
         assert!(sym("pkg._tensor.Tensor._make_wrapper_subclass").is_none());
         // Declared names are untouched.
-        assert_eq!(sym("pkg.float32").map(|s| s.used_only), Some(false));
+        assert_eq!(sym("pkg.float32").map(|s| s.uncertain), Some(false));
         // Not evidence: a Python class, names the file doubts, dunders, annotations, and
         // reads in a `try` on an open (stub-only) module.
         for p in [

@@ -101,6 +101,9 @@ pub struct FileFacts {
     /// A stub's `from m import n [as a]` that it does not re-export: (bound name, `m.n`).
     /// Not names of the module, but what its class bases refer to (`class A(Enum)`).
     pub private_imports: Vec<(String, String)>,
+    /// `from M import n` bound in a `try` body that catches `ImportError`: (name, `M`)
+    /// (`crate::fallible`).
+    pub fallible: Vec<(String, String)>,
     /// More module-level bindings than the walk keeps (see [`file_facts`]): the rest were
     /// dropped and the module is open.
     pub bindings_truncated: bool,
@@ -286,7 +289,11 @@ impl Walker<'_> {
                 }
             }
             Stmt::Try(t) => {
+                let start = self.facts.bindings.len();
                 self.module_body(&t.body, false, depth + 1);
+                if crate::fallible::catches_import_error(t) {
+                    crate::fallible::record(&mut self.facts, start);
+                }
                 for handler in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = handler;
                     if let Some(name) = &h.name {

@@ -11,6 +11,7 @@ mod dataclass;
 mod defs;
 pub mod evidence;
 pub mod facts;
+mod fallible;
 mod getattr;
 pub mod nesting;
 pub mod resolve;
@@ -242,6 +243,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     for info in modules.values_mut() {
         info.files.sort_by_key(|f| f.is_stub);
     }
+    let failing = fallible::failing_paths(&modules, &tree.metadata.requires_dist);
     let mut resolver = Resolver::new(modules);
     let mut symbols = resolver.symbols();
     evidence::apply(
@@ -249,6 +251,11 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         reads,
         &evidence::compiled_modules(&resolver.modules),
     );
+    for path in failing {
+        if let Some(s) = symbols.get_mut(&path) {
+            s.uncertain = s.kind() != apicompat_surface::Kind::Class;
+        }
+    }
     problems.sort();
     Surface {
         package: package.to_string(),

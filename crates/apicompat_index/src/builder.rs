@@ -18,7 +18,7 @@ struct Facet {
     open: bool,
     open_instance_only: bool,
     stub_only: bool,
-    used_only: bool,
+    uncertain: bool,
     evidence: bool,
     opaque: bool,
     importable: bool,
@@ -39,7 +39,7 @@ impl From<&Symbol> for Facet {
             // One bit holds both (see format.rs): an open stub class is just open.
             stub_only: !s.open && s.stub_only && s.kind() == Kind::Class,
             // The same bit on a facet that is not a class (see format.rs).
-            used_only: !s.open && s.used_only && s.kind() != Kind::Class,
+            uncertain: !s.open && s.uncertain && s.kind() != Kind::Class,
             // FLAG_OPAQUE on a facet that is not a module (see format.rs).
             evidence: s.evidence && s.kind() != Kind::Module,
             opaque: s.opaque,
@@ -191,7 +191,7 @@ impl IndexBuilder {
                 let mut b = vec![
                     f.kind
                         | flag(
-                            f.open_instance_only || f.stub_only || f.used_only,
+                            f.open_instance_only || f.stub_only || f.uncertain,
                             FLAG_DECLARED,
                         )
                         | flag(f.open, FLAG_OPEN)

@@ -9,7 +9,7 @@
 //!   facets     u32 count, u32 offsets[count+1], varint-encoded facets: a flags byte (bits
 //!              0-2 kind, 3 (format 2) with bit 4: open to instance data only, without
 //!              it: a class declared only by a stub, or on a facet that is not a class,
-//!              read by the release's code but not declared (`used_only`), 4 open, 5 opaque
+//!              read by the release's code but not declared (`uncertain`), 4 open, 5 opaque
 //!              (on a facet that is not a module: known only from the release's reads,
 //!              `evidence`),
 //!              6 importable, 7 extensible), canonical, deprecated, signature ids, base

@@ -50,7 +50,7 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
     while let Some(seg) = segments.next() {
         match member(index, &cur, facet, seg, release, 0)? {
             Step::Found(p, f) => {
-                if let Some(s) = read_only(index, &p, f)? {
+                if let Some(s) = uncertain(index, &p, f)? {
                     return Ok(s);
                 }
                 cur = p;
@@ -247,17 +247,18 @@ fn base_member(
     }
 }
 
-/// What a release says of `path` found as `facet` when the release's code reads it only
-/// outside import time (`Symbol::used_only`): unknown, or absent when another release ships
-/// it as a module (a file of the wheel is not a compiled name its stub omits: torch 2.0 - 2.2
-/// read `torch.xpu` in functions, for a module registered from outside; torch ships it from
-/// 2.3). None for any other facet.
-fn read_only(
+/// What a release says of `path` found as `facet` when it may not exist
+/// (`Symbol::uncertain`): unknown, or absent when another release ships it as a module (a
+/// file of the wheel is not a compiled name its stub omits: torch 2.0 - 2.2 read `torch.xpu`
+/// in functions, for a module registered from outside; torch ships it from 2.3). None for
+/// any other facet.
+fn uncertain(
     index: &PackageIndex,
     path: &str,
     facet: FacetId,
 ) -> Result<Option<Status>, IndexError> {
-    if !index.evidence(facet)?.1 {
+    let (evidence, uncertain) = index.evidence(facet)?;
+    if !uncertain {
         return Ok(None);
     }
     if shipped_as_module(index, path)? {
@@ -265,11 +266,12 @@ fn read_only(
             missing: path.to_string(),
         }));
     }
-    Ok(Some(Status::Unknown {
-        reason: format!(
-            "`{path}` is not declared; the release's own code reads it (not at import time)"
-        ),
-    }))
+    let reason = if evidence {
+        format!("`{path}` is not declared; the release's own code reads it (not at import time)")
+    } else {
+        format!("`{path}` is bound only by an import that fails unless a module outside the release and its requirements is installed")
+    };
+    Ok(Some(Status::Unknown { reason }))
 }
 
 /// Whether some release of the index has `path` as a module.

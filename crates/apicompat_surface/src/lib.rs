@@ -194,10 +194,11 @@ pub struct Symbol {
     /// (`apicompat_extract::evidence`). It says nothing of other releases.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub evidence: bool,
-    /// With `evidence`: read only outside import time, so it may exist; unknown there,
-    /// never missing.
+    /// It may not exist: unknown there, never missing. With `evidence`: the release's code
+    /// reads it only outside import time. Without: bound only by a `try` import of a module
+    /// that neither the release nor its requirements provide (`apicompat_extract::fallible`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub used_only: bool,
+    pub uncertain: bool,
     /// Compiled modules without a stub: their members are unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub opaque: bool,

@@ -9,11 +9,15 @@ use std::process::{Command, Output};
 use apicompat_index::{Catalog, PackageView, Status};
 use apicompat_requirements::parse_version;
 
-fn torch(catalog: &Catalog) -> &PackageView {
-    match catalog.package("torch") {
+fn package<'a>(catalog: &'a Catalog, name: &str) -> &'a PackageView {
+    match catalog.package(name) {
         Ok(Some(v)) => v,
-        other => panic!("torch is not embedded: {:?}", other.err()),
+        other => panic!("{name} is not embedded: {:?}", other.err()),
     }
+}
+
+fn torch(catalog: &Catalog) -> &PackageView {
+    package(catalog, "torch")
 }
 
 fn status(view: &PackageView, path: &str, version: &str) -> Status {
@@ -217,4 +221,19 @@ fn check_reports_an_enum_member_missing_in_the_target() {
     assert!(out.contains("AC002") && out.contains("XPU"), "{out}");
     let (o, out) = check(&dir, "torch==2.4.0");
     assert_eq!(o.status.code(), Some(0), "{out}");
+}
+
+/// torchvision 0.28 - 0.29 bind `read_video` only through `try: from pytorch.vision.fb.io.video
+/// import read_video / except ImportError: pass`: unknown there (no longer present), as
+/// `apicompat_extract::fallible` says.
+#[test]
+fn names_of_imports_nothing_provides_are_unknown() {
+    let catalog = apicompat::embedded_catalog();
+    let v = package(&catalog, "torchvision");
+    for version in ["0.28.0", "0.29.2"] {
+        let s = status(v, "torchvision.io.read_video", version);
+        assert!(matches!(s, Status::Unknown { .. }), "{version}: {s:?}");
+    }
+    assert!(status(v, "torchvision.io.read_video", "0.25.0").is_present());
+    assert!(status(v, "torchvision.io.read_image", "0.29.2").is_present());
 }

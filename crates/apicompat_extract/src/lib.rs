@@ -13,6 +13,7 @@ pub mod evidence;
 pub mod facts;
 mod fallible;
 mod getattr;
+mod installed;
 pub mod nesting;
 pub mod resolve;
 mod stdlib;
@@ -52,7 +53,7 @@ type Parsed = (
     FileKind,
     String,
     Vec<String>,
-    Option<evidence::Reads>,
+    Option<(evidence::Reads, installed::Installed)>,
 );
 
 /// What one file of the release is.
@@ -215,8 +216,12 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
                     first.error
                 ));
             }
-            let reads = (kind == FileKind::Source)
-                .then(|| evidence::reads(&module, is_package, parsed.suite()));
+            let reads = (kind == FileKind::Source).then(|| {
+                (
+                    evidence::reads(&module, is_package, parsed.suite()),
+                    installed::read(parsed.suite()),
+                )
+            });
             Some((Some(facts), kind, module, problems, reads))
         })
         .collect();
@@ -224,10 +229,16 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     let mut modules: HashMap<String, ModuleInfo> = HashMap::default();
     let mut problems = tree.problems.clone();
     let mut reads = evidence::Reads::default();
+    let mut installs: HashMap<String, installed::Installed> = HashMap::default();
     for (facts, kind, module, file_problems, file_reads) in parsed {
         problems.extend(file_problems);
-        for (path, import_time) in file_reads.into_iter().flatten() {
-            *reads.entry(path).or_default() |= import_time;
+        if let Some((file_reads, file_installs)) = file_reads {
+            for (path, import_time) in file_reads {
+                *reads.entry(path).or_default() |= import_time;
+            }
+            let entry = installs.entry(module.clone()).or_default();
+            entry.stores.extend(file_installs.stores);
+            entry.installs.extend(file_installs.installs);
         }
         let info = modules.entry(module).or_default();
         match kind {
@@ -251,6 +262,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         reads,
         &evidence::compiled_modules(&resolver.modules),
     );
+    installed::apply(&mut symbols, &resolver.modules, &installs);
     for path in failing {
         if let Some(s) = symbols.get_mut(&path) {
             s.uncertain = s.kind() != apicompat_surface::Kind::Class;

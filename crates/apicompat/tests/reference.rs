@@ -181,9 +181,9 @@ fn score(catalog: &Catalog, version: &str) -> Score {
 /// Per release: the least module recall and the most unknown, false absent and false present
 /// (percent), just past the figures in README: a change that makes any of them worse fails.
 const BOUNDS: [(&str, f64, f64, f64, f64); 3] = [
-    ("2.1.2", 99.6, 3.2, 0.19, 4.0),
-    ("2.4.1", 99.6, 2.6, 0.16, 3.9),
-    ("2.5.0", 99.4, 2.65, 0.11, 3.85),
+    ("2.1.2", 99.6, 3.2, 0.16, 4.0),
+    ("2.4.1", 99.6, 2.6, 0.11, 3.9),
+    ("2.5.0", 99.4, 2.65, 0.07, 3.85),
 ];
 
 #[test]

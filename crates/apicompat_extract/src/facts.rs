@@ -717,7 +717,7 @@ struct DynamicScan<'a> {
 }
 
 /// `sys.modules[__name__]`.
-fn is_this_module(e: &Expr) -> bool {
+pub(crate) fn is_this_module(e: &Expr) -> bool {
     matches!(e, Expr::Subscript(s)
         if consts::dotted(&s.value).as_deref() == Some("sys.modules") && is_dunder_name(&s.slice))
 }

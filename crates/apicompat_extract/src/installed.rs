@@ -17,7 +17,7 @@ use ruff_python_ast::{Expr, Stmt};
 use apicompat_surface::{Kind, Symbol};
 
 use crate::consts;
-use crate::facts::Value;
+use crate::facts::{is_this_module, Value};
 use crate::resolve::{HashMap, ModuleInfo};
 
 /// Statements nested deeper than this are not read.
@@ -64,13 +64,6 @@ pub fn read(suite: &[Stmt]) -> Installed {
         }
     }
     out
-}
-
-/// `sys.modules[__name__]`.
-fn is_this_module(e: &Expr) -> bool {
-    matches!(e, Expr::Subscript(s)
-        if consts::dotted(&s.value).as_deref() == Some("sys.modules")
-            && matches!(&*s.slice, Expr::Name(n) if n.id.as_str() == "__name__"))
 }
 
 struct Stores<'p> {

@@ -1,6 +1,7 @@
 //! Where the embedded index knows the truth instead of saying "unknown": class `__getattr__`
 //! that answers only instance data (`torch.nn.Module`), standard-library bases (`type`,
-//! `Enum`) and metaclasses kept apart from the bases (torch 1.13's `_TensorMeta`).
+//! `Enum`) and metaclasses kept apart from the bases (torch 1.13's `_TensorMeta`); compiled
+//! names the release's own code reads; dataclass fields inherited from the bases.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -8,11 +9,15 @@ use std::process::{Command, Output};
 use apicompat_index::{Catalog, PackageView, Status};
 use apicompat_requirements::parse_version;
 
-fn torch(catalog: &Catalog) -> &PackageView {
-    match catalog.package("torch") {
+fn package<'a>(catalog: &'a Catalog, name: &str) -> &'a PackageView {
+    match catalog.package(name) {
         Ok(Some(v)) => v,
-        other => panic!("torch is not embedded: {:?}", other.err()),
+        other => panic!("{name} is not embedded: {:?}", other.err()),
     }
+}
+
+fn torch(catalog: &Catalog) -> &PackageView {
+    package(catalog, "torch")
 }
 
 fn status(view: &PackageView, path: &str, version: &str) -> Status {
@@ -115,4 +120,120 @@ fn query_says_absent_not_unknown() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("absent in"), "{out}");
     assert!(!out.contains("unknown in"), "{out}");
+}
+
+/// The release's own reads of compiled names (`apicompat_extract::evidence`): torch 2.1.0's
+/// `torch/fx/graph.py` reads `torch.float8_e4m3fn` at import time (its stub declares it from
+/// 2.2.0); torch's own code calls `torch.Tensor._make_wrapper_subclass` in functions from
+/// 1.13 on (the stub of `TensorBase` declares it from 2.8.0).
+#[test]
+fn compiled_names_the_release_reads_are_not_absent() {
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    for version in ["2.1.0", "2.1.2"] {
+        assert!(
+            status(v, "torch.float8_e4m3fn", version).is_present(),
+            "{version}"
+        );
+    }
+    assert!(status(v, "torch.float8_e4m3fn", "2.0.1").is_absent());
+    // No code of 2.6.0 reads it: the stub's answer stands.
+    assert!(status(v, "torch.float8_e8m0fnu", "2.6.0").is_absent());
+    assert!(status(v, "torch.float8_e8m0fnu", "2.7.0").is_present());
+    for version in ["1.13.1", "2.1.2", "2.6.0", "2.7.1"] {
+        let s = status(v, "torch.Tensor._make_wrapper_subclass", version);
+        assert!(matches!(s, Status::Unknown { .. }), "{version}: {s:?}");
+    }
+    assert!(status(v, "torch.Tensor._make_wrapper_subclass", "2.8.0").is_present());
+    // Evidence in some releases is no definition: `torch.hpu` (an out-of-tree backend) stays
+    // unknown where torch's code does not read it, `torch.uint1` where it is not read at
+    // import time.
+    // A name another release ships as a module: the release's files are authoritative
+    // (torch 2.0 - 2.2 read `torch.xpu` in functions; torch ships `torch/xpu` from 2.3).
+    assert!(status(v, "torch.xpu.is_available", "2.2.2").is_absent());
+    assert!(status(v, "torch.xpu", "2.1.2").is_absent());
+    assert!(status(v, "torch.xpu.is_available", "2.3.0").is_present());
+    for version in ["2.1.2", "2.4.1", "2.15.0"] {
+        for path in ["torch.hpu.device_count", "torch.uint1"] {
+            let s = status(v, path, version);
+            assert!(
+                matches!(s, Status::Unknown { .. }),
+                "{path} {version}: {s:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn check_float8_and_wrapper_subclass() {
+    let dir = project(
+        "float8",
+        "import torch\n\nx = torch.float8_e4m3fn\ny = torch.Tensor._make_wrapper_subclass\n",
+    );
+    let (o, out) = check(&dir, "torch==2.1.0");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let (o, out) = check(&dir, "torch==2.0.1");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("float8_e4m3fn"), "{out}");
+    assert!(!out.contains("_make_wrapper_subclass"), "{out}");
+    let dir = project(
+        "float8_e8m0fnu",
+        "import torch\n\nx = torch.float8_e8m0fnu\n",
+    );
+    let (o, out) = check(&dir, "torch==2.6.0");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+}
+
+/// `@dataclass class FullStateDictConfig(StateDictConfig)`: `offload_to_cpu` is a field of
+/// the base.
+#[test]
+fn dataclass_keywords_of_the_bases_are_accepted() {
+    let dir = project(
+        "fsdp_config",
+        "from torch.distributed.fsdp import FullStateDictConfig\n\n\
+         cfg = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)\n",
+    );
+    for target in ["torch==2.1.1", "torch==2.6.0"] {
+        let (o, out) = check(&dir, target);
+        assert_eq!(o.status.code(), Some(0), "{target}: {out}");
+    }
+    let dir = project(
+        "fsdp_config_typo",
+        "from torch.distributed.fsdp import FullStateDictConfig\n\n\
+         cfg = FullStateDictConfig(offload_to_gpu=True)\n",
+    );
+    let (o, out) = check(&dir, "torch==2.6.0");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("AC003") && out.contains("offload_to_gpu"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_reports_an_enum_member_missing_in_the_target() {
+    let dir = project(
+        "profiler_xpu",
+        "import torch\n\nacts = [torch.profiler.ProfilerActivity.XPU]\n",
+    );
+    let (o, out) = check(&dir, "torch==2.3.0");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("AC002") && out.contains("XPU"), "{out}");
+    let (o, out) = check(&dir, "torch==2.4.0");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+}
+
+/// torchvision 0.28 - 0.29 bind `read_video` only through `try: from pytorch.vision.fb.io.video
+/// import read_video / except ImportError: pass`: unknown there (no longer present), as
+/// `apicompat_extract::fallible` says.
+#[test]
+fn names_of_imports_nothing_provides_are_unknown() {
+    let catalog = apicompat::embedded_catalog();
+    let v = package(&catalog, "torchvision");
+    for version in ["0.28.0", "0.29.2"] {
+        let s = status(v, "torchvision.io.read_video", version);
+        assert!(matches!(s, Status::Unknown { .. }), "{version}: {s:?}");
+    }
+    assert!(status(v, "torchvision.io.read_video", "0.25.0").is_present());
+    assert!(status(v, "torchvision.io.read_image", "0.29.2").is_present());
 }

@@ -7,6 +7,7 @@ use ruff_text_size::Ranged;
 use apicompat_surface::{Param, ParamKind, Signature};
 
 use crate::consts::{self, Env};
+use crate::dataclass::{self, Synth};
 use crate::facts::{Class, Function, Openness, Value, MAX_NESTING};
 use crate::getattr::{getattr_rule, GetattrRule};
 
@@ -211,7 +212,11 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
             .find_keyword("metaclass")
             .and_then(|k| consts::dotted(&k.value));
     }
-    let mut is_dataclass = false;
+    let mut synth = class
+        .bases
+        .iter()
+        .any(|b| dataclass::named_tuple_base(b))
+        .then_some(Synth::NamedTuple);
     for d in &c.decorator_list {
         let name = decorator_name(d).unwrap_or_default();
         let last = name.rsplit('.').next().unwrap_or("");
@@ -226,7 +231,7 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
                 _ => String::new(),
             });
         }
-        is_dataclass |= last == "dataclass";
+        synth = synth.or(dataclass::decorator(d));
     }
     let mut fields = Vec::new();
     class_body(&mut class, &c.body, source, env, depth + 1, &mut fields);
@@ -256,11 +261,13 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
         if class.deprecated.is_none() {
             class.deprecated.clone_from(&f.deprecated);
         }
-    } else if is_dataclass {
+    } else if let Some(synth) = synth {
+        let fields = dataclass::finish(synth, fields);
         class.signatures.push(Signature {
-            params: fields,
+            params: fields.clone(),
             returns: None,
         });
+        class.fields = Some(fields);
     }
     class
 }
@@ -310,17 +317,7 @@ fn class_body(
                 }
             }
             Stmt::AnnAssign(a) => {
-                if let Expr::Name(n) = &*a.target {
-                    let ann = annotation(&a.annotation, source);
-                    if !ann.starts_with("ClassVar") && !ann.contains(".ClassVar") {
-                        fields.push(Param {
-                            name: n.id.to_string(),
-                            kind: ParamKind::PositionalOrKeyword,
-                            default: a.value.is_some(),
-                            annotation: Some(ann),
-                        });
-                    }
-                }
+                fields.extend(dataclass::field(a, annotation(&a.annotation, source)));
                 class_target(class, &a.target, a.value.as_deref());
             }
             Stmt::If(i) => {

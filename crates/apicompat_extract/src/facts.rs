@@ -47,6 +47,8 @@ pub struct Class {
     pub open: Openness,
     /// `metaclass=...`: its members are attributes of the class object too.
     pub metaclass: Option<String>,
+    /// Own fields, when `__init__` is synthesized from them (`crate::dataclass`).
+    pub fields: Option<Vec<apicompat_surface::Param>>,
 }
 
 /// What a class's `__getattr__` answers beyond its members (ordered: two definitions of one
@@ -99,6 +101,9 @@ pub struct FileFacts {
     /// A stub's `from m import n [as a]` that it does not re-export: (bound name, `m.n`).
     /// Not names of the module, but what its class bases refer to (`class A(Enum)`).
     pub private_imports: Vec<(String, String)>,
+    /// `from M import n` bound in a `try` body that catches `ImportError`: (name, `M`)
+    /// (`crate::fallible`).
+    pub fallible: Vec<(String, String)>,
     /// More module-level bindings than the walk keeps (see [`file_facts`]): the rest were
     /// dropped and the module is open.
     pub bindings_truncated: bool,
@@ -284,7 +289,11 @@ impl Walker<'_> {
                 }
             }
             Stmt::Try(t) => {
+                let start = self.facts.bindings.len();
                 self.module_body(&t.body, false, depth + 1);
+                if crate::fallible::catches_import_error(t) {
+                    crate::fallible::record(&mut self.facts, start);
+                }
                 for handler in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = handler;
                     if let Some(name) = &h.name {
@@ -708,7 +717,7 @@ struct DynamicScan<'a> {
 }
 
 /// `sys.modules[__name__]`.
-fn is_this_module(e: &Expr) -> bool {
+pub(crate) fn is_this_module(e: &Expr) -> bool {
     matches!(e, Expr::Subscript(s)
         if consts::dotted(&s.value).as_deref() == Some("sys.modules") && is_dunder_name(&s.slice))
 }

@@ -7,9 +7,13 @@
 //! [`Surface`].
 
 pub mod consts;
+mod dataclass;
 mod defs;
+pub mod evidence;
 pub mod facts;
+mod fallible;
 mod getattr;
+mod installed;
 pub mod nesting;
 pub mod resolve;
 mod stdlib;
@@ -42,6 +46,15 @@ pub const MAX_BINDINGS_PER_FILE: usize = 100_000;
 /// Module-level bindings kept per release. Files walked in parallel share it, so which file
 /// is cut short when a release exceeds it may vary between runs; no real release comes near.
 pub const MAX_BINDINGS_PER_RELEASE: usize = 2_000_000;
+
+/// One file after the parallel walk: its facts, kind, module, problems and dotted reads.
+type Parsed = (
+    Option<facts::FileFacts>,
+    FileKind,
+    String,
+    Vec<String>,
+    Option<(evidence::Reads, installed::Installed)>,
+);
 
 /// What one file of the release is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +145,7 @@ fn parse_budget(tree: &SourceTree, per_file: usize, per_release: usize) -> Vec<R
 fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     let budget = parse_budget(tree, MAX_PARSE_FILE_BYTES, MAX_PARSE_RELEASE_BYTES);
     let bindings_left = AtomicUsize::new(MAX_BINDINGS_PER_RELEASE);
-    let parsed: Vec<(Option<facts::FileFacts>, FileKind, String, Vec<String>)> = tree
+    let parsed: Vec<Parsed> = tree
         .files
         .par_iter()
         .zip(budget.par_iter())
@@ -140,11 +153,11 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
             let (module, is_package, kind) = module_of(&file.path)?;
             let mut problems = Vec::new();
             if kind == FileKind::Extension {
-                return Some((None, kind, module, problems));
+                return Some((None, kind, module, problems, None));
             }
             let unread = |problem: String| {
                 let facts = facts::FileFacts::unread(&module, is_package, kind == FileKind::Stub);
-                Some((Some(facts), kind, module.clone(), vec![problem]))
+                Some((Some(facts), kind, module.clone(), vec![problem], None))
             };
             if let Err(problem) = budget {
                 return unread(problem.clone());
@@ -203,14 +216,30 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
                     first.error
                 ));
             }
-            Some((Some(facts), kind, module, problems))
+            let reads = (kind == FileKind::Source).then(|| {
+                (
+                    evidence::reads(&module, is_package, parsed.suite()),
+                    installed::read(parsed.suite()),
+                )
+            });
+            Some((Some(facts), kind, module, problems, reads))
         })
         .collect();
 
     let mut modules: HashMap<String, ModuleInfo> = HashMap::default();
     let mut problems = tree.problems.clone();
-    for (facts, kind, module, file_problems) in parsed {
+    let mut reads = evidence::Reads::default();
+    let mut installs: HashMap<String, installed::Installed> = HashMap::default();
+    for (facts, kind, module, file_problems, file_reads) in parsed {
         problems.extend(file_problems);
+        if let Some((file_reads, file_installs)) = file_reads {
+            for (path, import_time) in file_reads {
+                *reads.entry(path).or_default() |= import_time;
+            }
+            let entry = installs.entry(module.clone()).or_default();
+            entry.stores.extend(file_installs.stores);
+            entry.installs.extend(file_installs.installs);
+        }
         let info = modules.entry(module).or_default();
         match kind {
             FileKind::Source => info.has_source = true,
@@ -225,8 +254,20 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     for info in modules.values_mut() {
         info.files.sort_by_key(|f| f.is_stub);
     }
+    let failing = fallible::failing_paths(&modules, &tree.metadata.requires_dist);
     let mut resolver = Resolver::new(modules);
-    let symbols = resolver.symbols();
+    let mut symbols = resolver.symbols();
+    evidence::apply(
+        &mut symbols,
+        reads,
+        &evidence::compiled_modules(&resolver.modules),
+    );
+    installed::apply(&mut symbols, &resolver.modules, &installs);
+    for path in failing {
+        if let Some(s) = symbols.get_mut(&path) {
+            s.uncertain = s.kind() != apicompat_surface::Kind::Class;
+        }
+    }
     problems.sort();
     Surface {
         package: package.to_string(),

@@ -11,7 +11,7 @@ use crate::facts::{AllPart, Class, FileFacts, Function, Value};
 mod classes;
 
 pub type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
-type HashSet<K> = rustc_hash::FxHashSet<K>;
+pub type HashSet<K> = rustc_hash::FxHashSet<K>;
 
 /// One module of the release, with every file that speaks for it.
 #[derive(Debug, Default)]
@@ -34,7 +34,7 @@ impl ModuleInfo {
     }
 
     /// Known only from a stub: the compiled module may have more than the stub declares.
-    fn stub_only(&self) -> bool {
+    pub(crate) fn stub_only(&self) -> bool {
         self.has_stub && !self.has_source
     }
 
@@ -69,7 +69,7 @@ impl Resolved {
 }
 
 /// The most levels of re-export followed for one name.
-const MAX_HOPS: usize = 48;
+pub(crate) const MAX_HOPS: usize = 48;
 
 pub struct Resolver {
     pub modules: HashMap<String, ModuleInfo>,
@@ -215,6 +215,7 @@ impl Resolver {
                 deprecated: c.deprecated.clone(),
                 open: c.open,
                 metaclass: c.metaclass.clone(),
+                fields: c.fields.clone(),
             }),
             v => v.clone(),
         })
@@ -489,7 +490,10 @@ impl Resolver {
             Value::Class(c) => Resolved {
                 kind: Kind::Class,
                 canonical: path.to_string(),
-                signatures: c.signatures.clone(),
+                signatures: match c.fields {
+                    Some(_) => self.synthesized_init(path),
+                    None => c.signatures.clone(),
+                },
                 deprecated: c.deprecated.clone(),
             },
             Value::Module(m) => {

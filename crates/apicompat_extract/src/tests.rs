@@ -5,7 +5,8 @@ use apicompat_surface::{Kind, ParamKind, Surface};
 
 use crate::extract;
 
-fn tree(files: &[(&str, &str)]) -> SourceTree {
+/// A release made of these `(path, source)` files.
+pub(crate) fn tree(files: &[(&str, &str)]) -> SourceTree {
     SourceTree {
         files: files
             .iter()

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use apicompat_requirements::parse_version;
-use apicompat_surface::{Signature, Surface, Symbol};
+use apicompat_surface::{Kind, Signature, Surface, Symbol};
 
 use crate::format::{
     put_varint, write_section, write_table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
@@ -18,6 +18,8 @@ struct Facet {
     open: bool,
     open_instance_only: bool,
     stub_only: bool,
+    uncertain: bool,
+    evidence: bool,
     opaque: bool,
     importable: bool,
     extensible: bool,
@@ -35,7 +37,11 @@ impl From<&Symbol> for Facet {
             open: s.open,
             open_instance_only: s.open && s.open_instance_only,
             // One bit holds both (see format.rs): an open stub class is just open.
-            stub_only: !s.open && s.stub_only,
+            stub_only: !s.open && s.stub_only && s.kind() == Kind::Class,
+            // The same bit on a facet that is not a class (see format.rs).
+            uncertain: !s.open && s.uncertain && s.kind() != Kind::Class,
+            // FLAG_OPAQUE on a facet that is not a module (see format.rs).
+            evidence: s.evidence && s.kind() != Kind::Module,
             opaque: s.opaque,
             importable: s.importable,
             extensible: s.extensible,
@@ -184,9 +190,12 @@ impl IndexBuilder {
                 let flag = |on: bool, bit: u8| if on { bit } else { 0 };
                 let mut b = vec![
                     f.kind
-                        | flag(f.open_instance_only || f.stub_only, FLAG_DECLARED)
+                        | flag(
+                            f.open_instance_only || f.stub_only || f.uncertain,
+                            FLAG_DECLARED,
+                        )
                         | flag(f.open, FLAG_OPEN)
-                        | flag(f.opaque, FLAG_OPAQUE)
+                        | flag(f.opaque || f.evidence, FLAG_OPAQUE)
                         | flag(f.importable, FLAG_IMPORTABLE)
                         | flag(f.extensible, FLAG_EXTENSIBLE),
                 ];

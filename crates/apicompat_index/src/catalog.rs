@@ -126,10 +126,16 @@ impl PackageView {
         Ok(result)
     }
 
+    /// No release defines `path` (a name known only from a release's own reads,
+    /// `Symbol::evidence`, is not a definition: `torch.hpu`, which an out-of-tree backend
+    /// registers, is read by torch's own code in some releases only; `torch.uint1`, read at
+    /// import time by 2.7 - 2.10 only).
     fn never_defined(&self, path: &str) -> Result<bool, IndexError> {
         for index in &self.indexes {
-            if !index.entry(path)?.is_empty() {
-                return Ok(false);
+            for (_, facet) in index.entry(path)? {
+                if !index.evidence(facet)?.0 {
+                    return Ok(false);
+                }
             }
         }
         Ok(true)

@@ -8,7 +8,10 @@
 //!   signatures u32 count, u32 offsets[count+1], varint-encoded signatures
 //!   facets     u32 count, u32 offsets[count+1], varint-encoded facets: a flags byte (bits
 //!              0-2 kind, 3 (format 2) with bit 4: open to instance data only, without
-//!              it: a class declared only by a stub, 4 open, 5 opaque,
+//!              it: a class declared only by a stub, or on a facet that is not a class,
+//!              read by the release's code but not declared (`uncertain`), 4 open, 5 opaque
+//!              (on a facet that is not a module: known only from the release's reads,
+//!              `evidence`),
 //!              6 importable, 7 extensible), canonical, deprecated, signature ids, base
 //!              strings, and in format 2 the metaclass (strings as id + 1, 0 for none)
 //!   sets       u32 words per set, u64 words (release bitsets)

@@ -50,6 +50,9 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
     while let Some(seg) = segments.next() {
         match member(index, &cur, facet, seg, release, 0)? {
             Step::Found(p, f) => {
+                if let Some(s) = uncertain(index, &p, f)? {
+                    return Ok(s);
+                }
                 cur = p;
                 facet = f;
             }
@@ -244,8 +247,46 @@ fn base_member(
     }
 }
 
-/// Whether some release of the index has `path` (as a method, property or nested class
-/// only, when `callables`).
+/// What a release says of `path` found as `facet` when it may not exist
+/// (`Symbol::uncertain`): unknown, or absent when another release ships it as a module (a
+/// file of the wheel is not a compiled name its stub omits: torch 2.0 - 2.2 read `torch.xpu`
+/// in functions, for a module registered from outside; torch ships it from 2.3). None for
+/// any other facet.
+fn uncertain(
+    index: &PackageIndex,
+    path: &str,
+    facet: FacetId,
+) -> Result<Option<Status>, IndexError> {
+    let (evidence, uncertain) = index.evidence(facet)?;
+    if !uncertain {
+        return Ok(None);
+    }
+    if shipped_as_module(index, path)? {
+        return Ok(Some(Status::Absent {
+            missing: path.to_string(),
+        }));
+    }
+    let reason = if evidence {
+        format!("`{path}` is not declared; the release's own code reads it (not at import time)")
+    } else {
+        format!("`{path}` is bound only by an import that fails unless a module outside the release and its requirements is installed")
+    };
+    Ok(Some(Status::Unknown { reason }))
+}
+
+/// Whether some release of the index has `path` as a module.
+fn shipped_as_module(index: &PackageIndex, path: &str) -> Result<bool, IndexError> {
+    for (_, facet) in index.entry(path)? {
+        if index.kind(facet)?.0 == Kind::Module {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether some release of the index declares `path` (as a method, property or nested class
+/// only, when `callables`). A name known only from the release's own reads
+/// (`Symbol::evidence`) is not a declaration: it says nothing of other releases.
 fn declared_in_some_release(
     index: &PackageIndex,
     path: &str,
@@ -254,7 +295,7 @@ fn declared_in_some_release(
     for (_, facet) in index.entry(path)? {
         let counts = match index.kind(facet)?.0 {
             Kind::Function | Kind::Property | Kind::Class => true,
-            Kind::Attribute | Kind::Unknown => !callables,
+            Kind::Attribute | Kind::Unknown => !callables && !index.evidence(facet)?.0,
             Kind::Module => false,
         };
         if counts {

@@ -305,6 +305,7 @@ impl PackageIndex {
             None
         };
         let open = flags & FLAG_OPEN != 0;
+        let declared = !open && flags & FLAG_DECLARED != 0;
         Ok(Symbol {
             kind: Some(kind),
             canonical,
@@ -314,8 +315,10 @@ impl PackageIndex {
             metaclass,
             open,
             open_instance_only: open && flags & FLAG_DECLARED != 0,
-            stub_only: !open && flags & FLAG_DECLARED != 0,
-            opaque: flags & FLAG_OPAQUE != 0,
+            stub_only: declared && kind == Kind::Class,
+            uncertain: declared && kind != Kind::Class,
+            opaque: flags & FLAG_OPAQUE != 0 && kind == Kind::Module,
+            evidence: flags & FLAG_OPAQUE != 0 && kind != Kind::Module,
             importable: flags & FLAG_IMPORTABLE != 0,
             extensible: flags & FLAG_EXTENSIBLE != 0,
         })
@@ -328,6 +331,17 @@ impl PackageIndex {
         let flags = r.u8()?;
         let kind = Kind::from_u8(flags & KIND_MASK).ok_or_else(|| corrupt("kind"))?;
         Ok((kind, self.opt_string(r.varint()?)?))
+    }
+
+    /// Whether a facet is known only from the release's own reads ([`Symbol::evidence`]),
+    /// and whether only from reads outside import time ([`Symbol::uncertain`]).
+    pub fn evidence(&self, facet: FacetId) -> Result<(bool, bool), IndexError> {
+        let bytes = self.table(&self.facets)?.get(facet as usize)?;
+        let flags = *bytes.first().ok_or_else(|| corrupt("empty facet"))?;
+        let kind = Kind::from_u8(flags & KIND_MASK).ok_or_else(|| corrupt("kind"))?;
+        let evidence = kind != Kind::Module && flags & FLAG_OPAQUE != 0;
+        let uncertain = kind != Kind::Class && flags & (FLAG_OPEN | FLAG_DECLARED) == FLAG_DECLARED;
+        Ok((evidence, uncertain))
     }
 
     /// The kind and flags of a facet without decoding the rest.

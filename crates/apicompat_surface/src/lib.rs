@@ -190,6 +190,15 @@ pub struct Symbol {
     /// release that lacks it; any other name is unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stub_only: bool,
+    /// Not declared: the release's own code reads it on a compiled object
+    /// (`apicompat_extract::evidence`). It says nothing of other releases.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub evidence: bool,
+    /// It may not exist: unknown there, never missing. With `evidence`: the release's code
+    /// reads it only outside import time. Without: bound only by a `try` import of a module
+    /// that neither the release nor its requirements provide (`apicompat_extract::fallible`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncertain: bool,
     /// Compiled modules without a stub: their members are unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub opaque: bool,

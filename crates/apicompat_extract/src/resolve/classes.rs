@@ -4,8 +4,23 @@ use std::collections::BTreeMap;
 
 use apicompat_surface::{Kind, Symbol};
 
-use super::{function_resolved, member_rank, module_of_class, Resolver, Symbols};
+use apicompat_surface::{Param, Signature};
+
+use super::{function_resolved, member_rank, module_of_class, Resolver, Symbols, MAX_HOPS};
+use crate::dataclass;
 use crate::facts::{Openness, Value};
+
+/// Bases that add no fields and no `__init__` parameters.
+const FIELDLESS_BASES: &[&str] = &[
+    "object",
+    "builtins.object",
+    "typing.Generic",
+    "typing.NamedTuple",
+    "typing_extensions.NamedTuple",
+    "typing.Protocol",
+    "typing_extensions.Protocol",
+    "abc.ABC",
+];
 
 impl Resolver {
     /// A class reference written in `module` (a base, a metaclass): its canonical path, else
@@ -32,6 +47,49 @@ impl Resolver {
             (Some(target), None) => target,
             (None, _) => reference.to_string(),
         }
+    }
+
+    /// The synthesized `__init__` of the field-based class at `path` (`crate::dataclass`):
+    /// the fields of its dataclass bases first. None when a base is neither a class of the
+    /// release nor one known to add no fields: its fields cannot be known.
+    pub(super) fn synthesized_init(&mut self, path: &str) -> Vec<Signature> {
+        // Depth-first, left to right: the method resolution order of single and simple
+        // multiple inheritance.
+        let mut order: Vec<String> = Vec::new();
+        let mut stack = vec![path.to_string()];
+        while let Some(c) = stack.pop() {
+            if order.contains(&c) {
+                continue;
+            }
+            if order.len() >= MAX_HOPS {
+                return Vec::new();
+            }
+            let Some(class) = self.classes.get(&c).cloned() else {
+                return Vec::new();
+            };
+            let module = module_of_class(c.rsplit_once('.').map_or("", |(m, _)| m), &self.modules);
+            let mut bases = Vec::new();
+            for b in &class.bases {
+                let q = self.qualify(&module, b);
+                if self.classes.contains_key(&q) {
+                    bases.push(q);
+                } else if !FIELDLESS_BASES.contains(&q.as_str()) && !dataclass::named_tuple_base(b)
+                {
+                    return Vec::new();
+                }
+            }
+            order.push(c);
+            stack.extend(bases.into_iter().rev());
+        }
+        let fields: Vec<Vec<Param>> = order
+            .iter()
+            .rev()
+            .filter_map(|c| self.classes.get(c).and_then(|k| k.fields.clone()))
+            .collect();
+        vec![Signature {
+            params: dataclass::merge(fields.iter().map(Vec::as_slice)),
+            returns: None,
+        }]
     }
 
     /// Members of a class defined at `path`, and the class's bases and openness.

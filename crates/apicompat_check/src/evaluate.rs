@@ -471,7 +471,7 @@ impl<'c> Evaluator<'c> {
         let versions = view.versions();
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for &r in &q.missing {
-            let mut best: Option<((u8, usize, usize), &String)> = None;
+            let mut best: Option<((u8, u8, usize, usize), &String)> = None;
             for c in candidates {
                 if c == path {
                     continue;
@@ -494,8 +494,13 @@ impl<'c> Evaluator<'c> {
                 } else {
                     continue;
                 };
+                // A module that merely imported the object for its own use is a poor place to
+                // import it from: prefer the packages the definition lies in.
+                let incidental = c
+                    .rsplit_once('.')
+                    .is_none_or(|(m, _)| !their_canonical.starts_with(&format!("{m}.")));
                 let private = c.split('.').filter(|s| s.starts_with('_')).count();
-                let score = (tier, private, c.len());
+                let score = (tier, u8::from(incidental), private, c.len());
                 if best.as_ref().is_none_or(|(s, _)| score < *s) {
                     best = Some((score, c));
                 }

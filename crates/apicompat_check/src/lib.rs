@@ -14,6 +14,7 @@ pub mod collect;
 mod drift;
 mod evaluate;
 pub mod files;
+pub mod fix;
 mod judge;
 pub mod members;
 pub mod model;
@@ -39,7 +40,10 @@ use apicompat_requirements::{
     normalize_name, open_environment, open_environment_at, read_project, Severity as DiagSeverity,
 };
 
-pub use model::{Finding, Fix, FixKind, Reach, Report, Severity, Summary, TargetInfo};
+pub use model::{
+    Applicability, Autofix, Edit, Finding, Fix, FixKind, Reach, Report, Severity, Summary,
+    TargetInfo,
+};
 pub use rules::{Rule, RuleSelection};
 
 use crate::evaluate::Evaluator;
@@ -530,12 +534,14 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
     // Freeing a large project's files takes a while: on every thread.
     pool.install(|| analyzed.into_par_iter().for_each(drop));
-    Ok(Report {
+    let mut report = Report {
         findings,
         summary,
         sources,
         chains: import_chains,
-    })
+    };
+    fix::attach(catalog, &mut report);
+    Ok(report)
 }
 
 /// Evaluates uses (file number, use) against the chosen targets, in parallel: the pending
@@ -606,6 +612,7 @@ fn file_finding(rule: Rule, path: &Path, at: (u32, u32, u32, u32), message: Stri
         present_ranges: Vec::new(),
         message,
         fixes: Vec::new(),
+        fix: None,
         reach: Reach::None,
         target_source: None,
     }

@@ -30,6 +30,7 @@ fn report() -> Report {
             releases: vec![],
             requirement: Some("torch>=2.4.0".into()),
         }],
+        fix: None,
         reach: Reach::ImportTime,
         target_source: Some("declared `torch>=2.3.0` (requirements.txt:1)".into()),
     };
@@ -50,6 +51,7 @@ fn report() -> Report {
         present_ranges: vec![],
         message: "cannot read `missing_dir`: no such file or directory".into(),
         fixes: vec![],
+        fix: None,
         reach: Reach::None,
         target_source: None,
     };

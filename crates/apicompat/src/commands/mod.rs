@@ -5,6 +5,7 @@ pub mod completions;
 pub mod diff;
 pub mod env;
 pub mod fetch;
+pub mod fix;
 pub mod list;
 pub mod query;
 pub mod range;

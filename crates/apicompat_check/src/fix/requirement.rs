@@ -103,10 +103,11 @@ fn narrowed(new: &str, old: &str) -> String {
         .map(str::trim)
         .filter(|c| bounded_above(c))
         .collect();
+    let sep = if old.contains(", ") { ", " } else { "," };
     if kept.is_empty() {
         new.to_string()
     } else {
-        format!("{new},{}", kept.join(","))
+        format!("{new}{sep}{}", kept.join(sep))
     }
 }
 

@@ -2,16 +2,21 @@
 //! the same object at another path there (the finding's `moved` fix, covering every release
 //! that lacks the path).
 //!
+//! Only when the index shows both paths naming one object (the same canonical definition) in
+//! some release: a name and a kind alone are no evidence.
+//!
 //! - **Safe** rewrite, when the other path has the object on every targeted release, is the
 //!   same object (same canonical definition) wherever the path used works, and has no more
 //!   private segments: `from torch.a import X` -> `from torch.b import X` (only the module
 //!   is replaced: aliases, parentheses and comments stay); with other names in the statement,
-//!   the name gets a statement of its own.
+//!   the name leaves it (the rest stays as written) for a statement of its own after it.
 //! - **Unsafe** fallback otherwise: the import is wrapped in `try:` and the other path is
 //!   imported under `except ImportError:`, whose comment says which targeted releases take it
 //!   (`# torch < 2.5`). Only for a statement that starts its line and ends it.
 //!
 //! `import a.b` without `as` binds `a`, so rewriting it would change every use: no edit.
+
+use std::collections::HashSet;
 
 use ruff_python_ast::{self as ast, PySourceType, Stmt};
 use ruff_text_size::Ranged;
@@ -53,6 +58,10 @@ impl<'t> Module<'t> {
         let new = moved.replacement.as_deref()?;
         let at = offset(self.text, f.line, f.column);
         let (stmt, alias) = find_import(self.suite.as_deref()?, at)?;
+        // A name alone is no evidence (`save` of a module and `TensorParallelEnv.save`).
+        if !same_object_somewhere(view, &f.symbol, new) {
+            return None;
+        }
         let safe = same_everywhere(view, targeted, &f.symbol, new);
         let comment = || fallback_comment(&f.package, targeted, &f.missing_in);
         match stmt {
@@ -80,75 +89,79 @@ impl<'t> Module<'t> {
         }
         let text = self.text;
         let alias_text = slice(text, alias.range())?;
-        let others: Vec<&str> = imp
-            .names
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, a)| slice(text, a.range()))
-            .collect::<Option<_>>()?;
         let stmt_text = slice(text, imp.range())?;
         let (start, end) = (imp.range().start().to_usize(), imp.range().end().to_usize());
         let indent = indentation(text, start);
         let nl = newline(text);
-        if safe {
+        let unit = if indent.is_some_and(|i| i.contains('\t')) {
+            "\t"
+        } else {
+            "    "
+        };
+        if safe && imp.names.len() == 1 {
+            let r = module.range();
+            let e = edit(
+                text,
+                r.start().to_usize(),
+                r.end().to_usize(),
+                new_module.to_string(),
+            );
             let message = format!("import `{name}` from `{new_module}`");
-            if others.is_empty() {
-                let r = module.range();
-                let e = edit(
-                    text,
-                    r.start().to_usize(),
-                    r.end().to_usize(),
-                    new_module.to_string(),
-                );
-                return Some(autofix(Applicability::Safe, message, e));
-            }
-            if stmt_text.contains('#') {
-                return None;
-            }
+            return Some(autofix(Applicability::Safe, message, vec![e]));
+        }
+        if safe {
+            // The name leaves the statement (the rest of it stays as written) for one of its own.
+            let removal = self.removal(imp, i)?;
             let sep = match indent {
                 Some(ind) => format!("{nl}{ind}"),
                 None => "; ".to_string(),
             };
-            let content = format!(
-                "from {} import {}{sep}from {new_module} import {alias_text}",
-                module.as_str(),
-                others.join(", ")
-            );
-            return Some(autofix(
-                Applicability::Safe,
-                message,
-                edit(text, start, end, content),
-            ));
+            let added = format!("{sep}from {new_module} import {alias_text}");
+            let message = format!("import `{name}` from `{new_module}`");
+            let edits = vec![removal, edit(text, end, end, added)];
+            return Some(autofix(Applicability::Safe, message, edits));
         }
         let ind = indent?;
         if !ends_line(text, end) {
             return None;
         }
-        let unit = if ind.contains('\t') { "\t" } else { "    " };
         let except = format!(
             "{nl}{ind}except ImportError:  # {}{nl}{ind}{unit}from {new_module} import {alias_text}",
             comment()
         );
-        let content = if others.is_empty() {
-            let body = stmt_text.replace('\n', &format!("\n{unit}"));
-            format!("try:{nl}{ind}{unit}{body}{except}")
-        } else {
-            if stmt_text.contains('#') {
-                return None;
-            }
-            format!(
-                "from {m} import {}{nl}{ind}try:{nl}{ind}{unit}from {m} import {alias_text}{except}",
-                others.join(", "),
-                m = module.as_str()
-            )
-        };
         let message = format!("fall back to `{new}` where `{used}` is missing");
-        Some(autofix(
-            Applicability::Unsafe,
-            message,
-            edit(text, start, end, content),
-        ))
+        if imp.names.len() == 1 {
+            let body = stmt_text.replace('\n', &format!("\n{unit}"));
+            let content = format!("try:{nl}{ind}{unit}{body}{except}");
+            let e = edit(text, start, end, content);
+            return Some(autofix(Applicability::Unsafe, message, vec![e]));
+        }
+        let removal = self.removal(imp, i)?;
+        let added = format!(
+            "{nl}{ind}try:{nl}{ind}{unit}from {} import {alias_text}{except}",
+            module.as_str()
+        );
+        let edits = vec![removal, edit(text, end, end, added)];
+        Some(autofix(Applicability::Unsafe, message, edits))
+    }
+
+    /// The edit that takes the `i`th name out of a statement with several: up to the next
+    /// name, or from the end of the one before for the last; None across a comment.
+    fn removal(&self, imp: &ast::StmtImportFrom, i: usize) -> Option<crate::model::Edit> {
+        let names = &imp.names;
+        let (from, to) = match (
+            names.get(i + 1),
+            i.checked_sub(1).and_then(|j| names.get(j)),
+        ) {
+            (Some(next), _) => (names.get(i)?.range().start(), next.range().start()),
+            (None, Some(prev)) => (prev.range().end(), names.get(i)?.range().end()),
+            (None, None) => return None,
+        };
+        let (from, to) = (from.to_usize(), to.to_usize());
+        if self.text.get(from..to)?.contains('#') {
+            return None;
+        }
+        Some(edit(self.text, from, to, String::new()))
     }
 
     fn import(
@@ -174,7 +187,11 @@ impl<'t> Module<'t> {
                 r.end().to_usize(),
                 new.to_string(),
             );
-            return Some(autofix(Applicability::Safe, format!("import `{new}`"), e));
+            return Some(autofix(
+                Applicability::Safe,
+                format!("import `{new}`"),
+                vec![e],
+            ));
         }
         let (start, end) = (imp.range().start().to_usize(), imp.range().end().to_usize());
         let ind = indentation(text, start)?;
@@ -189,19 +206,20 @@ impl<'t> Module<'t> {
             a = asname.as_str()
         );
         let message = format!("fall back to `{new}` where `{used}` is missing");
-        Some(autofix(
-            Applicability::Unsafe,
-            message,
-            edit(text, start, end, content),
-        ))
+        let e = edit(text, start, end, content);
+        Some(autofix(Applicability::Unsafe, message, vec![e]))
     }
 }
 
-fn autofix(applicability: Applicability, message: String, e: crate::model::Edit) -> Autofix {
+fn autofix(
+    applicability: Applicability,
+    message: String,
+    edits: Vec<crate::model::Edit>,
+) -> Autofix {
     Autofix {
         applicability,
         message,
-        edits: vec![e],
+        edits,
     }
 }
 
@@ -249,6 +267,20 @@ fn find_import(suite: &[Stmt], at: usize) -> Option<(&Stmt, usize)> {
         }
     }
     None
+}
+
+/// Whether the index shows `used` and `new` naming one object (the same canonical
+/// definition) in some indexed release, not necessarily the same one for both.
+fn same_object_somewhere(view: &PackageView, used: &str, new: &str) -> bool {
+    let canonicals = |path: &str| -> HashSet<String> {
+        (0..view.releases().len())
+            .filter_map(|r| match view.status(path, r) {
+                Ok(Status::Present { path, symbol }) => Some(symbol.canonical.unwrap_or(path)),
+                _ => None,
+            })
+            .collect()
+    };
+    !canonicals(used).is_disjoint(&canonicals(new))
 }
 
 /// Whether `new` has, on every targeted release, the object that `used` names where it exists

@@ -9,4 +9,5 @@ pub mod fix;
 pub mod list;
 pub mod query;
 pub mod range;
+pub mod server;
 pub mod show;

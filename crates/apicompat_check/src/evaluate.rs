@@ -53,12 +53,27 @@ struct MovedQuery {
     newest_present: usize,
 }
 
+/// What a caller that checks again and again with one catalog keeps warm between runs (the
+/// server): the candidate paths of `moved` fixes by package and last segment, each found by a
+/// scan of every path of the package.
+#[derive(Default)]
+pub struct Warm {
+    moved: Mutex<HashMap<(String, String), Arc<Vec<String>>>>,
+}
+
+impl std::fmt::Debug for Warm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Warm")
+    }
+}
+
 /// Lookups with caches shared by every file; one evaluator serves every thread (`&self`).
 pub struct Evaluator<'c> {
     catalog: &'c Catalog,
     packages: Mutex<HashMap<String, Option<&'c PackageView>>>,
     shared: Shared,
     notes: Mutex<Vec<String>>,
+    warm: Option<Arc<Warm>>,
 }
 
 fn last_segment(path: &str) -> &str {
@@ -77,7 +92,14 @@ impl<'c> Evaluator<'c> {
             packages: Mutex::new(HashMap::new()),
             shared: Shared::default(),
             notes: Mutex::new(Vec::new()),
+            warm: None,
         }
+    }
+
+    /// The evaluator, keeping what it scans in `warm` (which must belong to the same catalog).
+    pub fn with_warm(mut self, warm: Option<Arc<Warm>>) -> Evaluator<'c> {
+        self.warm = warm;
+        self
     }
 
     /// The notes gathered so far (unreadable or damaged indexes), taken out.
@@ -428,18 +450,41 @@ impl<'c> Evaluator<'c> {
         let mut tables: HashMap<&str, HashMap<String, Vec<String>>> = HashMap::new();
         for (name, (view, names)) in wanted {
             let mut table: HashMap<String, Vec<String>> = HashMap::new();
-            view.for_each_path(|p| {
-                let last = last_segment(p);
-                if names.contains(last) {
-                    table
-                        .entry(last.to_string())
-                        .or_default()
-                        .push(p.to_string());
+            let mut scan: HashSet<&str> = HashSet::new();
+            let warm = self.warm.as_deref().map(|w| lock(&w.moved));
+            for n in names {
+                let key = (name.to_string(), n.to_string());
+                match warm.as_ref().and_then(|w| w.get(&key)) {
+                    Some(paths) => {
+                        table.insert(n.to_string(), paths.to_vec());
+                    }
+                    None => {
+                        scan.insert(n);
+                    }
                 }
-            });
-            for paths in table.values_mut() {
-                paths.sort();
-                paths.dedup();
+            }
+            drop(warm);
+            if !scan.is_empty() {
+                let mut found: HashMap<String, Vec<String>> = HashMap::new();
+                view.for_each_path(|p| {
+                    let last = last_segment(p);
+                    if scan.contains(last) {
+                        found
+                            .entry(last.to_string())
+                            .or_default()
+                            .push(p.to_string());
+                    }
+                });
+                let mut warm = self.warm.as_deref().map(|w| lock(&w.moved));
+                for n in scan {
+                    let mut paths = found.remove(n).unwrap_or_default();
+                    paths.sort();
+                    paths.dedup();
+                    if let Some(w) = warm.as_mut() {
+                        w.insert((name.to_string(), n.to_string()), Arc::new(paths.clone()));
+                    }
+                    table.insert(n.to_string(), paths);
+                }
             }
             tables.insert(name, table);
         }

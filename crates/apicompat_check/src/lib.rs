@@ -47,6 +47,7 @@ pub use model::{
 pub use rules::{Rule, RuleSelection};
 
 use crate::evaluate::Evaluator;
+pub use crate::evaluate::Warm;
 use crate::files::Analyzed;
 use crate::rules::{
     IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode,
@@ -85,6 +86,8 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Report guarded uses too (as `info`).
     pub show_guarded: bool,
+    /// What to keep warm between runs with the same catalog (the server).
+    pub warm: Option<std::sync::Arc<Warm>>,
 }
 
 /// A failure of the run itself (exit code 2).
@@ -246,7 +249,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
 
     // Targets of the packages used.
-    let eval = Evaluator::new(catalog);
+    let eval = Evaluator::new(catalog).with_warm(options.warm.clone());
     let target_sources = targets::Sources {
         cli: &specs,
         python: python_env.as_ref(),

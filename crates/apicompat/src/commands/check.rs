@@ -88,6 +88,7 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         select: args.select,
         ignore: args.ignore,
         show_guarded: args.show_guarded,
+        ..Options::default()
     };
     let report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
     if !report.summary.bad_declarations.is_empty() && !args.ignore_bad_declarations {

@@ -25,7 +25,7 @@ use lsp_types::{
 };
 use serde_json::{json, Value};
 
-use apicompat_check::{check, Applicability, Finding, Options, Severity, StdinSource};
+use apicompat_check::{check, Applicability, Finding, Options, Severity, StdinSource, Warm};
 use apicompat_index::Catalog;
 
 use crate::{CmdResult, Failure};
@@ -38,6 +38,8 @@ struct Doc {
 
 struct Server<'c> {
     catalog: &'c Catalog,
+    /// Kept between analyses: the candidates of `moved` fixes.
+    warm: std::sync::Arc<Warm>,
     root: Option<PathBuf>,
     docs: HashMap<String, Doc>,
 }
@@ -59,6 +61,7 @@ pub fn run(catalog: &Catalog) -> CmdResult {
         .or_else(|| std::env::current_dir().ok());
     let mut server = Server {
         catalog,
+        warm: std::sync::Arc::new(Warm::default()),
         root,
         docs: HashMap::new(),
     };
@@ -138,6 +141,7 @@ impl Server<'_> {
                 bytes: text.as_bytes().to_vec(),
             }),
             project: self.root.clone(),
+            warm: Some(std::sync::Arc::clone(&self.warm)),
             ..Options::default()
         };
         match check(self.catalog, &options) {

@@ -58,8 +58,11 @@ struct MovedQuery {
 /// scan of every path of the package.
 #[derive(Default)]
 pub struct Warm {
-    moved: Mutex<HashMap<(String, String), Arc<Vec<String>>>>,
+    moved: Mutex<HashMap<(String, String), Candidates>>,
 }
+
+/// Paths with one last segment, sorted.
+type Candidates = Arc<Vec<String>>;
 
 impl std::fmt::Debug for Warm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -516,7 +519,9 @@ impl<'c> Evaluator<'c> {
         let versions = view.versions();
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for &r in &q.missing {
-            let mut best: Option<((u8, u8, usize, usize), &String)> = None;
+            // (tier, incidental, private segments, length): lowest wins.
+            type Score = (u8, u8, usize, usize);
+            let mut best: Option<(Score, &String)> = None;
             for c in candidates {
                 if c == path {
                     continue;

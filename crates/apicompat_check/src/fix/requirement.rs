@@ -117,7 +117,9 @@ mod tests {
 
     #[test]
     fn specifier_spans() {
-        let span = |r: &str| specifier_span(r).map(|(a, b)| &r[a..b]);
+        fn span(r: &str) -> Option<&str> {
+            specifier_span(r).map(|(a, b)| &r[a..b])
+        }
         assert_eq!(span("torch>=2.0"), Some(">=2.0"));
         assert_eq!(
             span("torch [cuda] >= 2.0 ; python_version > '3.8'"),

@@ -245,7 +245,7 @@ fn publish(uri: Uri, diagnostics: Vec<Diagnostic>) -> Notification {
 
 fn diagnostic(f: &Finding, text: &str) -> Diagnostic {
     let at = |line: u32, column: u32| {
-        let offset = byte_offset(text, line, column);
+        let offset = apicompat_check::fix::offset(text, line, column);
         lsp_position(text, offset)
     };
     let start = at(f.line, f.column);
@@ -262,24 +262,6 @@ fn diagnostic(f: &Finding, text: &str) -> Diagnostic {
         message: f.message.clone(),
         ..Diagnostic::default()
     }
-}
-
-/// The byte offset of a 1-based line and character column (clamped).
-fn byte_offset(text: &str, line: u32, column: u32) -> usize {
-    let mut start = 0;
-    for _ in 1..line.max(1) {
-        match text[start..].find('\n') {
-            Some(i) => start += i + 1,
-            None => return text.len(),
-        }
-    }
-    let rest = &text[start..];
-    let end = rest.find('\n').unwrap_or(rest.len());
-    start
-        + rest[..end]
-            .char_indices()
-            .nth(column.max(1) as usize - 1)
-            .map_or(end, |(i, _)| i)
 }
 
 /// An LSP position (line, UTF-16 column) of a byte offset.

@@ -29,6 +29,15 @@ use crate::pins::short;
 
 use super::{edit, offset};
 
+/// The path an import uses, the one to use instead, whether that is safe, and the comment of
+/// a fallback.
+struct Move<'a> {
+    used: &'a str,
+    new: &'a str,
+    safe: bool,
+    comment: String,
+}
+
 /// A parsed file, when it parses without errors (no edits in a file that does not).
 pub(super) struct Module<'t> {
     text: &'t str,
@@ -62,24 +71,21 @@ impl<'t> Module<'t> {
         if !same_object_somewhere(view, &f.symbol, new) {
             return None;
         }
-        let safe = same_everywhere(view, targeted, &f.symbol, new);
-        let comment = || fallback_comment(&f.package, targeted, &f.missing_in);
+        let m = Move {
+            used: &f.symbol,
+            new,
+            safe: same_everywhere(view, targeted, &f.symbol, new),
+            comment: fallback_comment(&f.package, targeted, &f.missing_in),
+        };
         match stmt {
-            Stmt::ImportFrom(imp) => self.import_from(imp, alias, &f.symbol, new, safe, comment),
-            Stmt::Import(imp) => self.import(imp, alias, &f.symbol, new, safe, comment),
+            Stmt::ImportFrom(imp) => self.import_from(imp, alias, &m),
+            Stmt::Import(imp) => self.import(imp, alias, &m),
             _ => None,
         }
     }
 
-    fn import_from(
-        &self,
-        imp: &ast::StmtImportFrom,
-        i: usize,
-        used: &str,
-        new: &str,
-        safe: bool,
-        comment: impl Fn() -> String,
-    ) -> Option<Autofix> {
+    fn import_from(&self, imp: &ast::StmtImportFrom, i: usize, m: &Move<'_>) -> Option<Autofix> {
+        let (used, new, safe) = (m.used, m.new, m.safe);
         let module = imp.module.as_ref()?;
         let alias = imp.names.get(i)?;
         let name = alias.name.as_str();
@@ -127,7 +133,7 @@ impl<'t> Module<'t> {
         }
         let except = format!(
             "{nl}{ind}except ImportError:  # {}{nl}{ind}{unit}from {new_module} import {alias_text}",
-            comment()
+            m.comment
         );
         let message = format!("fall back to `{new}` where `{used}` is missing");
         if imp.names.len() == 1 {
@@ -164,15 +170,8 @@ impl<'t> Module<'t> {
         Some(edit(self.text, from, to, String::new()))
     }
 
-    fn import(
-        &self,
-        imp: &ast::StmtImport,
-        i: usize,
-        used: &str,
-        new: &str,
-        safe: bool,
-        comment: impl Fn() -> String,
-    ) -> Option<Autofix> {
+    fn import(&self, imp: &ast::StmtImport, i: usize, m: &Move<'_>) -> Option<Autofix> {
+        let (used, new, safe) = (m.used, m.new, m.safe);
         let alias = imp.names.get(i)?;
         let asname = alias.asname.as_ref()?;
         if alias.name.as_str() != used {
@@ -202,7 +201,7 @@ impl<'t> Module<'t> {
         let unit = if ind.contains('\t') { "\t" } else { "    " };
         let content = format!(
             "try:{nl}{ind}{unit}import {used} as {a}{nl}{ind}except ImportError:  # {}{nl}{ind}{unit}import {new} as {a}",
-            comment(),
+            m.comment,
             a = asname.as_str()
         );
         let message = format!("fall back to `{new}` where `{used}` is missing");

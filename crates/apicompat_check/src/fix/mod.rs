@@ -139,7 +139,7 @@ pub(crate) fn position(text: &str, offset: usize) -> (u32, u32) {
 }
 
 /// The byte offset of a 1-based line and character column (clamped to the text).
-pub(crate) fn offset(text: &str, line: u32, column: u32) -> usize {
+pub fn offset(text: &str, line: u32, column: u32) -> usize {
     let mut start = 0;
     for _ in 1..line.max(1) {
         match text[start..].find('\n') {

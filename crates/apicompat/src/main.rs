@@ -51,7 +51,7 @@ pub enum Format {
 enum Command {
     /// Check every use of an indexed package in a project against the releases it may run on.
     #[command(
-        after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif"
+        after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif\n  apicompat check --diff\n  apicompat check --fix --unsafe-fixes"
     )]
     Check(check_command::CheckArgs),
     /// Which releases have a module, class, function or attribute, and what it is in each.
@@ -86,7 +86,7 @@ enum Command {
     /// A language server over stdio: diagnostics as you type, code actions from the fixes,
     /// hover on names of indexed packages.
     #[command(
-        after_help = "Editors start it; see README (VS Code, Neovim, Helix).\n\nExample:\n  apicompat server"
+        after_help = "Examples:\n  apicompat server\n\nEditors start it: see the README for VS Code, Neovim and Helix."
     )]
     Server,
     /// Print a shell completion script.

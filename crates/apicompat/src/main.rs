@@ -51,7 +51,7 @@ pub enum Format {
 enum Command {
     /// Check every use of an indexed package in a project against the releases it may run on.
     #[command(
-        after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif"
+        after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif\n  apicompat check --diff\n  apicompat check --fix --unsafe-fixes"
     )]
     Check(check_command::CheckArgs),
     /// Which releases have a module, class, function or attribute, and what it is in each.
@@ -83,6 +83,12 @@ enum Command {
         after_help = "Examples:\n  apicompat diff torch 2.4.1 2.5.0\n  apicompat diff torch 2.4.1 2.5.0 --prefix torch.distributed\n  apicompat diff torch 2.4.1 2.5.0 --used-by . --output-format markdown\n  apicompat diff colossalai 0.4.0 0.4.1 --output-format json\n\nExit code: 0, 1 when a line of the --used-by project breaks on the newer release, 2 on bad input."
     )]
     Diff(commands::diff::DiffArgs),
+    /// A language server over stdio: diagnostics as you type, code actions from the fixes,
+    /// hover on names of indexed packages.
+    #[command(
+        after_help = "Examples:\n  apicompat server\n\nEditors start it: see the README for VS Code, Neovim and Helix."
+    )]
+    Server,
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  apicompat completions bash > ~/.local/share/bash-completion/completions/apicompat\n  apicompat completions zsh > \"${fpath[1]}/_apicompat\"\n  apicompat completions fish > ~/.config/fish/completions/apicompat.fish"
@@ -233,6 +239,7 @@ fn main() -> ExitCode {
         Command::Env(args) => commands::env::run(&open_catalog(), args),
         Command::Range(args) => commands::range::run(&open_catalog(), args),
         Command::Diff(args) => commands::diff::run(&open_catalog(), args),
+        Command::Server => commands::server::run(&open_catalog()),
         Command::Completions { shell } => commands::completions::run(Cli::command(), shell),
         Command::Query {
             symbol,

@@ -185,6 +185,7 @@ pub fn requirement_finding(
         present_ranges: ranges(&names, &working_mask),
         message,
         fixes,
+        fix: None,
         reach,
         target_source: Some(format!("declared {}", raws.join(", "))),
         guard: None,

@@ -53,12 +53,30 @@ struct MovedQuery {
     newest_present: usize,
 }
 
+/// What a caller that checks again and again with one catalog keeps warm between runs (the
+/// server): the candidate paths of `moved` fixes by package and last segment, each found by a
+/// scan of every path of the package.
+#[derive(Default)]
+pub struct Warm {
+    moved: Mutex<HashMap<(String, String), Candidates>>,
+}
+
+/// Paths with one last segment, sorted.
+type Candidates = Arc<Vec<String>>;
+
+impl std::fmt::Debug for Warm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Warm")
+    }
+}
+
 /// Lookups with caches shared by every file; one evaluator serves every thread (`&self`).
 pub struct Evaluator<'c> {
     catalog: &'c Catalog,
     packages: Mutex<HashMap<String, Option<&'c PackageView>>>,
     shared: Shared,
     notes: Mutex<Vec<String>>,
+    warm: Option<Arc<Warm>>,
 }
 
 fn last_segment(path: &str) -> &str {
@@ -77,7 +95,14 @@ impl<'c> Evaluator<'c> {
             packages: Mutex::new(HashMap::new()),
             shared: Shared::default(),
             notes: Mutex::new(Vec::new()),
+            warm: None,
         }
+    }
+
+    /// The evaluator, keeping what it scans in `warm` (which must belong to the same catalog).
+    pub fn with_warm(mut self, warm: Option<Arc<Warm>>) -> Evaluator<'c> {
+        self.warm = warm;
+        self
     }
 
     /// The notes gathered so far (unreadable or damaged indexes), taken out.
@@ -445,18 +470,41 @@ impl<'c> Evaluator<'c> {
         let mut tables: HashMap<&str, HashMap<String, Vec<String>>> = HashMap::new();
         for (name, (view, names)) in wanted {
             let mut table: HashMap<String, Vec<String>> = HashMap::new();
-            view.for_each_path(|p| {
-                let last = last_segment(p);
-                if names.contains(last) {
-                    table
-                        .entry(last.to_string())
-                        .or_default()
-                        .push(p.to_string());
+            let mut scan: HashSet<&str> = HashSet::new();
+            let warm = self.warm.as_deref().map(|w| lock(&w.moved));
+            for n in names {
+                let key = (name.to_string(), n.to_string());
+                match warm.as_ref().and_then(|w| w.get(&key)) {
+                    Some(paths) => {
+                        table.insert(n.to_string(), paths.to_vec());
+                    }
+                    None => {
+                        scan.insert(n);
+                    }
                 }
-            });
-            for paths in table.values_mut() {
-                paths.sort();
-                paths.dedup();
+            }
+            drop(warm);
+            if !scan.is_empty() {
+                let mut found: HashMap<String, Vec<String>> = HashMap::new();
+                view.for_each_path(|p| {
+                    let last = last_segment(p);
+                    if scan.contains(last) {
+                        found
+                            .entry(last.to_string())
+                            .or_default()
+                            .push(p.to_string());
+                    }
+                });
+                let mut warm = self.warm.as_deref().map(|w| lock(&w.moved));
+                for n in scan {
+                    let mut paths = found.remove(n).unwrap_or_default();
+                    paths.sort();
+                    paths.dedup();
+                    if let Some(w) = warm.as_mut() {
+                        w.insert((name.to_string(), n.to_string()), Arc::new(paths.clone()));
+                    }
+                    table.insert(n.to_string(), paths);
+                }
             }
             tables.insert(name, table);
         }
@@ -488,7 +536,9 @@ impl<'c> Evaluator<'c> {
         let versions = view.versions();
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for &r in &q.missing {
-            let mut best: Option<((u8, usize, usize), &String)> = None;
+            // (tier, incidental, private segments, length): lowest wins.
+            type Score = (u8, u8, usize, usize);
+            let mut best: Option<(Score, &String)> = None;
             for c in candidates {
                 if c == path {
                     continue;
@@ -511,8 +561,13 @@ impl<'c> Evaluator<'c> {
                 } else {
                     continue;
                 };
+                // A module that merely imported the object for its own use is a poor place to
+                // import it from: prefer the packages the definition lies in.
+                let incidental = c
+                    .rsplit_once('.')
+                    .is_none_or(|(m, _)| !their_canonical.starts_with(&format!("{m}.")));
                 let private = c.split('.').filter(|s| s.starts_with('_')).count();
-                let score = (tier, private, c.len());
+                let score = (tier, u8::from(incidental), private, c.len());
                 if best.as_ref().is_none_or(|(s, _)| score < *s) {
                     best = Some((score, c));
                 }

@@ -15,6 +15,7 @@ pub mod collect;
 mod drift;
 mod evaluate;
 pub mod files;
+pub mod fix;
 mod judge;
 pub mod members;
 pub mod model;
@@ -40,10 +41,14 @@ use apicompat_requirements::{
     normalize_name, open_environment, open_environment_at, read_project, Severity as DiagSeverity,
 };
 
-pub use model::{Finding, Fix, FixKind, Reach, Report, Severity, Summary, TargetInfo};
+pub use model::{
+    Applicability, Autofix, Edit, Finding, Fix, FixKind, Reach, Report, Severity, Summary,
+    TargetInfo,
+};
 pub use rules::{Rule, RuleSelection};
 
 use crate::evaluate::Evaluator;
+pub use crate::evaluate::Warm;
 use crate::files::Analyzed;
 use crate::rules::{
     IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode,
@@ -82,6 +87,8 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Report guarded uses too (as `info`).
     pub show_guarded: bool,
+    /// What to keep warm between runs with the same catalog (the server).
+    pub warm: Option<std::sync::Arc<Warm>>,
 }
 
 /// A failure of the run itself (exit code 2).
@@ -243,7 +250,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
 
     // Targets of the packages used.
-    let eval = Evaluator::new(catalog);
+    let eval = Evaluator::new(catalog).with_warm(options.warm.clone());
     let target_sources = targets::Sources {
         cli: &specs,
         python: python_env.as_ref(),
@@ -531,12 +538,14 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
     // Freeing a large project's files takes a while: on every thread.
     pool.install(|| analyzed.into_par_iter().for_each(drop));
-    Ok(Report {
+    let mut report = Report {
         findings,
         summary,
         sources,
         chains: import_chains,
-    })
+    };
+    fix::attach(catalog, &mut report);
+    Ok(report)
 }
 
 /// Evaluates uses (file number, use) against the chosen targets, in parallel: the pending
@@ -634,6 +643,7 @@ fn file_finding(rule: Rule, path: &Path, at: (u32, u32, u32, u32), message: Stri
         present_ranges: Vec::new(),
         message,
         fixes: Vec::new(),
+        fix: None,
         reach: Reach::None,
         target_source: None,
         guard: None,

@@ -541,6 +541,7 @@ pub fn finding(
         present_ranges,
         message,
         fixes,
+        fix: None,
         target_source: target_source.map(str::to_string),
         ..Finding::of_use(&rule, m.guarded, m.reach)
     }

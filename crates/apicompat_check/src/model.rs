@@ -78,6 +78,48 @@ pub enum FixKind {
     Rewrite,
 }
 
+/// Whether applying a fix keeps behaviour (as in Ruff).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Changes behaviour on some targeted release (a fallback import, a narrowed requirement).
+    Unsafe,
+    /// Behaviour on every targeted release is unchanged or strictly better.
+    Safe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Unsafe => "unsafe",
+            Applicability::Safe => "safe",
+        }
+    }
+}
+
+/// One replacement of a byte range of the finding's file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Edit {
+    /// Byte offsets in the file (`end` exclusive).
+    pub start: usize,
+    pub end: usize,
+    pub content: String,
+    /// 1-based line and character column of `start` and `end`.
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+}
+
+/// Concrete edits that fix a finding (`check --fix`, `--diff`, the server's code actions).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Autofix {
+    pub applicability: Applicability,
+    pub message: String,
+    /// Edits of the finding's file, in order, not overlapping.
+    pub edits: Vec<Edit>,
+}
+
 /// One problem at one place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -107,6 +149,9 @@ pub struct Finding {
     pub present_ranges: Vec<String>,
     pub message: String,
     pub fixes: Vec<Fix>,
+    /// The edits that apply the first fix that can be written out (`crate::fix`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Autofix>,
     pub reach: Reach,
     /// Where the targeted releases come from (`declared torch>=2.3.0 in requirements.txt:1`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,6 +188,7 @@ impl Finding {
             present_ranges: Vec::new(),
             message: String::new(),
             fixes: Vec::new(),
+            fix: None,
             reach,
             target_source: None,
             guard: None,

@@ -356,6 +356,7 @@ fn base_finding(
         present_ranges: ranges(&versions, present),
         message: String::new(),
         fixes: Vec::new(),
+        fix: None,
         target_source: Some(target.info.description.clone()),
         ..Finding::of_use(&rule, u.guarded, u.reach)
     }

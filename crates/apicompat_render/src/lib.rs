@@ -15,7 +15,7 @@ use std::path::Path;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use serde::Serialize;
 
-use apicompat_check::{Finding, Reach, Report, Severity};
+use apicompat_check::{Applicability, Finding, Reach, Report, Severity};
 
 pub use sarif::sarif;
 
@@ -182,7 +182,12 @@ fn frame(
     renderer: &Renderer,
 ) -> String {
     let message = escape_control(&f.message);
-    let title = level(f.severity).primary_title(message.as_ref()).id(f.code);
+    // `[*]`: `--fix` fixes it (as in Ruff: safe fixes only).
+    let message = match &f.fix {
+        Some(x) if x.applicability == Applicability::Safe => format!("[*] {message}"),
+        _ => message.into_owned(),
+    };
+    let title = level(f.severity).primary_title(message).id(f.code);
     let label = escape_control(&reach_label(f)).into_owned();
     let mut groups: Vec<Group<'_>> = Vec::new();
     let located = source.and_then(|text| {
@@ -233,6 +238,16 @@ fn frame(
         .iter()
         .map(|x| escape_control(&x.message).into_owned())
         .collect();
+    if let Some(x) = &f.fix {
+        help.insert(
+            0,
+            format!(
+                "{} fix: {}",
+                x.applicability.as_str(),
+                escape_control(&x.message)
+            ),
+        );
+    }
     if let Some(src) = &f.target_source {
         help.push(format!("checked against {}", escape_control(src)));
     }
@@ -271,7 +286,34 @@ pub fn text(report: &Report, color: bool) -> String {
     }
     out.push_str(&escape_control(&summary_line(report)));
     out.push('\n');
+    if let Some(line) = fixable_line(report) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out
+}
+
+/// `[*] 2 fixable with --fix (1 more with --unsafe-fixes).`, when some finding has a fix.
+pub fn fixable_line(report: &Report) -> Option<String> {
+    let count = |a: Applicability| {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == a))
+            .count()
+    };
+    let (safe, unsafe_) = (count(Applicability::Safe), count(Applicability::Unsafe));
+    match (safe, unsafe_) {
+        (0, 0) => None,
+        (0, u) => Some(format!(
+            "{} available with --fix --unsafe-fixes.",
+            plural(u, "fix", "fixes")
+        )),
+        (s, 0) => Some(format!("[*] {s} fixable with --fix.")),
+        (s, u) => Some(format!(
+            "[*] {s} fixable with --fix ({u} more with --unsafe-fixes)."
+        )),
+    }
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {

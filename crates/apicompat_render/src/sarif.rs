@@ -60,7 +60,63 @@ struct ResultItem {
     level: &'static str,
     message: Text,
     locations: Vec<Location>,
+    /// The finding's edits (`check --fix`), as SARIF `fix` objects.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fixes: Vec<SarifFix>,
     properties: Properties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifFix {
+    description: Text,
+    artifact_changes: Vec<ArtifactChange>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactChange {
+    artifact_location: ArtifactLocation,
+    replacements: Vec<Replacement>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Replacement {
+    deleted_region: Region,
+    inserted_content: Text,
+}
+
+fn sarif_fixes(f: &apicompat_check::Finding, uri: &str, relative: bool) -> Vec<SarifFix> {
+    let Some(fix) = &f.fix else {
+        return Vec::new();
+    };
+    vec![SarifFix {
+        description: Text {
+            text: format!("{} ({})", fix.message, fix.applicability.as_str()),
+        },
+        artifact_changes: vec![ArtifactChange {
+            artifact_location: ArtifactLocation {
+                uri: uri.to_string(),
+                uri_base_id: relative.then_some("%SRCROOT%"),
+            },
+            replacements: fix
+                .edits
+                .iter()
+                .map(|e| Replacement {
+                    deleted_region: Region {
+                        start_line: e.line,
+                        start_column: e.column,
+                        end_line: e.end_line,
+                        end_column: e.end_column,
+                    },
+                    inserted_content: Text {
+                        text: e.content.clone(),
+                    },
+                })
+                .collect(),
+        }],
+    }]
 }
 
 #[derive(Serialize)]
@@ -131,6 +187,7 @@ pub fn sarif(report: &Report, tool_version: &str) -> String {
         .iter()
         .map(|f| {
             let (uri, relative) = sarif_uri(&display_path(&f.path));
+            let fixes = sarif_fixes(f, &uri, relative);
             ResultItem {
                 rule_id: f.code,
                 rule_index: rules::ALL
@@ -155,6 +212,7 @@ pub fn sarif(report: &Report, tool_version: &str) -> String {
                         },
                     },
                 }],
+                fixes,
                 properties: Properties {
                     symbol: f.symbol.clone(),
                     package: f.package.clone(),

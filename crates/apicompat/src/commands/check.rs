@@ -52,6 +52,8 @@ pub struct CheckArgs {
     /// outside the project): check without the requirements it would have declared.
     #[arg(long)]
     pub ignore_bad_declarations: bool,
+    #[command(flatten)]
+    pub fixing: crate::commands::fix::FixArgs,
 }
 
 pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
@@ -86,8 +88,9 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         select: args.select,
         ignore: args.ignore,
         show_guarded: args.show_guarded,
+        ..Options::default()
     };
-    let mut report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    let report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
     if !report.summary.bad_declarations.is_empty() && !args.ignore_bad_declarations {
         let lines: Vec<String> = report
             .summary
@@ -101,20 +104,28 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
             lines.join("\n")
         )));
     }
-    let out = match args.output_format {
-        CheckFormat::Text => {
-            // `--quiet`: errors only (the summary still counts everything).
-            if crate::ui::quiet() {
-                report
-                    .findings
-                    .retain(|f| f.severity == apicompat_check::Severity::Error);
-            }
+    if args.fixing.wanted() {
+        let format = args.output_format;
+        let render = move |r: &apicompat_check::Report| render(r, format);
+        return crate::commands::fix::run(catalog, &options, report, &args.fixing, render);
+    }
+    crate::ui::print_stdout(&render(&report, args.output_format))?;
+    Ok(ExitCode::from(report.exit_code()))
+}
+
+fn render(report: &apicompat_check::Report, format: CheckFormat) -> String {
+    match format {
+        // `--quiet`: errors only (the summary still counts everything).
+        CheckFormat::Text if crate::ui::quiet() => {
+            let mut report = report.clone();
+            report
+                .findings
+                .retain(|f| f.severity == apicompat_check::Severity::Error);
             apicompat_render::text(&report, crate::ui::color_stdout())
         }
-        CheckFormat::Json => apicompat_render::json(&report) + "\n",
-        CheckFormat::Sarif => apicompat_render::sarif(&report, env!("CARGO_PKG_VERSION")) + "\n",
-        CheckFormat::Github => apicompat_render::github(&report),
-    };
-    crate::ui::print_stdout(&out)?;
-    Ok(ExitCode::from(report.exit_code()))
+        CheckFormat::Text => apicompat_render::text(report, crate::ui::color_stdout()),
+        CheckFormat::Json => apicompat_render::json(report) + "\n",
+        CheckFormat::Sarif => apicompat_render::sarif(report, env!("CARGO_PKG_VERSION")) + "\n",
+        CheckFormat::Github => apicompat_render::github(report),
+    }
 }

@@ -81,6 +81,17 @@ pub fn run(catalog: &Catalog, symbol: &str, package: Option<&str>, format: Forma
     )
 }
 
+/// What `query` prints for a path of an indexed package, if some release has it (the
+/// server's hover).
+pub fn describe(catalog: &Catalog, symbol: &str) -> Option<String> {
+    let view = catalog.package_for_module(symbol).ok()??;
+    let answer = answer(view, symbol).ok()?;
+    if answer.present_in.is_empty() && answer.unknown_in.is_empty() {
+        return None;
+    }
+    Some(text(&answer, view.releases().len()))
+}
+
 fn unknown_package(catalog: &Catalog, name: &str) -> String {
     format!(
         "package `{name}` is not indexed (known: {}); add it with `apicompat index fetch {name}`",

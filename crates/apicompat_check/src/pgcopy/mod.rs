@@ -1512,6 +1512,7 @@ impl<'a> Engine<'a> {
                 class_name.as_deref(),
                 site.target.as_deref(),
             ),
+            fix: None,
             reach: if site.in_function {
                 Reach::CallTime
             } else {

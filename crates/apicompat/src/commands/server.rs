@@ -1,0 +1,382 @@
+//! `apicompat server`: a language server over stdio (`lsp-server`, `lsp-types`).
+//!
+//! - Diagnostics on open and on every change: the edited document alone is checked, from the
+//!   editor's text, against the targets of the project (the workspace root's declarations, as
+//!   `check` reads them). The index stays open between requests; nothing else is re-read.
+//!   Facts that need other files of the project (the classes they define) are not seen here:
+//!   the server may say less than `check` on the project, never more.
+//! - Code actions: the edits of the findings (`check --fix`), safe ones preferred.
+//! - Hover on a dotted name of an indexed package (through `import ... as` aliases of the
+//!   document): what `apicompat query` prints (releases, definition and signature per range,
+//!   deprecation).
+//!
+//! Positions are UTF-16 code units, as LSP requires by default.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use lsp_server::{Connection, Message, Notification, Request, Response};
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Diagnostic,
+    DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, Hover, HoverContents, HoverParams, MarkupContent, MarkupKind,
+    NumberOrString, Position, PublishDiagnosticsParams, Range, TextEdit, Uri, WorkspaceEdit,
+};
+use serde_json::{json, Value};
+
+use apicompat_check::{check, Applicability, Finding, Options, Severity, StdinSource, Warm};
+use apicompat_index::Catalog;
+
+use crate::{CmdResult, Failure};
+
+/// An open document and what the last analysis found in it.
+struct Doc {
+    text: String,
+    findings: Vec<Finding>,
+}
+
+struct Server<'c> {
+    catalog: &'c Catalog,
+    /// Kept between analyses: the candidates of `moved` fixes.
+    warm: std::sync::Arc<Warm>,
+    root: Option<PathBuf>,
+    docs: HashMap<String, Doc>,
+}
+
+pub fn run(catalog: &Catalog) -> CmdResult {
+    let (conn, io) = Connection::stdio();
+    let caps = json!({
+        "textDocumentSync": 1,
+        "hoverProvider": true,
+        "codeActionProvider": { "codeActionKinds": ["quickfix"] },
+    });
+    let params = conn
+        .initialize(caps)
+        .map_err(|e| Failure::usage(format!("server: {e}")))?;
+    let root = params
+        .get("rootUri")
+        .and_then(Value::as_str)
+        .and_then(file_path)
+        .or_else(|| std::env::current_dir().ok());
+    let mut server = Server {
+        catalog,
+        warm: std::sync::Arc::new(Warm::default()),
+        root,
+        docs: HashMap::new(),
+    };
+    for msg in &conn.receiver {
+        match msg {
+            Message::Request(req) => {
+                if conn
+                    .handle_shutdown(&req)
+                    .map_err(|e| Failure::usage(format!("server: {e}")))?
+                {
+                    break;
+                }
+                let resp = server.request(req);
+                if conn.sender.send(Message::Response(resp)).is_err() {
+                    break;
+                }
+            }
+            Message::Notification(n) => {
+                for out in server.notification(n) {
+                    if conn.sender.send(Message::Notification(out)).is_err() {
+                        break;
+                    }
+                }
+            }
+            Message::Response(_) => {}
+        }
+    }
+    drop(conn);
+    io.join()
+        .map_err(|e| Failure::usage(format!("server: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Server<'_> {
+    fn notification(&mut self, n: Notification) -> Vec<Notification> {
+        let (uri, text) = match n.method.as_str() {
+            "textDocument/didOpen" => {
+                let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) else {
+                    return Vec::new();
+                };
+                (p.text_document.uri, p.text_document.text)
+            }
+            "textDocument/didChange" => {
+                let Ok(p) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) else {
+                    return Vec::new();
+                };
+                // Full synchronisation: the last change is the whole text.
+                let Some(change) = p.content_changes.into_iter().last() else {
+                    return Vec::new();
+                };
+                (p.text_document.uri, change.text)
+            }
+            "textDocument/didClose" => {
+                let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else {
+                    return Vec::new();
+                };
+                self.docs.remove(p.text_document.uri.as_str());
+                return vec![publish(p.text_document.uri, Vec::new())];
+            }
+            _ => return Vec::new(),
+        };
+        let Some(path) = file_path(uri.as_str()) else {
+            return Vec::new();
+        };
+        let findings = self.analyse(&path, &text);
+        let diagnostics = findings.iter().map(|f| diagnostic(f, &text)).collect();
+        self.docs
+            .insert(uri.as_str().to_string(), Doc { text, findings });
+        vec![publish(uri, diagnostics)]
+    }
+
+    /// `check` of one document's text, against the project's targets.
+    fn analyse(&self, path: &Path, text: &str) -> Vec<Finding> {
+        let options = Options {
+            stdin: Some(StdinSource {
+                name: path.to_path_buf(),
+                bytes: text.as_bytes().to_vec(),
+            }),
+            project: self.root.clone(),
+            warm: Some(std::sync::Arc::clone(&self.warm)),
+            ..Options::default()
+        };
+        match check(self.catalog, &options) {
+            Ok(report) => report
+                .findings
+                .into_iter()
+                .filter(|f| f.path == path)
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn request(&self, req: Request) -> Response {
+        let result = match req.method.as_str() {
+            "textDocument/hover" => serde_json::from_value::<HoverParams>(req.params)
+                .ok()
+                .and_then(|p| self.hover(&p))
+                .map_or(Value::Null, |h| {
+                    serde_json::to_value(h).unwrap_or(Value::Null)
+                }),
+            "textDocument/codeAction" => serde_json::from_value::<CodeActionParams>(req.params)
+                .ok()
+                .map_or(Value::Null, |p| {
+                    serde_json::to_value(self.code_actions(&p)).unwrap_or(Value::Null)
+                }),
+            _ => {
+                return Response::new_err(
+                    req.id,
+                    lsp_server::ErrorCode::MethodNotFound as i32,
+                    format!("unsupported request {}", req.method),
+                )
+            }
+        };
+        Response::new_ok(req.id, result)
+    }
+
+    fn hover(&self, p: &HoverParams) -> Option<Hover> {
+        let pos = &p.text_document_position_params;
+        let doc = self.docs.get(pos.text_document.uri.as_str())?;
+        let (symbol, range) = dotted_at(&doc.text, pos.position)?;
+        let symbol = resolve_alias(&doc.text, &symbol);
+        let text = crate::commands::query::describe(self.catalog, &symbol)?;
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: format!("```text\n{text}```"),
+            }),
+            range: Some(range),
+        })
+    }
+
+    fn code_actions(&self, p: &CodeActionParams) -> Vec<CodeActionOrCommand> {
+        let Some(doc) = self.docs.get(p.text_document.uri.as_str()) else {
+            return Vec::new();
+        };
+        let mut actions = Vec::new();
+        for f in &doc.findings {
+            let Some(fix) = &f.fix else { continue };
+            let d = diagnostic(f, &doc.text);
+            if d.range.end.line < p.range.start.line || d.range.start.line > p.range.end.line {
+                continue;
+            }
+            let edits = fix
+                .edits
+                .iter()
+                .map(|e| TextEdit {
+                    range: Range {
+                        start: lsp_position(&doc.text, e.start),
+                        end: lsp_position(&doc.text, e.end),
+                    },
+                    new_text: e.content.clone(),
+                })
+                .collect();
+            let safe = fix.applicability == Applicability::Safe;
+            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("{} ({})", fix.message, fix.applicability.as_str()),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![d]),
+                edit: Some(WorkspaceEdit {
+                    changes: Some([(p.text_document.uri.clone(), edits)].into_iter().collect()),
+                    ..WorkspaceEdit::default()
+                }),
+                is_preferred: Some(safe),
+                ..CodeAction::default()
+            }));
+        }
+        actions
+    }
+}
+
+fn publish(uri: Uri, diagnostics: Vec<Diagnostic>) -> Notification {
+    Notification::new(
+        "textDocument/publishDiagnostics".to_string(),
+        PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version: None,
+        },
+    )
+}
+
+fn diagnostic(f: &Finding, text: &str) -> Diagnostic {
+    let at = |line: u32, column: u32| {
+        let offset = apicompat_check::fix::offset(text, line, column);
+        lsp_position(text, offset)
+    };
+    let start = at(f.line, f.column);
+    let end = at(f.end_line.max(f.line), f.end_column);
+    Diagnostic {
+        range: Range { start, end },
+        severity: Some(match f.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Info => DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(NumberOrString::String(f.code.to_string())),
+        source: Some("apicompat".to_string()),
+        message: f.message.clone(),
+        ..Diagnostic::default()
+    }
+}
+
+/// An LSP position (line, UTF-16 column) of a byte offset.
+fn lsp_position(text: &str, offset: usize) -> Position {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let character: usize = before[line_start..].chars().map(char::len_utf16).sum();
+    Position {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        character: u32::try_from(character).unwrap_or(u32::MAX),
+    }
+}
+
+/// The dotted name under the cursor, up to the end of the segment the cursor is in.
+fn dotted_at(text: &str, pos: Position) -> Option<(String, Range)> {
+    let line = text.lines().nth(pos.line as usize)?;
+    let chars: Vec<char> = line.chars().collect();
+    // UTF-16 column -> char index.
+    let (mut units, mut at) = (0usize, chars.len());
+    for (i, c) in chars.iter().enumerate() {
+        if units >= pos.character as usize {
+            at = i;
+            break;
+        }
+        units += c.len_utf16();
+    }
+    let part = |c: &char| c.is_alphanumeric() || *c == '_';
+    let mut start = at.min(chars.len());
+    while start > 0 && (part(&chars[start - 1]) || chars[start - 1] == '.') {
+        start -= 1;
+    }
+    let mut end = at.min(chars.len());
+    while end < chars.len() && part(&chars[end]) {
+        end += 1;
+    }
+    let name: String = chars.get(start..end)?.iter().collect();
+    let name = name.trim_matches('.').to_string();
+    if name.is_empty() {
+        return None;
+    }
+    let col = |i: usize| -> u32 {
+        let units: usize = chars[..i].iter().map(|c| c.len_utf16()).sum();
+        u32::try_from(units).unwrap_or(u32::MAX)
+    };
+    let range = Range {
+        start: Position {
+            line: pos.line,
+            character: col(start),
+        },
+        end: Position {
+            line: pos.line,
+            character: col(end),
+        },
+    };
+    Some((name, range))
+}
+
+/// `dist.all_reduce` -> `torch.distributed.all_reduce` when the document says
+/// `import torch.distributed as dist` (or `from torch import distributed as dist`).
+fn resolve_alias(text: &str, name: &str) -> String {
+    let (first, rest) = name.split_once('.').map_or((name, ""), |(a, b)| (a, b));
+    for line in text.lines() {
+        let line = line.trim();
+        let target = if let Some(r) = line.strip_prefix("import ") {
+            r.split(',').find_map(|part| {
+                let (module, alias) = part.trim().split_once(" as ")?;
+                (alias.trim() == first).then(|| module.trim().to_string())
+            })
+        } else if let Some((module, names)) = line
+            .strip_prefix("from ")
+            .and_then(|r| r.split_once(" import "))
+        {
+            names
+                .trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace())
+                .split(',')
+                .find_map(|part| {
+                    let part = part.trim();
+                    let (n, alias) = part.split_once(" as ").unwrap_or((part, part));
+                    (alias.trim() == first).then(|| format!("{}.{}", module.trim(), n.trim()))
+                })
+        } else {
+            None
+        };
+        if let Some(t) = target {
+            return if rest.is_empty() {
+                t
+            } else {
+                format!("{t}.{rest}")
+            };
+        }
+    }
+    name.to_string()
+}
+
+/// A local path from a `file://` URI (percent-decoded).
+fn file_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?, 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    Some(PathBuf::from(String::from_utf8(out).ok()?))
+}

@@ -1,8 +1,10 @@
 //! `apicompat`: knows the API surface of every release of Python frameworks, statically.
 
+mod baseline;
 #[path = "commands/check.rs"]
 mod check_command;
 mod commands;
+mod noqa;
 mod ui;
 
 use apicompat::EMBEDDED;

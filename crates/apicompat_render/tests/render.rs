@@ -74,6 +74,7 @@ fn report() -> Report {
         },
         sources: [(path, source.to_string())].into_iter().collect(),
         chains: Default::default(),
+        ..Report::default()
     }
 }
 

@@ -207,6 +207,14 @@ pub struct ToolConfig {
     pub select: Vec<String>,
     /// `ignore = [...]`: rule codes to disable.
     pub ignore: Vec<String>,
+    /// `exclude = [...]`: globs of paths not walked (None: the defaults).
+    pub exclude: Option<Vec<String>>,
+    /// `extend-exclude = [...]`: globs excluded in addition to `exclude`.
+    pub extend_exclude: Vec<String>,
+    /// `[tool.apicompat.per-file-ignores]`: glob -> rule codes ignored in matching files.
+    pub per_file_ignores: Vec<(String, Vec<String>)>,
+    /// `baseline = "FILE"`: findings recorded there are not reported (relative to the root).
+    pub baseline: Option<String>,
     /// Keys of the table this version does not know (each also reported as a warning).
     pub unknown_keys: Vec<String>,
 }
@@ -285,9 +293,13 @@ pub fn read_project(dir: &Path) -> Declared {
         more.sort();
         req_files.extend(more);
     }
+    // `requirements.txt` (and what it includes) is the main set; every other file is a
+    // named scope (`requirements-dev.txt`: `dev`, `requirements/npu.txt`: `npu`).
     for file in req_files {
+        c.scope = requirements_scope(&file);
         reqtxt::read_file(&mut c, &file, false, None);
     }
+    c.scope = None;
     for name in ["environment.yml", "environment.yaml"] {
         let path = dir.join(name);
         if exists(&path) {
@@ -295,6 +307,19 @@ pub fn read_project(dir: &Path) -> Declared {
         }
     }
     c.out
+}
+
+/// The scope of a requirements file found in the project: None for `requirements.txt` and
+/// `requirements/requirements.txt`, else the name without `requirements` and separators
+/// (`requirements-dev.txt`: `dev`, `requirements_test.txt`: `test`, `requirements/npu.txt`:
+/// `npu`).
+pub fn requirements_scope(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    let rest = stem
+        .strip_prefix("requirements")
+        .unwrap_or(&stem)
+        .trim_start_matches(['-', '_', '.']);
+    (!rest.is_empty()).then(|| rest.to_string())
 }
 
 /// Reads one file, chosen by its name: `pyproject.toml`, `setup.cfg`, `setup.py`, `*.yml` /
@@ -385,6 +410,8 @@ pub(crate) struct Collector {
     /// Requirement files being included right now, as (canonical path, path as reached), for
     /// cycle detection.
     pub(crate) stack: Vec<(PathBuf, PathBuf)>,
+    /// The scope of the requirements file being read (None: the main requirements).
+    pub(crate) scope: Option<String>,
 }
 
 impl Collector {
@@ -397,6 +424,7 @@ impl Collector {
             },
             visited: HashSet::new(),
             stack: Vec::new(),
+            scope: None,
         }
     }
 

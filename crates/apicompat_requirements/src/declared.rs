@@ -293,19 +293,27 @@ pub fn read_project(dir: &Path) -> Declared {
         more.sort();
         req_files.extend(more);
     }
-    // `requirements.txt` (and what it includes) is the main set; every other file is a
-    // named scope (`requirements-dev.txt`: `dev`, `requirements/npu.txt`: `npu`).
-    for file in req_files {
-        c.scope = requirements_scope(&file);
+    // `requirements.txt` (and what it includes) is the main set, and so is environment.yml
+    // (and what its `pip:` list includes); every other file is a named scope
+    // (`requirements-dev.txt`: `dev`, `requirements/npu.txt`: `npu`), read last so that a
+    // file the main set includes stays main (each file is read once).
+    let (main, scoped): (Vec<PathBuf>, Vec<PathBuf>) = req_files
+        .into_iter()
+        .partition(|f| requirements_scope(f).is_none());
+    for file in main {
         reqtxt::read_file(&mut c, &file, false, None);
     }
-    c.scope = None;
     for name in ["environment.yml", "environment.yaml"] {
         let path = dir.join(name);
         if exists(&path) {
             yaml_env::read(&mut c, &path);
         }
     }
+    for file in scoped {
+        c.scope = requirements_scope(&file);
+        reqtxt::read_file(&mut c, &file, false, None);
+    }
+    c.scope = None;
     c.out
 }
 

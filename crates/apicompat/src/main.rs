@@ -53,7 +53,7 @@ pub enum Format {
 enum Command {
     /// Check every use of an indexed package in a project against the releases it may run on.
     #[command(
-        after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif"
+        after_help = "Examples:\n  apicompat check\n  apicompat check --write-baseline apicompat-baseline.json\n  apicompat check --baseline apicompat-baseline.json\n  apicompat check --extend-exclude 'third_party,examples/*.py' --per-file-ignores 'tests/*:AC011'\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif"
     )]
     Check(check_command::CheckArgs),
     /// Which releases have a module, class, function or attribute, and what it is in each.

@@ -44,8 +44,11 @@ pub(crate) fn pip_entries(text: &str) -> Vec<(u32, String)> {
     entries(text).0
 }
 
-/// (pip entries, conda entries) of an environment.yml, each with its 1-based line.
-fn entries(text: &str) -> (Vec<(u32, String)>, Vec<(u32, String)>) {
+/// Entries of a list, each with its 1-based line.
+type Entries = Vec<(u32, String)>;
+
+/// (pip entries, conda entries) of an environment.yml.
+fn entries(text: &str) -> (Entries, Entries) {
     let mut out = Vec::new();
     let mut conda = Vec::new();
     let mut in_deps = false;

@@ -1,8 +1,10 @@
 //! `apicompat`: knows the API surface of every release of Python frameworks, statically.
 
+mod baseline;
 #[path = "commands/check.rs"]
 mod check_command;
 mod commands;
+mod noqa;
 mod ui;
 
 use apicompat::EMBEDDED;
@@ -51,9 +53,9 @@ pub enum Format {
 enum Command {
     /// Check every use of an indexed package in a project against the releases it may run on.
     #[command(
-        after_help = "Examples:\n  apicompat check\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif\n  apicompat check --diff\n  apicompat check --fix --unsafe-fixes"
+        after_help = "Examples:\n  apicompat check\n  apicompat check --write-baseline apicompat-baseline.json\n  apicompat check --baseline apicompat-baseline.json\n  apicompat check --extend-exclude 'third_party,examples/*.py' --per-file-ignores 'tests/*:AC011'\n  apicompat check src/ --target 'torch>=2.3'\n  apicompat check --python .venv/bin/python --output-format json\n  apicompat check --output-format sarif > apicompat.sarif\n  apicompat check --diff\n  apicompat check --fix --unsafe-fixes"
     )]
-    Check(check_command::CheckArgs),
+    Check(Box<check_command::CheckArgs>),
     /// Which releases have a module, class, function or attribute, and what it is in each.
     #[command(
         after_help = "Examples:\n  apicompat query torch.distributed._tensor.Partial\n  apicompat query colossalai.zero.low_level.low_level_optim.LowLevelZeroOptimizer._param_store --output-format json"
@@ -235,7 +237,7 @@ fn main() -> ExitCode {
         catalog
     };
     let result = match cli.command {
-        Command::Check(args) => check_command::run(&open_catalog(), args),
+        Command::Check(args) => check_command::run(&open_catalog(), *args),
         Command::Env(args) => commands::env::run(&open_catalog(), args),
         Command::Range(args) => commands::range::run(&open_catalog(), args),
         Command::Diff(args) => commands::diff::run(&open_catalog(), args),

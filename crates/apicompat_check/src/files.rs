@@ -11,38 +11,9 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 use apicompat_semantic::{ModuleFacts, ModuleName};
 
 use crate::collect::{collect_in, FileUses};
+use crate::exclude::FileFilter;
 use crate::suppress::Suppressions;
 use crate::versions::{resolve_helpers, VersionHelper};
-
-/// Directories never walked into (the same defaults as Ruff's `exclude`).
-const EXCLUDED_DIRS: &[&str] = &[
-    ".bzr",
-    ".direnv",
-    ".eggs",
-    ".git",
-    ".git-rewrite",
-    ".hg",
-    ".ipynb_checkpoints",
-    ".mypy_cache",
-    ".nox",
-    ".pants.d",
-    ".pyenv",
-    ".pytest_cache",
-    ".pytype",
-    ".ruff_cache",
-    ".svn",
-    ".tox",
-    ".venv",
-    ".vscode",
-    "__pypackages__",
-    "_build",
-    "buck-out",
-    "build",
-    "dist",
-    "node_modules",
-    "site-packages",
-    "venv",
-];
 
 /// Files larger than this are not read.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -119,7 +90,7 @@ fn unsafe_ignore_file(dir: &Path) -> Option<(PathBuf, String)> {
 /// directory, nor one of tests, docs or examples.
 fn is_namespace_package(path: &Path, name: &str) -> bool {
     if name.starts_with('.')
-        || EXCLUDED_DIRS.contains(&name)
+        || crate::exclude::DEFAULT_EXCLUDE.contains(&name)
         || matches!(
             name,
             "tests" | "test" | "docs" | "doc" | "examples" | "scripts" | "benchmarks" | "tools"
@@ -169,11 +140,16 @@ fn own_packages(dir: &Path, out: &mut HashSet<String>, namespaces: &mut HashSet<
 }
 
 /// The Python files under the given paths: directories are walked (respecting `.gitignore`,
-/// `.ignore` and hidden files); files named explicitly are always taken.
-pub fn discover(paths: &[PathBuf]) -> Discovered {
+/// `.ignore`, hidden files and `filter`'s exclusions); files named explicitly are always
+/// taken, unless `--force-exclude` and excluded.
+pub fn discover(paths: &[PathBuf], filter: &FileFilter) -> Discovered {
     let mut out = Discovered::default();
     let mut files = BTreeSet::new();
+    let shared = std::sync::Arc::new(filter.clone());
     for root in paths {
+        if filter.force_exclude && filter.excluded_with_parents(root) {
+            continue;
+        }
         let meta = match std::fs::metadata(root) {
             Ok(m) => m,
             Err(e) => {
@@ -220,16 +196,23 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         let skipped: std::sync::Arc<std::sync::Mutex<Vec<(PathBuf, String)>>> =
             std::sync::Arc::default();
         let skipped_in = std::sync::Arc::clone(&skipped);
+        let filter_in = std::sync::Arc::clone(&shared);
+        let anchored_root = crate::exclude::anchor(root);
+        let walk_root = root.clone();
         let walker = ignore::WalkBuilder::new(root)
             .require_git(false)
             .parents(parents_safe)
             .filter_entry(move |e| {
-                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                if !is_dir || e.depth() == 0 {
+                if e.depth() == 0 {
                     return true;
                 }
-                if EXCLUDED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()) {
+                let rel = e.path().strip_prefix(&walk_root).unwrap_or(e.path());
+                if filter_in.excluded(&anchored_root.join(rel)) {
                     return false;
+                }
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                if !is_dir {
+                    return true;
                 }
                 match unsafe_ignore_file(e.path()) {
                     Some(bad) => {

@@ -8,12 +8,14 @@
 //! 3. [`evaluate`] resolves each use in each targeted release through the index and turns
 //!    breaks into [`Finding`]s, with fixes; `# noqa` comments and rule selection apply last.
 
+pub mod add_noqa;
 pub mod admitted;
 mod callers;
 pub mod chains;
 pub mod collect;
 mod drift;
 mod evaluate;
+pub mod exclude;
 pub mod files;
 pub mod fix;
 mod judge;
@@ -38,12 +40,12 @@ use ruff_text_size::{TextRange, TextSize};
 
 use apicompat_index::Catalog;
 use apicompat_requirements::{
-    normalize_name, open_environment, open_environment_at, read_project, Severity as DiagSeverity,
+    open_environment, open_environment_at, read_project, Severity as DiagSeverity,
 };
 
 pub use model::{
-    Applicability, Autofix, Edit, Finding, Fix, FixKind, Reach, Report, Severity, Summary,
-    TargetInfo,
+    Applicability, Autofix, BaselineCounts, Edit, Finding, Fix, FixKind, Reach, Report,
+    Severity, Summary, TargetInfo,
 };
 pub use rules::{Rule, RuleSelection};
 
@@ -89,6 +91,12 @@ pub struct Options {
     pub show_guarded: bool,
     /// What to keep warm between runs with the same catalog (the server).
     pub warm: Option<std::sync::Arc<Warm>>,
+    /// `--exclude`, `--extend-exclude`, `--per-file-ignores`, `--force-exclude` (merged with
+    /// `[tool.apicompat]`).
+    pub files: exclude::FileSettings,
+    /// `--scope NAME`: requirement scopes (extras, dependency groups, other requirements
+    /// files) checked with the main requirements.
+    pub scopes: Vec<String>,
 }
 
 /// A failure of the run itself (exit code 2).
@@ -161,7 +169,9 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         };
         targets::find_project_root(&start)
     });
-    let declared = read_project(&project_root);
+    let all_declared = read_project(&project_root);
+    let declared = all_declared.in_scopes(&options.scopes);
+    scope_notes(catalog, &all_declared, &options.scopes, &mut summary.notes);
     for d in &declared.diagnostics {
         if d.severity >= DiagSeverity::Warning {
             summary.notes.push(format!(
@@ -211,7 +221,8 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     });
 
     // Files.
-    let discovered = files::discover(&paths);
+    let filter = file_filter(&project_root, config, &options.files, &mut summary.notes);
+    let discovered = files::discover(&paths, &filter);
 
     // Top-level modules of every indexed package, but those the project provides itself.
     let mut roots: HashSet<String> = HashSet::new();
@@ -258,7 +269,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         virtual_env: virtual_env.as_ref(),
     };
     let mut chosen: BTreeMap<String, targets::Target> = BTreeMap::new();
-    let mut foreign_seen: HashSet<String> = HashSet::new();
+    let mut unindexed = rules::Unindexed::default();
     let mut per_file: Vec<(usize, Finding, Vec<u32>)> = Vec::new();
     for (fi, file) in analyzed.iter().enumerate() {
         if let Some(message) = &file.io_error {
@@ -340,30 +351,9 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             ));
         }
         for (root, range) in &file.uses.foreign {
-            if stdlib::is_stdlib(root)
-                || discovered.first_party.contains(root)
-                || foreign_seen.contains(root)
-            {
-                continue;
+            if !stdlib::is_stdlib(root) && !discovered.first_party.contains(root) {
+                unindexed.note(root, fi, *range);
             }
-            foreign_seen.insert(root.clone());
-            let dist = declared
-                .requirements
-                .iter()
-                .find(|r| r.name == normalize_name(root))
-                .map_or_else(|| normalize_name(root), |r| r.name.clone());
-            let (l, c, el, ec) = span(file, *range);
-            let mut f = file_finding(
-                UnindexedPackage::RULE,
-                &file.path,
-                (l, c, el, ec),
-                format!(
-                    "`{root}` is not in the index, so its uses are not checked; add it with `apicompat index fetch {dist}`"
-                ),
-            );
-            f.symbol = root.clone();
-            f.package = dist;
-            per_file.push((fi, f, vec![l]));
         }
         // The targets of the packages used, chosen in the order of first use (their notes too).
         let mut last_root: Option<&str> = None;
@@ -381,6 +371,19 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                 chosen.insert(view.name().to_string(), t);
             }
         }
+    }
+
+    if selection.enabled(UnindexedPackage::RULE.code) {
+        let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
+            python_env.iter().chain(virtual_env.iter()).collect();
+        unindexed.report(
+            selection.names(UnindexedPackage::RULE.code),
+            &analyzed,
+            &declared,
+            &envs,
+            &mut per_file,
+            &mut summary.notes,
+        );
     }
 
     // Every use against its targets, files in parallel (the index lookups are shared), while
@@ -484,7 +487,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         if !file.suppressions.silences(&lines, f.code) {
             breaking.note(&f);
         }
-        if !selection.enabled(f.code) {
+        if !selection.enabled(f.code) || filter.ignores(&file.path, f.code) {
             continue;
         }
         if file.suppressions.silences(&lines, f.code) {
@@ -519,6 +522,9 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
     if selection.enabled(RequirementAdmitsBroken::RULE.code) {
         for (f, text) in breaking.findings(catalog, &summary.targets, &declared, &project_root) {
+            if filter.ignores(&f.path, f.code) {
+                continue;
+            }
             if let Some(text) = text {
                 sources.entry(f.path.clone()).or_insert(text);
             }
@@ -538,11 +544,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
     // Freeing a large project's files takes a while: on every thread.
     pool.install(|| analyzed.into_par_iter().for_each(drop));
+    let config_baseline = declared
+        .tool_config
+        .baseline
+        .as_ref()
+        .map(|b| project_root.join(b));
     let mut report = Report {
         findings,
         summary,
         sources,
         chains: import_chains,
+        project_root,
+        config_baseline,
     };
     fix::attach(catalog, &mut report);
     Ok(report)
@@ -601,6 +614,75 @@ fn guard_note(analyzed: &[Analyzed], fi: usize, at: collect::GuardAt) -> Option<
         }
         _ => format!("`{shown}` (line {line})"),
     })
+}
+
+/// Notes on requirement scopes: the scopes that declare an indexed package and are not
+/// checked, and a scope asked for that the project does not have.
+fn scope_notes(
+    catalog: &Catalog,
+    declared: &apicompat_requirements::Declared,
+    wanted: &[String],
+    notes: &mut Vec<String>,
+) {
+    let scopes = declared.scopes();
+    for w in wanted {
+        if !scopes.contains_key(&apicompat_requirements::normalize_name(w)) {
+            let known: Vec<&str> = scopes.keys().map(String::as_str).collect();
+            notes.push(format!(
+                "--scope {w}: the project declares no such scope (its scopes: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+    }
+    let wanted: Vec<String> = wanted
+        .iter()
+        .map(|w| apicompat_requirements::normalize_name(w))
+        .collect();
+    let unchecked: Vec<String> = scopes
+        .iter()
+        .filter(|(name, _)| !wanted.contains(name))
+        .filter_map(|(name, reqs)| {
+            let indexed: Vec<String> = reqs
+                .iter()
+                .filter(|r| matches!(catalog.package(&r.name), Ok(Some(_))))
+                .map(|r| format!("`{}` ({})", r.raw, r.source))
+                .collect();
+            (!indexed.is_empty()).then(|| format!("`{name}`: {}", indexed.join(", ")))
+        })
+        .collect();
+    if !unchecked.is_empty() {
+        notes.push(format!(
+            "requirement scopes not checked (extras, dependency groups, other requirements files): {}; `--scope NAME` checks one with the main requirements",
+            unchecked.join("; ")
+        ));
+    }
+}
+
+/// The exclusions and per-file ignores of the project, the command line over
+/// `[tool.apicompat]`; globs that do not compile and unknown codes become notes.
+pub fn file_filter(
+    project_root: &Path,
+    config: &apicompat_requirements::ToolConfig,
+    cli: &exclude::FileSettings,
+    notes: &mut Vec<String>,
+) -> exclude::FileFilter {
+    let settings = exclude::FileSettings::merge(config, cli);
+    let (filter, errors) = exclude::FileFilter::new(project_root, &settings);
+    notes.extend(errors.into_iter().map(|e| format!("{e} (ignored)")));
+    let codes = RuleSelection {
+        select: filter.codes().map(str::to_string).collect(),
+        ignore: Vec::new(),
+    };
+    for code in codes.unknown_codes() {
+        notes.push(format!(
+            "per-file-ignores: unknown rule code `{code}` ignored"
+        ));
+    }
+    filter
 }
 
 fn strip_severity(s: &str) -> String {

@@ -228,6 +228,19 @@ pub struct Summary {
     /// unreadable files); the CLI stops with exit code 2 unless told to go on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bad_declarations: Vec<String>,
+    /// With a baseline: the findings it knew (not reported) and those gone since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineCounts>,
+}
+
+/// What a baseline left out (`check --baseline FILE`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BaselineCounts {
+    pub file: String,
+    /// Findings of this run recorded in the baseline: not reported.
+    pub known: usize,
+    /// Findings of the baseline that this run no longer has.
+    pub disappeared: usize,
 }
 
 /// Everything a run found.
@@ -243,6 +256,12 @@ pub struct Report {
     /// to it. Rendered as the `chain` of those findings.
     #[serde(skip)]
     pub chains: std::collections::BTreeMap<PathBuf, Vec<String>>,
+    /// The project directory whose declarations were read (baseline paths are relative to it).
+    #[serde(skip)]
+    pub project_root: PathBuf,
+    /// `[tool.apicompat] baseline`, joined to the project root.
+    #[serde(skip)]
+    pub config_baseline: Option<PathBuf>,
 }
 
 impl Report {

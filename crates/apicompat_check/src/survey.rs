@@ -305,7 +305,8 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         };
         targets::find_project_root(&start)
     });
-    let declared = read_project(&project_root);
+    // The main requirements (scopes: `apicompat_requirements::scopes`).
+    let declared = read_project(&project_root).in_scopes(&[]);
     let mut notes = Vec::new();
     for d in &declared.diagnostics {
         if d.severity >= DiagSeverity::Warning {
@@ -321,7 +322,13 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
             Err(e) => notes.push(format!("the index of {name} cannot be read: {e}")),
         }
     }
-    let discovered = files::discover(&paths);
+    let filter = crate::file_filter(
+        &project_root,
+        &declared.tool_config,
+        &Default::default(),
+        &mut notes,
+    );
+    let discovered = files::discover(&paths, &filter);
     // The project's own packages are its code, not indexed releases (as in `check`).
     for name in discovered.own_roots(&roots, catalog) {
         roots.remove(&name);

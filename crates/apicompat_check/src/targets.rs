@@ -12,6 +12,10 @@ use apicompat_requirements::{
 
 use crate::model::TargetInfo;
 
+/// The start of the note for a project that declares no requirements at all.
+pub const NOTHING_DECLARED: &str =
+    "the project declares no requirements (no pyproject.toml, requirements.txt, setup.py, setup.cfg or environment.yml dependencies)";
+
 /// A `--target` spec, parsed.
 #[derive(Debug, Clone)]
 pub struct TargetSpec {
@@ -157,10 +161,19 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .or_else(|| all.len().checked_sub(1));
     let releases: Vec<usize> = newest.into_iter().collect();
     let v = newest.map(|i| all[i].to_string()).unwrap_or_default();
-    notes.push(format!(
-        "{} is not declared or installed; checked against the newest indexed release, {v}",
-        view.name()
-    ));
+    if sources.declared.requirements.is_empty() && sources.declared.tool_config.targets.is_empty() {
+        // Nothing declared at all: one line for the project, not one per package.
+        if !notes.iter().any(|n| n.starts_with(NOTHING_DECLARED)) {
+            notes.push(format!(
+                "{NOTHING_DECLARED}: each package it uses is checked against its newest indexed release; declare what it needs (`torch>=2.4` in requirements.txt or `[project] dependencies` in pyproject.toml) to check every release it admits"
+            ));
+        }
+    } else {
+        notes.push(format!(
+            "{} is not declared or installed; checked against the newest indexed release, {v}",
+            view.name()
+        ));
+    }
     make(
         releases,
         "newest",

@@ -166,7 +166,10 @@ fn nothing_declared_checks_the_newest_release_and_says_so() {
         ["m.py:2:8 AC001 error import-time torch.nope missing=2.5.0"]
     );
     assert_eq!(report.summary.targets[0].origin, "newest");
-    assert!(report.summary.notes[0].contains("newest indexed release, 2.5.0"));
+    // One line for the project (not one per package), with how to declare.
+    assert!(report.summary.notes[0].contains("declares no requirements"));
+    assert!(report.summary.notes[0].contains("requirements.txt"));
+    assert_eq!(report.summary.targets[0].releases, ["2.5.0"]);
 }
 
 #[test]

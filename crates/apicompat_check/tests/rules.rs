@@ -210,7 +210,6 @@ x = torch.distributed.pipelining if version.parse(torch.__version__) >= version.
     assert_eq!(
         got,
         [
-            "m.py:2:1 AC004 warning none packaging missing=",
             "m.py:12:46 AC001 error import-time torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
             "m.py:14:43 AC001 error import-time torch.distributed._tensor.Partial missing=2.0.0 - 2.1.0",
         ]
@@ -268,7 +267,14 @@ fn ac004_unindexed_package_once_stdlib_and_first_party_skipped() {
             ("requirements.txt", "torch>=2.4\nDeepSpeed>=0.14\n"),
         ],
     );
+    // By default one note, with the files importing each package.
     let report = run(&dir, &[]);
+    assert!(brief(&report, &dir).is_empty());
+    assert!(report.summary.notes.iter().any(|n| n.contains(
+        "2 imported package(s) are not in the index, so their uses are not checked: numpy (2 files), deepspeed (1 file)"
+    )), "{:?}", report.summary.notes);
+    // Selected by name: once per package, on its first import.
+    let report = run_with(&dir, &[], |o| o.select = vec!["AC004".into()]);
     assert_eq!(
         brief(&report, &dir),
         [

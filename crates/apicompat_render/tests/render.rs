@@ -78,6 +78,7 @@ fn report() -> Report {
         },
         sources: [(path, source.to_string())].into_iter().collect(),
         chains: Default::default(),
+        ..Report::default()
     }
 }
 

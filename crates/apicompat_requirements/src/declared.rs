@@ -207,6 +207,14 @@ pub struct ToolConfig {
     pub select: Vec<String>,
     /// `ignore = [...]`: rule codes to disable.
     pub ignore: Vec<String>,
+    /// `exclude = [...]`: globs of paths not walked (None: the defaults).
+    pub exclude: Option<Vec<String>>,
+    /// `extend-exclude = [...]`: globs excluded in addition to `exclude`.
+    pub extend_exclude: Vec<String>,
+    /// `[tool.apicompat.per-file-ignores]`: glob -> rule codes ignored in matching files.
+    pub per_file_ignores: Vec<(String, Vec<String>)>,
+    /// `baseline = "FILE"`: findings recorded there are not reported (relative to the root).
+    pub baseline: Option<String>,
     /// Keys of the table this version does not know (each also reported as a warning).
     pub unknown_keys: Vec<String>,
 }
@@ -285,7 +293,14 @@ pub fn read_project(dir: &Path) -> Declared {
         more.sort();
         req_files.extend(more);
     }
-    for file in req_files {
+    // `requirements.txt` (and what it includes) is the main set, and so is environment.yml
+    // (and what its `pip:` list includes); every other file is a named scope
+    // (`requirements-dev.txt`: `dev`, `requirements/npu.txt`: `npu`), read last so that a
+    // file the main set includes stays main (each file is read once).
+    let (main, scoped): (Vec<PathBuf>, Vec<PathBuf>) = req_files
+        .into_iter()
+        .partition(|f| requirements_scope(f).is_none());
+    for file in main {
         reqtxt::read_file(&mut c, &file, false, None);
     }
     for name in ["environment.yml", "environment.yaml"] {
@@ -294,7 +309,25 @@ pub fn read_project(dir: &Path) -> Declared {
             yaml_env::read(&mut c, &path);
         }
     }
+    for file in scoped {
+        c.scope = requirements_scope(&file);
+        reqtxt::read_file(&mut c, &file, false, None);
+    }
+    c.scope = None;
     c.out
+}
+
+/// The scope of a requirements file found in the project: None for `requirements.txt` and
+/// `requirements/requirements.txt`, else the name without `requirements` and separators
+/// (`requirements-dev.txt`: `dev`, `requirements_test.txt`: `test`, `requirements/npu.txt`:
+/// `npu`).
+pub fn requirements_scope(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    let rest = stem
+        .strip_prefix("requirements")
+        .unwrap_or(&stem)
+        .trim_start_matches(['-', '_', '.']);
+    (!rest.is_empty()).then(|| rest.to_string())
 }
 
 /// Reads one file, chosen by its name: `pyproject.toml`, `setup.cfg`, `setup.py`, `*.yml` /
@@ -385,6 +418,8 @@ pub(crate) struct Collector {
     /// Requirement files being included right now, as (canonical path, path as reached), for
     /// cycle detection.
     pub(crate) stack: Vec<(PathBuf, PathBuf)>,
+    /// The scope of the requirements file being read (None: the main requirements).
+    pub(crate) scope: Option<String>,
 }
 
 impl Collector {
@@ -397,6 +432,7 @@ impl Collector {
             },
             visited: HashSet::new(),
             stack: Vec::new(),
+            scope: None,
         }
     }
 

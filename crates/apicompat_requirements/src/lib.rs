@@ -10,6 +10,7 @@
 
 mod declared;
 mod environment;
+mod import_names;
 mod lines;
 pub mod markers;
 mod pep508_guard;
@@ -17,19 +18,22 @@ mod pyproject;
 mod reqtxt;
 mod requires_python;
 mod safe_read;
+mod scopes;
 mod setup_cfg;
 mod setup_py;
 pub mod version;
 mod yaml_env;
 
 pub use declared::{
-    normalize_name, parse_requirement, read_file, read_project, Declared, DeclaredRequirement,
-    Diagnostic, ParsedRequirement, RequirementError, Severity, Source, ToolConfig,
+    normalize_name, parse_requirement, read_file, read_project, requirements_scope, Declared,
+    DeclaredRequirement, Diagnostic, ParsedRequirement, RequirementError, Severity, Source,
+    ToolConfig,
 };
 pub use environment::{
     find_site_packages, open_environment, open_environment_at, read_distributions, EnvError,
     InstalledDistribution, InstalledEnvironment, SitePackages,
 };
+pub use import_names::import_names;
 pub use markers::{
     evaluate_marker, marker_environment, requirement_applies, MarkerError, Platform,
 };

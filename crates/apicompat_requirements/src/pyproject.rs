@@ -226,6 +226,32 @@ impl Reader<'_> {
                     let codes = self.strings(c, v, "tool.apicompat.ignore");
                     c.out.tool_config.ignore = codes.into_iter().map(|(s, _)| s).collect();
                 }
+                "exclude" => {
+                    let globs = self.strings(c, v, "tool.apicompat.exclude");
+                    c.out.tool_config.exclude = Some(globs.into_iter().map(|(s, _)| s).collect());
+                }
+                "extend-exclude" => {
+                    let globs = self.strings(c, v, "tool.apicompat.extend-exclude");
+                    c.out.tool_config.extend_exclude = globs.into_iter().map(|(s, _)| s).collect();
+                }
+                "per-file-ignores" => {
+                    let Some(t) = self.table(c, v, "tool.apicompat.per-file-ignores") else {
+                        continue;
+                    };
+                    for (glob, codes) in sorted_entries(t) {
+                        let what =
+                            format!("tool.apicompat.per-file-ignores.\"{}\"", glob.get_ref());
+                        let codes = self.strings(c, codes, &what);
+                        c.out.tool_config.per_file_ignores.push((
+                            glob.get_ref().to_string(),
+                            codes.into_iter().map(|(s, _)| s).collect(),
+                        ));
+                    }
+                }
+                "baseline" => match v.get_ref().as_str() {
+                    Some(s) => c.out.tool_config.baseline = Some(s.to_string()),
+                    None => self.wrong_type(c, v, "tool.apicompat.baseline", "a string"),
+                },
                 other => {
                     c.out.tool_config.unknown_keys.push(other.to_string());
                     c.diag(

@@ -168,12 +168,13 @@ pub(crate) fn process_line(
         .take_while(|t| !t.starts_with('-'))
         .collect();
     let text = args.join(" ");
+    let scope = c.scope.clone();
     c.push_requirement(
         &text,
         &Declaration {
             file,
             line,
-            group: None,
+            group: scope.as_deref(),
             is_constraint,
         },
     );

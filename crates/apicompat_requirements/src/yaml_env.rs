@@ -1,4 +1,5 @@
-//! conda `environment.yml`: the `pip:` list under `dependencies:`.
+//! conda `environment.yml`: the `pip:` list under `dependencies:`, and the conda packages
+//! of that list with their names mapped to PyPI's (see [`conda_requirement`]).
 //!
 //! A small reader for that one shape (block-style YAML lists), not a YAML parser.
 
@@ -38,8 +39,18 @@ fn scalar(text: &str) -> String {
 }
 
 /// The pip entries of an environment.yml, each with its 1-based line.
+#[cfg(test)]
 pub(crate) fn pip_entries(text: &str) -> Vec<(u32, String)> {
+    entries(text).0
+}
+
+/// Entries of a list, each with its 1-based line.
+type Entries = Vec<(u32, String)>;
+
+/// (pip entries, conda entries) of an environment.yml.
+fn entries(text: &str) -> (Entries, Entries) {
     let mut out = Vec::new();
+    let mut conda = Vec::new();
     let mut in_deps = false;
     // Column of the `- pip:` dash while inside the pip list.
     let mut pip_dash: Option<usize> = None;
@@ -74,16 +85,80 @@ pub(crate) fn pip_entries(text: &str) -> Vec<(u32, String)> {
         }
         if item == "pip:" {
             pip_dash = Some(indent);
+        } else if !item.is_empty() {
+            conda.push((line_no, item));
         }
     }
-    out
+    (out, conda)
+}
+
+/// Conda package names whose PyPI distribution has another name, for the indexed packages.
+/// Source: the `pytorch` package of the `pytorch` and `conda-forge` channels installs the
+/// `torch` distribution (its `site-packages/torch-*.dist-info`); `torchvision` and
+/// `colossalai` keep their names. Other conda names are read as PyPI names.
+const CONDA_TO_PYPI: &[(&str, &str)] = &[("pytorch", "torch")];
+
+/// A conda match spec (`pytorch >= 1.13`, `pytorch=2.1`, `conda-forge::numpy==1.26=py311h0`)
+/// as a PEP 508 requirement on the PyPI name: `=V` is `==V.*`, a build string is dropped.
+/// None for `python`, `pip` and specs this reader does not understand.
+pub(crate) fn conda_requirement(spec: &str) -> Option<String> {
+    let spec = spec.rsplit("::").next()?.trim();
+    let end = spec
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(spec.len());
+    let (name, rest) = spec.split_at(end);
+    if name.is_empty() || matches!(name, "python" | "pip") {
+        return None;
+    }
+    let name = CONDA_TO_PYPI
+        .iter()
+        .find(|(conda, _)| *conda == name)
+        .map_or(name, |(_, pypi)| pypi);
+    let rest = rest.trim();
+    let version = if rest.is_empty() {
+        String::new()
+    } else if let Some(v) = rest.strip_prefix("==") {
+        format!("=={}", v.split(['=', ' ']).next()?.trim())
+    } else if rest.starts_with(['<', '>', '!', '~']) {
+        rest.replace(' ', "")
+    } else {
+        // `=V`, `=V=build`, `V`, `V build`: the release series V.
+        let v = rest
+            .trim_start_matches('=')
+            .split(['=', ' '])
+            .next()?
+            .trim();
+        if v.is_empty() {
+            return None;
+        }
+        if v.ends_with('*') {
+            format!("=={v}")
+        } else {
+            format!("=={v}.*")
+        }
+    };
+    let text = format!("{name}{version}");
+    crate::declared::parse_requirement(&text).ok().map(|_| text)
 }
 
 pub(crate) fn read(c: &mut Collector, path: &Path) {
     let Some(text) = c.read_text(path, None) else {
         return;
     };
-    let entries = pip_entries(&text);
+    let (entries, conda) = entries(&text);
+    for (line, spec) in conda {
+        if let Some(req) = conda_requirement(&spec) {
+            c.push_requirement(
+                &req,
+                &crate::declared::Declaration {
+                    file: path,
+                    line,
+                    group: None,
+                    is_constraint: false,
+                },
+            );
+        }
+    }
     // `- pip: [torch]` (flow form) or a `pip:` key outside a `- pip:` item.
     let flow = text.lines().any(|l| {
         l.trim()
@@ -108,6 +183,24 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn conda_specs() {
+        use super::conda_requirement as r;
+        assert_eq!(r("pytorch >= 1.13").as_deref(), Some("torch>=1.13"));
+        assert_eq!(r("pytorch=2.1").as_deref(), Some("torch==2.1.*"));
+        assert_eq!(
+            r("pytorch::pytorch==2.1.0=py3.10_cuda11.8_0").as_deref(),
+            Some("torch==2.1.0")
+        );
+        assert_eq!(r("torchvision").as_deref(), Some("torchvision"));
+        assert_eq!(
+            r("pytorch-cuda=11.7").as_deref(),
+            Some("pytorch-cuda==11.7.*")
+        );
+        assert_eq!(r("python >= 3.8"), None);
+        assert_eq!(r("pip"), None);
+    }
+
     use super::*;
 
     #[test]

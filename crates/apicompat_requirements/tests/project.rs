@@ -522,6 +522,8 @@ fn environment_yml_pip_section() {
     assert_eq!(
         summary(&got),
         vec![
+            // The conda package `pytorch=2.1.0` is PyPI's torch, release series 2.1.0.
+            triple("torch", "==2.1.0.*", "environment.yml:7"),
             triple("colossalai", ">=0.3.6", "environment.yml:10"),
             triple("transformers", "==4.36.2", "environment.yml:11"),
             triple("sentencepiece", "", "requirements-extra.txt:1"),
@@ -534,11 +536,14 @@ fn environment_yml_pip_section() {
     assert_eq!(
         summary(&got),
         vec![
-            triple("sentencepiece", "", "requirements-extra.txt:1"),
+            triple("torch", "==2.1.0.*", "environment.yml:7"),
             triple("colossalai", ">=0.3.6", "environment.yml:10"),
             triple("transformers", "==4.36.2", "environment.yml:11"),
+            triple("sentencepiece", "", "requirements-extra.txt:1"),
         ]
     );
+    // Included by the main environment.yml: main, not the scope `extra`.
+    assert!(got.requirements.iter().all(|r| r.group.is_none()));
 }
 
 #[test]

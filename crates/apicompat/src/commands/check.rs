@@ -54,6 +54,14 @@ pub struct CheckArgs {
     pub ignore_bad_declarations: bool,
     #[command(flatten)]
     pub fixing: crate::commands::fix::FixArgs,
+    /// A requirement scope to check with the main requirements: an extra, a dependency group
+    /// or another requirements file (`dev` for `requirements-dev.txt`); repeatable.
+    #[arg(long = "scope", value_name = "NAME")]
+    pub scopes: Vec<String>,
+    #[command(flatten)]
+    pub files: crate::commands::check_files::FileArgs,
+    #[command(flatten)]
+    pub adopt: crate::baseline::BaselineArgs,
 }
 
 pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
@@ -88,9 +96,11 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         select: args.select,
         ignore: args.ignore,
         show_guarded: args.show_guarded,
+        files: args.files.settings()?,
+        scopes: args.scopes,
         ..Options::default()
     };
-    let report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    let mut report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
     if !report.summary.bad_declarations.is_empty() && !args.ignore_bad_declarations {
         let lines: Vec<String> = report
             .summary
@@ -103,6 +113,11 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
              known:\n{}\nfix them, or pass --ignore-bad-declarations to check without them",
             lines.join("\n")
         )));
+    }
+    if let Some(code) =
+        crate::baseline::after_check(&args.adopt, &mut report).map_err(Failure::usage)?
+    {
+        return Ok(ExitCode::from(code));
     }
     if args.fixing.wanted() {
         let format = args.output_format;

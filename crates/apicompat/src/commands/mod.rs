@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod build;
+pub mod check_files;
 pub mod completions;
 pub mod diff;
 pub mod env;

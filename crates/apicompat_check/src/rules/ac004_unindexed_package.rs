@@ -1,9 +1,25 @@
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use ruff_text_size::TextRange;
+
+use apicompat_requirements::{normalize_name, Declared, InstalledEnvironment};
+
 use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use crate::files::Analyzed;
+use crate::model::{Finding, Severity};
+
+/// Packages listed by name in the note; the others are counted.
+const NOTE_LIMIT: usize = 25;
 
 /// ## What it does
-/// Reports, once per package, a third-party package the project imports whose releases are
-/// not in the index, with the `apicompat index fetch` command that adds them.
+/// Lists the third-party packages the project imports whose releases are not in the index,
+/// with the number of files importing each: by default as one note after the findings; as a
+/// warning per package (on its first import) only when selected by name (`--select AC004`).
+/// The distribution to fetch comes from data only: a declared requirement of the same name,
+/// else the `top_level.txt` or `RECORD` of the distribution installed in the `--python` or
+/// `VIRTUAL_ENV` environment (`PIL` is provided by `pillow`). Without such data the
+/// distribution is said to be unknown: an import name is never offered as a distribution
+/// (`apicompat index fetch pil` would fetch nothing or something else).
 ///
 /// ## Why is this bad?
 /// Its uses cannot be checked: a break in them would go unnoticed.
@@ -14,8 +30,8 @@ use crate::model::Severity;
 /// ```
 ///
 /// ## How to fix
-/// Run the command in the message (`apicompat index fetch deepspeed`), or ignore the rule for
-/// packages you don't want checked.
+/// Run the command in the message (`apicompat index fetch deepspeed`), or leave it: the note
+/// is a reminder of what is not checked. `--ignore AC004` drops the note.
 pub struct UnindexedPackage;
 
 impl RuleInfo for UnindexedPackage {
@@ -25,4 +41,111 @@ impl RuleInfo for UnindexedPackage {
         severity: Severity::Warning,
         summary: "an imported third-party package is not in the index",
     };
+}
+
+/// The imported packages that are not indexed: import name -> (first import, files).
+#[derive(Debug, Default)]
+pub struct Unindexed {
+    roots: BTreeMap<String, ((usize, TextRange), BTreeSet<usize>)>,
+}
+
+impl Unindexed {
+    /// An import of `root` in file `fi` at `range`.
+    pub fn note(&mut self, root: &str, fi: usize, range: TextRange) {
+        self.roots
+            .entry(root.to_string())
+            .or_insert_with(|| ((fi, range), BTreeSet::new()))
+            .1
+            .insert(fi);
+    }
+
+    /// Per package a warning (`explicit`: AC004 selected by name), else one note. `envs`:
+    /// the installed environments whose metadata map import names to distributions.
+    pub fn report(
+        self,
+        explicit: bool,
+        analyzed: &[Analyzed],
+        declared: &Declared,
+        envs: &[&InstalledEnvironment],
+        per_file: &mut Vec<(usize, Finding, Vec<u32>)>,
+        notes: &mut Vec<String>,
+    ) {
+        if self.roots.is_empty() {
+            return;
+        }
+        let installed = installed_names(envs);
+        let dist_of = |root: &str| -> Option<String> {
+            let name = normalize_name(root);
+            if declared.requirements.iter().any(|r| r.name == name) {
+                return Some(name);
+            }
+            installed.get(root).cloned()
+        };
+        if explicit {
+            for (root, ((fi, range), _)) in &self.roots {
+                let file = &analyzed[*fi];
+                let (l, c, el, ec) = crate::span(file, *range);
+                let dist = dist_of(root);
+                let how = match &dist {
+                    Some(d) => format!("add it with `apicompat index fetch {d}`"),
+                    None => "its distribution is not known (no declared requirement or installed metadata names it): add it with `apicompat index fetch DISTRIBUTION`".to_string(),
+                };
+                let mut f = crate::file_finding(
+                    UnindexedPackage::RULE,
+                    &file.path,
+                    (l, c, el, ec),
+                    format!("`{root}` is not in the index, so its uses are not checked; {how}"),
+                );
+                f.symbol = root.clone();
+                f.package = dist.unwrap_or_default();
+                per_file.push((*fi, f, vec![l]));
+            }
+            return;
+        }
+        let mut by_use: Vec<(&String, usize)> = self
+            .roots
+            .iter()
+            .map(|(r, (_, files))| (r, files.len()))
+            .collect();
+        by_use.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let listed: Vec<String> = by_use
+            .iter()
+            .take(NOTE_LIMIT)
+            .map(|(root, n)| {
+                let files = if *n == 1 {
+                    "1 file".to_string()
+                } else {
+                    format!("{n} files")
+                };
+                match dist_of(root) {
+                    Some(d) if d != normalize_name(root) => format!("{root} [{d}] ({files})"),
+                    _ => format!("{root} ({files})"),
+                }
+            })
+            .collect();
+        let more = by_use.len().saturating_sub(NOTE_LIMIT);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        notes.push(format!(
+            "{} imported package(s) are not in the index, so their uses are not checked: {}{more}; `apicompat index fetch DISTRIBUTION` adds one, `--select AC004` reports each on its first import",
+            by_use.len(),
+            listed.join(", ")
+        ));
+    }
+}
+
+/// Import name -> distribution, from the installed distributions' `top_level.txt` / `RECORD`.
+fn installed_names(envs: &[&InstalledEnvironment]) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for env in envs {
+        for d in &env.distributions {
+            for name in apicompat_requirements::import_names(d) {
+                out.entry(name).or_insert_with(|| d.name.clone());
+            }
+        }
+    }
+    out
 }

@@ -20,7 +20,7 @@ use crate::model::Severity;
 pub use ac001_missing_import::MissingImport;
 pub use ac002_missing_attribute::MissingAttribute;
 pub use ac003_unsupported_keyword::UnsupportedKeyword;
-pub use ac004_unindexed_package::UnindexedPackage;
+pub use ac004_unindexed_package::{Unindexed, UnindexedPackage};
 pub use ac005_syntax_error::SyntaxError;
 pub use ac006_io_error::IoError;
 pub use ac007_unchecked_code::UncheckedCode;
@@ -85,6 +85,14 @@ impl RuleSelection {
             .filter(|c| !ALL.iter().any(|r| matches(c, r.code)))
             .cloned()
             .collect()
+    }
+
+    /// Whether `code` is selected by its full code (`--select AC004`), not by a prefix or `ALL`.
+    pub fn names(&self, code: &str) -> bool {
+        self.select
+            .iter()
+            .any(|s| s.trim().eq_ignore_ascii_case(code))
+            && !self.ignore.iter().any(|s| matches(s, code))
     }
 
     pub fn enabled(&self, code: &str) -> bool {

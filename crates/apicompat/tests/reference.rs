@@ -110,8 +110,8 @@ struct Score {
     index_names: usize,
 }
 
-fn oracle(version: &str) -> serde_json::Value {
-    let path = shared().join(format!("runtime/torch-{version}.json.gz"));
+fn oracle(package: &str, version: &str) -> serde_json::Value {
+    let path = shared().join(format!("runtime/{package}-{version}.json.gz"));
     let mut json = String::new();
     flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("oracle"))
         .read_to_string(&mut json)
@@ -119,12 +119,12 @@ fn oracle(version: &str) -> serde_json::Value {
     serde_json::from_str(&json).expect("json")
 }
 
-fn score(catalog: &Catalog, version: &str) -> Score {
-    let oracle = oracle(version);
-    let v = view(catalog, "torch");
+fn score(catalog: &Catalog, package: &str, version: &str) -> Score {
+    let oracle = oracle(package, version);
+    let v = view(catalog, package);
     let release = v
         .position(&parse_version(version).unwrap())
-        .unwrap_or_else(|| panic!("torch {version} is not embedded"));
+        .unwrap_or_else(|| panic!("{package} {version} is not embedded"));
     let mut s = Score::default();
     let modules = oracle["modules"].as_object().expect("modules");
     for (name, m) in modules {
@@ -186,7 +186,7 @@ fn runtime_oracle_recall() {
     );
     let mut failures = Vec::new();
     for version in ["2.1.2", "2.4.1", "2.5.0"] {
-        let s = score(&catalog, version);
+        let s = score(&catalog, "torch", version);
         let pct = |n: usize, d: usize| 100.0 * n as f64 / d.max(1) as f64;
         let (recall, absent, unknown) = (
             pct(s.modules_present, s.modules),
@@ -201,6 +201,35 @@ fn runtime_oracle_recall() {
             pct(s.false_present, s.index_names)
         ));
         if recall < 99.0 || absent > 0.5 || unknown > 5.0 {
+            failures.push(format!("{version}: {s:?}"));
+        }
+    }
+    eprintln!("{report}");
+    assert!(failures.is_empty(), "{report}\n{}", failures.join("\n"));
+}
+
+/// numpy, from oracles made on CPython 3.11 (`../shared/tools/introspect.py`): module recall
+/// >= 99%, false absent <= 0.10%.
+#[test]
+fn runtime_oracle_recall_numpy() {
+    let catalog = catalog();
+    let mut report = String::from(
+        "release | modules | module recall | pairs | present | unknown | false absent | false present\n",
+    );
+    let mut failures = Vec::new();
+    for version in ["1.26.4", "2.0.2"] {
+        let s = score(&catalog, "numpy", version);
+        let pct = |n: usize, d: usize| 100.0 * n as f64 / d.max(1) as f64;
+        let (recall, absent) = (pct(s.modules_present, s.modules), pct(s.absent, s.pairs));
+        report.push_str(&format!(
+            "{version} | {} | {recall:.2}% | {} | {:.2}% | {:.2}% | {absent:.2}% | {:.2}%\n",
+            s.modules,
+            s.pairs,
+            pct(s.present, s.pairs),
+            pct(s.unknown, s.pairs),
+            pct(s.false_present, s.index_names)
+        ));
+        if recall < 99.0 || absent > 0.10 {
             failures.push(format!("{version}: {s:?}"));
         }
     }
@@ -226,7 +255,7 @@ struct MemberScore {
 /// Class members: for every class of the oracle that the index has in that release, every
 /// non-dunder name `dir()` lists on it, looked up as `Class.name`.
 fn member_score(catalog: &Catalog, version: &str) -> MemberScore {
-    let oracle = oracle(version);
+    let oracle = oracle("torch", version);
     let v = view(catalog, "torch");
     let release = v
         .position(&parse_version(version).unwrap())

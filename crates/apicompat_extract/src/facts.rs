@@ -5,6 +5,9 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use apicompat_surface::Signature;
 
+use std::collections::HashMap;
+
+use crate::attr_tables::{self, Table, TableUse, Tables};
 use crate::consts::{self, Const, Env};
 use crate::defs::{class_info, deprecation_warning, function_info};
 use crate::getattr::{getattr_rule, GetattrRule};
@@ -80,8 +83,11 @@ pub struct FileFacts {
     pub is_stub: bool,
     /// Names bound at module level, in source order.
     pub bindings: Vec<(String, Value)>,
-    /// Modules whose public names are copied in (`from m import *`, loops over `dir(m)`).
+    /// Modules whose public names are copied in (`from m import *`).
     pub stars: Vec<String>,
+    /// Modules all of whose names are copied in, private ones too (`for k in dir(m)` or
+    /// `m.__dir__()` storing `globals()[k]`).
+    pub copies: Vec<String>,
     /// `__all__`, when the module defines it.
     pub all: Option<Vec<AllPart>>,
     /// Answers names it does not list (module `__getattr__`, dynamic `globals()` keys...).
@@ -91,6 +97,10 @@ pub struct FileFacts {
     pub extensible: bool,
     /// Names answered by a module `__getattr__` that answers only those.
     pub getattr_names: Vec<String>,
+    /// Tables of names with messages built at module level (see [`attr_tables`]).
+    pub tables: HashMap<String, Table>,
+    /// The tables the module `__getattr__` looks names up in, and how.
+    pub getattr_tables: Vec<(String, TableUse)>,
     /// `sys.modules[key] = value`: registered module name and, where known, the module it is.
     pub registered: Vec<(String, Option<String>)>,
     /// A deprecation warning issued when the module is imported.
@@ -140,6 +150,8 @@ pub fn file_facts(
         source,
         env: Env::new(),
         dir_loops: Vec::new(),
+        globals_aliases: Vec::new(),
+        tables: Tables::default(),
         deleted: Vec::new(),
         setattr_functions: Vec::new(),
         called: Vec::new(),
@@ -166,6 +178,7 @@ pub fn file_facts(
             });
         }
     }
+    w.facts.tables = std::mem::take(&mut w.tables.tables);
     w.facts
 }
 
@@ -182,6 +195,9 @@ struct Walker<'s> {
     env: Env,
     /// Loop variables that iterate over `dir(module)`, with the module reference.
     dir_loops: Vec<(String, String)>,
+    /// Module-level names bound to `globals()` (or `vars()`).
+    globals_aliases: Vec<String>,
+    tables: Tables,
     /// `del x` at the top level, with the number of bindings at that point.
     deleted: Vec<(String, usize)>,
     /// Module-level functions that set computed names on the module.
@@ -315,6 +331,7 @@ impl Walker<'_> {
             }
             Stmt::Expr(e) => {
                 if let Expr::Call(c) = &*e.value {
+                    self.tables.call(c, &self.env);
                     if let Expr::Name(n) = &*c.func {
                         self.called.push(n.id.to_string());
                     }
@@ -398,10 +415,15 @@ impl Walker<'_> {
             Expr::Name(n) => Some(n.id.to_string()),
             _ => None,
         };
-        // `for name in dir(module)`.
+        // `for name in dir(module)` and `for name in module.__dir__()`.
         if let (Some(target), Expr::Call(call)) = (&target, &*f.iter) {
-            if consts::dotted(&call.func).as_deref() == Some("dir") {
-                if let [arg] = call.arguments.args.as_ref() {
+            let module = match (&*call.func, call.arguments.args.as_ref()) {
+                (func, [arg]) if consts::dotted(func).as_deref() == Some("dir") => Some(arg),
+                (Expr::Attribute(a), []) if a.attr.as_str() == "__dir__" => Some(&*a.value),
+                _ => None,
+            };
+            {
+                if let Some(arg) = module {
                     if let Some(m) = consts::dotted(arg) {
                         self.dir_loops.push((target.clone(), m));
                         self.module_body(&f.body, false, depth + 1);
@@ -452,6 +474,16 @@ impl Walker<'_> {
                     self.push_all(parts, true);
                     return;
                 }
+                self.globals_aliases.retain(|g| g != name);
+                if let Some(v) = value {
+                    self.tables.assign(name, v, &self.env);
+                }
+                if let Some(Expr::Call(c)) = value {
+                    let f = consts::dotted(&c.func);
+                    if c.arguments.is_empty() && matches!(f.as_deref(), Some("globals" | "vars")) {
+                        self.globals_aliases.push(name.to_string());
+                    }
+                }
                 let v = match value {
                     Some(v) => {
                         if let Some(c) = consts::eval(v, &self.env) {
@@ -495,8 +527,13 @@ impl Walker<'_> {
         let Expr::Subscript(sub) = target else {
             return;
         };
+        self.tables.set_item(sub, value, &self.env);
         let container = match &*sub.value {
             Expr::Call(c) if c.arguments.args.is_empty() => consts::dotted(&c.func),
+            // `_globals = globals()` then `_globals[k] = ...`.
+            Expr::Name(n) if self.globals_aliases.iter().any(|g| g == n.id.as_str()) => {
+                Some("globals".to_string())
+            }
             e => consts::dotted(e).map(|d| format!("{d}[]")),
         };
         match container.as_deref() {
@@ -550,7 +587,7 @@ impl Walker<'_> {
         if let Expr::Name(n) = key {
             if let Some((_, m)) = self.dir_loops.iter().find(|(v, _)| v == n.id.as_str()) {
                 let m = self.module_alias(m).unwrap_or_else(|| m.clone());
-                self.facts.stars.push(m);
+                self.facts.copies.push(m);
                 return;
             }
         }
@@ -687,7 +724,14 @@ impl Walker<'_> {
     /// A module `__getattr__` that ends in `raise AttributeError` and only answers names tested
     /// against constants answers exactly those names; any other makes the module open.
     fn module_getattr(&mut self, f: &ast::StmtFunctionDef) {
-        match getattr_rule(f, false, &self.env) {
+        // The tables this file built are known by their keys.
+        let mut env = self.env.clone();
+        for (name, table) in &self.tables.tables {
+            let keys = table.iter().map(|(k, _)| k.clone()).collect();
+            env.insert(name.clone(), Const::List(keys));
+        }
+        self.facts.getattr_tables = attr_tables::getattr_tables(f);
+        match getattr_rule(f, false, &env) {
             GetattrRule::Closed(names) => self.facts.getattr_names.extend(names),
             GetattrRule::InstanceData(_) | GetattrRule::Open => self.facts.open = true,
         }

@@ -6,6 +6,7 @@
 //! `__all__`, re-exports and registered modules across the release into a flat
 //! [`Surface`].
 
+pub mod attr_tables;
 pub mod consts;
 mod defs;
 pub mod facts;
@@ -225,8 +226,10 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     for info in modules.values_mut() {
         info.files.sort_by_key(|f| f.is_stub);
     }
+    let table_names = resolve::tables::table_names(&modules);
     let mut resolver = Resolver::new(modules);
-    let symbols = resolver.symbols();
+    let mut symbols = resolver.symbols();
+    let removed = resolve::tables::apply(&table_names, &mut symbols);
     problems.sort();
     Surface {
         package: package.to_string(),
@@ -234,6 +237,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         meta: ReleaseMeta {
             requires_dist: tree.metadata.requires_dist.clone(),
             requires_python: tree.metadata.requires_python.clone(),
+            removed,
         },
         symbols,
         problems,

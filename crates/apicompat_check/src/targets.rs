@@ -11,6 +11,7 @@ use apicompat_requirements::{
 };
 
 use crate::model::TargetInfo;
+use crate::python_target;
 
 /// A `--target` spec, parsed.
 #[derive(Debug, Clone)]
@@ -118,6 +119,11 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     }
 
     if let Some(env) = sources.python {
+        if name == python_target::PYTHON {
+            if let Some(t) = python_target::from_interpreter(view, env, &all, notes) {
+                return t;
+            }
+        }
         if let Some(t) = installed(view, env, &all, notes, "--python") {
             return t;
         }
@@ -132,6 +138,14 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .collect();
     if let Some(t) = from_requirements(view, &all, &config, "config", notes) {
         return t;
+    }
+
+    if name == python_target::PYTHON {
+        if let Some(t) =
+            python_target::from_requires_python(view, &sources.declared.root, &all, notes)
+        {
+            return t;
+        }
     }
 
     let declared: Vec<&DeclaredRequirement> = sources

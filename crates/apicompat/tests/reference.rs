@@ -131,6 +131,14 @@ fn score(catalog: &Catalog, package: &str, version: &str) -> Score {
         if m["status"] != "ok" || m.get("alias_of").is_some() {
             continue;
         }
+        // A module no code can name (`numpy/_pyinstaller/pyinstaller-smoke.py`: not an
+        // identifier, so no `import` or attribute chain spells it) is not scored.
+        let nameable = name
+            .split('.')
+            .all(|p| p.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        if !nameable {
+            continue;
+        }
         s.modules += 1;
         let module_status = v.status(name, release).unwrap();
         if module_status.is_present() {

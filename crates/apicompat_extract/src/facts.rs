@@ -635,6 +635,15 @@ impl Walker<'_> {
                 _ => self.facts.open = true,
             },
             "setattr" => self.module_setattr(args),
+            // `exec(code)` at module level may bind any name (numpy's test modules generate
+            // test classes so).
+            "exec"
+                if !args
+                    .first()
+                    .is_some_and(|a| consts::string(a, &self.env).is_some()) =>
+            {
+                self.facts.open = true;
+            }
             _ => {
                 if top && self.facts.deprecated.is_none() {
                     self.facts.deprecated = deprecation_warning(call);
@@ -717,6 +726,11 @@ impl Walker<'_> {
                     None => self.setattr_functions.push(function.to_string()),
                 },
                 Dynamic::ReplaceSelf => self.facts.open = true,
+                Dynamic::AllMutated => {
+                    if self.facts.all.is_some() {
+                        self.push_all(vec![AllPart::Dynamic], false);
+                    }
+                }
             }
         }
     }
@@ -740,6 +754,9 @@ impl Walker<'_> {
 
 enum Dynamic<'a> {
     Globals(&'a Expr),
+    /// `__all__.append(...)` / `.extend(...)` in a function: the module's `__all__` grows at
+    /// run time (numpy 1.2x's `numpy.core.numeric.extend_all`).
+    AllMutated,
     /// `setattr(<this module>, key, value)`.
     SetAttrOnSelf(&'a Expr),
     ReplaceSelf,
@@ -794,6 +811,12 @@ impl<'a> Visitor<'a> for DynamicScan<'a> {
 
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(c) = expr {
+            if matches!(
+                consts::dotted(&c.func).as_deref(),
+                Some("__all__.append" | "__all__.extend" | "__all__.insert")
+            ) {
+                self.found.push(Dynamic::AllMutated);
+            }
             if consts::dotted(&c.func).as_deref() == Some("setattr") {
                 if let [obj, key, ..] = c.arguments.args.as_ref() {
                     let on_self = is_this_module(obj)

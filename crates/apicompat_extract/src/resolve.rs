@@ -388,13 +388,26 @@ impl Resolver {
             let target_names = self.names_of(&target);
             out.extend(target_names.iter().cloned());
         }
+        // A package whose `__init__.py` ships an `__init__.pyi` declaring names is not opened
+        // by star imports: the stub declares the package's namespace (numpy's; a type checker
+        // accepts no other name). An empty stub (numpy 1.26's `numpy/core/__init__.pyi`)
+        // declares nothing; stubs of plain modules (`numpy/core/numeric.pyi`) often list only
+        // what the module defines itself.
+        let declared_by_stub = self.modules.get(module).is_some_and(|m| {
+            m.has_source
+                && m.files
+                    .iter()
+                    .any(|f| f.is_stub && f.is_package && !f.bindings.is_empty())
+        });
         for star in stars {
             match self.star_source(&star) {
                 StarSource::Internal => {
-                    if self.exports_unknown(&star) {
+                    // The names first: reading them finds whether the source is open.
+                    let exported = self.exports(&star);
+                    if self.exports_unknown(&star) && !declared_by_stub {
                         self.open_by_star.insert(module.to_string());
                     }
-                    out.extend(self.exports(&star).iter().cloned());
+                    out.extend(exported.iter().cloned());
                 }
                 StarSource::Stdlib(names) => out.extend(names.iter().map(|n| n.to_string())),
                 StarSource::Unknown => {

@@ -92,6 +92,9 @@ pub fn apply(
                     }
                 }
             }
+            // A submodule stays importable (`import numpy.compat` in numpy 2.0, whose
+            // `np.compat` attribute is expired until something imports it).
+            TableUse::Removed if symbols.get(&path).is_some_and(|s| s.importable) => {}
             TableUse::Removed if !t.own => {
                 symbols.remove(&path);
                 let prefix = format!("{path}.");

@@ -19,13 +19,19 @@ fn numpy_aliases_removed_in_1_24_and_2_0() {
     let o = check(&dir, &["--target", "numpy==1.23.5"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
-    assert!(out.contains("warning[AC012]: `numpy.float` is deprecated"), "{out}");
+    assert!(
+        out.contains("warning[AC012]: `numpy.float` is deprecated"),
+        "{out}"
+    );
     assert!(!out.contains("numpy.NaN"), "{out}");
     // 1.24.0: gone; the fix is numpy's own migration note (`__former_attrs__`, 1.24.2+).
     let o = check(&dir, &["--target", "numpy==1.24.0"]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("error[AC002]: `numpy.float` is not in numpy 1.24.0"), "{out}");
+    assert!(
+        out.contains("error[AC002]: `numpy.float` is not in numpy 1.24.0"),
+        "{out}"
+    );
     assert!(out.contains("use `float` by itself"), "{out}");
     // 1.26.4: `np.NaN` is still there.
     let o = check(&dir, &["--target", "numpy==1.26.4"]);
@@ -34,8 +40,14 @@ fn numpy_aliases_removed_in_1_24_and_2_0() {
     // 2.0.0: `np.NaN` is expired (`__expired_attributes__`, imported from a sibling module).
     let o = check(&dir, &["--target", "numpy==2.0.0"]);
     let (out, _) = text(&o);
-    assert!(out.contains("error[AC002]: `numpy.NaN` is not in numpy 2.0.0"), "{out}");
-    assert!(out.contains("numpy 2.0.0 says: Use `np.nan` instead."), "{out}");
+    assert!(
+        out.contains("error[AC002]: `numpy.NaN` is not in numpy 2.0.0"),
+        "{out}"
+    );
+    assert!(
+        out.contains("numpy 2.0.0 says: Use `np.nan` instead."),
+        "{out}"
+    );
 }
 
 #[test]
@@ -52,19 +64,31 @@ fn python_modules_removed_in_3_12() {
         "{out}"
     );
     assert!(out.contains("`distutils` does not exist there"), "{out}");
-    assert!(out.contains("error[AC001]: `imp` is not in python 3.12"), "{out}");
-    assert!(out.contains("call-time: fails when this function runs on python 3.12"), "{out}");
+    assert!(
+        out.contains("error[AC001]: `imp` is not in python 3.12"),
+        "{out}"
+    );
+    assert!(
+        out.contains("call-time: fails when this function runs on python 3.12"),
+        "{out}"
+    );
     // `requires-python` chooses the versions when nothing else does.
     let dir = project(
         "python-declared",
         &[
             ("setup_tools.py", src),
-            ("pyproject.toml", "[project]\nname = \"p\"\nrequires-python = \">=3.9,<3.12\"\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nrequires-python = \">=3.9,<3.12\"\n",
+            ),
         ],
     );
     let o = check(&dir, &[]);
     let (out, _) = text(&o);
-    assert!(out.contains("python 3.9 - 3.11 (declared requires-python"), "{out}");
+    assert!(
+        out.contains("python 3.9 - 3.11 (declared requires-python"),
+        "{out}"
+    );
     assert!(!out.contains("AC001"), "{out}");
 }
 

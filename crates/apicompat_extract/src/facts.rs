@@ -638,9 +638,9 @@ impl Walker<'_> {
             // `exec(code)` at module level may bind any name (numpy's test modules generate
             // test classes so).
             "exec"
-                if !args
+                if args
                     .first()
-                    .is_some_and(|a| consts::string(a, &self.env).is_some()) =>
+                    .is_none_or(|a| consts::string(a, &self.env).is_none()) =>
             {
                 self.facts.open = true;
             }

@@ -3,18 +3,37 @@
 # from scratch: every release is downloaded from the package index, extracted and merged.
 # Running it twice gives byte-identical files.
 #
-#   scripts/build-index.sh            # torch >= 1.13.0, colossalai >= 0.3.0, torchvision >= 0.14.0
+#   scripts/build-index.sh            # torch >= 1.13.0, colossalai >= 0.3.0, torchvision >= 0.14.0,
+#                                     # numpy >= 1.21.0, python 3.8 - 3.14 (typeshed)
 #   scripts/build-index.sh 'torchvision>=0.14'   # other specs instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The typeshed copy the `python` index comes from.
+MYPY_VERSION=2.4.1
 specs=("$@")
 if [ ${#specs[@]} -eq 0 ]; then
-  specs=('torch>=1.13.0' 'colossalai>=0.3.0' 'torchvision>=0.14.0')
+  specs=('torch>=1.13.0' 'colossalai>=0.3.0' 'torchvision>=0.14.0' 'numpy>=1.21.0')
 fi
 cargo build --release -q -p apicompat
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-./target/release/apicompat --cache-dir "$work" index fetch "${specs[@]}"
+bin="${CARGO_TARGET_DIR:-target}/release/apicompat"
+"$bin" --cache-dir "$work" index fetch "${specs[@]}"
+# Python itself (package `python`, releases 3.8 - 3.14): typeshed's stdlib stubs from the mypy
+# wheel (MYPY_WHEEL=path to use a downloaded one), one tree per version by stdlib/VERSIONS.
+if [ "$#" -eq 0 ]; then
+  wheel=${MYPY_WHEEL:-}
+  if [ -z "$wheel" ]; then
+    pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
+      --platform manylinux2014_x86_64 "mypy==$MYPY_VERSION" -d "$work/mypy"
+    wheel=$(ls "$work"/mypy/mypy-*.whl)
+  fi
+  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, sys.argv[2]) for n in z.namelist() if n.startswith("mypy/typeshed/stdlib/")]' "$wheel" "$work/typeshed"
+  python3 scripts/gen_python_trees.py "$work/typeshed/mypy/typeshed/stdlib" "$work/python"
+  for dir in "$work"/python/*; do
+    "$bin" --cache-dir "$work" index build "$dir" --package python --version "$(basename "$dir")"
+  done
+fi
 mkdir -p crates/apicompat/index
 for f in "$work"/index/*.apix; do
   cp "$f" "crates/apicompat/index/$(basename "$f")"

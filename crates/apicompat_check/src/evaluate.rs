@@ -439,6 +439,23 @@ impl<'c> Evaluator<'c> {
             last_absent.as_deref(),
             pin.as_ref().map(|p| &p.1),
         ));
+        // The package's own migration note for a name it removed (numpy's `np.NaN`).
+        if let Some((r, note)) = missing.last().and_then(|&r| view.removal_note(&u.path, r)) {
+            let said = versions.get(r).map(String::as_str).unwrap_or_default();
+            fixes.insert(
+                0,
+                Fix {
+                    kind: FixKind::Rewrite,
+                    message: format!(
+                        "{pkg} {said} says: {}",
+                        note.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
+                    replacement: None,
+                    releases: Vec::new(),
+                    requirement: None,
+                },
+            );
+        }
         Finding {
             symbol,
             package: pkg.to_string(),

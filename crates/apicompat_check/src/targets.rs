@@ -11,6 +11,7 @@ use apicompat_requirements::{
 };
 
 use crate::model::TargetInfo;
+use crate::python_target;
 
 /// The start of the note for a project that declares no requirements at all.
 pub const NOTHING_DECLARED: &str =
@@ -122,6 +123,11 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     }
 
     if let Some(env) = sources.python {
+        if name == python_target::PYTHON {
+            if let Some(t) = python_target::from_interpreter(view, env, &all, notes) {
+                return t;
+            }
+        }
         if let Some(t) = installed(view, env, &all, notes, "--python") {
             return t;
         }
@@ -136,6 +142,14 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .collect();
     if let Some(t) = from_requirements(view, &all, &config, "config", notes) {
         return t;
+    }
+
+    if name == python_target::PYTHON {
+        if let Some(t) =
+            python_target::from_requires_python(view, &sources.declared.root, &all, notes)
+        {
+            return t;
+        }
     }
 
     let declared: Vec<&DeclaredRequirement> = sources

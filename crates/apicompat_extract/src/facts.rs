@@ -5,6 +5,9 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use apicompat_surface::Signature;
 
+use std::collections::HashMap;
+
+use crate::attr_tables::{self, Table, TableUse, Tables};
 use crate::consts::{self, Const, Env};
 use crate::defs::{class_info, deprecation_warning, function_info};
 use crate::getattr::{getattr_rule, GetattrRule};
@@ -82,8 +85,11 @@ pub struct FileFacts {
     pub is_stub: bool,
     /// Names bound at module level, in source order.
     pub bindings: Vec<(String, Value)>,
-    /// Modules whose public names are copied in (`from m import *`, loops over `dir(m)`).
+    /// Modules whose public names are copied in (`from m import *`).
     pub stars: Vec<String>,
+    /// Modules all of whose names are copied in, private ones too (`for k in dir(m)` or
+    /// `m.__dir__()` storing `globals()[k]`).
+    pub copies: Vec<String>,
     /// `__all__`, when the module defines it.
     pub all: Option<Vec<AllPart>>,
     /// Answers names it does not list (module `__getattr__`, dynamic `globals()` keys...).
@@ -93,6 +99,10 @@ pub struct FileFacts {
     pub extensible: bool,
     /// Names answered by a module `__getattr__` that answers only those.
     pub getattr_names: Vec<String>,
+    /// Tables of names with messages built at module level (see [`attr_tables`]).
+    pub tables: HashMap<String, Table>,
+    /// The tables the module `__getattr__` looks names up in, and how.
+    pub getattr_tables: Vec<(String, TableUse)>,
     /// `sys.modules[key] = value`: registered module name and, where known, the module it is.
     pub registered: Vec<(String, Option<String>)>,
     /// A deprecation warning issued when the module is imported.
@@ -145,6 +155,8 @@ pub fn file_facts(
         source,
         env: Env::new(),
         dir_loops: Vec::new(),
+        globals_aliases: Vec::new(),
+        tables: Tables::default(),
         deleted: Vec::new(),
         setattr_functions: Vec::new(),
         called: Vec::new(),
@@ -171,6 +183,7 @@ pub fn file_facts(
             });
         }
     }
+    w.facts.tables = std::mem::take(&mut w.tables.tables);
     w.facts
 }
 
@@ -187,6 +200,9 @@ struct Walker<'s> {
     env: Env,
     /// Loop variables that iterate over `dir(module)`, with the module reference.
     dir_loops: Vec<(String, String)>,
+    /// Module-level names bound to `globals()` (or `vars()`).
+    globals_aliases: Vec<String>,
+    tables: Tables,
     /// `del x` at the top level, with the number of bindings at that point.
     deleted: Vec<(String, usize)>,
     /// Module-level functions that set computed names on the module.
@@ -324,6 +340,7 @@ impl Walker<'_> {
             }
             Stmt::Expr(e) => {
                 if let Expr::Call(c) = &*e.value {
+                    self.tables.call(c, &self.env);
                     if let Expr::Name(n) = &*c.func {
                         self.called.push(n.id.to_string());
                     }
@@ -407,10 +424,15 @@ impl Walker<'_> {
             Expr::Name(n) => Some(n.id.to_string()),
             _ => None,
         };
-        // `for name in dir(module)`.
+        // `for name in dir(module)` and `for name in module.__dir__()`.
         if let (Some(target), Expr::Call(call)) = (&target, &*f.iter) {
-            if consts::dotted(&call.func).as_deref() == Some("dir") {
-                if let [arg] = call.arguments.args.as_ref() {
+            let module = match (&*call.func, call.arguments.args.as_ref()) {
+                (func, [arg]) if consts::dotted(func).as_deref() == Some("dir") => Some(arg),
+                (Expr::Attribute(a), []) if a.attr.as_str() == "__dir__" => Some(&*a.value),
+                _ => None,
+            };
+            {
+                if let Some(arg) = module {
                     if let Some(m) = consts::dotted(arg) {
                         self.dir_loops.push((target.clone(), m));
                         self.module_body(&f.body, false, depth + 1);
@@ -461,6 +483,16 @@ impl Walker<'_> {
                     self.push_all(parts, true);
                     return;
                 }
+                self.globals_aliases.retain(|g| g != name);
+                if let Some(v) = value {
+                    self.tables.assign(name, v, &self.env);
+                }
+                if let Some(Expr::Call(c)) = value {
+                    let f = consts::dotted(&c.func);
+                    if c.arguments.is_empty() && matches!(f.as_deref(), Some("globals" | "vars")) {
+                        self.globals_aliases.push(name.to_string());
+                    }
+                }
                 let v = match value {
                     Some(v) => {
                         if let Some(c) = consts::eval(v, &self.env) {
@@ -504,8 +536,13 @@ impl Walker<'_> {
         let Expr::Subscript(sub) = target else {
             return;
         };
+        self.tables.set_item(sub, value, &self.env);
         let container = match &*sub.value {
             Expr::Call(c) if c.arguments.args.is_empty() => consts::dotted(&c.func),
+            // `_globals = globals()` then `_globals[k] = ...`.
+            Expr::Name(n) if self.globals_aliases.iter().any(|g| g == n.id.as_str()) => {
+                Some("globals".to_string())
+            }
             e => consts::dotted(e).map(|d| format!("{d}[]")),
         };
         match container.as_deref() {
@@ -559,7 +596,7 @@ impl Walker<'_> {
         if let Expr::Name(n) = key {
             if let Some((_, m)) = self.dir_loops.iter().find(|(v, _)| v == n.id.as_str()) {
                 let m = self.module_alias(m).unwrap_or_else(|| m.clone());
-                self.facts.stars.push(m);
+                self.facts.copies.push(m);
                 return;
             }
         }
@@ -607,6 +644,15 @@ impl Walker<'_> {
                 _ => self.facts.open = true,
             },
             "setattr" => self.module_setattr(args),
+            // `exec(code)` at module level may bind any name (numpy's test modules generate
+            // test classes so).
+            "exec"
+                if args
+                    .first()
+                    .is_none_or(|a| consts::string(a, &self.env).is_none()) =>
+            {
+                self.facts.open = true;
+            }
             _ => {
                 if top && self.facts.deprecated.is_none() {
                     self.facts.deprecated = deprecation_warning(call);
@@ -689,6 +735,11 @@ impl Walker<'_> {
                     None => self.setattr_functions.push(function.to_string()),
                 },
                 Dynamic::ReplaceSelf => self.facts.open = true,
+                Dynamic::AllMutated => {
+                    if self.facts.all.is_some() {
+                        self.push_all(vec![AllPart::Dynamic], false);
+                    }
+                }
             }
         }
     }
@@ -696,7 +747,14 @@ impl Walker<'_> {
     /// A module `__getattr__` that ends in `raise AttributeError` and only answers names tested
     /// against constants answers exactly those names; any other makes the module open.
     fn module_getattr(&mut self, f: &ast::StmtFunctionDef) {
-        match getattr_rule(f, false, &self.env) {
+        // The tables this file built are known by their keys.
+        let mut env = self.env.clone();
+        for (name, table) in &self.tables.tables {
+            let keys = table.iter().map(|(k, _)| k.clone()).collect();
+            env.insert(name.clone(), Const::List(keys));
+        }
+        self.facts.getattr_tables = attr_tables::getattr_tables(f);
+        match getattr_rule(f, false, &env) {
             GetattrRule::Closed(names) => self.facts.getattr_names.extend(names),
             GetattrRule::InstanceData(_) | GetattrRule::Open => self.facts.open = true,
         }
@@ -705,6 +763,9 @@ impl Walker<'_> {
 
 enum Dynamic<'a> {
     Globals(&'a Expr),
+    /// `__all__.append(...)` / `.extend(...)` in a function: the module's `__all__` grows at
+    /// run time (numpy 1.2x's `numpy.core.numeric.extend_all`).
+    AllMutated,
     /// `setattr(<this module>, key, value)`.
     SetAttrOnSelf(&'a Expr),
     ReplaceSelf,
@@ -759,6 +820,12 @@ impl<'a> Visitor<'a> for DynamicScan<'a> {
 
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(c) = expr {
+            if matches!(
+                consts::dotted(&c.func).as_deref(),
+                Some("__all__.append" | "__all__.extend" | "__all__.insert")
+            ) {
+                self.found.push(Dynamic::AllMutated);
+            }
             if consts::dotted(&c.func).as_deref() == Some("setattr") {
                 if let [obj, key, ..] = c.arguments.args.as_ref() {
                     let on_self = is_this_module(obj)

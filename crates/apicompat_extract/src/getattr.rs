@@ -4,6 +4,7 @@
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 
+use crate::attr_tables::{raise_only, returns};
 use crate::consts::{self, Env};
 
 /// The kinds of `__getattr__`.
@@ -30,11 +31,7 @@ pub fn getattr_rule(f: &ast::StmtFunctionDef, method: bool, env: &Env) -> Getatt
         .chain(&f.parameters.args)
         .map(|p| p.name().to_string());
     let this = if method { params.next() } else { None };
-    let ends_in_raise = matches!(f.body.last(), Some(Stmt::Raise(r))
-        if r.exc.as_deref().and_then(|e| match e {
-            Expr::Call(c) => consts::last_name(&c.func),
-            e => consts::last_name(e),
-        }) == Some("AttributeError"));
+    let ends_in_raise = ends_in_attribute_error(&f.body, 0);
     let Some(param) = params.next().filter(|_| ends_in_raise) else {
         return GetattrRule::Open;
     };
@@ -72,6 +69,24 @@ pub fn getattr_rule(f: &ast::StmtFunctionDef, method: bool, env: &Env) -> Getatt
             ..
         } => GetattrRule::InstanceData(names),
         GetattrScan { names, .. } => GetattrRule::Closed(names),
+    }
+}
+
+/// A body that ends in `raise AttributeError`, also as the `else:` of a final `if` (numpy
+/// 1.25's `numpy.lib.__getattr__`).
+fn ends_in_attribute_error(body: &[Stmt], depth: usize) -> bool {
+    match body.last() {
+        Some(Stmt::Raise(r)) => {
+            r.exc.as_deref().and_then(|e| match e {
+                Expr::Call(c) => consts::last_name(&c.func),
+                e => consts::last_name(e),
+            }) == Some("AttributeError")
+        }
+        Some(Stmt::If(i)) if depth < 8 => i
+            .elif_else_clauses
+            .last()
+            .is_some_and(|c| c.test.is_none() && ends_in_attribute_error(&c.body, depth + 1)),
+        _ => false,
     }
 }
 
@@ -254,16 +269,30 @@ impl GetattrScan<'_> {
 impl<'a> Visitor<'a> for GetattrScan<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         if let Stmt::If(i) = stmt {
-            let tests = std::iter::once(&*i.test)
-                .chain(i.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()));
-            for test in tests {
-                if self.mentions_param(test) {
-                    match self.test_names(test) {
-                        Some(names) => self.names.extend(names),
-                        None => self.open = true,
-                    }
+            let clauses = std::iter::once((Some(&*i.test), &i.body)).chain(
+                i.elif_else_clauses
+                    .iter()
+                    .map(|c| (c.test.as_ref(), &c.body)),
+            );
+            for (test, body) in clauses {
+                // A clause that only raises answers nothing (numpy's `if attr in
+                // __former_attrs__: raise AttributeError(__former_attrs__[attr])`).
+                if raise_only(body) {
+                    continue;
                 }
+                if let Some(test) = test {
+                    // A clause that never returns falls through to the final raise.
+                    if self.mentions_param(test) && returns(body) {
+                        match self.test_names(test) {
+                            Some(names) => self.names.extend(names),
+                            None => self.open = true,
+                        }
+                    }
+                    self.visit_expr(test);
+                }
+                self.visit_body(body);
             }
+            return;
         }
         visitor::walk_stmt(self, stmt);
     }
@@ -429,6 +458,18 @@ class M:
         ] {
             assert_eq!(rule(open, true), GetattrRule::Open, "{open}");
         }
+    }
+
+    #[test]
+    fn module_getattr_ending_in_an_else_that_raises_is_closed() {
+        // numpy 1.25's numpy/lib/__init__.py.
+        let src = "def __getattr__(attr):\n    import math\n    if attr == 'math':\n        return math\n    else:\n        raise AttributeError(attr)\n";
+        assert_eq!(rule(src, false), GetattrRule::Closed(vec!["math".into()]));
+        // A name tested by a clause that only raises is not answered.
+        let src = "def __getattr__(attr):\n    if attr in _GONE:\n        raise AttributeError(_GONE[attr])\n    if attr == 'x':\n        return 1\n    raise AttributeError(attr)\n";
+        assert_eq!(rule(src, false), GetattrRule::Closed(vec!["x".into()]));
+        let src = "def __getattr__(attr):\n    if attr == 'x':\n        return 1\n    else:\n        return 2\n";
+        assert_eq!(rule(src, false), GetattrRule::Open);
     }
 
     #[test]

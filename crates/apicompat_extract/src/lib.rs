@@ -6,6 +6,7 @@
 //! `__all__`, re-exports and registered modules across the release into a flat
 //! [`Surface`].
 
+pub mod attr_tables;
 pub mod consts;
 mod dataclass;
 mod defs;
@@ -255,8 +256,10 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         info.files.sort_by_key(|f| f.is_stub);
     }
     let failing = fallible::failing_paths(&modules, &tree.metadata.requires_dist);
+    let table_names = resolve::tables::table_names(&modules);
     let mut resolver = Resolver::new(modules);
     let mut symbols = resolver.symbols();
+    let removed = resolve::tables::apply(&table_names, &mut symbols);
     evidence::apply(
         &mut symbols,
         reads,
@@ -275,6 +278,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         meta: ReleaseMeta {
             requires_dist: tree.metadata.requires_dist.clone(),
             requires_python: tree.metadata.requires_python.clone(),
+            removed,
         },
         symbols,
         problems,

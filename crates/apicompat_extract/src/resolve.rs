@@ -9,6 +9,7 @@ use apicompat_surface::{Kind, Signature, Symbol};
 use crate::facts::{AllPart, Class, FileFacts, Function, Value};
 
 mod classes;
+pub mod tables;
 
 pub type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 pub type HashSet<K> = rustc_hash::FxHashSet<K>;
@@ -173,6 +174,29 @@ impl Resolver {
         cur
     }
 
+    /// Every binding of `name` in the module imports it from a module outside the release.
+    fn imported_from_outside(&self, module: &str, name: &str) -> bool {
+        let module = self.target_module(module);
+        let (Some(info), Some(positions)) = (
+            self.modules.get(module),
+            self.binding_index.get(module).and_then(|b| b.get(name)),
+        ) else {
+            return false;
+        };
+        let outside = |m: &str| {
+            let root = m.split('.').next().unwrap_or(m);
+            !self.modules.contains_key(root)
+        };
+        !positions.is_empty()
+            && positions.iter().all(|&(fi, bi)| {
+                match info.files.get(fi).and_then(|f| f.bindings.get(bi)) {
+                    Some((_, Value::From { module, .. })) => outside(module),
+                    Some((_, Value::Module(m))) => outside(m),
+                    _ => false,
+                }
+            })
+    }
+
     /// The best binding of `name` in a module's own files.
     fn own_binding(&self, module: &str, name: &str) -> Option<Value> {
         let info = self.modules.get(module)?;
@@ -294,9 +318,14 @@ impl Resolver {
             Some((names, false)) => names,
             other => {
                 let explicit = self.explicit_names(module);
+                // A module with an `__all__` (partly dynamic) does not export what it only
+                // imports from outside the release (numpy 1.24's `numpy.core.numerictypes`:
+                // `from builtins import float`, "we don't export these for import *").
+                let partial_all = other.is_some();
                 let mut out: Vec<String> = explicit
                     .into_iter()
                     .filter(|n| !n.starts_with('_'))
+                    .filter(|n| !(partial_all && self.imported_from_outside(module, n)))
                     .collect();
                 if let Some((names, _)) = other {
                     out.extend(names);
@@ -334,12 +363,25 @@ impl Resolver {
         }
         let mut out = BTreeSet::new();
         let mut stars = Vec::new();
+        let mut copies = Vec::new();
         if let Some(info) = self.modules.get(module) {
             out.extend(info.children.iter().cloned());
             for f in &info.files {
                 out.extend(f.bindings.iter().map(|(n, _)| n.clone()));
                 out.extend(f.getattr_names.iter().cloned());
                 stars.extend(f.stars.iter().cloned());
+                copies.extend(f.copies.iter().cloned());
+            }
+        }
+        for copy in copies {
+            if matches!(self.star_source(&copy), StarSource::Internal) {
+                let names = self.explicit_names(&copy);
+                out.extend(names.iter().filter(|n| !n.starts_with("__")).cloned());
+                if self.exports_unknown(&copy) {
+                    self.open_by_star.insert(module.to_string());
+                }
+            } else {
+                self.open_by_star.insert(module.to_string());
             }
         }
         let alias = self.modules.get(module).and_then(|m| m.alias_of.clone());
@@ -347,13 +389,26 @@ impl Resolver {
             let target_names = self.names_of(&target);
             out.extend(target_names.iter().cloned());
         }
+        // A package whose `__init__.py` ships an `__init__.pyi` declaring names is not opened
+        // by star imports: the stub declares the package's namespace (numpy's; a type checker
+        // accepts no other name). An empty stub (numpy 1.26's `numpy/core/__init__.pyi`)
+        // declares nothing; stubs of plain modules (`numpy/core/numeric.pyi`) often list only
+        // what the module defines itself.
+        let declared_by_stub = self.modules.get(module).is_some_and(|m| {
+            m.has_source
+                && m.files
+                    .iter()
+                    .any(|f| f.is_stub && f.is_package && !f.bindings.is_empty())
+        });
         for star in stars {
             match self.star_source(&star) {
                 StarSource::Internal => {
-                    if self.exports_unknown(&star) {
+                    // The names first: reading them finds whether the source is open.
+                    let exported = self.exports(&star);
+                    if self.exports_unknown(&star) && !declared_by_stub {
                         self.open_by_star.insert(module.to_string());
                     }
-                    out.extend(self.exports(&star).iter().cloned());
+                    out.extend(exported.iter().cloned());
                 }
                 StarSource::Stdlib(names) => out.extend(names.iter().map(|n| n.to_string())),
                 StarSource::Unknown => {
@@ -468,6 +523,20 @@ impl Resolver {
                     }
                 }
                 return Some(Resolved::unknown(format!("{star}.{name}")));
+            }
+        }
+        let copies: Vec<String> = self
+            .modules
+            .get(module)
+            .map(|m| m.files.iter().flat_map(|f| f.copies.clone()).collect())
+            .unwrap_or_default();
+        for copy in copies {
+            if self.modules.contains_key(self.target_module(&copy))
+                && self.explicit_names(&copy).contains(name)
+            {
+                if let Some(r) = self.resolve(&copy, name) {
+                    return Some(r);
+                }
             }
         }
         if self.names_of(module).contains(name) {

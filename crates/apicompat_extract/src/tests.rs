@@ -586,3 +586,34 @@ fn files_over_the_parse_budget_are_recorded_as_open() {
         .as_ref()
         .is_err_and(|e| e.starts_with("b.py: not parsed") && e.contains("release")));
 }
+
+#[test]
+fn loops_over_another_modules_dir_copy_all_its_names() {
+    // numpy 1.26's `numpy/_core/_dtype.py`, which forwards to `numpy.core._dtype`.
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", ""),
+            ("pkg/core.py", "def _kind_name(): ...\nclass Public: ...\n"),
+            (
+                "pkg/fwd.py",
+                "from pkg import core\n_globals = globals()\nfor item in core.__dir__():\n    _globals[item] = getattr(core, item)\n",
+            ),
+            (
+                "pkg/fwd2.py",
+                "import pkg.core as c\nfor k in dir(c):\n    globals()[k] = getattr(c, k)\n",
+            ),
+        ]),
+        "pkg",
+        "1",
+    );
+    for m in ["pkg.fwd", "pkg.fwd2"] {
+        assert_eq!(kind(&s, &format!("{m}.Public")), Some(Kind::Class), "{m}");
+        assert_eq!(
+            kind(&s, &format!("{m}._kind_name")),
+            Some(Kind::Function),
+            "{m}"
+        );
+        assert!(!s.symbols[m].open, "{m} is closed");
+        assert_eq!(kind(&s, &format!("{m}.missing")), None);
+    }
+}

@@ -679,14 +679,34 @@ fn wheel_is_py3(filename: &str) -> bool {
     })
 }
 
-/// The smallest file of a release carrying Python sources: a Python 3 wheel of any platform,
-/// else an sdist (`.tar.gz`, `.tgz`, `.zip`), else any wheel.
+/// The oldest Python 3 minor version a wheel's tags name (`cp38` 8, `cp310` 10, `py3` 0).
+fn wheel_python_minor(filename: &str) -> u32 {
+    let stem = filename.trim_end_matches(".whl");
+    let parts: Vec<&str> = stem.split('-').collect();
+    let Some(python) = parts.len().checked_sub(3).and_then(|i| parts.get(i)) else {
+        return u32::MAX;
+    };
+    python
+        .split('.')
+        .filter_map(|tag| {
+            let digits = tag.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+            let minor = digits.strip_prefix('3')?;
+            Some(minor.parse().unwrap_or(0))
+        })
+        .min()
+        .unwrap_or(u32::MAX)
+}
+
+/// The file of a release carrying Python sources: a Python 3 wheel for the oldest Python the
+/// release supports (a release's wheels for newer Pythons may leave modules out: numpy 1.26's
+/// for CPython 3.12 lack `numpy.distutils`), the smallest of those; else an sdist (`.tar.gz`,
+/// `.tgz`, `.zip`), else any wheel.
 pub fn choose_file(release: &Release) -> Option<&ReleaseFile> {
     let size = |f: &&ReleaseFile| f.size.unwrap_or(u64::MAX);
     let wheels = || release.files.iter().filter(|f| f.is_wheel());
     wheels()
         .filter(|f| wheel_is_py3(&f.filename))
-        .min_by_key(size)
+        .min_by_key(|f| (wheel_python_minor(&f.filename), size(f)))
         .or_else(|| {
             release
                 .files
@@ -1175,6 +1195,26 @@ mod tests {
             choose_file(&r).map(|f| f.filename.as_str()),
             Some("a-1-cp312-none-macosx_14_0_arm64.whl")
         );
+        // The oldest Python's wheel wins over a smaller one for a newer Python.
+        let r = Release {
+            version: "1".into(),
+            files: vec![
+                file("a-1-cp312-cp312-macosx_14_0_arm64.whl", 100, "bdist_wheel"),
+                file(
+                    "a-1-cp39-cp39-manylinux_2_17_x86_64.whl",
+                    900,
+                    "bdist_wheel",
+                ),
+                file("a-1-cp39-cp39-macosx_11_0_arm64.whl", 500, "bdist_wheel"),
+                file("a-1-cp310-cp310-macosx_11_0_arm64.whl", 400, "bdist_wheel"),
+            ],
+        };
+        assert_eq!(
+            choose_file(&r).map(|f| f.filename.as_str()),
+            Some("a-1-cp39-cp39-macosx_11_0_arm64.whl")
+        );
+        assert_eq!(wheel_python_minor("six-1.16.0-py2.py3-none-any.whl"), 0);
+        assert_eq!(wheel_python_minor("x-1-cp310-cp310-any.whl"), 10);
         let r = Release {
             version: "1".into(),
             files: vec![

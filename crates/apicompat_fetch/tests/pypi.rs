@@ -42,13 +42,26 @@ fn lists_torch_releases() {
         }
         let chosen = choose_file(r).expect("a wheel");
         assert!(chosen.is_wheel(), "{}", chosen.filename);
-        let smallest_wheel = r
+        // The smallest wheel for the oldest CPython the release supports (`cp39` for 2.5.0).
+        let python = |name: &str| name.split('-').nth(2).unwrap_or("").to_string();
+        let minor = |tag: &str| {
+            tag.trim_start_matches("cp3")
+                .parse::<u32>()
+                .unwrap_or(u32::MAX)
+        };
+        let oldest = r
             .files
             .iter()
             .filter(|f| f.is_wheel())
+            .map(|f| minor(&python(&f.filename)))
+            .min();
+        let smallest_wheel = r
+            .files
+            .iter()
+            .filter(|f| f.is_wheel() && Some(minor(&python(&f.filename))) == oldest)
             .filter_map(|f| f.size)
             .min();
-        assert_eq!(chosen.size, smallest_wheel);
+        assert_eq!(chosen.size, smallest_wheel, "{}", chosen.filename);
     }
 }
 

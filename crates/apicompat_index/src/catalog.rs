@@ -91,6 +91,21 @@ impl PackageView {
         self.releases.iter().position(|r| &r.version == version)
     }
 
+    /// The migration note a release gives for a name it removed: the release's own, else the
+    /// nearest later release's, else the nearest earlier one's (a note added in a bug-fix
+    /// release speaks for the releases before it that lack the name too).
+    pub fn removal_note(&self, path: &str, release: usize) -> Option<(usize, &str)> {
+        let note = |r: usize| {
+            self.header(r)
+                .and_then(|h| h.removed.get(path))
+                .map(|n| (r, n.as_str()))
+        };
+        let n = self.releases.len();
+        note(release)
+            .or_else(|| (release + 1..n).find_map(note))
+            .or_else(|| (0..release.min(n)).rev().find_map(note))
+    }
+
     pub fn header(&self, release: usize) -> Option<&ReleaseHeader> {
         let r = self.releases.get(release)?;
         self.indexes[r.index].releases().get(r.position)

@@ -41,6 +41,9 @@ pub struct ReleaseHeader {
     pub requires_dist: Vec<String>,
     #[serde(default)]
     pub requires_python: Option<String>,
+    /// Migration notes of names the release removed (see `ReleaseMeta::removed`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub removed: std::collections::BTreeMap<String, String>,
 }
 
 impl ReleaseHeader {
@@ -49,6 +52,7 @@ impl ReleaseHeader {
             version: surface.version.clone(),
             requires_dist: surface.meta.requires_dist.clone(),
             requires_python: surface.meta.requires_python.clone(),
+            removed: surface.meta.removed.clone(),
         }
     }
 }

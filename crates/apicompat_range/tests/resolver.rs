@@ -32,6 +32,7 @@ fn release(
         meta: ReleaseMeta {
             requires_dist: requires.iter().map(|s| s.to_string()).collect(),
             requires_python: python.map(str::to_string),
+            ..ReleaseMeta::default()
         },
         symbols,
         problems: Vec::new(),

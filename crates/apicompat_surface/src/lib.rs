@@ -225,6 +225,10 @@ pub struct ReleaseMeta {
     pub requires_dist: Vec<String>,
     #[serde(default)]
     pub requires_python: Option<String>,
+    /// Names a module raises `AttributeError` for with a migration note (numpy's
+    /// `__former_attrs__`, `__expired_attributes__`): path -> note.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub removed: BTreeMap<String, String>,
 }
 
 /// The surface of one release.

@@ -1,0 +1,112 @@
+//! The dependency set embedded with torch: numpy (1.21.0+) and Python's standard library
+//! (`python` 3.8 - 3.14, from typeshed). Runs the binary on small projects, offline
+//! (`--no-cache`: only the embedded indexes answer).
+
+mod common;
+
+use common::{bin, check, text};
+
+fn project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    common::project_in("deps", name, files)
+}
+
+const NUMPY_USES: &str = "import numpy as np\n\nx = np.float(3)\ny = np.NaN\n";
+
+#[test]
+fn numpy_aliases_removed_in_1_24_and_2_0() {
+    let dir = project("numpy", &[("train.py", NUMPY_USES)]);
+    // 1.23.5: `np.float` answers through `__deprecated_attrs__` with a warning.
+    let o = check(&dir, &["--target", "numpy==1.23.5"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("warning[AC012]: `numpy.float` is deprecated"),
+        "{out}"
+    );
+    assert!(!out.contains("numpy.NaN"), "{out}");
+    // 1.24.0: gone; the fix is numpy's own migration note (`__former_attrs__`, 1.24.2+).
+    let o = check(&dir, &["--target", "numpy==1.24.0"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("error[AC002]: `numpy.float` is not in numpy 1.24.0"),
+        "{out}"
+    );
+    assert!(out.contains("use `float` by itself"), "{out}");
+    // 1.26.4: `np.NaN` is still there.
+    let o = check(&dir, &["--target", "numpy==1.26.4"]);
+    let (out, _) = text(&o);
+    assert!(!out.contains("numpy.NaN"), "{out}");
+    // 2.0.0: `np.NaN` is expired (`__expired_attributes__`, imported from a sibling module).
+    let o = check(&dir, &["--target", "numpy==2.0.0"]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("error[AC002]: `numpy.NaN` is not in numpy 2.0.0"),
+        "{out}"
+    );
+    assert!(
+        out.contains("numpy 2.0.0 says: Use `np.nan` instead."),
+        "{out}"
+    );
+}
+
+#[test]
+fn python_modules_removed_in_3_12() {
+    let src = "from distutils.version import LooseVersion\n\n\ndef load():\n    import imp\n    return imp\n";
+    let dir = project("python", &[("setup_tools.py", src)]);
+    let o = check(&dir, &["--target", "python==3.11"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let o = check(&dir, &["--target", "python==3.12"]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("error[AC001]: `distutils.version.LooseVersion` is not in python 3.12"),
+        "{out}"
+    );
+    assert!(out.contains("`distutils` does not exist there"), "{out}");
+    assert!(
+        out.contains("error[AC001]: `imp` is not in python 3.12"),
+        "{out}"
+    );
+    assert!(
+        out.contains("call-time: fails when this function runs on python 3.12"),
+        "{out}"
+    );
+    // `requires-python` chooses the versions when nothing else does.
+    let dir = project(
+        "python-declared",
+        &[
+            ("setup_tools.py", src),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nrequires-python = \">=3.9,<3.12\"\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("python 3.9 - 3.11 (declared requires-python"),
+        "{out}"
+    );
+    assert!(!out.contains("AC001"), "{out}");
+}
+
+#[test]
+fn index_list_shows_the_dependency_set() {
+    let o = bin()
+        .args(["--no-cache", "index", "list"])
+        .output()
+        .expect("run apicompat");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for package in ["numpy", "python", "torch", "torchvision", "colossalai"] {
+        assert!(out.contains(package), "{package} missing from:\n{out}");
+    }
+    let o = bin()
+        .args(["--no-cache", "query", "numpy.bool8"])
+        .output()
+        .expect("run apicompat");
+    let (out, _) = text(&o);
+    assert!(out.contains("deprecated in"), "{out}");
+}

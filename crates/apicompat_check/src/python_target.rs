@@ -1,0 +1,101 @@
+//! The releases of the package `python` (the standard library, indexed per version from
+//! typeshed) to check, when neither `--target python==...` nor `[tool.apicompat] targets`
+//! name them: the interpreter of `--python`, else the project's `requires-python`.
+
+use apicompat_index::PackageView;
+use apicompat_requirements::{read_requires_python, select, InstalledEnvironment, Version};
+
+use crate::model::TargetInfo;
+use crate::targets::Target;
+
+/// The name the standard library is indexed under.
+pub const PYTHON: &str = "python";
+
+/// `major.minor` of a version (`3.11.4` -> `3.11`).
+fn minor_of(v: &Version) -> String {
+    v.to_string()
+        .split('.')
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+fn target(
+    view: &PackageView,
+    all: &[Version],
+    releases: Vec<usize>,
+    origin: &'static str,
+    label: String,
+) -> Target {
+    Target {
+        info: TargetInfo {
+            package: view.name().to_string(),
+            releases: releases.iter().map(|&i| all[i].to_string()).collect(),
+            origin,
+            description: label.clone(),
+        },
+        releases,
+        short: label,
+    }
+}
+
+/// The interpreter version of an environment given with `--python`.
+pub fn from_interpreter(
+    view: &PackageView,
+    env: &InstalledEnvironment,
+    all: &[Version],
+    notes: &mut Vec<String>,
+) -> Option<Target> {
+    let version = env.site_packages.python_version.as_ref()?;
+    let minor = minor_of(version);
+    let releases: Vec<usize> = all
+        .iter()
+        .position(|v| minor_of(v) == minor)
+        .into_iter()
+        .collect();
+    if releases.is_empty() {
+        notes.push(format!(
+            "Python {minor} (--python) is not in the index of the standard library"
+        ));
+    }
+    let label = format!(
+        "Python {version} (--python {})",
+        env.site_packages.root.display()
+    );
+    Some(target(view, all, releases, "installed", label))
+}
+
+/// The versions the project's `requires-python` admits.
+pub fn from_requires_python(
+    view: &PackageView,
+    root: &std::path::Path,
+    all: &[Version],
+    notes: &mut Vec<String>,
+) -> Option<Target> {
+    let declared = match read_requires_python(root)? {
+        Ok(r) => r,
+        Err(e) => {
+            notes.push(e);
+            return None;
+        }
+    };
+    // `>=3.8` admits `3.8`; `>=3.8.1` should admit 3.8 too: compare `X.Y.99`.
+    let picked = select(&declared.specifier, all);
+    let mut releases: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            picked.contains(v)
+                || apicompat_requirements::parse_version(&format!("{v}.99"))
+                    .is_ok_and(|p| select(&declared.specifier, std::slice::from_ref(&p)).len() == 1)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    releases.sort_unstable();
+    releases.dedup();
+    let label = format!(
+        "declared requires-python `{}` ({})",
+        declared.raw, declared.source
+    );
+    Some(target(view, all, releases, "declared", label))
+}

@@ -45,8 +45,8 @@ use apicompat_requirements::{
 };
 
 pub use model::{
-    Applicability, Autofix, BaselineCounts, Edit, Finding, Fix, FixKind, Reach, Report,
-    Severity, Summary, TargetInfo,
+    Applicability, Autofix, BaselineCounts, Edit, Finding, Fix, FixKind, Reach, Report, Severity,
+    Summary, TargetInfo,
 };
 pub use rules::{Rule, RuleSelection};
 

@@ -45,10 +45,14 @@ struct Context {
     at: GuardAt,
 }
 
+/// A call of a name: (file, position in its `calls` or `None` for a plain call, the function
+/// it is in).
+type CallRef = (usize, Option<usize>, Option<u32>);
+
 struct Callers<'a> {
     files: &'a [Analyzed],
     /// Calls by name key: (file, position in `calls` or `None` for a plain call, function).
-    calls: HashMap<u32, Vec<(usize, Option<usize>, Option<u32>)>>,
+    calls: HashMap<u32, Vec<CallRef>>,
     escaping: std::collections::HashSet<u32>,
     /// Cover of a name key: `None` while it is computed (a cycle: unrestricted) or
     /// unrestricted.

@@ -345,10 +345,18 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
                 .or_insert(h.as_ref());
         }
     }
-    let table: HashMap<String, VersionHelper> = helpers
+    let mut table: HashMap<String, VersionHelper> = helpers
         .into_iter()
         .filter_map(|(name, h)| Some((name.to_string(), h?.clone())))
         .collect();
+    // A helper that hands the comparison to another function counts only if that function
+    // is a comparator (it takes the version compared and the operator).
+    let comparators: HashSet<String> = table
+        .iter()
+        .filter(|(_, h)| h.version_param.is_some() && h.op_param.is_some())
+        .map(|(n, _)| n.clone())
+        .collect();
+    table.retain(|_, h| h.via.as_ref().is_none_or(|v| comparators.contains(v)));
     let lookup = |name: &str| table.get(name).cloned();
     // Module-level version constants (`XPU_MIN_VERSION = "2.4.0"`): known by name when every
     // module that assigns one of that name assigns the same value.

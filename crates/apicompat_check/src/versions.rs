@@ -131,6 +131,10 @@ pub struct VersionHelper {
     /// The result *is* the implied condition (`def is_pippy_available(): return
     /// is_torch_version(">=", "2.4.0")`), so `not h()` is its negation.
     pub exact: bool,
+    /// The helper hands the comparison to this function of another module (`return
+    /// compare_versions(numpy_version, ">=", min_version)`): it is a helper only if that
+    /// function is a comparator of the project.
+    pub via: Option<String>,
 }
 
 impl VersionHelper {

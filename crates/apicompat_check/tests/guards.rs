@@ -445,3 +445,72 @@ fn dataclass_field_tests_guard_the_keyword_they_test() {
         ["m.py:8:34 AC003 error call-time torch.nn.Linear(dtype=) missing=1.13.1"]
     );
 }
+
+/// A helper that hands its parameter to a comparator of another module, with the version in a
+/// local name (accelerate's `is_numpy_available(min_version)`); a function of the same shape
+/// that calls something else is no helper.
+#[test]
+fn helpers_that_call_a_comparator_of_another_module() {
+    let got = check_files(
+        "comparator_via",
+        &[
+            (
+                "utils/versions.py",
+                "\
+import importlib.metadata
+import operator as op
+
+from packaging.version import parse
+
+OPS = {\">=\": op.ge, \"<\": op.lt}
+
+
+def compare_versions(library_or_version, operation, requirement_version):
+    operation = OPS[operation]
+    if isinstance(library_or_version, str):
+        library_or_version = parse(importlib.metadata.version(library_or_version))
+    return operation(library_or_version, parse(requirement_version))
+",
+            ),
+            (
+                "utils/imports.py",
+                "\
+import importlib.metadata
+
+from packaging.version import parse
+
+from utils.versions import compare_versions
+
+
+def is_torch_at_least(min_version=\"2.0\"):
+    torch_version = parse(importlib.metadata.version(\"torch\"))
+    return compare_versions(torch_version, \">=\", min_version)
+
+
+def shows_the_version(min_version=\"2.0\"):
+    torch_version = parse(importlib.metadata.version(\"torch\"))
+    return print(torch_version, \">=\", min_version)
+",
+            ),
+            (
+                "m.py",
+                "\
+import torch
+
+from utils.imports import is_torch_at_least, shows_the_version
+
+if is_torch_at_least(\"2.4.0\"):
+    torch.distributed.pipelining.pipeline
+if shows_the_version(\"2.4.0\"):
+    torch.distributed.pipelining.Schedule1F1B
+",
+            ),
+        ],
+        &["torch==2.3.0"],
+    );
+    let errors: Vec<&String> = got.iter().filter(|f| f.contains(" error ")).collect();
+    assert_eq!(
+        errors,
+        ["m.py:8:5 AC002 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0"]
+    );
+}

@@ -124,6 +124,7 @@ impl<'a> Walker<'a> {
                     version_param: None,
                     implies: None,
                     exact: false,
+                    via: None,
                 });
             }
             let Expr::Name(v) = left else {
@@ -138,6 +139,7 @@ impl<'a> Walker<'a> {
                 version_param: Some(pos(v.id.as_str())?),
                 implies: None,
                 exact: false,
+                via: None,
             });
         }
         // A comparator of this file given a package's version.
@@ -145,7 +147,9 @@ impl<'a> Walker<'a> {
             return self.implied_when_true(body);
         };
         let Some(Bound::Helper(c)) = self.lookup(f.id.as_str()) else {
-            return self.implied_when_true(body);
+            return self
+                .comparator_call(params, body, call, f.id.as_str())
+                .or_else(|| self.implied_when_true(body));
         };
         let (Some(vp), Some(op_i)) = (c.version_param, c.op_param) else {
             return self.implied_when_true(body);
@@ -164,6 +168,57 @@ impl<'a> Walker<'a> {
             version_param: None,
             implies: None,
             exact: false,
+            via: None,
+        })
+    }
+
+    /// `return compare(V, ">=", P)` with `compare` a function of another module, `V` a
+    /// package's version (or a name the body assigns one to just before) and `P` a
+    /// parameter: a helper if `compare` turns out to be a comparator of the project
+    /// (accelerate's `is_numpy_available(min_version)`).
+    fn comparator_call(
+        &self,
+        params: &ast::Parameters,
+        body: &[Stmt],
+        call: &ast::ExprCall,
+        callee: &str,
+    ) -> Option<VersionHelper> {
+        let [v, o, p] = &*call.arguments.args else {
+            return None;
+        };
+        if !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        let op = op_string(o)?;
+        let root = match self.compared_root(v) {
+            Some(r) => r,
+            None => {
+                // `numpy_version = parse(importlib.metadata.version("numpy"))` before.
+                let Expr::Name(n) = v else {
+                    return None;
+                };
+                let value = body.iter().rev().skip(1).find_map(|s| match s {
+                    Stmt::Assign(a) => match &*a.targets {
+                        [Expr::Name(t)] if t.id == n.id => Some(&*a.value),
+                        _ => None,
+                    },
+                    _ => None,
+                })?;
+                self.version_root(value, 0)?
+            }
+        };
+        let param = version_param_of(params, p)?;
+        let position = positional_names(params).iter().position(|x| *x == param)?;
+        Some(VersionHelper {
+            root,
+            op,
+            param,
+            position,
+            op_param: None,
+            version_param: None,
+            implies: None,
+            exact: false,
+            via: Some(callee.to_string()),
         })
     }
 
@@ -201,6 +256,7 @@ impl<'a> Walker<'a> {
             version_param: None,
             implies: None,
             exact: false,
+            via: None,
         })
     }
 
@@ -688,6 +744,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         version_param: None,
         implies: Some((root, pred)),
         exact: false,
+        via: None,
     })
 }
 

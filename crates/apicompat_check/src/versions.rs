@@ -138,6 +138,22 @@ pub struct VersionHelper {
 }
 
 impl VersionHelper {
+    /// A helper whose result is `V op P`: `V` the version of `root`, `P` its parameter `param`
+    /// (at `position`).
+    pub fn comparison(root: String, op: Op, param: String, position: usize) -> VersionHelper {
+        VersionHelper {
+            root,
+            op,
+            param,
+            position,
+            op_param: None,
+            version_param: None,
+            implies: None,
+            exact: false,
+            via: None,
+        }
+    }
+
     /// The condition a call stands for: `arg` the version given, `op` the operator string's
     /// meaning where the helper takes one, `root` the package whose version a comparator is
     /// given. `None` when the call does not give what the helper needs.

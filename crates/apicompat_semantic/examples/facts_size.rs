@@ -1,7 +1,7 @@
 //! Peak memory of the semantic facts of a tree: extracts every `.py` file under a directory
 //! and keeps the facts, then prints counts (run under `/usr/bin/time -v` for the peak RSS).
 //!
-//!     cargo run --release -p apicompat_semantic --example facts_size -- DIR [keep]
+//!     EXTERNAL=torch,numpy cargo run --release -p apicompat_semantic --example facts_size -- DIR [keep]
 
 use apicompat_semantic::ModuleName;
 use ruff_python_ast::PySourceType;
@@ -23,6 +23,14 @@ fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let keep = args.get(2).is_some_and(|a| a == "keep");
+    // Top-level modules outside the project, as `check` passes its indexed packages:
+    // `EXTERNAL=torch,numpy`.
+    let external: Vec<String> = std::env::var("EXTERNAL")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
     let mut files = Vec::new();
     walk(std::path::Path::new(&args[1]), &mut files);
     let mut kept = Vec::new();
@@ -33,7 +41,7 @@ fn main() {
         let facts = apicompat_semantic::extract_with(
             parsed.suite(),
             &ModuleName::default(),
-            &|r| matches!(r, "torch" | "torchvision" | "colossalai"),
+            &|r| external.iter().any(|e| e == r),
             &|_| true,
         );
         sites += facts.sites.len();

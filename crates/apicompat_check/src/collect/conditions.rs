@@ -210,15 +210,8 @@ impl<'a> Walker<'a> {
         let param = version_param_of(params, p)?;
         let position = positional_names(params).iter().position(|x| *x == param)?;
         Some(VersionHelper {
-            root,
-            op,
-            param,
-            position,
-            op_param: None,
-            version_param: None,
-            implies: None,
-            exact: false,
             via: Some(callee.to_string()),
+            ..VersionHelper::comparison(root, op, param, position)
         })
     }
 
@@ -247,17 +240,7 @@ impl<'a> Walker<'a> {
             return None;
         };
         let position = positional.iter().position(|p| *p == param)?;
-        Some(VersionHelper {
-            root,
-            op,
-            param,
-            position,
-            op_param: None,
-            version_param: None,
-            implies: None,
-            exact: false,
-            via: None,
-        })
+        Some(VersionHelper::comparison(root, op, param, position))
     }
 
     /// A function whose every `return` of a true value comes after early exits `if C: return

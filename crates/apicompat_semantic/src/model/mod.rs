@@ -37,8 +37,8 @@ enum Key {
     /// An attribute stored on `self`, by its position in the class's stores.
     Store(ClassKey, u32),
     Returns(FuncKey),
-    /// What the calls of a project function give one of its parameters.
-    Param(u32, u32, u32),
+    /// What the calls of a project function give its parameters (a tuple, one per parameter).
+    Params(u32, u32),
 }
 
 /// The model of a project.
@@ -476,15 +476,20 @@ impl<'q> Model<'q> {
                 exact: false,
             },
             (Some(c), MethodKind::Class, 0) => Ty::ProjectClass((m, c)),
-            _ => self.memo(Key::Param(m, func, index), || self.passed(m, func, index)),
+            _ => match self.memo(Key::Params(m, func), || self.passed(m, func)) {
+                Ty::Tuple(params) => params.get(index as usize).cloned().unwrap_or(Ty::Unknown),
+                _ => Ty::Unknown,
+            },
         }
     }
 
-    /// The union of what every call of a project function passes to parameter `index`, as a
-    /// bound (callers outside the project may pass a subclass). Unknown when the function may
-    /// be called from elsewhere (its name escapes, a decorator wraps it, a call spreads
-    /// `*args`/`**kwargs`, a call's callee is not known) or is never called.
-    fn passed(&self, m: u32, func: u32, index: u32) -> Ty {
+    /// For each parameter, the union of what every call of a project function passes it, as
+    /// a bound (callers outside the project may pass a subclass), in a tuple; each call is
+    /// resolved once. Unknown when the function may be called from elsewhere (its name
+    /// escapes, a decorator wraps it, a call spreads `*args`/`**kwargs`, a call's callee is
+    /// not known) or is never called; a parameter is unknown when a call passes something
+    /// unknown or leaves it out without a `None` default.
+    fn passed(&self, m: u32, func: u32) -> Ty {
         let Some(escapes) = self.escapes else {
             return Ty::Unknown;
         };
@@ -493,13 +498,12 @@ impl<'q> Model<'q> {
         if f.wrapped || escapes(name) || self.opaque.contains(name) || f.name.starts_with("__") {
             return Ty::Unknown;
         }
-        let Some(p) = f.params.get(index as usize) else {
-            return Ty::Unknown;
-        };
         let Some(calls) = self.calls.get(name) else {
             return Ty::Unknown;
         };
-        let mut tys = Vec::new();
+        // Per parameter: what the calls pass, or `None` once one passes nothing known.
+        let mut passed: Vec<Option<Vec<Ty>>> = vec![Some(Vec::new()); f.params.len()];
+        let mut any = false;
         for &(cm, ci) in calls {
             let call = &self.modules[cm as usize].calls[ci as usize];
             let ns = Ns::Project(cm, call.scope);
@@ -509,26 +513,41 @@ impl<'q> Model<'q> {
                 Ty::Unknown => return Ty::Unknown,
                 _ => continue,
             };
-            let given = call
-                .keywords
-                .iter()
-                .find(|(k, _)| *k == p.name)
-                .map(|(_, v)| v)
-                .or_else(|| {
-                    (index < f.positional && index >= offset)
-                        .then(|| call.args.get((index - offset) as usize))
-                        .flatten()
-                });
-            match given {
-                Some(v) => tys.push(self.value(ns, v)),
-                None if p.default_none => tys.push(Ty::None),
-                None => return Ty::Unknown,
+            any = true;
+            for (index, (p, slot)) in f.params.iter().zip(passed.iter_mut()).enumerate() {
+                let Some(tys) = slot else {
+                    continue;
+                };
+                let index = index as u32;
+                let given = call
+                    .keywords
+                    .iter()
+                    .find(|(k, _)| *k == p.name)
+                    .map(|(_, v)| v)
+                    .or_else(|| {
+                        (index < f.positional && index >= offset)
+                            .then(|| call.args.get((index - offset) as usize))
+                            .flatten()
+                    });
+                match given {
+                    Some(v) => tys.push(self.value(ns, v)),
+                    None if p.default_none => tys.push(Ty::None),
+                    None => *slot = None,
+                }
             }
         }
-        if tys.is_empty() {
+        if !any {
             return Ty::Unknown;
         }
-        Ty::union(tys).as_bound()
+        Ty::Tuple(
+            passed
+                .into_iter()
+                .map(|tys| match tys {
+                    Some(tys) if !tys.is_empty() => Ty::union(tys).as_bound(),
+                    _ => Ty::Unknown,
+                })
+                .collect(),
+        )
     }
 
     // ----- expressions -----

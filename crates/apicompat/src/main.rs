@@ -9,6 +9,9 @@ mod ui;
 
 use apicompat::EMBEDDED;
 
+// `--features system-alloc` leaves the system allocator in place, for heap profilers
+// (valgrind massif, heaptrack) that cannot see inside mimalloc.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

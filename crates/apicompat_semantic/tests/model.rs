@@ -111,6 +111,14 @@ fn scopes_follow_python() {
 }
 
 #[test]
+fn nonlocal_names_are_the_enclosing_functions() {
+    let got = run("import lib\n\ndef outer():\n    x = lib.Opt()\n    def inner():\n        nonlocal x\n        x.probe\n    def other():\n        nonlocal x\n        x = None\n        x.probe\n");
+    // A read after `nonlocal x` finds the enclosing binding; a binding after it is kept (the
+    // model does not write it back into the enclosing scope), so that read is unknown.
+    assert_eq!(got, [exact("lib.Opt"), None]);
+}
+
+#[test]
 fn rebinding_through_the_name_itself() {
     let got = run("import lib\n\ndef f():\n    m = lib.Opt()\n    m = m.to()\n    m.probe\n    n = lib.Opt()\n    n = n.peer()\n    n.probe\n");
     // `m.to()` gives nothing new; `n.peer()` gives another class: unknown.

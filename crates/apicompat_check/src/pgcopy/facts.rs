@@ -6,6 +6,7 @@
 //! [`Val`]. Nothing here looks at the index: [`super::eval`] does that for the whole project.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
@@ -23,7 +24,7 @@ pub enum Val {
     /// Another literal (a number, a string): never a process group.
     Lit,
     /// A parameter of the function it is used in.
-    Param(Box<ParamInfo>),
+    Param(Arc<ParamInfo>),
     /// `self` in a method of the class with this position in [`FileFacts::classes`].
     SelfObj(usize),
     /// `super()`.
@@ -38,22 +39,22 @@ pub enum Val {
     /// A builtin name (`dict`, `list`).
     Builtin(String),
     /// `value.attr`.
-    Attr(Box<Val>, String, TextRange),
-    Call(Box<CallVal>),
+    Attr(Arc<Val>, String, TextRange),
+    Call(Arc<CallVal>),
     /// A dict literal or `dict(...)`: string keys with their values; a `None` key is a `**x`
     /// entry (its value is what is spread).
-    Dict(Vec<(Option<String>, Val, TextRange)>),
+    Dict(Arc<Vec<(Option<String>, Val, TextRange)>>),
     /// A list, tuple or set literal.
-    Seq(Vec<Val>),
+    Seq(Arc<Vec<Val>>),
     /// Item `n` of a tuple unpacking.
-    Item(Box<Val>, usize),
+    Item(Arc<Val>, usize),
     /// `value[key]`: the item of a string key or an index, or any item (`MODELS[name]`).
-    Index(Box<Val>, Option<Key>),
+    Index(Arc<Val>, Option<Key>),
     /// Either value (`a if c else b`, `a or b`, assignments in different branches).
-    Either(Box<Val>, Box<Val>),
+    Either(Arc<Val>, Arc<Val>),
     /// An object of the class given (`Ref` or `LocalClass`), known from an `isinstance` check
     /// (where).
-    Instance(Box<Val>, TextRange),
+    Instance(Arc<Val>, TextRange),
 }
 
 /// A constant subscript: `d["key"]`, `items[0]`.
@@ -782,7 +783,7 @@ impl<'a> Walker<'a> {
                 Some(_) => Default::Other,
             };
             let info = self.param(id, &pw.parameter, default, kind);
-            env.insert(name.to_string(), Val::Param(Box::new(info.clone())));
+            env.insert(name.to_string(), Val::Param(Arc::new(info.clone())));
             params.push(info);
         }
         for (param, kind) in [
@@ -791,7 +792,7 @@ impl<'a> Walker<'a> {
         ] {
             if let Some(param) = param {
                 let info = self.param(id, param, Default::Other, kind);
-                env.insert(param.name.to_string(), Val::Param(Box::new(info.clone())));
+                env.insert(param.name.to_string(), Val::Param(Arc::new(info.clone())));
                 params.push(info);
             }
         }
@@ -851,7 +852,11 @@ impl<'a> Walker<'a> {
                 // `kwargs["process_group"] = pg` on a dict literal.
                 if let (Expr::Name(n), Expr::StringLiteral(k)) = (&*s.value, &*s.slice) {
                     if let Val::Dict(mut entries) = self.lookup(n.id.as_str()) {
-                        entries.push((Some(k.value.to_str().to_string()), val, target.range()));
+                        Arc::make_mut(&mut entries).push((
+                            Some(k.value.to_str().to_string()),
+                            val,
+                            target.range(),
+                        ));
                         self.bind(n.id.as_str(), Val::Dict(entries));
                     }
                 }
@@ -875,7 +880,7 @@ impl<'a> Walker<'a> {
             let item = match &val {
                 Val::Seq(items) => items.get(i).cloned().unwrap_or(Val::Unknown),
                 Val::Unknown => Val::Unknown,
-                v => Val::Item(Box::new(v.clone()), i),
+                v => Val::Item(Arc::new(v.clone()), i),
             };
             self.assign(e, item);
         }
@@ -903,10 +908,11 @@ impl<'a> Walker<'a> {
         match a.attr.as_str() {
             "update" => {
                 if let Expr::Name(n) = &*a.value {
-                    if let Val::Dict(mut entries) = self.lookup(n.id.as_str()) {
+                    if let Val::Dict(mut shared) = self.lookup(n.id.as_str()) {
+                        let entries = Arc::make_mut(&mut shared);
                         for arg in call.arguments.args.iter() {
                             match self.val(arg, 0) {
-                                Val::Dict(more) => entries.extend(more),
+                                Val::Dict(more) => entries.extend(more.iter().cloned()),
                                 _ => entries.push((None, Val::Unknown, arg.range())),
                             }
                         }
@@ -914,7 +920,7 @@ impl<'a> Walker<'a> {
                             let v = self.val(&k.value, 0);
                             entries.push((k.arg.as_ref().map(|a| a.to_string()), v, k.range()));
                         }
-                        self.bind(n.id.as_str(), Val::Dict(entries));
+                        self.bind(n.id.as_str(), Val::Dict(shared));
                     }
                 }
             }
@@ -1017,7 +1023,7 @@ impl<'a> Walker<'a> {
                 match (is_builtin, &*call.arguments.args) {
                     (true, [Expr::Name(n), class]) => match self.val(class, 0) {
                         c @ (Val::Ref(_) | Val::LocalClass(_)) => {
-                            vec![(n.id.to_string(), Val::Instance(Box::new(c), call.range()))]
+                            vec![(n.id.to_string(), Val::Instance(Arc::new(c), call.range()))]
                         }
                         _ => Vec::new(),
                     },
@@ -1053,8 +1059,8 @@ impl<'a> Walker<'a> {
                 Val::Ref(p) if !p.starts_with('.') => (p.clone(), TypeSource::Built(c.range)),
                 _ => return,
             },
-            Val::Instance(c, range) => match *c {
-                Val::Ref(p) if !p.starts_with('.') => (p, TypeSource::Checked(range)),
+            Val::Instance(c, range) => match &*c {
+                Val::Ref(p) if !p.starts_with('.') => (p.clone(), TypeSource::Checked(range)),
                 _ => return,
             },
             Val::Param(p) => {
@@ -1103,7 +1109,7 @@ impl<'a> Walker<'a> {
                 let base = self.val(&a.value, d);
                 match base {
                     Val::Ref(p) => Val::Ref(format!("{p}.{}", a.attr.as_str())),
-                    b => Val::Attr(Box::new(b), a.attr.to_string(), a.range()),
+                    b => Val::Attr(Arc::new(b), a.attr.to_string(), a.range()),
                 }
             }
             Expr::Call(call) => {
@@ -1115,18 +1121,18 @@ impl<'a> Walker<'a> {
                         let mut entries: Vec<(Option<String>, Val, TextRange)> = Vec::new();
                         for a in cv.args {
                             match a {
-                                Val::Dict(more) => entries.extend(more),
+                                Val::Dict(more) => entries.extend(more.iter().cloned()),
                                 _ => entries.push((None, Val::Unknown, call.range())),
                             }
                         }
                         entries.extend(cv.kwargs.into_iter().map(|(k, v, r)| (Some(k), v, r)));
                         entries.extend(cv.splats.into_iter().map(|(v, r)| (None, v, r)));
-                        Val::Dict(entries)
+                        Val::Dict(Arc::new(entries))
                     }
-                    func => Val::Call(Box::new(self.call_val(call, func, d))),
+                    func => Val::Call(Arc::new(self.call_val(call, func, d))),
                 }
             }
-            Expr::Dict(dict) => Val::Dict(
+            Expr::Dict(dict) => Val::Dict(Arc::new(
                 dict.items
                     .iter()
                     .filter_map(|item| match &item.key {
@@ -1139,10 +1145,10 @@ impl<'a> Walker<'a> {
                         Some(_) => None,
                     })
                     .collect(),
-            ),
-            Expr::List(l) => Val::Seq(l.elts.iter().map(|x| self.val(x, d)).collect()),
-            Expr::Tuple(t) => Val::Seq(t.elts.iter().map(|x| self.val(x, d)).collect()),
-            Expr::Set(s) => Val::Seq(s.elts.iter().map(|x| self.val(x, d)).collect()),
+            )),
+            Expr::List(l) => Val::Seq(Arc::new(l.elts.iter().map(|x| self.val(x, d)).collect())),
+            Expr::Tuple(t) => Val::Seq(Arc::new(t.elts.iter().map(|x| self.val(x, d)).collect())),
+            Expr::Set(s) => Val::Seq(Arc::new(s.elts.iter().map(|x| self.val(x, d)).collect())),
             Expr::NoneLiteral(_) => Val::NoneLit,
             Expr::NumberLiteral(_)
             | Expr::StringLiteral(_)
@@ -1151,8 +1157,8 @@ impl<'a> Walker<'a> {
             | Expr::FString(_)
             | Expr::EllipsisLiteral(_) => Val::Lit,
             Expr::If(i) => Val::Either(
-                Box::new(self.val(&i.body, d)),
-                Box::new(self.val(&i.orelse, d)),
+                Arc::new(self.val(&i.body, d)),
+                Arc::new(self.val(&i.orelse, d)),
             ),
             Expr::BoolOp(b) => {
                 let mut out: Option<Val> = None;
@@ -1160,7 +1166,7 @@ impl<'a> Walker<'a> {
                     let v = self.val(v, d);
                     out = Some(match out {
                         None => v,
-                        Some(prev) => Val::Either(Box::new(prev), Box::new(v)),
+                        Some(prev) => Val::Either(Arc::new(prev), Arc::new(v)),
                     });
                 }
                 out.unwrap_or(Val::Unknown)
@@ -1175,7 +1181,7 @@ impl<'a> Walker<'a> {
                     }) => i.as_usize().map(Key::Position),
                     _ => None,
                 };
-                Val::Index(Box::new(self.val(&sub.value, d)), key)
+                Val::Index(Arc::new(self.val(&sub.value, d)), key)
             }
             _ => Val::Unknown,
         }

@@ -16,6 +16,7 @@ pub(super) fn read(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
         func: None,
         depth: 0,
         cond: 0,
+        nonlocals: Vec::new(),
     };
     b.out.scopes.push(ScopeFacts {
         kind: ScopeKind::Module,
@@ -25,6 +26,18 @@ pub(super) fn read(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
         items: Vec::new(),
     });
     b.body(suite);
+    // `nonlocal x`: the bindings of `x` made before it in that scope are not local (the
+    // enclosing function's binding is found by the lookup). Removed once per scope, not once
+    // per statement.
+    b.nonlocals.sort_unstable();
+    for run in b.nonlocals.chunk_by(|a, b| a.0 == b.0) {
+        // For each name, the bindings before its last `nonlocal` statement.
+        let before: std::collections::HashMap<Atom, usize> =
+            run.iter().map(|&(_, name, at)| (name, at)).collect();
+        if let Some(scope) = b.out.scopes.get_mut(run[0].0 as usize) {
+            scope.bindings.remove_before(&before);
+        }
+    }
     for scope in &mut b.out.scopes {
         scope.bindings.finish();
     }
@@ -43,6 +56,9 @@ struct Builder<'m> {
     depth: usize,
     /// Inside an `if`, loop, `try` or `match` of the current function or module body.
     cond: u32,
+    /// Names declared `nonlocal`: the scope, the name, and how many bindings the scope had
+    /// made by then.
+    nonlocals: Vec<(ScopeId, Atom, usize)>,
 }
 
 impl Builder<'_> {
@@ -253,12 +269,11 @@ impl Builder<'_> {
                 self.out.scopes[self.scope as usize].globals.extend(names);
             }
             Stmt::Nonlocal(g) => {
-                // Not local here: the enclosing function's binding is found by the lookup.
-                let names: Vec<Atom> = g.names.iter().map(|n| atom(n.as_str())).collect();
-                let scope = &mut self.out.scopes[self.scope as usize];
-                for n in names {
-                    scope.bindings.remove(n);
-                }
+                // Not local here: removed from the scope's bindings at the end.
+                let scope = self.scope;
+                let made = self.out.scopes[scope as usize].bindings.len();
+                self.nonlocals
+                    .extend(g.names.iter().map(|n| (scope, atom(n.as_str()), made)));
             }
             Stmt::Delete(d) => {
                 for t in &d.targets {

@@ -390,8 +390,19 @@ impl<V> Multimap<V> {
         self.sorted = true;
     }
 
-    fn remove(&mut self, name: &str) {
-        self.entries.retain(|(n, _)| &**n != name);
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Removes the entries of each name made before the given count of entries (before
+    /// [`Multimap::finish`]: entries are in the order they were pushed).
+    fn remove_before(&mut self, before: &std::collections::HashMap<Atom, usize>) {
+        let mut i = 0;
+        self.entries.retain(|(n, _)| {
+            let keep = before.get(n).is_none_or(|&at| i >= at);
+            i += 1;
+            keep
+        });
     }
 
     /// Where `name`'s run starts and ends (once sorted).

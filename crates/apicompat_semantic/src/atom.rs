@@ -4,20 +4,23 @@
 //! until the process ends.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
+
+/// Names are short and hashed once per occurrence: a fast hash, seeded per process (names
+/// come from the project's files, so the seed keeps crafted collisions out).
+type HashSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
 
 /// An interned name.
 pub type Atom = &'static str;
 
 fn table() -> &'static Mutex<HashSet<&'static str>> {
     static TABLE: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    TABLE.get_or_init(|| Mutex::new(HashSet::new()))
+    TABLE.get_or_init(|| Mutex::new(HashSet::default()))
 }
 
 thread_local! {
     /// Names this thread has interned already: most lookups take no lock.
-    static LOCAL: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::new());
+    static LOCAL: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::default());
 }
 
 /// The interned copy of `s`.

@@ -8,6 +8,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use apicompat_semantic::atom::{atom, Atom};
+
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
@@ -31,19 +33,19 @@ pub enum Val {
     Super,
     /// A dotted path reached through an import (`torch.distributed.new_group`, `copy.deepcopy`,
     /// a relative `.model.MyModel`).
-    Ref(String),
+    Ref(Atom),
     /// A class defined in this file (position in [`FileFacts::classes`]).
     LocalClass(usize),
     /// A function defined at the top level of this file (its id).
     LocalFunc(u32),
     /// A builtin name (`dict`, `list`).
-    Builtin(String),
+    Builtin(Atom),
     /// `value.attr`.
-    Attr(Arc<Val>, String, TextRange),
+    Attr(Arc<Val>, Atom, TextRange),
     Call(Arc<CallVal>),
     /// A dict literal or `dict(...)`: string keys with their values; a `None` key is a `**x`
     /// entry (its value is what is spread).
-    Dict(Arc<Vec<(Option<String>, Val, TextRange)>>),
+    Dict(Arc<Vec<(Option<Atom>, Val, TextRange)>>),
     /// A list, tuple or set literal.
     Seq(Arc<Vec<Val>>),
     /// Item `n` of a tuple unpacking.
@@ -60,7 +62,7 @@ pub enum Val {
 /// A constant subscript: `d["key"]`, `items[0]`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Key {
-    Name(String),
+    Name(Atom),
     Position(usize),
 }
 
@@ -99,7 +101,7 @@ pub struct CallVal {
     pub args: Vec<Val>,
     /// A `*args` argument: later positions are not known.
     pub star_args: bool,
-    pub kwargs: Vec<(String, Val, TextRange)>,
+    pub kwargs: Vec<(Atom, Val, TextRange)>,
     /// `**x` arguments, with where each is.
     pub splats: Vec<(Val, TextRange)>,
     pub range: TextRange,
@@ -127,7 +129,7 @@ pub enum Default {
 pub struct ParamInfo {
     /// The id of the function it belongs to.
     pub owner: u32,
-    pub name: String,
+    pub name: Atom,
     /// The annotation as written.
     pub annotation: Option<String>,
     pub default: Default,
@@ -139,11 +141,11 @@ pub struct ParamInfo {
 #[derive(Debug, Clone)]
 pub struct FuncFacts {
     pub id: u32,
-    pub name: String,
+    pub name: Atom,
     /// The class it is a method of (position in [`FileFacts::classes`]).
     pub class: Option<usize>,
     /// Its parameters, without the `self`/`cls` of a method.
-    pub params: Vec<ParamInfo>,
+    pub params: Vec<Arc<ParamInfo>>,
     /// The values of its `return` statements.
     pub returns: Vec<Val>,
     /// Defined at the top level of the file (callable by name from other files).
@@ -153,7 +155,7 @@ pub struct FuncFacts {
 /// `self.attr = value` in a method.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pub attr: String,
+    pub attr: Atom,
     pub val: Val,
     pub range: TextRange,
     /// The id of the method.
@@ -173,7 +175,7 @@ pub struct SuperInit {
 /// A class of the file.
 #[derive(Debug, Clone)]
 pub struct ClassFacts {
-    pub name: String,
+    pub name: Atom,
     pub range: TextRange,
     pub bases: Vec<Val>,
     /// The special methods it defines that change how copies and pickles are made
@@ -287,7 +289,7 @@ impl FileFacts {
                     out.insert(p.rsplit('.').next().unwrap_or(p).to_string());
                 }
                 Val::Attr(b, name, _) => {
-                    out.insert(name.clone());
+                    out.insert(name.to_string());
                     vals.push(b);
                 }
                 Val::Item(b, _) | Val::Instance(b, _) | Val::Index(b, _) => vals.push(b),
@@ -457,7 +459,7 @@ impl<'a> Walker<'a> {
             return v.clone();
         }
         if BUILTINS.contains(&name) {
-            return Val::Builtin(name.to_string());
+            return Val::Builtin(atom(name));
         }
         Val::Unknown
     }
@@ -508,10 +510,10 @@ impl<'a> Walker<'a> {
                 for a in &imp.names {
                     let full = a.name.as_str();
                     match &a.asname {
-                        Some(alias) => self.bind(alias.as_str(), Val::Ref(full.to_string())),
+                        Some(alias) => self.bind(alias.as_str(), Val::Ref(atom(full))),
                         None => {
                             let root = full.split('.').next().unwrap_or(full);
-                            self.bind(root, Val::Ref(root.to_string()));
+                            self.bind(root, Val::Ref(atom(root)));
                         }
                     }
                 }
@@ -530,7 +532,7 @@ impl<'a> Walker<'a> {
                         (false, false) => format!("{dots}{module}.{name}"),
                     };
                     let bound = a.asname.as_ref().map_or(name, |n| n.as_str());
-                    self.bind(bound, Val::Ref(path));
+                    self.bind(bound, Val::Ref(atom(&path)));
                 }
             }
             Stmt::ClassDef(c) => self.class_def(c),
@@ -689,7 +691,7 @@ impl<'a> Walker<'a> {
         }
         let ci = self.out.classes.len();
         self.out.classes.push(ClassFacts {
-            name: c.name.to_string(),
+            name: atom(c.name.as_str()),
             range: c.name.range(),
             bases,
             hooks: Vec::new(),
@@ -782,8 +784,8 @@ impl<'a> Walker<'a> {
                 Some(Expr::NoneLiteral(_)) => Default::NoneLit,
                 Some(_) => Default::Other,
             };
-            let info = self.param(id, &pw.parameter, default, kind);
-            env.insert(name.to_string(), Val::Param(Arc::new(info.clone())));
+            let info = Arc::new(self.param(id, &pw.parameter, default, kind));
+            env.insert(name.to_string(), Val::Param(Arc::clone(&info)));
             params.push(info);
         }
         for (param, kind) in [
@@ -791,15 +793,15 @@ impl<'a> Walker<'a> {
             (&p.kwarg, ParamKind::VarKeyword),
         ] {
             if let Some(param) = param {
-                let info = self.param(id, param, Default::Other, kind);
-                env.insert(param.name.to_string(), Val::Param(Arc::new(info.clone())));
+                let info = Arc::new(self.param(id, param, Default::Other, kind));
+                env.insert(param.name.to_string(), Val::Param(Arc::clone(&info)));
                 params.push(info);
             }
         }
         self.out.function_index.insert(id, self.out.functions.len());
         self.out.functions.push(FuncFacts {
             id,
-            name: f.name.to_string(),
+            name: atom(f.name.as_str()),
             class,
             params,
             returns: Vec::new(),
@@ -821,7 +823,7 @@ impl<'a> Walker<'a> {
     ) -> ParamInfo {
         ParamInfo {
             owner,
-            name: p.name.to_string(),
+            name: atom(p.name.as_str()),
             annotation: p
                 .annotation
                 .as_deref()
@@ -841,7 +843,7 @@ impl<'a> Walker<'a> {
                 if let Some(ci) = self.self_of(&a.value) {
                     let func = self.frames.last().map_or(0, |f| f.id);
                     self.out.classes[ci].stores.push(Store {
-                        attr: a.attr.to_string(),
+                        attr: atom(a.attr.as_str()),
                         val: val.capped(),
                         range: a.range(),
                         func,
@@ -853,7 +855,7 @@ impl<'a> Walker<'a> {
                 if let (Expr::Name(n), Expr::StringLiteral(k)) = (&*s.value, &*s.slice) {
                     if let Val::Dict(mut entries) = self.lookup(n.id.as_str()) {
                         Arc::make_mut(&mut entries).push((
-                            Some(k.value.to_str().to_string()),
+                            Some(key_atom(k.value.to_str())),
                             val,
                             target.range(),
                         ));
@@ -918,7 +920,7 @@ impl<'a> Walker<'a> {
                         }
                         for k in call.arguments.keywords.iter() {
                             let v = self.val(&k.value, 0);
-                            entries.push((k.arg.as_ref().map(|a| a.to_string()), v, k.range()));
+                            entries.push((k.arg.as_ref().map(|a| atom(a.as_str())), v, k.range()));
                         }
                         self.bind(n.id.as_str(), Val::Dict(shared));
                     }
@@ -1056,11 +1058,11 @@ impl<'a> Walker<'a> {
         };
         let (class, how) = match self.lookup(n.id.as_str()) {
             Val::Call(c) => match &c.func {
-                Val::Ref(p) if !p.starts_with('.') => (p.clone(), TypeSource::Built(c.range)),
+                Val::Ref(p) if !p.starts_with('.') => (p.to_string(), TypeSource::Built(c.range)),
                 _ => return,
             },
             Val::Instance(c, range) => match &*c {
-                Val::Ref(p) if !p.starts_with('.') => (p.clone(), TypeSource::Checked(range)),
+                Val::Ref(p) if !p.starts_with('.') => (p.to_string(), TypeSource::Checked(range)),
                 _ => return,
             },
             Val::Param(p) => {
@@ -1081,7 +1083,7 @@ impl<'a> Walker<'a> {
                 };
                 let path = match parts.next() {
                     Some(rest) => format!("{base}.{rest}"),
-                    None => base,
+                    None => base.to_string(),
                 };
                 if path.starts_with('.') {
                     return;
@@ -1108,8 +1110,8 @@ impl<'a> Walker<'a> {
             Expr::Attribute(a) => {
                 let base = self.val(&a.value, d);
                 match base {
-                    Val::Ref(p) => Val::Ref(format!("{p}.{}", a.attr.as_str())),
-                    b => Val::Attr(Arc::new(b), a.attr.to_string(), a.range()),
+                    Val::Ref(p) => Val::Ref(atom(&format!("{p}.{}", a.attr.as_str()))),
+                    b => Val::Attr(Arc::new(b), atom(a.attr.as_str()), a.range()),
                 }
             }
             Expr::Call(call) => {
@@ -1118,7 +1120,7 @@ impl<'a> Walker<'a> {
                     Val::Builtin(b) if b == "super" => Val::Super,
                     Val::Builtin(b) if b == "dict" => {
                         let cv = self.call_val(call, Val::Builtin(b), d);
-                        let mut entries: Vec<(Option<String>, Val, TextRange)> = Vec::new();
+                        let mut entries: Vec<(Option<Atom>, Val, TextRange)> = Vec::new();
                         for a in cv.args {
                             match a {
                                 Val::Dict(more) => entries.extend(more.iter().cloned()),
@@ -1138,7 +1140,7 @@ impl<'a> Walker<'a> {
                     .filter_map(|item| match &item.key {
                         None => Some((None, self.val(&item.value, d), item.value.range())),
                         Some(Expr::StringLiteral(k)) => Some((
-                            Some(k.value.to_str().to_string()),
+                            Some(key_atom(k.value.to_str())),
                             self.val(&item.value, d),
                             item.value.range(),
                         )),
@@ -1174,7 +1176,7 @@ impl<'a> Walker<'a> {
             Expr::Named(n) => self.val(&n.value, d),
             Expr::Subscript(sub) => {
                 let key = match &*sub.slice {
-                    Expr::StringLiteral(k) => Some(Key::Name(k.value.to_str().to_string())),
+                    Expr::StringLiteral(k) => Some(Key::Name(key_atom(k.value.to_str()))),
                     Expr::NumberLiteral(ast::ExprNumberLiteral {
                         value: ast::Number::Int(i),
                         ..
@@ -1207,7 +1209,7 @@ impl<'a> Walker<'a> {
         for k in call.arguments.keywords.iter() {
             let v = self.val(&k.value, d);
             match &k.arg {
-                Some(name) => kwargs.push((name.to_string(), v, k.range())),
+                Some(name) => kwargs.push((atom(name.as_str()), v, k.range())),
                 None => splats.push((v, k.range())),
             }
         }
@@ -1223,6 +1225,16 @@ impl<'a> Walker<'a> {
 }
 
 /// `a_very_long_expression(...)` shortened for messages.
+/// A string key of a dict or subscript, interned; a key too long to be a name (the only keys
+/// the rule looks up) is kept as one that matches no name, so the table of names stays small.
+fn key_atom(s: &str) -> Atom {
+    if s.len() <= 128 {
+        atom(s)
+    } else {
+        "\u{0}long key"
+    }
+}
+
 fn shorten(s: &str) -> String {
     let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() > 40 {

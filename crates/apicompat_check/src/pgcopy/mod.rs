@@ -369,14 +369,11 @@ impl<'a> Engine<'a> {
         let mut roots: Vec<String> = vec!["torch".to_string()];
         for (fi, f) in files.iter().enumerate() {
             for (ci, c) in f.process_groups.classes.iter().enumerate() {
-                classes.entry(c.name.as_str()).or_default().push((fi, ci));
+                classes.entry(c.name).or_default().push((fi, ci));
             }
             for func in &f.process_groups.functions {
                 if func.top_level {
-                    funcs
-                        .entry(func.name.as_str())
-                        .or_default()
-                        .push((fi, func.id));
+                    funcs.entry(func.name).or_default().push((fi, func.id));
                 }
             }
             for (i, (name, _)) in f.process_groups.containers.iter().enumerate() {
@@ -679,7 +676,7 @@ impl<'a> Engine<'a> {
                 for (attr, inner_at, origin) in self.groups_in(v, kind, depth, seen) {
                     let attr = match attr {
                         Some(a) => format!("{}.{a}", s.attr),
-                        None => s.attr.clone(),
+                        None => s.attr.to_string(),
                     };
                     let at = inner_at.unwrap_or_else(|| at.clone());
                     let origin = if attr == s.attr {
@@ -771,7 +768,13 @@ impl<'a> Engine<'a> {
             Val::Dict(entries) => Abs::Dict(
                 entries
                     .iter()
-                    .map(|(k, v, r)| (k.clone(), self.eval(v, cx, d), self.loc(cx.file, *r)))
+                    .map(|(k, v, r)| {
+                        (
+                            k.map(str::to_string),
+                            self.eval(v, cx, d),
+                            self.loc(cx.file, *r),
+                        )
+                    })
                     .collect(),
             ),
             Val::Seq(items) => Abs::Seq(items.iter().map(|x| self.eval(x, cx, d)).collect()),
@@ -785,7 +788,7 @@ impl<'a> Engine<'a> {
                 (Abs::Dict(entries), Some(Key::Name(k))) => entries
                     .into_iter()
                     .rev()
-                    .find(|(name, _, _)| name.as_deref() == Some(k.as_str()))
+                    .find(|(name, _, _)| name.as_deref() == Some(*k))
                     .map_or(Abs::Unknown, |(_, v, _)| v),
                 (Abs::Seq(items), Some(Key::Position(i))) => {
                     items.get(*i).cloned().unwrap_or(Abs::Unknown)
@@ -821,7 +824,7 @@ impl<'a> Engine<'a> {
     fn param(&self, p: &ParamInfo, cx: &Ctx) -> Abs {
         if let Some(b) = &cx.bindings {
             if b.owner == (cx.file, p.owner) {
-                if let Some(v) = b.values.get(&p.name) {
+                if let Some(v) = b.values.get(p.name) {
                     return v.clone();
                 }
                 if b.open {
@@ -844,7 +847,7 @@ impl<'a> Engine<'a> {
                     None,
                     format!("the parameter `{}: {a}` ({at})", p.name),
                 );
-                o.names.push(p.name.clone());
+                o.names.push(p.name.to_string());
                 return Abs::Pg(o);
             }
             if let Some(c) = self.annotated_class(a, cx.file) {
@@ -1183,7 +1186,7 @@ impl<'a> Engine<'a> {
             Abs::Func(f) => self.returns_of(f, cv, cx, None, depth),
             Abs::Indexed { path, .. } => {
                 let written = match &cv.func {
-                    Val::Ref(p) => p.clone(),
+                    Val::Ref(p) => p.to_string(),
                     _ => path.clone(),
                 };
                 match self.indexed_call(&path, &written, &at) {
@@ -1324,13 +1327,14 @@ impl<'a> Engine<'a> {
             return b;
         };
         let callee = match func.class {
-            Some(c) if func.name == "__init__" => self.facts(owner.0).classes[c].name.clone(),
-            _ => func.name.clone(),
+            Some(c) if func.name == "__init__" => self.facts(owner.0).classes[c].name,
+            _ => func.name,
         };
         let positional: Vec<&ParamInfo> = func
             .params
             .iter()
             .filter(|p| p.kind == ParamKind::Positional)
+            .map(|p| &**p)
             .collect();
         let mut extra: Vec<Abs> = Vec::new();
         for (i, a) in cv.args.iter().enumerate() {
@@ -1339,7 +1343,7 @@ impl<'a> Engine<'a> {
                 Some(p) => {
                     let step = format!("passed to `{callee}` as `{}`", p.name);
                     b.values
-                        .insert(p.name.clone(), flow(v, step, Some(&p.name)));
+                        .insert(p.name.to_string(), flow(v, step, Some(p.name)));
                 }
                 None => extra.push(v),
             }
@@ -1389,11 +1393,11 @@ impl<'a> Engine<'a> {
             match p.kind {
                 ParamKind::VarKeyword => {
                     b.values
-                        .insert(p.name.clone(), Abs::Dict(std::mem::take(&mut leftover)));
+                        .insert(p.name.to_string(), Abs::Dict(std::mem::take(&mut leftover)));
                 }
                 ParamKind::VarPositional => {
                     b.values
-                        .insert(p.name.clone(), Abs::Seq(std::mem::take(&mut extra)));
+                        .insert(p.name.to_string(), Abs::Seq(std::mem::take(&mut extra)));
                 }
                 _ => {}
             }
@@ -1485,7 +1489,7 @@ impl<'a> Engine<'a> {
         let rule = CopiedProcessGroup::RULE;
         let class_name = match &holder {
             Some(_) => match self.eval(&site.arg, &cx, 0) {
-                Abs::Obj(o) => Some(self.class(o.class).name.clone()),
+                Abs::Obj(o) => Some(self.class(o.class).name.to_string()),
                 _ => None,
             },
             None => None,

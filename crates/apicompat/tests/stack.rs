@@ -24,10 +24,7 @@ fn transformers_deepspeed_moved_to_integrations() {
             ),
             // `transformers` is a `_LazyModule` (open): a module no release ships stays
             // unknown, never reported.
-            (
-                "other.py",
-                "from transformers.not_a_module import Thing\n",
-            ),
+            ("other.py", "from transformers.not_a_module import Thing\n"),
         ],
     );
     let o = check(&dir, &["--target", "transformers==4.45.2"]);

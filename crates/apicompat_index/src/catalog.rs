@@ -163,14 +163,20 @@ impl PackageView {
     /// another module) and some indexed release ships `a.b` as a module. The import system
     /// finds submodules from the parent's files, never through a module `__getattr__`, so an
     /// open parent (transformers' `_LazyModule`) does not make it unknown.
-    pub fn import_missing(&self, module: &str, release: usize) -> Result<Option<String>, IndexError> {
+    pub fn import_missing(
+        &self,
+        module: &str,
+        release: usize,
+    ) -> Result<Option<String>, IndexError> {
         let Some((index, position)) = self.index_of(release) else {
             return Ok(None);
         };
         let mut end = 0;
         while let Some(dot) = module[end..].find('.').map(|d| end + d) {
             let parent = &module[..dot];
-            let next = module[dot + 1..].find('.').map_or(module.len(), |d| dot + 1 + d);
+            let next = module[dot + 1..]
+                .find('.')
+                .map_or(module.len(), |d| dot + 1 + d);
             let part = &module[..next];
             end = dot + 1;
             let Some(pf) = index.facet_in(parent, position)? else {

@@ -4,7 +4,11 @@
 # Running it twice gives byte-identical files.
 #
 #   scripts/build-index.sh            # torch >= 1.13.0, colossalai >= 0.3.0, torchvision >= 0.14.0,
-#                                     # numpy >= 1.21.0, python 3.8 - 3.14 (typeshed)
+#                                     # numpy >= 1.21.0, python 3.8 - 3.14 (typeshed), and the
+#                                     # training stack: the releases in scripts/stack-releases.txt
+#                                     # (transformers, accelerate, diffusers, peft, safetensors,
+#                                     # huggingface_hub, einops, timm; regenerate that list with
+#                                     # scripts/stack_releases.py)
 #   scripts/build-index.sh 'torchvision>=0.14'   # other specs instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +17,8 @@ MYPY_VERSION=2.4.1
 specs=("$@")
 if [ ${#specs[@]} -eq 0 ]; then
   specs=('torch>=1.13.0' 'colossalai>=0.3.0' 'torchvision>=0.14.0' 'numpy>=1.21.0')
+  # The training stack: exact releases (the newest patch of each minor series).
+  while read -r spec; do specs+=("$spec"); done < scripts/stack-releases.txt
 fi
 cargo build --release -q -p apicompat
 work=$(mktemp -d)

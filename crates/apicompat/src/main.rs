@@ -38,6 +38,10 @@ struct Cli {
     /// Ignore the user's cache: use only the indexes built into the binary.
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Never use the network: `check` and `range` do not fetch packages the index lacks (also
+    /// when APICOMPAT_OFFLINE is set).
+    #[arg(long, global = true)]
+    offline: bool,
     /// Print only problems and errors: no progress, notes or warnings.
     #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
     quiet: bool,
@@ -239,10 +243,14 @@ fn main() -> ExitCode {
         }
         catalog
     };
+    let on_demand = commands::on_demand::OnDemand {
+        cache_dir: cache_dir.clone(),
+        offline: commands::on_demand::offline(cli.offline),
+    };
     let result = match cli.command {
-        Command::Check(args) => check_command::run(&open_catalog(), *args),
+        Command::Check(args) => check_command::run(&open_catalog, &on_demand, *args),
         Command::Env(args) => commands::env::run(&open_catalog(), args),
-        Command::Range(args) => commands::range::run(&open_catalog(), args),
+        Command::Range(args) => commands::range::run(&open_catalog, &on_demand, args),
         Command::Diff(args) => commands::diff::run(&open_catalog(), args),
         Command::Server => commands::server::run(&open_catalog()),
         Command::Completions { shell } => commands::completions::run(Cli::command(), shell),

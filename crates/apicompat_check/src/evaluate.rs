@@ -214,9 +214,17 @@ impl<'c> Evaluator<'c> {
                 )
             }),
             Lite::Absent { .. } => Said::Absent,
+            Lite::Unknown if self.import_missing(view, u, release).is_some() => Said::Absent,
             Lite::Unknown => Said::Unknown,
         };
         judge::judge(&u.kind, said)
+    }
+
+    /// For an import whose module a release cannot import (see
+    /// [`PackageView::import_missing`]): that module.
+    fn import_missing(&self, view: &PackageView, u: &Use, release: usize) -> Option<String> {
+        let module = u.module.as_deref()?;
+        view.import_missing(module, release).ok().flatten()
     }
 
     fn status(&self, view: &PackageView, path: &str, release: usize) -> Lite {
@@ -289,7 +297,7 @@ impl<'c> Evaluator<'c> {
                 .rev()
                 .find_map(|&r| match self.lite(view, &row, &u.path, r) {
                     Lite::Absent { missing } => Some(missing.to_string()),
-                    _ => None,
+                    _ => self.import_missing(view, u, r),
                 }),
         };
         let mut finding = self.finding(u, view, target, &missing, &present, last_absent);

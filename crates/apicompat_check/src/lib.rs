@@ -48,7 +48,7 @@ pub use model::{
     Applicability, Autofix, BaselineCounts, Edit, Finding, Fix, FixKind, Reach, Report, Severity,
     Summary, TargetInfo,
 };
-pub use rules::{Rule, RuleSelection};
+pub use rules::{Rule, RuleSelection, UnindexedImport};
 
 use crate::evaluate::Evaluator;
 pub use crate::evaluate::Warm;
@@ -374,9 +374,10 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         }
     }
 
+    let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
+        python_env.iter().chain(virtual_env.iter()).collect();
+    summary.unindexed = unindexed.imports(&declared, &envs);
     if selection.enabled(UnindexedPackage::RULE.code) {
-        let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
-            python_env.iter().chain(virtual_env.iter()).collect();
         unindexed.report(
             selection.names(UnindexedPackage::RULE.code),
             &analyzed,

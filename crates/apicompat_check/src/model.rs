@@ -231,6 +231,9 @@ pub struct Summary {
     /// With a baseline: the findings it knew (not reported) and those gone since.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineCounts>,
+    /// The imported packages that are not indexed (what the CLI fetches on demand).
+    #[serde(skip)]
+    pub unindexed: Vec<crate::rules::UnindexedImport>,
 }
 
 /// What a baseline left out (`check --baseline FILE`).

@@ -266,6 +266,8 @@ pub struct Survey {
     pub notes: Vec<String>,
     /// A path given, or a file under it, could not be read (`check` exits with 2 then).
     pub io_failure: bool,
+    /// The imported packages that are not indexed (what the CLI fetches on demand).
+    pub unindexed: Vec<crate::rules::UnindexedImport>,
 }
 
 impl Survey {
@@ -361,6 +363,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     let mut pk = Packages::new(catalog);
     let mut checker = MemberChecker::new(analyzed.iter().map(|a| &a.uses));
     let mut by_package: BTreeMap<String, PackageSurvey> = BTreeMap::new();
+    let mut unindexed = crate::rules::Unindexed::default();
     let mut syntax = 0usize;
     for (fi, file) in analyzed.iter().enumerate() {
         if let Some(message) = &file.io_error {
@@ -370,6 +373,11 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         }
         if !file.syntax_errors.is_empty() {
             syntax += 1;
+        }
+        for (root, range) in &file.uses.foreign {
+            if !crate::stdlib::is_stdlib(root) && !discovered.first_party.contains(root) {
+                unindexed.note(root, fi, *range);
+            }
         }
         if file.uses.too_deep.is_some() {
             notes.push(format!(
@@ -470,6 +478,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     for p in &mut packages {
         p.uses.sort_by_key(|u| u.order);
     }
+    let unindexed = unindexed.imports(&declared, &[]);
     Ok(Survey {
         project_root,
         declared,
@@ -477,6 +486,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         files: analyzed.len(),
         notes,
         io_failure,
+        unindexed,
     })
 }
 

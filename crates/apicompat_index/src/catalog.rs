@@ -1,5 +1,6 @@
 //! The packages the tool knows: indexes embedded in the binary joined with the user's cache.
 
+use apicompat_surface::Kind;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -154,6 +155,55 @@ impl PackageView {
             }
         }
         Ok(true)
+    }
+
+    /// The part of `module` (what an import statement imports: `a.b` of `from a.b import c`)
+    /// that release number `release` cannot import, if any: a prefix `a.b` that is no module
+    /// there while its parent `a` is a module of the release (not compiled, not an alias of
+    /// another module) and some indexed release ships `a.b` as a module. The import system
+    /// finds submodules from the parent's files, never through a module `__getattr__`, so an
+    /// open parent (transformers' `_LazyModule`) does not make it unknown.
+    pub fn import_missing(
+        &self,
+        module: &str,
+        release: usize,
+    ) -> Result<Option<String>, IndexError> {
+        let Some((index, position)) = self.index_of(release) else {
+            return Ok(None);
+        };
+        let mut end = 0;
+        while let Some(dot) = module[end..].find('.').map(|d| end + d) {
+            let parent = &module[..dot];
+            let next = module[dot + 1..]
+                .find('.')
+                .map_or(module.len(), |d| dot + 1 + d);
+            let part = &module[..next];
+            end = dot + 1;
+            let Some(pf) = index.facet_in(parent, position)? else {
+                return Ok(None);
+            };
+            let (kind, _, opaque) = index.kind(pf)?;
+            let (_, canonical) = index.kind_and_canonical(pf)?;
+            if kind != Kind::Module || opaque || canonical.is_some_and(|c| c != parent) {
+                return Ok(None);
+            }
+            if index.facet_in(part, position)?.is_some() {
+                continue;
+            }
+            let shipped = self.indexes.iter().try_fold(false, |acc, i| {
+                if acc {
+                    return Ok::<bool, IndexError>(true);
+                }
+                for (_, f) in i.entry(part)? {
+                    if i.kind(f)?.0 == Kind::Module {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            })?;
+            return Ok(shipped.then(|| part.to_string()));
+        }
+        Ok(None)
     }
 
     /// The signatures a keyword argument can be checked against: those of `symbol` (found at

@@ -194,6 +194,9 @@ pub struct RangeReport {
     pub notes: Vec<String>,
     /// A path could not be read (exit code 2).
     pub io_failure: bool,
+    /// The imported packages that are not indexed (what the CLI fetches on demand).
+    #[serde(skip)]
+    pub unindexed: Vec<apicompat_check::UnindexedImport>,
 }
 
 fn reach_str(r: Reach) -> &'static str {
@@ -568,5 +571,6 @@ pub fn range_of_survey(catalog: &Catalog, s: &Survey, options: &RangeOptions) ->
         recommended,
         notes,
         io_failure: s.io_failure,
+        unindexed: s.unindexed.clone(),
     }
 }

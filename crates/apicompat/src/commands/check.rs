@@ -10,7 +10,31 @@ use clap::{Args, ValueEnum};
 use apicompat_check::{check, Options, StdinSource};
 use apicompat_index::Catalog;
 
+use crate::commands::on_demand::{self, OnDemand, Wanted};
 use crate::{CmdResult, Failure};
+
+/// The `--target` specs whose package the index lacks.
+pub fn target_wants(catalog: &Catalog, targets: &[String]) -> Vec<Wanted> {
+    let mut out: Vec<Wanted> = Vec::new();
+    for t in targets {
+        let Ok(req) = apicompat_requirements::parse_requirement(t) else {
+            continue;
+        };
+        let name = apicompat_requirements::normalize_name(&req.name);
+        if matches!(catalog.package(&name), Ok(Some(_))) {
+            continue;
+        }
+        let spec = req.specifier.to_string();
+        match out.iter_mut().find(|w| w.distribution == name) {
+            Some(w) => w.specifiers.push(spec),
+            None => out.push(Wanted {
+                distribution: name,
+                specifiers: vec![spec],
+            }),
+        }
+    }
+    out
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CheckFormat {
@@ -64,7 +88,14 @@ pub struct CheckArgs {
     pub adopt: crate::baseline::BaselineArgs,
 }
 
-pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
+pub fn run(open: &dyn Fn() -> Catalog, on_demand: &OnDemand, args: CheckArgs) -> CmdResult {
+    // `--target` packages the index lacks are fetched first (the run needs their releases).
+    let mut catalog = open();
+    let targeted = target_wants(&catalog, &args.targets);
+    let before = on_demand.fetch(&targeted);
+    if before.added {
+        catalog = open();
+    }
     let mut paths = Vec::new();
     let mut stdin = None;
     for p in args.paths {
@@ -100,7 +131,16 @@ pub fn run(catalog: &Catalog, args: CheckArgs) -> CmdResult {
         scopes: args.scopes,
         ..Options::default()
     };
-    let mut report = check(catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    let mut report = check(&catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    // Imported packages the project names a distribution of, fetched, then the run again.
+    let after = on_demand.fetch(&on_demand::wanted(&report.summary.unindexed));
+    if after.added {
+        catalog = open();
+        report = check(&catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    }
+    report.summary.notes.extend(before.notes);
+    report.summary.notes.extend(after.notes);
+    let catalog = &catalog;
     if !report.summary.bad_declarations.is_empty() && !args.ignore_bad_declarations {
         let lines: Vec<String> = report
             .summary

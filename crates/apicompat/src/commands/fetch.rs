@@ -4,9 +4,9 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use apicompat_fetch::{Client, FetchOptions};
+use apicompat_fetch::{Client, FetchOptions, Release};
 use apicompat_index::cache::{check_not_shrinking, check_package_name, Cache};
-use apicompat_requirements::{admits, normalize_name, parse_requirement, parse_version};
+use apicompat_requirements::{admits, normalize_name, parse_requirement, parse_version, Version};
 
 use crate::commands::build::{known_paths, rebuild_index, summarize};
 use crate::{CmdResult, Failure};
@@ -54,82 +54,18 @@ pub fn run(
                 "no release of {name} matches `{spec}`"
             )));
         }
-        let mut added = 0usize;
-        // What the cached index really holds: a surface on disk that the index lacks (a run
-        // killed before it rebuilt the index, an index deleted by hand) is indexed again.
-        let indexed = cache.indexed_versions(&name).unwrap_or_default();
-        let mut reindex = false;
-        for (version, release) in chosen {
-            let v = version.to_string();
-            if !refresh {
-                match cache.read_surface(&name, &v) {
-                    Ok(Some(_)) if indexed.contains(&v) => {
-                        if !crate::ui::quiet() {
-                            eprintln!("{name} {v}: already cached");
-                        }
-                        continue;
-                    }
-                    Ok(Some(_)) => {
-                        if !crate::ui::quiet() {
-                            eprintln!(
-                                "{name} {v}: cached, but missing from the index; indexing it again"
-                            );
-                        }
-                        reindex = true;
-                        continue;
-                    }
-                    Ok(None) => {}
-                    Err(e) => eprintln!("warning: {e}"),
-                }
-            }
-            let Some(file) = apicompat_fetch::choose_file(release) else {
-                eprintln!("{name} {v}: no wheel or sdist with Python sources; skipped");
-                continue;
-            };
-            let started = Instant::now();
-            let fetched = match download_to {
-                Some(dir) => download(&client, file, dir).and_then(|path| {
-                    apicompat_archive::read_path(&path, Some(&name)).map_err(|e| e.to_string())
-                }),
-                None => client
-                    .fetch_release(file)
-                    .map(|(tree, _)| tree)
-                    .map_err(|e| e.to_string()),
-            };
-            match fetched {
-                Ok(tree) => {
-                    let surface = apicompat_extract::extract(&tree, &name, &v);
-                    summarize(&surface, started);
-                    if let Err(e) = check_not_shrinking(&surface, known_paths(&cache, &name, &v)) {
-                        eprintln!("error: {e}");
-                        failed += 1;
-                        continue;
-                    }
-                    cache.write_surface(&surface)?;
-                    added += 1;
-                }
-                Err(e) => {
-                    eprintln!("error: {name} {v}: {e}");
-                    failed += 1;
-                }
-            }
-        }
-        if added > 0 || refresh || reindex {
-            let index = rebuild_index(&cache, &name)?;
-            if !crate::ui::quiet() {
-                if let Some(index) = index {
-                    let again = if reindex {
-                        ", cached ones indexed again"
-                    } else {
-                        ""
-                    };
-                    eprintln!(
-                        "{name}: {added} release(s) added{again}; index at {}",
-                        index.display()
-                    );
-                }
-            }
-        }
+        let fetched = fetch_chosen(
+            &cache,
+            &client,
+            &name,
+            &chosen,
+            &Fetching {
+                refresh,
+                download_to,
+                chatty: true,
+            },
+        )?;
+        failed += fetched.failed.len();
     }
     Ok(if failed > 0 {
         eprintln!("{failed} release(s) could not be fetched");
@@ -174,4 +110,120 @@ fn download(
     let (bytes, _) = client.download(file).map_err(|e| e.to_string())?;
     apicompat_index::cache::write_new(&path, &bytes)?;
     Ok(path)
+}
+
+/// How `fetch_chosen` runs.
+pub struct Fetching<'a> {
+    /// Fetch again releases already cached.
+    pub refresh: bool,
+    /// Keep the whole release files there.
+    pub download_to: Option<&'a Path>,
+    /// A line per release (`index fetch`); off for the one line per package of `check`.
+    pub chatty: bool,
+}
+
+/// What `fetch_chosen` did.
+#[derive(Debug, Default)]
+pub struct Fetched {
+    /// Releases added to the cache.
+    pub added: Vec<String>,
+    /// Releases that could not be fetched, each with why.
+    pub failed: Vec<String>,
+}
+
+/// Fetches the `chosen` releases of `name` that the cache does not hold yet, then rebuilds
+/// its cached index.
+pub fn fetch_chosen(
+    cache: &Cache,
+    client: &Client,
+    name: &str,
+    chosen: &[(Version, &Release)],
+    how: &Fetching<'_>,
+) -> Result<Fetched, Failure> {
+    let talk = how.chatty && !crate::ui::quiet();
+    let mut out = Fetched::default();
+    let fail = |out: &mut Fetched, message: String| {
+        if how.chatty {
+            eprintln!("error: {message}");
+        }
+        out.failed.push(message);
+    };
+    // What the cached index really holds: a surface on disk that the index lacks (a run
+    // killed before it rebuilt the index, an index deleted by hand) is indexed again.
+    let indexed = cache.indexed_versions(name).unwrap_or_default();
+    let mut reindex = false;
+    for (version, release) in chosen {
+        let v = version.to_string();
+        if !how.refresh {
+            match cache.read_surface(name, &v) {
+                Ok(Some(_)) if indexed.contains(&v) => {
+                    if talk {
+                        eprintln!("{name} {v}: already cached");
+                    }
+                    continue;
+                }
+                Ok(Some(_)) => {
+                    if talk {
+                        eprintln!(
+                            "{name} {v}: cached, but missing from the index; indexing it again"
+                        );
+                    }
+                    reindex = true;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!("warning: {e}"),
+            }
+        }
+        let Some(file) = apicompat_fetch::choose_file(release) else {
+            fail(
+                &mut out,
+                format!("{name} {v}: no wheel or sdist with Python sources"),
+            );
+            continue;
+        };
+        let started = Instant::now();
+        let fetched = match how.download_to {
+            Some(dir) => download(client, file, dir).and_then(|path| {
+                apicompat_archive::read_path(&path, Some(name)).map_err(|e| e.to_string())
+            }),
+            None => client
+                .fetch_release(file)
+                .map(|(tree, _)| tree)
+                .map_err(|e| e.to_string()),
+        };
+        match fetched {
+            Ok(tree) => {
+                let surface = apicompat_extract::extract(&tree, name, &v);
+                if how.chatty {
+                    summarize(&surface, started);
+                }
+                if let Err(e) = check_not_shrinking(&surface, known_paths(cache, name, &v)) {
+                    fail(&mut out, e.to_string());
+                    continue;
+                }
+                cache.write_surface(&surface)?;
+                out.added.push(v);
+            }
+            Err(e) => fail(&mut out, format!("{name} {v}: {e}")),
+        }
+    }
+    if !out.added.is_empty() || how.refresh || reindex {
+        let index = rebuild_index(cache, name)?;
+        if talk {
+            if let Some(index) = index {
+                let again = if reindex {
+                    ", cached ones indexed again"
+                } else {
+                    ""
+                };
+                eprintln!(
+                    "{name}: {} release(s) added{again}; index at {}",
+                    out.added.len(),
+                    index.display()
+                );
+            }
+        }
+    }
+    Ok(out)
 }

@@ -8,6 +8,7 @@ pub mod env;
 pub mod fetch;
 pub mod fix;
 pub mod list;
+pub mod on_demand;
 pub mod query;
 pub mod range;
 pub mod server;

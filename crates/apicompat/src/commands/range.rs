@@ -10,6 +10,7 @@ use clap::Args;
 use apicompat_index::Catalog;
 use apicompat_range::{range, render, RangeOptions};
 
+use crate::commands::on_demand::{self, OnDemand};
 use crate::{ui, CmdResult, Failure, Format};
 
 #[derive(Args, Debug)]
@@ -31,14 +32,21 @@ pub struct RangeArgs {
     pub output_format: Format,
 }
 
-pub fn run(catalog: &Catalog, args: RangeArgs) -> CmdResult {
+pub fn run(open: &dyn Fn() -> Catalog, on_demand: &OnDemand, args: RangeArgs) -> CmdResult {
     let options = RangeOptions {
         paths: args.paths,
         project: args.project,
         python_version: args.python_version,
         cap: args.cap,
     };
-    let report = range(catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    let catalog = open();
+    let mut report = range(&catalog, &options).map_err(|e| Failure::usage(e.0))?;
+    // Imported packages the project names a distribution of, fetched, then the run again.
+    let fetched = on_demand.fetch(&on_demand::wanted(&report.unindexed));
+    if fetched.added {
+        report = range(&open(), &options).map_err(|e| Failure::usage(e.0))?;
+    }
+    report.notes.extend(fetched.notes);
     let out = match args.output_format {
         Format::Text => render::range_text(&report, ui::verbose(), ui::quiet()),
         Format::Json => render::range_json(&report),

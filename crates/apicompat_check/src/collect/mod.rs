@@ -49,6 +49,9 @@ pub struct Use {
     /// For uses through a name: the path the name is bound to. Releases that lack it are left
     /// to the finding on the import.
     pub base: Option<String>,
+    /// For imports: the module the statement imports (`a.b` of `from a.b import c`, all of
+    /// `import a.b`), which the import system finds from files only.
+    pub module: Option<String>,
     pub range: TextRange,
     /// Start of the statement the use is in (a `# noqa` comment on that line counts too).
     pub stmt_start: TextSize,
@@ -491,6 +494,15 @@ impl<'a> Walker<'a> {
 
     // ----- uses -----
 
+    /// Records on the import use just emitted the module its statement imports.
+    fn imported_module(&mut self, module: &str) {
+        if let Some(u) = self.out.uses.last_mut() {
+            if matches!(u.kind, UseKind::Import) && u.module.is_none() {
+                u.module = Some(module.to_string());
+            }
+        }
+    }
+
     fn emit(&mut self, kind: UseKind, path: String, range: TextRange, via: Option<&Bound>) {
         if matches!(
             kind,
@@ -525,6 +537,7 @@ impl<'a> Walker<'a> {
             kind,
             path,
             base,
+            module: None,
             range,
             stmt_start: self.stmt_start,
             reach: self.reach(),
@@ -664,6 +677,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             self.emit(UseKind::Import, full.to_string(), alias.range(), None);
+            self.imported_module(full);
             let path = if alias.asname.is_some() { full } else { root };
             let b = self.path_binding(path.to_string(), None);
             self.bind(bound_name, b);
@@ -708,6 +722,7 @@ impl<'a> Walker<'a> {
             if name == "*" {
                 if indexed {
                     self.emit(UseKind::Import, module.to_string(), alias.range(), None);
+                    self.imported_module(module);
                 }
                 continue;
             }
@@ -718,6 +733,7 @@ impl<'a> Walker<'a> {
             }
             let path = format!("{module}.{name}");
             self.emit(UseKind::Import, path.clone(), alias.range(), None);
+            self.imported_module(module);
             let b = self.path_binding(path, None);
             self.bind(bound_name, b);
         }

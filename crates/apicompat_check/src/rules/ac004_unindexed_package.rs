@@ -49,7 +49,61 @@ pub struct Unindexed {
     roots: BTreeMap<String, ((usize, TextRange), BTreeSet<usize>)>,
 }
 
+/// An imported package the index does not have, with what the project says about it: what
+/// `check` and `range` fetch on demand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnindexedImport {
+    /// The import name (`PIL`).
+    pub import: String,
+    /// The distribution, from a declared requirement of that name or installed metadata;
+    /// never guessed from the import name.
+    pub distribution: Option<String>,
+    /// Files importing it.
+    pub files: usize,
+    /// The version specifiers that apply to it: `[tool.apicompat] targets` of that name, else
+    /// the declared requirements, else `==V` of the installed release. Empty: none.
+    pub specifiers: Vec<String>,
+}
+
+/// The distribution that provides import name `root`, from data only.
+fn distribution_of(
+    root: &str,
+    declared: &Declared,
+    installed: &HashMap<String, String>,
+) -> Option<String> {
+    let name = normalize_name(root);
+    if declared.requirements.iter().any(|r| r.name == name) {
+        return Some(name);
+    }
+    installed.get(root).cloned()
+}
+
 impl Unindexed {
+    /// Each unindexed import with its distribution and specifiers (`envs`: as for `report`).
+    pub fn imports(
+        &self,
+        declared: &Declared,
+        envs: &[&InstalledEnvironment],
+    ) -> Vec<UnindexedImport> {
+        let installed = installed_names(envs);
+        self.roots
+            .iter()
+            .map(|(root, (_, files))| {
+                let distribution = distribution_of(root, declared, &installed);
+                let specifiers = distribution
+                    .as_deref()
+                    .map(|d| specifiers_of(d, declared, envs))
+                    .unwrap_or_default();
+                UnindexedImport {
+                    import: root.clone(),
+                    distribution,
+                    files: files.len(),
+                    specifiers,
+                }
+            })
+            .collect()
+    }
+
     /// An import of `root` in file `fi` at `range`.
     pub fn note(&mut self, root: &str, fi: usize, range: TextRange) {
         self.roots
@@ -74,13 +128,7 @@ impl Unindexed {
             return;
         }
         let installed = installed_names(envs);
-        let dist_of = |root: &str| -> Option<String> {
-            let name = normalize_name(root);
-            if declared.requirements.iter().any(|r| r.name == name) {
-                return Some(name);
-            }
-            installed.get(root).cloned()
-        };
+        let dist_of = |root: &str| distribution_of(root, declared, &installed);
         if explicit {
             for (root, ((fi, range), _)) in &self.roots {
                 let file = &analyzed[*fi];
@@ -135,6 +183,33 @@ impl Unindexed {
             listed.join(", ")
         ));
     }
+}
+
+/// The specifiers that choose the releases of distribution `name`, in `check`'s order of
+/// precedence after `--target`: config targets, declared requirements, the installed release.
+fn specifiers_of(name: &str, declared: &Declared, envs: &[&InstalledEnvironment]) -> Vec<String> {
+    let of = |reqs: &[apicompat_requirements::DeclaredRequirement]| -> Vec<String> {
+        reqs.iter()
+            .filter(|r| r.name == name)
+            .map(|r| r.specifier.to_string())
+            .collect()
+    };
+    let config = of(&declared.tool_config.targets);
+    if !config.is_empty() {
+        return config;
+    }
+    let reqs = of(&declared.requirements);
+    if !reqs.is_empty() {
+        return reqs;
+    }
+    envs.iter()
+        .find_map(|e| e.get(name))
+        .map(|d| {
+            // The public release: the package index has no local labels (`+cu121`).
+            let v = d.version.to_string();
+            vec![format!("=={}", v.split('+').next().unwrap_or(&v))]
+        })
+        .unwrap_or_default()
 }
 
 /// Import name -> distribution, from the installed distributions' `top_level.txt` / `RECORD`.

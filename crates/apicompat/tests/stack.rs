@@ -1,0 +1,95 @@
+//! The training stack embedded with torch (issue 13): transformers, accelerate, diffusers,
+//! peft, safetensors, huggingface_hub, einops, timm. Offline (`--no-cache`: only the embedded
+//! indexes answer).
+
+mod common;
+
+use common::{bin, check, text};
+
+/// A move from transformers' changelog: v4.33.0 moved the DeepSpeed integration into
+/// `transformers/integrations/` ("Move third-party related utility files into `integrations/`
+/// folder", huggingface/transformers#25599), leaving `transformers/deepspeed.py` as a shim
+/// ("transformers.deepspeed module is deprecated and will be removed in a future version.
+/// Please import deepspeed modules directly from transformers.integrations"); the shim is gone
+/// from 4.46.0.
+#[test]
+fn transformers_deepspeed_moved_to_integrations() {
+    let dir = common::project_in(
+        "stack",
+        "transformers-move",
+        &[
+            (
+                "train.py",
+                "from transformers.deepspeed import HfDeepSpeedConfig\n",
+            ),
+            // `transformers` is a `_LazyModule` (open): a module no release ships stays
+            // unknown, never reported.
+            ("other.py", "from transformers.not_a_module import Thing\n"),
+        ],
+    );
+    let o = check(&dir, &["--target", "transformers==4.45.2"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let o = check(&dir, &["--target", "transformers==4.46.3"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains(
+            "error[AC001]: `transformers.deepspeed.HfDeepSpeedConfig` is not in transformers 4.46.3"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("the same object is `transformers.integrations.deepspeed.HfDeepSpeedConfig`")
+            || out.contains("the same object is `transformers.integrations.HfDeepSpeedConfig`"),
+        "{out}"
+    );
+    assert!(!out.contains("not_a_module"), "{out}");
+}
+
+/// `index list` names every embedded package, and `query` answers on each (its first
+/// top-level module, from the index itself).
+#[test]
+fn index_list_and_query_cover_every_embedded_package() {
+    let o = bin()
+        .args(["--no-cache", "index", "list", "--output-format", "json"])
+        .output()
+        .expect("run apicompat");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let listed: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let listed: Vec<&str> = listed
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|p| p["package"].as_str())
+        .collect();
+    let catalog = apicompat::embedded_catalog();
+    let embedded: Vec<&str> = apicompat::EMBEDDED.iter().map(|(n, _)| *n).collect();
+    for package in [
+        "transformers",
+        "accelerate",
+        "diffusers",
+        "peft",
+        "safetensors",
+        "huggingface-hub",
+        "einops",
+        "timm",
+    ] {
+        assert!(embedded.contains(&package), "{package} is not embedded");
+    }
+    for name in embedded {
+        assert!(listed.contains(&name), "{name} missing from {listed:?}");
+        let view = catalog.package(name).expect("readable").expect("present");
+        let mut roots: Vec<String> = view.roots().into_iter().collect();
+        roots.sort();
+        let root = roots.first().expect("a top-level module").clone();
+        let o = bin()
+            .args(["--no-cache", "query", &root, "--package", name])
+            .output()
+            .expect("run apicompat");
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{name} {root}: {out}{err}");
+        assert!(out.contains("module in"), "{name} {root}: {out}");
+    }
+}

@@ -24,6 +24,7 @@ use crate::{DeclaredRef, PackageRange, RangeOptions};
 const MAX_STEPS: usize = 200_000;
 
 /// What the joint answer is evaluated for.
+#[derive(Clone)]
 pub struct Setup {
     env: Option<MarkerEnvironment>,
     /// The environment, for a human: `CPython 3.11, Linux`.
@@ -33,6 +34,9 @@ pub struct Setup {
     /// The oldest Python the project must run on: releases whose Requires-Python excludes it
     /// are left out.
     python_floor: Option<(Version, String)>,
+    /// The newer Pythons the project's requires-python admits (minor releases), for when no
+    /// release supports the oldest one.
+    raises: Vec<Version>,
     declared: Declared,
 }
 
@@ -70,6 +74,13 @@ impl Setup {
             candidates.sort();
             candidates.into_iter().find(|v| satisfies(spec, v))
         });
+        let raises: Vec<Version> = match (&given, &project_spec, &lowest) {
+            (None, Some(spec), Some(low)) => (0..=40)
+                .filter_map(|minor| parse_version(&format!("3.{minor}")).ok())
+                .filter(|v| v > low && satisfies(spec, v))
+                .collect(),
+            _ => Vec::new(),
+        };
         let python_floor = match (&given, &lowest, &requires_python) {
             (Some(v), _, _) => Some((v.clone(), format!("Python {v} (--python-version)"))),
             (None, Some(v), Some(rp)) => Some((
@@ -103,8 +114,37 @@ impl Setup {
             environment,
             requires_python,
             python_floor,
+            raises,
             declared: survey.declared.clone(),
         }
+    }
+
+    /// The newer Pythons the project admits, oldest first, to evaluate for when no release
+    /// supports the oldest.
+    pub fn raises(&self) -> &[Version] {
+        &self.raises
+    }
+
+    /// The same, evaluated for Python `v` (one the project's requires-python admits).
+    pub fn raised(&self, v: &Version) -> Setup {
+        let mut s = self.clone();
+        s.env = marker_environment(v, Platform::Linux).ok();
+        s.environment = format!("CPython {v}, Linux");
+        if let Some(rp) = &self.requires_python {
+            s.python_floor = Some((
+                v.clone(),
+                format!(
+                    "Python {v}, the oldest the project's requires-python `{}` ({}) admits that the releases support",
+                    rp.requirement, rp.source
+                ),
+            ));
+        }
+        s
+    }
+
+    /// The oldest Python the answer is for, when one is.
+    pub fn floor(&self) -> Option<&Version> {
+        self.python_floor.as_ref().map(|(v, _)| v)
     }
 }
 
@@ -155,6 +195,8 @@ pub struct JointPackage {
     pub excluded: Vec<Exclusion>,
     /// Which releases of the other packages each group of `releases` works with.
     pub accepts: Vec<Accepts>,
+    /// Releases kept without a confirming combination: the search budget ended first.
+    pub unconfirmed: Vec<String>,
 }
 
 /// The joint answer.
@@ -168,6 +210,9 @@ pub struct Joint {
     pub requires_python: Option<DeclaredRef>,
     /// Whether some combination of releases works.
     pub possible: bool,
+    /// Whether every release listed was confirmed by a full combination (else `unconfirmed`
+    /// of each package says which are approximate).
+    pub exact: bool,
     pub packages: Vec<JointPackage>,
     /// When no combination works: why, one sentence per package that has no release left.
     pub conflicts: Vec<String>,
@@ -455,7 +500,8 @@ pub fn solve(
                 .collect()
         })
         .collect();
-    let mut unconfirmed = false;
+    let mut unconfirmed: Vec<Vec<bool>> =
+        vars.iter().map(|v| vec![false; v.domain.len()]).collect();
     for a in 0..vars.len() {
         for x in 0..vars[a].domain.len() {
             if !vars[a].domain[x] || confirmed[a][x] {
@@ -468,6 +514,7 @@ pub fn solve(
                 Some(found) => {
                     for (b, &y) in found.iter().enumerate() {
                         confirmed[b][y] = true;
+                        unconfirmed[b][y] = false;
                     }
                     for (b, &y) in found.iter().enumerate() {
                         for (c, &z) in found.iter().enumerate() {
@@ -476,7 +523,7 @@ pub fn solve(
                     }
                 }
                 None if steps >= MAX_STEPS => {
-                    unconfirmed = true;
+                    unconfirmed[a][x] = true;
                     confirmed[a][x] = true;
                 }
                 None => {}
@@ -548,6 +595,11 @@ pub fn solve(
             requirement: requirement_line(&v.name, &v.parsed, &final_mask, cap),
             excluded,
             accepts,
+            unconfirmed: if possible {
+                ranges(&v.versions, &unconfirmed[a])
+            } else {
+                Vec::new()
+            },
         });
     }
     let mut conflicts = Vec::new();
@@ -571,12 +623,13 @@ pub fn solve(
             );
         }
     }
-    let _ = unconfirmed;
+    let exact = unconfirmed.iter().all(|u| !u.contains(&true));
     Joint {
         scope: if declared_scope { "declared" } else { "needs" },
         environment: setup.environment.clone(),
         requires_python: setup.requires_python.clone(),
         possible,
+        exact,
         packages: out_packages,
         conflicts,
     }

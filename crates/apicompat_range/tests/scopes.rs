@@ -1,0 +1,267 @@
+//! Issue 14's `range` items against the real indexes embedded in the CLI: the package apart
+//! from its tests, the fewest uses that block, requires-python bounded by the releases' own
+//! Requires-Python, and the pin of a removed name.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use apicompat_check::{check, Options};
+use apicompat_index::Catalog;
+use apicompat_range::{range, RangeOptions, RangeReport};
+
+/// The indexes embedded in the CLI (committed with the repository: a missing one fails).
+fn real_catalog() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
+        let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
+        for name in ["torch", "torchvision", "numpy", "python"] {
+            let bytes = std::fs::read(format!("{dir}/{name}.apix"))
+                .unwrap_or_else(|e| panic!("{dir}/{name}.apix is part of the repository: {e}"));
+            embedded.push((name, Box::leak(bytes.into_boxed_slice())));
+        }
+        Catalog::open(Box::leak(embedded.into_boxed_slice()), None)
+    })
+}
+
+fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("range-scopes")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+    }
+    dir
+}
+
+fn run(dir: &Path) -> RangeReport {
+    range(
+        real_catalog(),
+        &RangeOptions {
+            paths: vec![dir.to_path_buf()],
+            project: Some(dir.to_path_buf()),
+            ..RangeOptions::default()
+        },
+    )
+    .expect("range runs")
+}
+
+const PYPROJECT: &str = r#"[project]
+name = "mypkg"
+version = "0.1"
+dependencies = ["torch>=2.4"]
+
+[build-system]
+requires = ["setuptools>=61.0"]
+build-backend = "setuptools.build_meta"
+
+[tool.setuptools.packages.find]
+include = ["mypkg*"]
+"#;
+
+/// The shape of torchtitan's: the package needs a newer torch; a test imports a private
+/// module a later torch release dropped (`torch.distributed._spmd`, gone in 2.5.0).
+#[test]
+fn the_package_is_recommended_and_the_test_line_named_apart() {
+    let dir = project(
+        "titan-shape",
+        &[
+            ("pyproject.toml", PYPROJECT),
+            ("mypkg/__init__.py", ""),
+            (
+                "mypkg/train.py",
+                "from torch.distributed.pipelining import pipeline\n",
+            ),
+            (
+                "tests/test_spmd.py",
+                "import torch\nfrom torch.distributed._spmd import api\n",
+            ),
+            // Not shipped, not a named scope.
+            ("tools/convert.py", "import torch\nx = torch.zeros(1)\n"),
+        ],
+    );
+    let report = run(&dir);
+    assert_eq!(report.main_scope, "package");
+    assert!(report.package_source.contains("packages.find"));
+    let torch = report
+        .packages
+        .iter()
+        .find(|p| p.package == "torch")
+        .expect("torch");
+    let last = torch.releases.last().cloned().unwrap_or_default();
+    // The package alone: pipelining exists from 2.4.0.
+    assert_eq!(torch.needs.ranges, [format!("2.4.0 - {last}")]);
+    assert!(report.recommended.iter().any(|r| r == "torch>=2.4"));
+    // The tests need torch < 2.5.0, because of tests/test_spmd.py:2, named apart.
+    let tests = torch
+        .scopes
+        .iter()
+        .find(|s| s.scope == "tests")
+        .expect("a tests scope");
+    assert!(tests.narrower);
+    assert_eq!(
+        tests.needs.ranges.last().map(String::as_str),
+        Some("1.13.0 - 2.4.1")
+    );
+    let upper = tests
+        .bounds
+        .iter()
+        .find(|b| b.kind == "upper")
+        .expect("an upper bound");
+    assert_eq!(upper.version, "2.5.0");
+    assert_eq!(upper.uses[0].location(), "tests/test_spmd.py:2");
+    // `tools/` is a named scope (scripts) that needs nothing more.
+    assert!(torch
+        .scopes
+        .iter()
+        .any(|s| s.scope == "scripts" && !s.narrower));
+    let text = apicompat_range::render::range_text(&report, false, false);
+    assert!(
+        text.contains("tests need torch 1.13.0 - 2.4.1 (< 2.5.0 because of tests/test_spmd.py:2)"),
+        "{text}"
+    );
+}
+
+/// Without packaging metadata the main scope is the whole project but its named scopes.
+#[test]
+fn a_project_without_packaging_is_one_scope_but_its_tests() {
+    let dir = project(
+        "no-packaging",
+        &[
+            (
+                "train.py",
+                "from torch.distributed.pipelining import pipeline\n",
+            ),
+            ("test_train.py", "from torch.distributed._spmd import api\n"),
+        ],
+    );
+    let report = run(&dir);
+    assert_eq!(report.main_scope, "project");
+    let torch = &report.packages[0];
+    assert_eq!(torch.uses.counted, 1);
+    assert_eq!(torch.scopes.len(), 1);
+    assert_eq!(torch.scopes[0].scope, "tests");
+}
+
+/// A package used only by the tests is not recommended.
+#[test]
+fn a_package_only_the_tests_use_is_not_recommended() {
+    let dir = project(
+        "tests-only",
+        &[
+            ("pyproject.toml", PYPROJECT),
+            ("mypkg/__init__.py", "import torch\n"),
+            ("tests/test_vision.py", "import torchvision\n"),
+        ],
+    );
+    let report = run(&dir);
+    let tv = report
+        .packages
+        .iter()
+        .find(|p| p.package == "torchvision")
+        .expect("torchvision is surveyed");
+    assert!(!tv.in_main);
+    assert!(!report
+        .recommended
+        .iter()
+        .any(|r| r.starts_with("torchvision")));
+}
+
+/// Two uses whose releases never meet: the fewest to fix (one), its fix, and the answer
+/// once it is fixed.
+#[test]
+fn no_release_names_the_blocking_use_and_the_answer_once_fixed() {
+    let dir = project(
+        "blocking",
+        &[(
+            "train.py",
+            "from torch.distributed._spmd import api\nfrom torch.cuda._annotate_cuda_graph_trace import annotate_trace\n",
+        )],
+    );
+    let report = run(&dir);
+    let torch = &report.packages[0];
+    assert!(torch.needs.is_empty());
+    let b = torch.blocking.as_ref().expect("a blocking set");
+    assert_eq!(b.uses.len(), 1, "{:?}", b.uses);
+    // The newest release with the fewest blockers: the older private module goes.
+    assert_eq!(b.uses[0].at.symbol, "torch.distributed._spmd.api");
+    assert!(b.uses[0].fix.contains("ImportError"), "{}", b.uses[0].fix);
+    assert_eq!(b.then.ranges, ["2.12.0 - 2.14.1"]);
+    assert!(!report.joint.possible);
+    let after = report
+        .joint_after_fixes
+        .as_ref()
+        .expect("answer once fixed");
+    assert!(after.possible);
+    assert!(report
+        .recommended_after_fixes
+        .iter()
+        .any(|r| r == "torch>=2.12,<2.15"));
+}
+
+/// `requires-python = ">=3.6"`: no indexed torch supports 3.6, so the answer is for the
+/// oldest Python the project admits that the releases support.
+#[test]
+fn an_old_requires_python_still_gets_an_answer() {
+    let dir = project(
+        "py36",
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"old\"\nversion = \"1\"\nrequires-python = \">=3.6\"\n",
+            ),
+            ("old/__init__.py", "import torch\ntorch.compile\n"),
+        ],
+    );
+    let report = run(&dir);
+    assert!(report.joint.possible, "{:?}", report.joint.conflicts);
+    assert!(report.joint.exact);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("supports Python 3.6")),
+        "{:?}",
+        report.notes
+    );
+    assert!(report
+        .recommended
+        .iter()
+        .any(|r| r.starts_with("torch>=2.")));
+}
+
+/// A removed name's pin is capped below the release that removed it, not below the first
+/// targeted release (`numpy.float` is gone from 1.24.0; the targets start at 1.26.4).
+#[test]
+fn the_pin_of_a_removed_name_caps_at_its_removal() {
+    let dir = project(
+        "pin",
+        &[
+            ("requirements.txt", "numpy>=1.26.4\n"),
+            ("run.py", "import numpy as np\nx = np.float(1)\n"),
+        ],
+    );
+    let checked = check(
+        real_catalog(),
+        &Options {
+            paths: vec![dir.clone()],
+            project: Some(dir.clone()),
+            ..Options::default()
+        },
+    )
+    .expect("check runs");
+    let f = checked
+        .findings
+        .iter()
+        .find(|f| f.symbol == "numpy.float")
+        .expect("numpy.float is reported");
+    let pins: Vec<&str> = f
+        .fixes
+        .iter()
+        .filter_map(|x| x.requirement.as_deref())
+        .collect();
+    assert_eq!(pins, ["numpy<1.24.0"], "{:?}", f.fixes);
+}

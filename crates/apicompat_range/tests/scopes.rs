@@ -62,8 +62,10 @@ build-backend = "setuptools.build_meta"
 include = ["mypkg*"]
 "#;
 
-/// The shape of torchtitan's: the package needs a newer torch; a test imports a private
-/// module a later torch release dropped (`torch.distributed._spmd`, gone in 2.5.0).
+/// The shape of torchtitan 69c9bb27b (July 2024): the package needs torch 2.5 (selective
+/// checkpointing), a test imports `CommDebugMode` from `torch.distributed._tensor.debug`,
+/// which torch 2.5.0 dropped (a class of that name is in `torch.distributed.tensor.debug`
+/// from 2.5.0, defined elsewhere).
 #[test]
 fn the_package_is_recommended_and_the_test_line_named_apart() {
     let dir = project(
@@ -73,11 +75,11 @@ fn the_package_is_recommended_and_the_test_line_named_apart() {
             ("mypkg/__init__.py", ""),
             (
                 "mypkg/train.py",
-                "from torch.distributed.pipelining import pipeline\n",
+                "from torch.utils.checkpoint import CheckpointPolicy\n",
             ),
             (
-                "tests/test_spmd.py",
-                "import torch\nfrom torch.distributed._spmd import api\n",
+                "test/test_fused_rms_norm.py",
+                "import torch\nfrom torch.distributed._tensor.debug import CommDebugMode\n",
             ),
             // Not shipped, not a named scope.
             ("tools/convert.py", "import torch\nx = torch.zeros(1)\n"),
@@ -92,27 +94,31 @@ fn the_package_is_recommended_and_the_test_line_named_apart() {
         .find(|p| p.package == "torch")
         .expect("torch");
     let last = torch.releases.last().cloned().unwrap_or_default();
-    // The package alone: pipelining exists from 2.4.0.
-    assert_eq!(torch.needs.ranges, [format!("2.4.0 - {last}")]);
-    assert!(report.recommended.iter().any(|r| r == "torch>=2.4"));
-    // The tests need torch < 2.5.0, because of tests/test_spmd.py:2, named apart.
+    // The package alone: the checkpoint policy exists from 2.5.0.
+    assert_eq!(torch.needs.ranges, [format!("2.5.0 - {last}")]);
+    assert!(report.recommended.iter().any(|r| r == "torch>=2.5"));
+    // The tests need torch < 2.5.0, because of test/test_fused_rms_norm.py:2, named apart.
     let tests = torch
         .scopes
         .iter()
         .find(|s| s.scope == "tests")
         .expect("a tests scope");
     assert!(tests.narrower);
-    assert_eq!(
-        tests.needs.ranges.last().map(String::as_str),
-        Some("1.13.0 - 2.4.1")
+    assert_eq!(tests.needs.ranges, ["2.2.0 - 2.4.1"]);
+    // The bound that cuts into the package's releases comes first.
+    let upper = &tests.bounds[0];
+    assert_eq!((upper.kind, upper.version.as_str()), ("upper", "2.5.0"));
+    assert_eq!(upper.uses[0].location(), "test/test_fused_rms_norm.py:2");
+    // The index has no same object for it in 2.5.0: a class of the same name, said so.
+    assert_eq!(tests.fixes.len(), 1, "{:?}", tests.fixes);
+    assert!(
+        tests.fixes[0].contains(
+            "a different definition of the same name is `torch.distributed.tensor.debug.CommDebugMode` in torch 2.5.0"
+        ),
+        "{}",
+        tests.fixes[0]
     );
-    let upper = tests
-        .bounds
-        .iter()
-        .find(|b| b.kind == "upper")
-        .expect("an upper bound");
-    assert_eq!(upper.version, "2.5.0");
-    assert_eq!(upper.uses[0].location(), "tests/test_spmd.py:2");
+    assert!(!tests.fixes[0].contains("the same object in"));
     // `tools/` is a named scope (scripts) that needs nothing more.
     assert!(torch
         .scopes
@@ -120,7 +126,7 @@ fn the_package_is_recommended_and_the_test_line_named_apart() {
         .any(|s| s.scope == "scripts" && !s.narrower));
     let text = apicompat_range::render::range_text(&report, false, false);
     assert!(
-        text.contains("tests need torch 1.13.0 - 2.4.1 (< 2.5.0 because of tests/test_spmd.py:2)"),
+        text.contains("tests need torch 2.2.0 - 2.4.1 (< 2.5.0 because of test/test_fused_rms_norm.py:2); the package needs 2.5.0 - "),
         "{text}"
     );
 }
@@ -264,4 +270,55 @@ fn the_pin_of_a_removed_name_caps_at_its_removal() {
         .filter_map(|x| x.requirement.as_deref())
         .collect();
     assert_eq!(pins, ["numpy<1.24.0"], "{:?}", f.fixes);
+}
+
+/// "The same object" only for the same definition: `torch.compile` (absent in 1.13) is not
+/// offered `NvFuserBackend.compile` (a method), and FSDP2's `fully_shard` is not said to be
+/// FSDP1's function in 2.5.0 (a different definition of the same name, and no edit).
+#[test]
+fn moved_fixes_name_the_same_object_only() {
+    let dir = project(
+        "same-object",
+        &[(
+            "t.py",
+            "import torch\nm = torch.compile(None)\nfrom torch.distributed.fsdp import fully_shard\n",
+        )],
+    );
+    let checked = check(
+        real_catalog(),
+        &Options {
+            paths: vec![dir.clone()],
+            project: Some(dir.clone()),
+            targets: vec!["torch==1.13.1".into(), "torch==2.5.0".into()],
+            ..Options::default()
+        },
+    )
+    .expect("check runs");
+    let fixes = |symbol: &str| {
+        checked
+            .findings
+            .iter()
+            .find(|f| f.symbol == symbol)
+            .unwrap_or_else(|| panic!("{symbol} is reported"))
+            .fixes
+            .clone()
+    };
+    let compile = fixes("torch.compile");
+    assert!(
+        compile
+            .iter()
+            .all(|x| !x.message.contains("NvFuserBackend")),
+        "{compile:?}"
+    );
+    let shard = fixes("torch.distributed.fsdp.fully_shard");
+    let moved: Vec<_> = shard
+        .iter()
+        .filter(|x| x.message.contains("fully_shard.fully_shard"))
+        .collect();
+    assert_eq!(moved.len(), 1, "{shard:?}");
+    assert!(moved[0]
+        .message
+        .contains("a different function of the same name"));
+    assert!(!moved[0].message.contains("the same object is"));
+    assert_eq!(moved[0].replacement, None);
 }

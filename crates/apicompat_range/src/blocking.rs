@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use apicompat_check::pins::requirement_line;
 use apicompat_check::survey::{Presence, SurveyedUse};
-use apicompat_index::{Catalog, Status};
+use apicompat_index::{ranges, Catalog, Status};
 use apicompat_requirements::Version;
 use apicompat_surface::Kind;
 
@@ -79,10 +79,10 @@ pub(crate) fn blocking(
                 Some(found) if found.same => found.advice(package, &versions[best]),
                 Some(found) => format!(
                     "{}; or {}",
-                    guard(g, &at),
+                    guard(g, versions),
                     found.advice(package, &versions[best])
                 ),
-                None => guard(g, &at),
+                None => guard(g, versions),
             };
             BlockingUse { at, fix }
         })
@@ -100,12 +100,20 @@ pub(crate) fn blocking(
     })
 }
 
-/// The guard that makes a use work where it is missing.
-fn guard(g: &Group<'_>, at: &UseRef) -> String {
-    let works = if at.works_in.is_empty() {
-        "no indexed release".to_string()
+/// The guard that makes a use work where it is missing, with the releases that have it (not
+/// those where it merely does not run).
+fn guard(g: &Group<'_>, versions: &[String]) -> String {
+    let has: Vec<bool> = g
+        .first
+        .presence
+        .iter()
+        .map(|&p| p == Presence::Present)
+        .collect();
+    let has = ranges(versions, &has);
+    let works = if has.is_empty() {
+        "no indexed release has it".to_string()
     } else {
-        at.works_in.join(", ")
+        format!("it exists in {}", has.join(", "))
     };
     let how = match g.first.code {
         "AC001" => "`try: ... except ImportError:` around the import",
@@ -113,7 +121,7 @@ fn guard(g: &Group<'_>, at: &UseRef) -> String {
         "AC013" => "a version condition around the call (or pass the parameter)",
         _ => "`hasattr` (or `getattr(obj, name, default)`) before the read",
     };
-    format!("it exists in {works}: guard it with {how}")
+    format!("{works}: guard it with {how}")
 }
 
 /// Where a used path's object is in release `r`.
@@ -203,8 +211,10 @@ pub(crate) fn moved_paths<'g>(
             candidates.push(p.to_string());
         }
     });
-    // Public paths first, then shorter ones.
-    candidates.sort_by_key(|c| (c.split('.').filter(|s| s.starts_with('_')).count(), c.len()));
+    // Lowest wins: (not the same object, a module that merely imports it, private segments,
+    // length).
+    type Score = (bool, bool, usize, usize);
+    let mut best: HashMap<&'g str, (Score, Found)> = HashMap::new();
     for c in candidates {
         let last = c.rsplit('.').next().unwrap_or(&c);
         let Some(list) = wanted.get(last) else {
@@ -219,6 +229,14 @@ pub(crate) fn moved_paths<'g>(
         };
         let kind = symbol.kind();
         let canonical = symbol.canonical.unwrap_or(found);
+        // An object defined outside the package (a builtin numpy re-exports) is no advice.
+        if canonical.split('.').next() != c.split('.').next() {
+            continue;
+        }
+        let incidental = c
+            .rsplit_once('.')
+            .is_none_or(|(m, _)| !canonical.starts_with(&format!("{m}.")));
+        let private = c.split('.').filter(|s| s.starts_with('_')).count();
         for (sym, want, want_kind, member) in list {
             let same = *want == canonical;
             let similar = !same
@@ -226,20 +244,24 @@ pub(crate) fn moved_paths<'g>(
                 && matches!(kind, Kind::Class | Kind::Function)
                 && canonical.rsplit('.').next() == want.rsplit('.').next()
                 && in_class(&canonical, r) == *member;
-            let better = match out.get(sym) {
-                None => same || similar,
-                Some(f) => same && !f.same,
-            };
-            if better {
-                out.insert(
+            if !same && !similar {
+                continue;
+            }
+            let score = (!same, incidental, private, c.len());
+            if best.get(sym).is_none_or(|(s, _)| score < *s) {
+                best.insert(
                     *sym,
-                    Found {
-                        path: c.clone(),
-                        same,
-                    },
+                    (
+                        score,
+                        Found {
+                            path: c.clone(),
+                            same,
+                        },
+                    ),
                 );
             }
         }
     }
+    out.extend(best.into_iter().map(|(k, (_, f))| (k, f)));
     out
 }

@@ -582,10 +582,16 @@ impl<'c> Evaluator<'c> {
                 else {
                     continue;
                 };
-                // Tier 0: the same object (same canonical definition). Tier 1: a different
+                // Tier 0: the same object: the same canonical definition, or a path that names
+                // the used object's definition where the use works and still exists here (the
+                // definition moved with it, as `diff` reports moves). Tier 1: a different
                 // class or function of the same name, defined at the same level (a method is
                 // never offered for a module-level function, nor the reverse).
-                let tier = if their_canonical == canonical {
+                let tier = if their_canonical == canonical
+                    || matches!(
+                        self.status(view, c, q.newest_present),
+                        Lite::Present { canonical: then, .. } if then == canonical
+                    ) {
                     0
                 } else if their_kind == kind
                     && matches!(their_kind, Kind::Class | Kind::Function)

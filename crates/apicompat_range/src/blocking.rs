@@ -172,8 +172,8 @@ pub(crate) fn moved_paths<'g>(
         })
     };
     // Per used path, from the newest release that has it: (symbol, canonical, kind, member
-    // of a class).
-    type Wanted<'g> = (&'g str, String, Kind, bool);
+    // of a class, that release).
+    type Wanted<'g> = (&'g str, String, Kind, bool, usize);
     let mut wanted: HashMap<&str, Vec<Wanted<'g>>> = HashMap::new();
     for u in uses {
         if !matches!(u.code, "AC001" | "AC002") {
@@ -198,7 +198,7 @@ pub(crate) fn moved_paths<'g>(
             wanted
                 .entry(last)
                 .or_default()
-                .push((u.symbol.as_str(), canonical, kind, member));
+                .push((u.symbol.as_str(), canonical, kind, member, p));
         }
     }
     if wanted.is_empty() {
@@ -237,8 +237,14 @@ pub(crate) fn moved_paths<'g>(
             .rsplit_once('.')
             .is_none_or(|(m, _)| !canonical.starts_with(&format!("{m}.")));
         let private = c.split('.').filter(|s| s.starts_with('_')).count();
-        for (sym, want, want_kind, member) in list {
-            let same = *want == canonical;
+        for (sym, want, want_kind, member, p) in list {
+            // The same canonical definition, or a path that named the used object's definition
+            // where the use works (the definition moved with it, as `diff` reports moves).
+            let same = *want == canonical
+                || matches!(
+                    view.status(&c, *p),
+                    Ok(Status::Present { path: then, symbol: s }) if s.canonical.as_deref().unwrap_or(&then) == want.as_str()
+                );
             let similar = !same
                 && kind == *want_kind
                 && matches!(kind, Kind::Class | Kind::Function)

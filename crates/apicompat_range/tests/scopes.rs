@@ -272,9 +272,11 @@ fn the_pin_of_a_removed_name_caps_at_its_removal() {
     assert_eq!(pins, ["numpy<1.24.0"], "{:?}", f.fixes);
 }
 
-/// "The same object" only for the same definition: `torch.compile` (absent in 1.13) is not
-/// offered `NvFuserBackend.compile` (a method), and FSDP2's `fully_shard` is not said to be
-/// FSDP1's function in 2.5.0 (a different definition of the same name, and no edit).
+/// "The same object" only where the index links the definitions: `torch.compile` (absent in
+/// 1.13) is not offered `NvFuserBackend.compile` (a method); FSDP2's `fully_shard` is, in 2.5.0,
+/// the same object as `torch.distributed._composable.fsdp.fully_shard.fully_shard` (that path
+/// names FSDP2's definition in the newest release), never FSDP1's
+/// `torch.distributed._composable.fully_shard.fully_shard`.
 #[test]
 fn moved_fixes_name_the_same_object_only() {
     let dir = project(
@@ -311,14 +313,19 @@ fn moved_fixes_name_the_same_object_only() {
         "{compile:?}"
     );
     let shard = fixes("torch.distributed.fsdp.fully_shard");
-    let moved: Vec<_> = shard
+    assert!(
+        shard
+            .iter()
+            .all(|x| !x.message.contains("_composable.fully_shard.fully_shard")),
+        "{shard:?}"
+    );
+    let same: Vec<_> = shard
         .iter()
-        .filter(|x| x.message.contains("fully_shard.fully_shard"))
+        .filter(|x| x.message.contains("the same object is"))
         .collect();
-    assert_eq!(moved.len(), 1, "{shard:?}");
-    assert!(moved[0]
-        .message
-        .contains("a different function of the same name"));
-    assert!(!moved[0].message.contains("the same object is"));
-    assert_eq!(moved[0].replacement, None);
+    assert_eq!(same.len(), 1, "{shard:?}");
+    assert_eq!(
+        same[0].replacement.as_deref(),
+        Some("torch.distributed._composable.fsdp.fully_shard.fully_shard")
+    );
 }

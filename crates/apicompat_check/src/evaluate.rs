@@ -582,16 +582,21 @@ impl<'c> Evaluator<'c> {
                 else {
                     continue;
                 };
-                // Tier 0: the same object: the same canonical definition, or a path that names
-                // the used object's definition where the use works and still exists here (the
-                // definition moved with it, as `diff` reports moves). Tier 1: a different
+                // Tier 0: the same object: the same canonical definition, or a path of the
+                // package that defines it here and names the used object's definition where
+                // the use works (the definition moved and the old place re-exports it, as
+                // `diff` reports moves; a module that merely imports the name is no evidence). Tier 1: a different
                 // class or function of the same name, defined at the same level (a method is
                 // never offered for a module-level function, nor the reverse).
+                let defined_here = c
+                    .rsplit_once('.')
+                    .is_some_and(|(m, _)| their_canonical.starts_with(&format!("{m}.")));
                 let tier = if their_canonical == canonical
-                    || matches!(
-                        self.status(view, c, q.newest_present),
-                        Lite::Present { canonical: then, .. } if then == canonical
-                    ) {
+                    || (defined_here
+                        && matches!(
+                            self.status(view, c, q.newest_present),
+                            Lite::Present { canonical: then, .. } if then == canonical
+                        )) {
                     0
                 } else if their_kind == kind
                     && matches!(their_kind, Kind::Class | Kind::Function)

@@ -238,13 +238,15 @@ pub(crate) fn moved_paths<'g>(
             .is_none_or(|(m, _)| !canonical.starts_with(&format!("{m}.")));
         let private = c.split('.').filter(|s| s.starts_with('_')).count();
         for (sym, want, want_kind, member, p) in list {
-            // The same canonical definition, or a path that named the used object's definition
-            // where the use works (the definition moved with it, as `diff` reports moves).
+            // The same canonical definition, or a path of the package that defines it here and
+            // names the used object's definition where the use works (the definition moved and
+            // the old place re-exports it, as `diff` reports moves).
             let same = *want == canonical
-                || matches!(
-                    view.status(&c, *p),
-                    Ok(Status::Present { path: then, symbol: s }) if s.canonical.as_deref().unwrap_or(&then) == want.as_str()
-                );
+                || !incidental
+                    && matches!(
+                        view.status(&c, *p),
+                        Ok(Status::Present { path: then, symbol: s }) if s.canonical.as_deref().unwrap_or(&then) == want.as_str()
+                    );
             let similar = !same
                 && kind == *want_kind
                 && matches!(kind, Kind::Class | Kind::Function)

@@ -17,6 +17,7 @@ pub mod blocking;
 pub mod render;
 pub mod resolve;
 pub mod scopes;
+mod setup;
 pub mod upgrade;
 
 use std::collections::HashMap;

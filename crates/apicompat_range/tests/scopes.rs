@@ -9,32 +9,19 @@ use apicompat_check::{check, Options};
 use apicompat_index::Catalog;
 use apicompat_range::{range, RangeOptions, RangeReport};
 
+mod common;
+
 /// The indexes embedded in the CLI (committed with the repository: a missing one fails).
 fn real_catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
     CATALOG.get_or_init(|| {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
-        let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
-        for name in ["torch", "torchvision", "numpy", "python"] {
-            let bytes = std::fs::read(format!("{dir}/{name}.apix"))
-                .unwrap_or_else(|e| panic!("{dir}/{name}.apix is part of the repository: {e}"));
-            embedded.push((name, Box::leak(bytes.into_boxed_slice())));
-        }
-        Catalog::open(Box::leak(embedded.into_boxed_slice()), None)
+        let names = ["torch", "torchvision", "numpy", "python"];
+        common::embedded_catalog(&names, &names)
     })
 }
 
 fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("range-scopes")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, text) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-    }
-    dir
+    common::project("range-scopes", name, files)
 }
 
 fn run(dir: &Path) -> RangeReport {

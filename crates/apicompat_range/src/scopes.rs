@@ -194,8 +194,7 @@ impl Scopes {
                 Rule::NoPackage => true,
                 Rule::Exact(names) => {
                     let dotted = inner.join(".");
-                    names.iter().any(|n| *n == dotted)
-                        || (inner.is_empty() && names.iter().any(|n| n == stem))
+                    names.contains(&dotted) || (inner.is_empty() && names.iter().any(|n| n == stem))
                 }
                 Rule::Find { include, exclude } => {
                     // Every package from the top down must be found (setuptools walks down

@@ -559,7 +559,21 @@ impl<'c> Evaluator<'c> {
         };
         let name = last_segment(path);
         let versions = view.versions();
-        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        // Whether a definition is a member of a class (a method) rather than of a module.
+        let in_class = |canonical: &str, r: usize| {
+            canonical.rsplit_once('.').is_some_and(|(parent, _)| {
+                matches!(
+                    self.status(view, parent, r),
+                    Lite::Present {
+                        kind: Kind::Class,
+                        ..
+                    }
+                )
+            })
+        };
+        let ours_in_class = in_class(&canonical, q.newest_present);
+        // (path, same object, releases)
+        let mut groups: Vec<(String, bool, Vec<String>)> = Vec::new();
         for &r in &q.missing {
             // (tier, incidental, private segments, length): lowest wins.
             type Score = (u8, u8, usize, usize);
@@ -576,11 +590,26 @@ impl<'c> Evaluator<'c> {
                 else {
                     continue;
                 };
-                let tier = if their_canonical == canonical {
+                // Tier 0: the same object: the same canonical definition, or a path of the
+                // package that defines it here and names the used object's definition where
+                // the use works (the definition moved and the old place re-exports it, as
+                // `diff` reports moves; a module that merely imports the name is no evidence). Tier 1: a different
+                // class or function of the same name, defined at the same level (a method is
+                // never offered for a module-level function, nor the reverse).
+                let defined_here = c
+                    .rsplit_once('.')
+                    .is_some_and(|(m, _)| their_canonical.starts_with(&format!("{m}.")));
+                let tier = if their_canonical == canonical
+                    || (defined_here
+                        && matches!(
+                            self.status(view, c, q.newest_present),
+                            Lite::Present { canonical: then, .. } if then == canonical
+                        )) {
                     0
                 } else if their_kind == kind
                     && matches!(their_kind, Kind::Class | Kind::Function)
                     && last_segment(&their_canonical) == name
+                    && in_class(&their_canonical, r) == ours_in_class
                 {
                     1
                 } else {
@@ -597,29 +626,42 @@ impl<'c> Evaluator<'c> {
                     best = Some((score, c));
                 }
             }
-            if let (Some((_, c)), Some(v)) = (best, versions.get(r)) {
-                match groups.iter_mut().find(|(g, _)| g == c) {
-                    Some((_, rs)) => rs.push(v.clone()),
-                    None => groups.push((c.clone(), vec![v.clone()])),
+            if let (Some(((tier, ..), c)), Some(v)) = (best, versions.get(r)) {
+                let same = tier == 0;
+                match groups.iter_mut().find(|(g, s, _)| g == c && *s == same) {
+                    Some((_, _, rs)) => rs.push(v.clone()),
+                    None => groups.push((c.clone(), same, vec![v.clone()])),
                 }
             }
         }
+        let what = match kind {
+            Kind::Class => "class",
+            _ => "function",
+        };
         groups
             .into_iter()
-            .map(|(c, rs)| Fix {
-                kind: FixKind::Moved,
-                message: format!(
-                    "in {} {} the same object is `{c}`",
-                    view.name(),
-                    if rs.len() <= 3 {
-                        rs.join(", ")
-                    } else {
-                        format!("{} - {}", rs[0], rs[rs.len() - 1])
-                    }
-                ),
-                replacement: Some(c),
-                releases: rs,
-                requirement: None,
+            .map(|(c, same, rs)| {
+                let releases = if rs.len() <= 3 {
+                    rs.join(", ")
+                } else {
+                    format!("{} - {}", rs[0], rs[rs.len() - 1])
+                };
+                let message = if same {
+                    format!("in {} {releases} the same object is `{c}`", view.name())
+                } else {
+                    format!(
+                        "in {} {releases} a different {what} of the same name is `{c}` (not the same object: check that it does what the code expects)",
+                        view.name()
+                    )
+                };
+                Fix {
+                    kind: FixKind::Moved,
+                    message,
+                    // Only the same object is a replacement an edit may make.
+                    replacement: same.then_some(c),
+                    releases: rs,
+                    requirement: None,
+                }
             })
             .collect()
     }
@@ -638,8 +680,11 @@ fn pin(
         let v = versions.get(first_after)?;
         return Some((format!("{pkg}>={v}"), v.clone()));
     }
-    if present.iter().any(|&p| p < lo) {
-        let v = versions.get(lo)?;
+    // Capped below the release that first lacks it after the last one that has it (numpy's
+    // aliases are gone from 1.24.0: `numpy<1.24.0`, even when the targets start later),
+    // not below the first targeted release that lacks it.
+    if let Some(&last) = present.iter().rev().find(|&&p| p < lo) {
+        let v = versions.get(last + 1)?;
         return Some((format!("{pkg}<{v}"), String::new()));
     }
     None

@@ -13,8 +13,11 @@
 //! The uses and their status in every release come from [`apicompat_check::survey`], the same
 //! collection `check` makes.
 
+pub mod blocking;
 pub mod render;
 pub mod resolve;
+pub mod scopes;
+mod setup;
 pub mod upgrade;
 
 use std::collections::HashMap;
@@ -172,10 +175,34 @@ pub struct PackageRange {
     pub finding: Option<Finding>,
     /// The requirement line to declare for this package, from the joint answer.
     pub recommended: Option<String>,
+    /// Whether the main scope (the package, or the project without one) uses it: only those
+    /// are in the joint answer and the recommendation.
+    pub in_main: bool,
+    /// The other scopes that use it (tests, examples, ...), each answered apart.
+    pub scopes: Vec<ScopeRange>,
+    /// When no release has every use: the fewest uses to fix, and the answer once fixed.
+    pub blocking: Option<blocking::Blocking>,
     #[serde(skip)]
     pub(crate) needs_mask: Vec<bool>,
     #[serde(skip)]
     pub(crate) admitted_mask: Vec<bool>,
+}
+
+/// What one scope other than the main one needs of a package.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScopeRange {
+    /// `tests`, `examples`, `benchmarks`, `scripts`, `docs` or `other`.
+    pub scope: &'static str,
+    pub uses: UseCounts,
+    pub needs: Releases,
+    pub requirement: Option<String>,
+    /// The bounds of `needs`, with the uses that set them.
+    pub bounds: Vec<Bound>,
+    /// Whether it rules out releases the main scope needs.
+    pub narrower: bool,
+    /// For uses that rule out releases the main scope needs: the path of the same object
+    /// there (`symbol at path:line: import it from X, the same object in torch 2.5.0`).
+    pub fixes: Vec<String>,
 }
 
 /// Everything `range` answers.
@@ -184,6 +211,10 @@ pub struct RangeReport {
     /// The directory whose requirements were read.
     pub project: String,
     pub files: usize,
+    /// The main scope: `package` (what `pip install` ships) or `project` (no packaging).
+    pub main_scope: &'static str,
+    /// Where the package was found (`pyproject.toml [tool.setuptools.packages.find]`, ...).
+    pub package_source: String,
     pub packages: Vec<PackageRange>,
     /// Across packages, with the metadata of the indexed releases.
     pub joint: resolve::Joint,
@@ -191,6 +222,10 @@ pub struct RangeReport {
     pub joint_declared: Option<resolve::Joint>,
     /// Requirement lines to declare, from `joint`.
     pub recommended: Vec<String>,
+    /// When some package has no release with every use: the joint answer once the blocking
+    /// uses are fixed, and its requirement lines.
+    pub joint_after_fixes: Option<resolve::Joint>,
+    pub recommended_after_fixes: Vec<String>,
     pub notes: Vec<String>,
     /// A path could not be read (exit code 2).
     pub io_failure: bool,
@@ -211,8 +246,8 @@ fn works(p: Presence) -> bool {
 }
 
 /// Uses grouped by what they are and how they behave.
-struct Group<'a> {
-    first: &'a SurveyedUse,
+pub(crate) struct Group<'a> {
+    pub(crate) first: &'a SurveyedUse,
     places: usize,
     /// The first place's file, as shown.
     shown: String,
@@ -246,7 +281,7 @@ fn shown(path: &std::path::Path, root: &std::path::Path) -> String {
     render::display(path.strip_prefix(root).unwrap_or(path))
 }
 
-fn use_ref(g: &Group<'_>, versions: &[String]) -> UseRef {
+pub(crate) fn use_ref(g: &Group<'_>, versions: &[String]) -> UseRef {
     let u = g.first;
     let mask: Vec<bool> = u.presence.iter().map(|&p| works(p)).collect();
     UseRef {
@@ -262,7 +297,7 @@ fn use_ref(g: &Group<'_>, versions: &[String]) -> UseRef {
 }
 
 /// The releases where every use of `groups` works.
-fn meet(n: usize, groups: &[&Group<'_>]) -> Vec<bool> {
+pub(crate) fn meet(n: usize, groups: &[&Group<'_>]) -> Vec<bool> {
     (0..n)
         .map(|r| {
             groups
@@ -357,6 +392,8 @@ fn package_range(
     catalog: &Catalog,
     survey: &Survey,
     ps: &apicompat_check::survey::PackageSurvey,
+    uses: &[&SurveyedUse],
+    with_declared: bool,
 ) -> PackageRange {
     let versions = &ps.versions;
     let n = versions.len();
@@ -366,16 +403,12 @@ fn package_range(
         .flatten()
         .map(|v| v.releases().iter().map(|r| r.version.clone()).collect())
         .unwrap_or_default();
-    let counted: Vec<&SurveyedUse> = ps.uses.iter().filter(|u| u.counts()).collect();
+    let counted: Vec<&SurveyedUse> = uses.iter().copied().filter(|u| u.counts()).collect();
     let counts = UseCounts {
-        total: ps.uses.len(),
+        total: uses.len(),
         counted: counted.len(),
-        guarded: ps.uses.iter().filter(|u| u.guarded).count(),
-        suppressed: ps
-            .uses
-            .iter()
-            .filter(|u| u.suppressed && !u.guarded)
-            .count(),
+        guarded: uses.iter().filter(|u| u.guarded).count(),
+        suppressed: uses.iter().filter(|u| u.suppressed && !u.guarded).count(),
         restricting: counted
             .iter()
             .filter(|u| u.presence.contains(&Presence::Absent))
@@ -414,14 +447,21 @@ fn package_range(
     let mut all_bounds = bounds("all", &needs_mask, &live, versions);
     all_bounds.extend(bounds("import-time", &import_mask, &import, versions));
     all_bounds.extend(bounds("call-time", &call_mask, &call, versions));
-    let conflict = if needs_mask.iter().any(|&b| b) {
-        Vec::new()
+    let (conflict, blocking) = if needs_mask.iter().any(|&b| b) {
+        (Vec::new(), None)
     } else {
-        conflict(n, &live, versions)
+        (
+            conflict(n, &live, versions),
+            blocking::blocking(catalog, &ps.package, &parsed, &live, versions),
+        )
     };
 
     // The declaration.
-    let reqs = survey.declared.requirements_for(&ps.package);
+    let reqs = if with_declared {
+        survey.declared.requirements_for(&ps.package)
+    } else {
+        Vec::new()
+    };
     let declared: Vec<DeclaredRef> = reqs
         .iter()
         .map(|r| DeclaredRef {
@@ -518,6 +558,9 @@ fn package_range(
         excluded_working: Releases::of(versions, &excluded_working),
         finding,
         recommended: None,
+        in_main: !uses.is_empty(),
+        scopes: Vec::new(),
+        blocking,
         needs_mask,
         admitted_mask,
     }
@@ -537,18 +580,91 @@ pub fn range(catalog: &Catalog, options: &RangeOptions) -> Result<RangeReport, U
 
 /// `range` over uses already surveyed.
 pub fn range_of_survey(catalog: &Catalog, s: &Survey, options: &RangeOptions) -> RangeReport {
-    let mut packages: Vec<PackageRange> = s
-        .packages
-        .iter()
-        .map(|ps| package_range(catalog, s, ps))
-        .collect();
+    let scopes = scopes::Scopes::read(&s.project_root);
+    let main = scopes.main();
+    let scope_of = |u: &SurveyedUse| -> &'static str {
+        match u.path.strip_prefix(&s.project_root) {
+            Ok(rel) => scopes.of(rel),
+            Err(_) => scopes.of(&u.path),
+        }
+    };
+    let mut packages: Vec<PackageRange> = Vec::new();
+    for ps in &s.packages {
+        let mut by_scope: Vec<(&'static str, Vec<&SurveyedUse>)> = Vec::new();
+        for u in &ps.uses {
+            let sc = scope_of(u);
+            match by_scope.iter_mut().find(|(n, _)| *n == sc) {
+                Some((_, v)) => v.push(u),
+                None => by_scope.push((sc, vec![u])),
+            }
+        }
+        let main_uses: Vec<&SurveyedUse> = by_scope
+            .iter()
+            .find(|(n, _)| *n == main)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let mut p = package_range(catalog, s, ps, &main_uses, true);
+        by_scope.sort_by_key(|(n, _)| *n);
+        for (name, uses) in by_scope.iter().filter(|(n, _)| *n != main) {
+            let sub = package_range(catalog, s, ps, uses, false);
+            // The main scope's releases this scope rules out.
+            let lost: Vec<usize> = (0..sub.needs_mask.len())
+                .filter(|&r| p.needs_mask.get(r) == Some(&true) && !sub.needs_mask[r])
+                .collect();
+            let main_needs = &p.needs.releases;
+            let mut bounds: Vec<Bound> = sub
+                .bounds
+                .into_iter()
+                .filter(|b| b.scope == "all")
+                .collect();
+            // The bounds that cut into the main scope's releases first.
+            bounds.sort_by_key(|b| !main_needs.contains(&b.excluded));
+            let fixes = match lost.first() {
+                Some(&r) => {
+                    scope_fixes(catalog, &ps.package, uses, r, &ps.versions, &s.project_root)
+                }
+                None => Vec::new(),
+            };
+            p.scopes.push(ScopeRange {
+                scope: name,
+                uses: sub.uses,
+                needs: sub.needs,
+                requirement: sub.requirement,
+                bounds,
+                narrower: !lost.is_empty(),
+                fixes,
+            });
+        }
+        packages.push(p);
+    }
     let mut notes = s.notes.clone();
-    let setup = resolve::Setup::new(catalog, s, options, &mut notes);
-    let joint = resolve::solve(catalog, &packages, &setup, false, options.cap);
-    let joint_declared = packages
+    let mut setup = resolve::Setup::new(catalog, s, options, &mut notes);
+    let in_main: Vec<PackageRange> = packages.iter().filter(|p| p.in_main).cloned().collect();
+    let mut joint = resolve::solve(catalog, &in_main, &setup, false, options.cap);
+    // The project's requires-python bounds the releases only as far as their own
+    // Requires-Python says: when no combination supports its oldest Python, the answer is for
+    // the oldest newer one it admits with which some combination works.
+    if !joint.possible && !in_main.is_empty() {
+        let oldest = setup.floor().cloned();
+        for v in setup.raises().to_vec() {
+            let raised = setup.raised(&v);
+            let j = resolve::solve(catalog, &in_main, &raised, false, options.cap);
+            if j.possible {
+                if let Some(o) = oldest {
+                    notes.push(format!(
+                        "no combination of indexed releases supports Python {o}, the oldest the project's requires-python admits: the answer is for Python {v}, the oldest it admits that they support"
+                    ));
+                }
+                joint = j;
+                setup = raised;
+                break;
+            }
+        }
+    }
+    let joint_declared = in_main
         .iter()
         .any(|p| !p.declared.is_empty())
-        .then(|| resolve::solve(catalog, &packages, &setup, true, options.cap));
+        .then(|| resolve::solve(catalog, &in_main, &setup, true, options.cap));
     for p in &mut packages {
         p.recommended = joint
             .packages
@@ -556,21 +672,85 @@ pub fn range_of_survey(catalog: &Catalog, s: &Survey, options: &RangeOptions) ->
             .find(|j| j.package == p.package)
             .and_then(|j| j.requirement.clone());
     }
-    let recommended = joint
-        .packages
-        .iter()
-        .filter(|p| p.used)
-        .filter_map(|p| p.requirement.clone())
-        .collect();
+    let recommended = lines(&joint);
+    // Once the blocking uses are fixed.
+    let joint_after_fixes = in_main.iter().any(|p| p.blocking.is_some()).then(|| {
+        let fixed: Vec<PackageRange> = in_main
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                if let Some(b) = &p.blocking {
+                    p.needs_mask = b.then_mask.clone();
+                    p.needs = b.then.clone();
+                    p.bounds.clear();
+                }
+                p
+            })
+            .collect();
+        resolve::solve(catalog, &fixed, &setup, false, options.cap)
+    });
+    let recommended_after_fixes = joint_after_fixes.as_ref().map(lines).unwrap_or_default();
     RangeReport {
         project: render::display(&s.project_root),
         files: s.files,
+        main_scope: main,
+        package_source: scopes.source.clone(),
         packages,
         joint,
         joint_declared,
         recommended,
+        joint_after_fixes,
+        recommended_after_fixes,
         notes,
         io_failure: s.io_failure,
         unindexed: s.unindexed.clone(),
     }
+}
+
+/// For a scope's counted uses absent in release `r` (one the main scope needs): where the same
+/// object is there.
+fn scope_fixes(
+    catalog: &Catalog,
+    package: &str,
+    uses: &[&SurveyedUse],
+    r: usize,
+    versions: &[String],
+    root: &std::path::Path,
+) -> Vec<String> {
+    let absent: Vec<&SurveyedUse> = uses
+        .iter()
+        .copied()
+        .filter(|u| u.counts() && u.presence.get(r) == Some(&Presence::Absent))
+        .collect();
+    let moved = blocking::moved_paths(catalog, package, &absent, r);
+    let mut out: Vec<String> = Vec::new();
+    for u in &absent {
+        let Some(found) = moved.get(u.symbol.as_str()) else {
+            continue;
+        };
+        let line = format!(
+            "`{}` at {}:{}: {}",
+            u.symbol,
+            shown(&u.path, root),
+            u.line,
+            found.advice(
+                package,
+                versions.get(r).map(String::as_str).unwrap_or_default()
+            )
+        );
+        if !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// The requirement lines of a joint answer, for the packages the project uses.
+fn lines(joint: &resolve::Joint) -> Vec<String> {
+    joint
+        .packages
+        .iter()
+        .filter(|p| p.used)
+        .filter_map(|p| p.requirement.clone())
+        .collect()
 }

@@ -105,6 +105,34 @@ fn package_text(out: &mut String, p: &PackageRange, verbose: bool) {
             );
         }
     }
+    if let Some(b) = &p.blocking {
+        let _ = writeln!(
+            out,
+            "    fewest uses to fix ({}) for {} {} to work:",
+            b.uses.len(),
+            p.package,
+            b.release
+        );
+        for u in &b.uses {
+            let _ = writeln!(
+                out,
+                "      `{}` at {} ({}): {}",
+                u.at.symbol,
+                u.at.location(),
+                u.at.reach,
+                u.fix
+            );
+        }
+        let _ = writeln!(
+            out,
+            "    once fixed, needs {}{}",
+            set_text(&b.then.ranges),
+            b.requirement
+                .as_deref()
+                .map(|r| format!("  ({r})"))
+                .unwrap_or_default()
+        );
+    }
     let _ = writeln!(out, "  import-time  {}", set_text(&p.import_time.ranges));
     for b in p.bounds.iter().filter(|b| b.scope == "import-time") {
         let _ = writeln!(out, "    {}", bound_line(b, verbose));
@@ -185,6 +213,54 @@ fn package_text(out: &mut String, p: &PackageRange, verbose: bool) {
     }
 }
 
+/// The other scopes of a package: those that rule out releases the main scope needs, with
+/// the uses that do; the others in one line.
+fn scopes_text(out: &mut String, p: &PackageRange, main: &str, verbose: bool) {
+    let mut alike = Vec::new();
+    for s in &p.scopes {
+        if !s.narrower && !verbose {
+            alike.push(s.scope);
+            continue;
+        }
+        let req = s
+            .requirement
+            .as_deref()
+            .map(|r| format!("  ({r})"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {:<12} {}{req}{}",
+            s.scope,
+            set_text(&s.needs.ranges),
+            if s.narrower {
+                format!(", narrower than the {main}: not in the recommendation")
+            } else {
+                String::new()
+            }
+        );
+        for b in &s.bounds {
+            let _ = writeln!(out, "    needs {}", bound_line(b, verbose));
+        }
+        for f in &s.fixes {
+            let _ = writeln!(out, "    fix: {f}");
+        }
+    }
+    if !p.in_main {
+        let _ = writeln!(
+            out,
+            "  the {main} does not use {}: not in the joint answer",
+            p.package
+        );
+    }
+    if !alike.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {} need nothing the {main} does not",
+            alike.join(", ")
+        );
+    }
+}
+
 /// Releases as ranges of consecutive indexed releases (`2.3.0 - 2.3.1`), or listed when few.
 fn compact_list(all: &[String], some: &[String]) -> String {
     if some.len() <= 3 {
@@ -200,6 +276,12 @@ fn joint_text(out: &mut String, j: &crate::resolve::Joint, title: &str) {
         None => "no requires-python declared".to_string(),
     };
     let _ = writeln!(out, "{title} ({}; {python}):", j.environment);
+    if j.possible && !j.exact {
+        let _ = writeln!(
+            out,
+            "  approximate: the search budget ended before every release was confirmed by a working combination (marked below)"
+        );
+    }
     if !j.possible {
         let _ = writeln!(out, "  no combination of indexed releases works:");
         for c in &j.conflicts {
@@ -216,6 +298,13 @@ fn joint_text(out: &mut String, j: &crate::resolve::Joint, title: &str) {
         let _ = writeln!(out, "  {:<12} {}{note}", p.package, set_text(&p.ranges));
         for e in &p.excluded {
             let _ = writeln!(out, "    not {}: {}", e.ranges.join(", "), e.reason);
+        }
+        if !p.unconfirmed.is_empty() {
+            let _ = writeln!(
+                out,
+                "    approximate: {} kept unconfirmed (search budget)",
+                p.unconfirmed.join(", ")
+            );
         }
         let n = p.accepts.len();
         for (i, a) in p.accepts.iter().enumerate() {
@@ -256,6 +345,7 @@ pub fn range_text(report: &RangeReport, verbose: bool, quiet: bool) -> String {
             continue;
         }
         package_text(&mut out, p, verbose);
+        scopes_text(&mut out, p, report.main_scope, verbose);
         out.push('\n');
     }
     if !report.packages.is_empty() {
@@ -279,12 +369,60 @@ pub fn range_text(report: &RangeReport, verbose: bool, quiet: bool) -> String {
             }
         }
         out.push('\n');
-        if report.recommended.is_empty() {
-            let _ = writeln!(out, "Recommended requirements: none (no combination works)");
+        let whose = if report.main_scope == crate::scopes::PACKAGE {
+            format!(" for the package ({})", report.package_source)
         } else {
-            let _ = writeln!(out, "Recommended requirements:");
+            String::new()
+        };
+        if report.recommended.is_empty() {
+            let _ = writeln!(
+                out,
+                "Recommended requirements{whose}: none (no combination works)"
+            );
+        } else {
+            let _ = writeln!(out, "Recommended requirements{whose}:");
             for r in &report.recommended {
                 let _ = writeln!(out, "  {r}");
+            }
+        }
+        if let Some(j) = &report.joint_after_fixes {
+            out.push('\n');
+            joint_text(&mut out, j, "Once the blocking uses above are fixed");
+            if !report.recommended_after_fixes.is_empty() {
+                let _ = writeln!(out, "Recommended then:");
+                for r in &report.recommended_after_fixes {
+                    let _ = writeln!(out, "  {r}");
+                }
+            }
+        }
+        let other: Vec<String> = report
+            .packages
+            .iter()
+            .flat_map(|p| {
+                p.scopes.iter().filter(|s| s.narrower).map(move |s| {
+                    let why = s
+                        .bounds
+                        .first()
+                        .and_then(|b| b.uses.first().map(|u| (b, u)))
+                        .map(|(b, u)| {
+                            format!(" ({} {} because of {})", b.op, b.version, u.location())
+                        })
+                        .unwrap_or_default();
+                    format!(
+                        "{} need {} {}{why}; the {} needs {}",
+                        s.scope,
+                        p.package,
+                        set_text(&s.needs.ranges),
+                        report.main_scope,
+                        set_text(&p.needs.ranges)
+                    )
+                })
+            })
+            .collect();
+        if !other.is_empty() {
+            let _ = writeln!(out, "Not in the recommendation (other scopes):");
+            for o in other {
+                let _ = writeln!(out, "  {o}");
             }
         }
     }

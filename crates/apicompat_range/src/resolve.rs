@@ -7,119 +7,19 @@
 use serde::Serialize;
 
 use apicompat_check::pins::requirement_line;
-use apicompat_check::survey::Survey;
 use apicompat_index::{ranges, Catalog, PackageView};
-use std::str::FromStr;
 
 use apicompat_requirements::{
-    marker_environment, normalize_name, parse_requirement, parse_specifiers, parse_version,
-    read_requires_python, satisfies, select, Declared, ExtraName, MarkerEnvironment, Platform,
-    Version, VersionSpecifiers,
+    normalize_name, parse_requirement, parse_specifiers, satisfies, select, Declared, Version,
+    VersionSpecifiers,
 };
 
-use crate::{DeclaredRef, PackageRange, RangeOptions};
+pub use crate::setup::Setup;
+use crate::{DeclaredRef, PackageRange};
 
 /// The most steps one confirming search may take (the index has a handful of packages with
 /// tens of releases each; this is never reached in practice).
 const MAX_STEPS: usize = 200_000;
-
-/// What the joint answer is evaluated for.
-pub struct Setup {
-    env: Option<MarkerEnvironment>,
-    /// The environment, for a human: `CPython 3.11, Linux`.
-    pub environment: String,
-    /// The project's `requires-python`.
-    pub requires_python: Option<DeclaredRef>,
-    /// The oldest Python the project must run on: releases whose Requires-Python excludes it
-    /// are left out.
-    python_floor: Option<(Version, String)>,
-    declared: Declared,
-}
-
-impl Setup {
-    pub fn new(
-        _catalog: &Catalog,
-        survey: &Survey,
-        options: &RangeOptions,
-        notes: &mut Vec<String>,
-    ) -> Setup {
-        let mut requires_python = None;
-        let mut project_spec: Option<VersionSpecifiers> = None;
-        match read_requires_python(&survey.project_root) {
-            Some(Ok(rp)) => {
-                requires_python = Some(DeclaredRef {
-                    requirement: rp.raw.clone(),
-                    source: rp.source.to_string(),
-                });
-                project_spec = Some(rp.specifier);
-            }
-            Some(Err(e)) => notes.push(format!("requires-python ignored: {e}")),
-            None => {}
-        }
-        let given = options.python_version.as_deref().and_then(|v| {
-            parse_version(v)
-                .map_err(|e| notes.push(format!("--python-version ignored: {e}")))
-                .ok()
-        });
-        // The lowest Python the project's requires-python admits.
-        let lowest = project_spec.as_ref().and_then(|spec| {
-            let mut candidates: Vec<Version> = (0..=40)
-                .filter_map(|minor| parse_version(&format!("3.{minor}")).ok())
-                .collect();
-            candidates.extend(spec.iter().map(|s| s.version().clone()));
-            candidates.sort();
-            candidates.into_iter().find(|v| satisfies(spec, v))
-        });
-        let python_floor = match (&given, &lowest, &requires_python) {
-            (Some(v), _, _) => Some((v.clone(), format!("Python {v} (--python-version)"))),
-            (None, Some(v), Some(rp)) => Some((
-                v.clone(),
-                format!(
-                    "Python {v}, the oldest the project's requires-python `{}` ({}) admits",
-                    rp.requirement, rp.source
-                ),
-            )),
-            _ => None,
-        };
-        if python_floor.is_none() {
-            notes.push(
-                "the project declares no requires-python: Requires-Python of the releases is not compared (give --python-version to compare it)"
-                    .to_string(),
-            );
-        }
-        let marker_python = given
-            .clone()
-            .or(lowest)
-            .or_else(|| parse_version("3.11").ok());
-        let env = marker_python
-            .as_ref()
-            .and_then(|v| marker_environment(v, Platform::Linux).ok());
-        let environment = format!(
-            "CPython {}, Linux",
-            marker_python.map(|v| v.to_string()).unwrap_or_default()
-        );
-        Setup {
-            env,
-            environment,
-            requires_python,
-            python_floor,
-            declared: survey.declared.clone(),
-        }
-    }
-}
-
-impl Setup {
-    /// The extras the project requests of a package (`colossalai[zero]`): the Requires-Dist
-    /// entries with `extra == "zero"` apply.
-    fn extras(&self, package: &str) -> Vec<ExtraName> {
-        self.declared
-            .requirements_for(package)
-            .iter()
-            .flat_map(|r| r.extras.iter())
-            .filter_map(|e| ExtraName::from_str(e).ok())
-            .collect()
-    }
-}
 
 /// A group of releases left out of a package's set, and why.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -155,6 +55,8 @@ pub struct JointPackage {
     pub excluded: Vec<Exclusion>,
     /// Which releases of the other packages each group of `releases` works with.
     pub accepts: Vec<Accepts>,
+    /// Releases kept without a confirming combination: the search budget ended first.
+    pub unconfirmed: Vec<String>,
 }
 
 /// The joint answer.
@@ -168,6 +70,9 @@ pub struct Joint {
     pub requires_python: Option<DeclaredRef>,
     /// Whether some combination of releases works.
     pub possible: bool,
+    /// Whether every release listed was confirmed by a full combination (else `unconfirmed`
+    /// of each package says which are approximate).
+    pub exact: bool,
     pub packages: Vec<JointPackage>,
     /// When no combination works: why, one sentence per package that has no release left.
     pub conflicts: Vec<String>,
@@ -455,7 +360,8 @@ pub fn solve(
                 .collect()
         })
         .collect();
-    let mut unconfirmed = false;
+    let mut unconfirmed: Vec<Vec<bool>> =
+        vars.iter().map(|v| vec![false; v.domain.len()]).collect();
     for a in 0..vars.len() {
         for x in 0..vars[a].domain.len() {
             if !vars[a].domain[x] || confirmed[a][x] {
@@ -468,6 +374,7 @@ pub fn solve(
                 Some(found) => {
                     for (b, &y) in found.iter().enumerate() {
                         confirmed[b][y] = true;
+                        unconfirmed[b][y] = false;
                     }
                     for (b, &y) in found.iter().enumerate() {
                         for (c, &z) in found.iter().enumerate() {
@@ -476,7 +383,7 @@ pub fn solve(
                     }
                 }
                 None if steps >= MAX_STEPS => {
-                    unconfirmed = true;
+                    unconfirmed[a][x] = true;
                     confirmed[a][x] = true;
                 }
                 None => {}
@@ -548,6 +455,11 @@ pub fn solve(
             requirement: requirement_line(&v.name, &v.parsed, &final_mask, cap),
             excluded,
             accepts,
+            unconfirmed: if possible {
+                ranges(&v.versions, &unconfirmed[a])
+            } else {
+                Vec::new()
+            },
         });
     }
     let mut conflicts = Vec::new();
@@ -571,12 +483,13 @@ pub fn solve(
             );
         }
     }
-    let _ = unconfirmed;
+    let exact = unconfirmed.iter().all(|u| !u.contains(&true));
     Joint {
         scope: if declared_scope { "declared" } else { "needs" },
         environment: setup.environment.clone(),
         requires_python: setup.requires_python.clone(),
         possible,
+        exact,
         packages: out_packages,
         conflicts,
     }

@@ -11,36 +11,18 @@ use apicompat_range::upgrade::{run as diff, DiffOptions};
 use apicompat_range::{range, render, RangeOptions, RangeReport};
 use apicompat_requirements::parse_requirement;
 
-/// The indexes embedded in the CLI (committed with the repository: a missing one fails).
+mod common;
+
+/// The indexes embedded in the CLI (committed with the repository: a missing torch fails).
 fn real_catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
     CATALOG.get_or_init(|| {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
-        let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
-        for name in ["torch", "colossalai", "torchvision"] {
-            if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
-                embedded.push((name, Box::leak(bytes.into_boxed_slice())));
-            }
-        }
-        assert!(
-            embedded.iter().any(|(n, _)| *n == "torch"),
-            "no torch index at {dir}: it is part of the repository"
-        );
-        Catalog::open(Box::leak(embedded.into_boxed_slice()), None)
+        common::embedded_catalog(&["torch", "colossalai", "torchvision"], &["torch"])
     })
 }
 
 fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("range-acceptance")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, text) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-    }
-    dir
+    common::project("range-acceptance", name, files)
 }
 
 fn run(catalog: &Catalog, dir: &Path) -> RangeReport {

@@ -80,17 +80,10 @@ fn catalog() -> Catalog {
     Catalog::open(embedded, None)
 }
 
+mod common;
+
 fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("range-fixtures")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, text) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-    }
-    dir
+    common::project("range-fixtures", name, files)
 }
 
 fn options(dir: &Path) -> RangeOptions {

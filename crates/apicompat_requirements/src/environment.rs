@@ -130,6 +130,12 @@ pub fn find_site_packages(path: &Path) -> Result<SitePackages, EnvError> {
     if std::fs::symlink_metadata(path).is_err() {
         return Err(EnvError::NotFound(path.to_path_buf()));
     }
+    // A pyenv or asdf shim: the interpreter it would run.
+    if !path.is_dir() {
+        if let Some(real) = crate::shims::resolve_shim(path, &crate::shims::ShimEnv::current()) {
+            return find_site_packages(&real);
+        }
+    }
     let is_dir = path.is_dir();
     let interpreter = (!is_dir).then(|| path.to_path_buf());
 

@@ -21,6 +21,7 @@ mod safe_read;
 mod scopes;
 mod setup_cfg;
 mod setup_py;
+pub mod shims;
 pub mod version;
 mod yaml_env;
 

@@ -151,7 +151,10 @@ pub(crate) fn check_files(
                 continue;
             };
             // A guarded private use already has its fallback.
-            let private = written_private(u) && !u.guarded;
+            // So does one in a fallback handler (`except ImportError: from torch._x import y`).
+            let private = written_private(u)
+                && !u.guarded
+                && file.uses.fallbacks.binary_search(&(ui as u32)).is_err();
             // Targeted releases that have it (the others are AC001/AC002's).
             let mut in_target = Vec::new();
             let mut class = false;

@@ -9,6 +9,7 @@
 #   CALLGRIND=1 scripts/bench-check.sh     # also count instructions (valgrind, ~1-2 min; the
 #                                          # count does not depend on machine load)
 #   TARGET='torch==2.5.0' scripts/bench-check.sh
+#   BIN=/path/to/other/apicompat scripts/bench-check.sh   # the same runs with another build
 #
 # Needs python3 (for pip, the Ruff venv and unzipping) and GNU time (`apt-get install time`);
 # without /usr/bin/time the peak memory is read from /proc instead.
@@ -20,8 +21,11 @@ work=target/bench/check
 src=$work/transformers-4.46.3
 mkdir -p "$work"
 
-cargo build --release -q -p apicompat --bin apicompat
-bin=./target/release/apicompat
+# BIN=/path/to/apicompat measures another build (a baseline) instead of this tree's.
+if [ -z "${BIN:-}" ]; then
+  cargo build --release -q -p apicompat --bin apicompat
+fi
+bin=${BIN:-./target/release/apicompat}
 
 # Ruff in its own venv (pip's own download of the transformers wheel comes from it too).
 if [ ! -x "$work/venv/bin/ruff" ]; then

@@ -84,11 +84,16 @@ EOF
 
 read -r c_best c_med < <(timeit "$RUNS" "${check[@]}")
 c_mem=$(peak_mb "${check[@]}")
+# User CPU of one run (less sensitive to other load on the machine than wall time).
+c_user=n/a
+if [ -x /usr/bin/time ]; then
+  c_user=$({ /usr/bin/time -f '%U' "${check[@]}" 2>&1 >/dev/null || true; } | tail -1)
+fi
 read -r r_best r_med < <(timeit "$RUNS" "${ruff_ef[@]}")
 r_mem=$(peak_mb "${ruff_ef[@]}")
 read -r d_best d_med < <(timeit 3 "${ruff_default[@]}")
 
-echo "apicompat check --target $TARGET: best $c_best ms, median $c_med ms over $RUNS runs; peak RSS $c_mem MB"
+echo "apicompat check --target $TARGET: best $c_best ms, median $c_med ms over $RUNS runs; peak RSS $c_mem MB; user CPU $c_user s"
 echo "ruff check --select E,F:           best $r_best ms, median $r_med ms over $RUNS runs; peak RSS $r_mem MB"
 echo "ruff check (default rules):        best $d_best ms, median $d_med ms over 3 runs"
 awk -v c="$c_best" -v r="$r_best" -v d="$d_best" 'BEGIN {

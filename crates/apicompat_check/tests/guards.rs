@@ -329,6 +329,21 @@ const OP_HELPERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The errors in the files under `prefix` of [`OP_HELPERS`] with `extra` files added.
+fn op_helper_errors(
+    name: &str,
+    extra: &[(&'static str, &'static str)],
+    targets: &[&str],
+    prefix: &str,
+) -> Vec<String> {
+    let mut files = OP_HELPERS.to_vec();
+    files.extend_from_slice(extra);
+    check_files(name, &files, targets)
+        .into_iter()
+        .filter(|l| l.starts_with(prefix))
+        .collect()
+}
+
 #[test]
 fn version_helpers_that_take_the_operator_as_a_string() {
     let got = check_files("op_helpers", OP_HELPERS, &["torch>=2.3,<2.5"]);
@@ -417,20 +432,14 @@ fn asserts_and_and_operands_guard_what_follows() {
 /// runs under `C`; a loose marker (`>= 2.0`) guards nothing that needs 2.4.
 #[test]
 fn marker_functions_guard_what_they_decorate() {
-    let mut files = OP_HELPERS.to_vec();
-    files.push((
-        "pkg/testing.py",
-        "import unittest\nfrom .versions import is_torch_version\n\ndef require_pipelining(test_case):\n    \"\"\"Skips below 2.4.\"\"\"\n    return unittest.skipUnless(is_torch_version(\">=\", \"2.4.0\"), \"needs 2.4\")(test_case)\n\ndef require_two(test_case):\n    return unittest.skipUnless(is_torch_version(\">=\", \"2.0.0\"), \"needs 2.0\")(test_case)\n",
-    ));
-    files.push((
+    let testing = "import unittest\nfrom .versions import is_torch_version\n\ndef require_pipelining(test_case):\n    \"\"\"Skips below 2.4.\"\"\"\n    return unittest.skipUnless(is_torch_version(\">=\", \"2.4.0\"), \"needs 2.4\")(test_case)\n\ndef require_two(test_case):\n    return unittest.skipUnless(is_torch_version(\">=\", \"2.0.0\"), \"needs 2.0\")(test_case)\n";
+    let test_x = "import unittest\nimport torch\nfrom .testing import require_pipelining, require_two\n\n@require_pipelining\nclass T(unittest.TestCase):\n    def test_a(self):\n        return torch.distributed.pipelining.pipeline\n\n@require_two\ndef test_b():\n    return torch.distributed.pipelining.pipeline\n";
+    let of = op_helper_errors(
+        "marker_functions",
+        &[("pkg/testing.py", testing), ("pkg/test_x.py", test_x)],
+        &["torch>=2.3,<2.5"],
         "pkg/test_x.py",
-        "import unittest\nimport torch\nfrom .testing import require_pipelining, require_two\n\n@require_pipelining\nclass T(unittest.TestCase):\n    def test_a(self):\n        return torch.distributed.pipelining.pipeline\n\n@require_two\ndef test_b():\n    return torch.distributed.pipelining.pipeline\n",
-    ));
-    let got = check_files("marker_functions", &files, &["torch>=2.3,<2.5"]);
-    let of: Vec<&String> = got
-        .iter()
-        .filter(|l| l.starts_with("pkg/test_x.py"))
-        .collect();
+    );
     assert_eq!(
         of,
         ["pkg/test_x.py:12:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]

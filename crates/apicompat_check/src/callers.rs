@@ -14,6 +14,8 @@
 //! project (an entry point, a test, a public function of a library called by its users), when
 //! its name is read other than as a callee (`callback=f`, `obj.f` passed on), when a function
 //! of that name has a decorator (it may be registered), and for dunder names (called by Python).
+//! A call inside a function of the same name (recursion, or a delegate's method of that name)
+//! adds nothing: it runs only where a function of that name already runs.
 
 use std::collections::HashMap;
 
@@ -189,6 +191,11 @@ impl Callers<'_> {
         let mut contexts: Vec<Context> = Vec::new();
         let mut guarded_at: Option<GuardAt> = None;
         for (file, call, func) in sites {
+            let outer = func.and_then(|f| self.uses(file).functions.get(f as usize));
+            if outer.is_some_and(|f| f.key == name) {
+                // A recursive call runs only where the function already runs: no new context.
+                continue;
+            }
             let own: Option<CallSite> = call.map(|i| self.uses(file).calls[i].clone());
             let here = |range| GuardAt {
                 range,

@@ -151,7 +151,10 @@ pub(crate) fn check_files(
                 continue;
             };
             // A guarded private use already has its fallback.
-            let private = written_private(u) && !u.guarded;
+            // So does one in a fallback handler (`except ImportError: from torch._x import y`).
+            let private = written_private(u)
+                && !u.guarded
+                && file.uses.fallbacks.binary_search(&(ui as u32)).is_err();
             // Targeted releases that have it (the others are AC001/AC002's).
             let mut in_target = Vec::new();
             let mut class = false;
@@ -493,7 +496,7 @@ fn deprecated_finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
     let message = targeted
         .last()
         .and_then(|&r| p.deprecated[r].clone())
-        .map(|m| m.to_string())
+        .map(|m| one_line(&m))
         .filter(|m| !m.is_empty());
     let pkg = view.name();
     let since = match deprecated_at.last() {
@@ -543,6 +546,13 @@ fn deprecated_finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
     f
 }
 
+/// A deprecation message on one line: its line breaks and runs of spaces (a message built
+/// from several string literals, `"...\n"`) become single spaces, so the output does not show
+/// them escaped as `\n`.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The replacement a deprecation message names: the code after "use" (`Please use
 /// `torch.amp.autocast('cuda', args...)` instead.` -> `torch.amp.autocast('cuda', args...)`).
 fn suggested(message: &str) -> Option<String> {
@@ -566,6 +576,14 @@ fn suggested(message: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deprecation_messages_are_put_on_one_line() {
+        assert_eq!(
+            one_line("`a` is deprecated.\n  Please use `b`  instead.\n"),
+            "`a` is deprecated. Please use `b` instead."
+        );
+    }
 
     #[test]
     fn private_segments_and_replacements() {

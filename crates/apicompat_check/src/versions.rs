@@ -102,6 +102,10 @@ pub struct HelperCall {
     pub args: usize,
 }
 
+/// How many helpers that imply a condition may chain (`.is_fsdp2` -> `.fsdp_version==2` ->
+/// `is_torch_version`); deeper chains are not understood.
+const MAX_IMPLIED_DEPTH: u8 = 4;
+
 /// The package name under which conditions on project helpers wait to be resolved.
 pub const HELPER_ROOT: &str = "?helper";
 
@@ -253,7 +257,7 @@ impl Pred {
         helpers: &dyn Fn(&str) -> Option<VersionHelper>,
         constants: &dyn Fn(&str) -> Option<Bound>,
     ) -> Option<(Pred, Option<String>)> {
-        self.resolved_in(helpers, constants, false)
+        self.resolved_in(helpers, constants, false, 0)
     }
 
     /// [`Pred::resolved`]; `negated` under an odd number of `not`s, where a helper that only
@@ -263,12 +267,13 @@ impl Pred {
         helpers: &dyn Fn(&str) -> Option<VersionHelper>,
         constants: &dyn Fn(&str) -> Option<Bound>,
         negated: bool,
+        depth: u8,
     ) -> Option<(Pred, Option<String>)> {
         let join = |ps: &[Pred]| -> Option<(Vec<Pred>, Option<String>)> {
             let mut out = Vec::with_capacity(ps.len());
             let mut root: Option<String> = None;
             for p in ps {
-                let (q, r) = p.resolved_in(helpers, constants, negated)?;
+                let (q, r) = p.resolved_in(helpers, constants, negated, depth)?;
                 match (&root, r) {
                     (Some(a), Some(b)) if *a != b => return None,
                     (None, Some(b)) => root = Some(b),
@@ -285,9 +290,13 @@ impl Pred {
                     if negated && !h.exact {
                         return None;
                     }
-                    // The implied condition may call helpers itself: one level more.
-                    let (pred, found) = implied
-                        .resolved(&|n| helpers(n).filter(|h| h.implies.is_none()), constants)?;
+                    // The implied condition may call helpers itself (a property implying
+                    // an object's state, which implies a version): a few levels more.
+                    if depth >= MAX_IMPLIED_DEPTH {
+                        return None;
+                    }
+                    let (pred, found) =
+                        implied.resolved_in(helpers, constants, false, depth + 1)?;
                     let root = if root == HELPER_ROOT {
                         found?
                     } else {
@@ -301,7 +310,7 @@ impl Pred {
             }
             Pred::Cmp(op, b @ Bound::Named(_)) => (Pred::Cmp(*op, b.resolved(constants)?), None),
             Pred::Not(p) => {
-                let (q, r) = p.resolved_in(helpers, constants, !negated)?;
+                let (q, r) = p.resolved_in(helpers, constants, !negated, depth)?;
                 (Pred::Not(Box::new(q)), r)
             }
             Pred::And(ps) => {

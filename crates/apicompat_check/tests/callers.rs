@@ -89,6 +89,16 @@ def recursive(n):
 def e():
     if is_pippy_available():
         recursive(3)
+
+
+def rec_plain(n):
+    if n:
+        return rec_plain(n - 1)
+    return torch.distributed.pipelining.pipeline
+
+
+def g():
+    rec_plain(2)
 ";
 
 #[test]
@@ -101,14 +111,16 @@ fn uses_in_functions_whose_every_call_is_guarded_are_guarded() {
             .collect()
     };
     // Left: `loose` (its caller admits 2.3.0), `everywhere` (one call is not guarded),
-    // `passed` (also handed to `register`), `recursive` (its own call is not guarded).
+    // `passed` (also handed to `register`). `recursive` is guarded: its own call runs only
+    // where it already runs, and its one other call is guarded; `rec_plain` is not (its
+    // other call is not guarded).
     assert_eq!(
         errors("torch==2.3.0"),
         [
             "lib.py:33:12 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0",
             "lib.py:42:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
             "lib.py:55:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
-            "lib.py:78:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "lib.py:89:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
         ]
     );
     // The loose guard (>= 2.2) still admits 2.3.0, but no longer 2.1.0.

@@ -329,6 +329,21 @@ const OP_HELPERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The errors in the files under `prefix` of [`OP_HELPERS`] with `extra` files added.
+fn op_helper_errors(
+    name: &str,
+    extra: &[(&'static str, &'static str)],
+    targets: &[&str],
+    prefix: &str,
+) -> Vec<String> {
+    let mut files = OP_HELPERS.to_vec();
+    files.extend_from_slice(extra);
+    check_files(name, &files, targets)
+        .into_iter()
+        .filter(|l| l.starts_with(prefix))
+        .collect()
+}
+
 #[test]
 fn version_helpers_that_take_the_operator_as_a_string() {
     let got = check_files("op_helpers", OP_HELPERS, &["torch>=2.3,<2.5"]);
@@ -412,6 +427,25 @@ fn asserts_and_and_operands_guard_what_follows() {
     );
 }
 
+/// Markers written as functions (`def require_x(test_case): return
+/// unittest.skipUnless(C, "...")(test_case)`), defined in another module: what they decorate
+/// runs under `C`; a loose marker (`>= 2.0`) guards nothing that needs 2.4.
+#[test]
+fn marker_functions_guard_what_they_decorate() {
+    let testing = "import unittest\nfrom .versions import is_torch_version\n\ndef require_pipelining(test_case):\n    \"\"\"Skips below 2.4.\"\"\"\n    return unittest.skipUnless(is_torch_version(\">=\", \"2.4.0\"), \"needs 2.4\")(test_case)\n\ndef require_two(test_case):\n    return unittest.skipUnless(is_torch_version(\">=\", \"2.0.0\"), \"needs 2.0\")(test_case)\n";
+    let test_x = "import unittest\nimport torch\nfrom .testing import require_pipelining, require_two\n\n@require_pipelining\nclass T(unittest.TestCase):\n    def test_a(self):\n        return torch.distributed.pipelining.pipeline\n\n@require_two\ndef test_b():\n    return torch.distributed.pipelining.pipeline\n";
+    let of = op_helper_errors(
+        "marker_functions",
+        &[("pkg/testing.py", testing), ("pkg/test_x.py", test_x)],
+        &["torch>=2.3,<2.5"],
+        "pkg/test_x.py",
+    );
+    assert_eq!(
+        of,
+        ["pkg/test_x.py:12:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+}
+
 #[test]
 fn keyword_tests_guard_the_keyword_they_test() {
     let got = check_files(
@@ -426,6 +460,28 @@ fn keyword_tests_guard_the_keyword_they_test() {
     assert_eq!(
         got,
         ["m.py:18:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1"]
+    );
+}
+
+/// `"k" in h(f)` with `h` a function of the module that lists `f`'s parameters (Megatron-LM's
+/// `get_func_args`): the keyword tested is guarded; another keyword, or a function that does
+/// not list parameters, guards nothing.
+#[test]
+fn keyword_tests_through_a_function_listing_parameters() {
+    let got = check_files(
+        "keyword_tests_helper",
+        &[(
+            "m.py",
+            "import inspect\nimport torch\n\n\ndef get_func_args(func):\n    \"\"\"Argument names.\"\"\"\n    sig = inspect.signature(func)\n    return [arg.name for arg in sig.parameters.values()]\n\n\ndef names(func):\n    return [\"weights_only\"]\n\n\ndef a(f):\n    if \"weights_only\" in get_func_args(torch.load):\n        return torch.load(f, weights_only=True)\n    if \"mmap\" in get_func_args(torch.load):\n        return torch.load(f, weights_only=True)\n    if \"weights_only\" in names(torch.load):\n        return torch.load(f, weights_only=True)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:19:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1",
+            "m.py:21:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1",
+        ]
     );
 }
 

@@ -113,6 +113,37 @@ def f(x):
     );
 }
 
+/// A private path in a handler of `ImportError` (or `AttributeError`...) that does not raise
+/// again is the fallback for releases that lack what the `try` used: no AC011 there. In a
+/// handler of another exception it is reported.
+#[test]
+fn private_fallbacks_in_import_handlers_are_not_reported() {
+    let dir = project(
+        "stability-fallback",
+        &[(
+            "m.py",
+            "\
+import torch
+
+try:
+    from torch.distributed.tensor import Replicate
+except ImportError:
+    from torch.distributed._tensor import Replicate
+
+try:
+    import json
+except ValueError:
+    from torch.distributed._tensor import DTensor
+",
+        )],
+    );
+    let report = run(catalog(), &dir, &["torch>=2.4"]);
+    assert_eq!(
+        brief(&report),
+        ["11:43 AC011 torch.distributed._tensor.DTensor"]
+    );
+}
+
 #[test]
 fn deprecated_apis_with_release_and_message() {
     let real = real_catalog();

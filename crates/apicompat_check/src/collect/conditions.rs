@@ -478,10 +478,25 @@ impl<'a> Walker<'a> {
                     has: vec![has],
                     ..CondInfo::default()
                 },
-                None => CondInfo {
-                    restriction: self.compare(c),
-                    ..CondInfo::default()
+                None => {
+                    let mut restriction = self.compare(c);
+                    if restriction.parts.is_empty() {
+                        // `plugin.fsdp_version == 2`: a state a constructor may tie to releases.
+                        restriction.parts.extend(self.state_test(expr));
+                    }
+                    CondInfo {
+                        restriction,
+                        ..CondInfo::default()
+                    }
+                }
+            },
+            Expr::Attribute(_) => CondInfo {
+                // `self.is_fsdp2`: a property that may imply a state.
+                restriction: Restriction {
+                    parts: self.state_test(expr).into_iter().collect(),
+                    complete: false,
                 },
+                ..CondInfo::default()
             },
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
                 Some(Bound::Cond(r, has)) => CondInfo {
@@ -510,7 +525,7 @@ impl<'a> Walker<'a> {
         };
         let k = string_lit(&c.left)?;
         let Expr::Attribute(params) = right else {
-            return None;
+            return self.listed_keyword(&k, right);
         };
         let Expr::Call(call) = &*params.value else {
             return None;

@@ -11,6 +11,9 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 
 mod conditions;
 mod locals;
+mod markers;
+mod signature;
+mod state;
 mod walk;
 
 use locals::LocalNames;
@@ -142,6 +145,9 @@ pub struct FileUses {
     /// Calls by name that run unconditionally in their function: (name key, function),
     /// distinct.
     pub plain_calls: Vec<(u32, Option<u32>)>,
+    /// The uses (indices into [`FileUses::uses`], ascending) made in a fallback handler
+    /// (`except ImportError: from torch._x import y`).
+    pub fallbacks: Vec<u32>,
     /// Keys of names read other than as the callee of a call (`callback=f`, `obj.f` not
     /// called), of functions with decorators and of dunders, distinct: such functions may run
     /// from anywhere.
@@ -221,6 +227,7 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
         callee: None,
         escaping: FxSet::default(),
         plain_calls: FxSet::default(),
+        signature_helpers: FxSet::default(),
     };
     w.body(suite);
     w.run_deferred();
@@ -297,6 +304,9 @@ struct Ctx {
     call_guard: bool,
     /// In an `except` handler: a fallback assigned to an imported name keeps the import.
     handler: bool,
+    /// In a handler of `ImportError`, `AttributeError` and the like that does not raise again:
+    /// what runs where the `try` failed (AC011 does not ask a fallback to be public).
+    fallback: bool,
     /// Paths known to exist here (`if hasattr(mod, "x")`).
     has: Vec<String>,
     versions: Vec<(String, Pred)>,
@@ -337,6 +347,9 @@ struct Walker<'a> {
     /// Names read other than as a callee (see [`FileUses::escaping`]).
     escaping: FxSet<&'a str>,
     plain_calls: FxSet<(&'a str, Option<u32>)>,
+    /// Top-level functions that list the parameters of what they are given
+    /// (`signature.rs`).
+    signature_helpers: FxSet<&'a str>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[
@@ -533,6 +546,11 @@ impl<'a> Walker<'a> {
             guarded |= self.ctx.has.contains(&format!("{path}({k}=)"));
         }
         versions.extend(self.ctx.versions.iter().cloned());
+        if self.ctx.fallback {
+            if let Ok(i) = u32::try_from(self.out.uses.len()) {
+                self.out.fallbacks.push(i);
+            }
+        }
         self.out.uses.push(Use {
             kind,
             path,
@@ -907,6 +925,13 @@ impl<'a> Walker<'a> {
             }
             let mut hctx = self.ctx.clone();
             hctx.handler = true;
+            let reraises = matches!(h.body.last(), Some(Stmt::Raise(_)));
+            let catches_guard = match h.type_.as_deref() {
+                None => true,
+                Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is_guard_exception),
+                Some(e) => is_guard_exception(e),
+            };
+            hctx.fallback |= catches_guard && !reraises;
             self.with_ctx(hctx, |w| w.body(&h.body));
         }
         self.body(&t.orelse);
@@ -951,7 +976,19 @@ impl<'a> Walker<'a> {
         if let Some(r) = &f.returns {
             self.visit_annotation(r);
         }
-        let helper = self.version_helper(&f.parameters, &f.body);
+        let helper = self
+            .version_helper(&f.parameters, &f.body)
+            .or_else(|| self.marker_function(f));
+        if self
+            .scopes
+            .last()
+            .is_some_and(|s| s.kind == ScopeKind::Class)
+        {
+            self.state_facts(f);
+        }
+        if self.scopes.len() == 1 && signature::lists_parameters(f) {
+            self.signature_helpers.insert(f.name.as_str());
+        }
         if self.scopes.len() == 1 {
             self.out.helpers.push((f.name.to_string(), helper.clone()));
         }

@@ -9,6 +9,9 @@ use crate::model::Severity;
 /// The finding says how many indexed releases have had it, and where the same object (the
 /// same canonical definition) is public in the targeted releases:
 /// `torch.distributed.tensor.Partial` from torch 2.5.0 for `torch.distributed._tensor.Partial`.
+/// A private path that already has its fallback is not reported: one in a `try` whose
+/// handler catches `ImportError` (or `AttributeError`, `Exception`...), and one in such a
+/// handler that does not raise again (the fallback itself, as in "How to fix" below).
 ///
 /// ## Why is this bad?
 /// Private APIs change or disappear without deprecation; code that uses them breaks on an

@@ -1,0 +1,132 @@
+//! Object states that a constructor ties to releases (`collect/state.rs`): after `if
+//! self.version == 2: if not <torch >= 2.4>: raise`, a test `x.version == 2` (or a property
+//! returning it) guards what needs torch 2.4 (fake torch index, releases 1.13.0 - 2.5.0:
+//! `pipelining` exists from 2.4.0).
+
+mod common;
+
+use common::{brief, project, run};
+
+const PLUGIN: &str = "\
+import torch
+from packaging import version
+
+
+def is_torch_at_least(v):
+    return version.parse(torch.__version__) >= version.parse(v)
+
+
+class Plugin:
+    def __init__(self, mode, loose):
+        self.mode = mode
+        self.loose = loose
+        if self.mode == 2:
+            if not is_torch_at_least(\"2.4.0\"):
+                raise ImportError(\"mode 2 needs torch >= 2.4\")
+        if self.loose == \"new\" and not is_torch_at_least(\"2.2.0\"):
+            raise ImportError(\"needs torch >= 2.2\")
+
+    def build(self):
+        if self.mode == 2:
+            return torch.distributed.pipelining.pipeline
+        return None
+
+
+class State:
+    def __init__(self, plugin):
+        self.plugin = plugin
+
+    @property
+    def is_mode2(self):
+        return self.plugin is not None and self.plugin.mode == 2
+
+
+class Front:
+    def __init__(self, plugin):
+        self.state = State(plugin)
+
+    @property
+    def is_mode2(self):
+        return self.state.is_mode2
+";
+
+const USE: &str = "\
+import torch
+
+
+def guarded(plugin):
+    if plugin.mode == 2:
+        return torch.distributed.pipelining.pipeline
+
+
+def through_property(front):
+    if front.is_mode2:
+        return torch.distributed.pipelining.pipeline
+
+
+def other_state(plugin):
+    if plugin.mode == 1:
+        return torch.distributed.pipelining.pipeline
+
+
+def negated(front):
+    if not front.is_mode2:
+        return torch.distributed.pipelining.pipeline
+
+
+def loose(plugin):
+    if plugin.loose == \"new\":
+        return torch.distributed.pipelining.pipeline
+";
+
+fn errors(dir: &std::path::Path, target: &str) -> Vec<String> {
+    brief(&run(dir, &[target]), dir)
+        .into_iter()
+        .filter(|f| f.contains(" error "))
+        .collect()
+}
+
+#[test]
+fn states_a_constructor_ties_to_releases_guard_their_tests() {
+    let dir = project("state_guards", &[("plugin.py", PLUGIN), ("use.py", USE)]);
+    // Guarded: `self.mode == 2` in the class, `plugin.mode == 2` elsewhere, the property
+    // through a delegating property. Left: another state, the negated property (nothing is
+    // assumed where it is false) and a state tied to 2.2 in front of a 2.4 API.
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        [
+            "use.py:16:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "use.py:21:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "use.py:26:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+    // The loose state excludes what is below 2.2 only.
+    let got = errors(&dir, "torch==2.1.0");
+    assert!(!got.iter().any(|f| f.starts_with("use.py:26:")), "{got:#?}");
+    assert!(got.iter().any(|f| f.starts_with("use.py:16:")), "{got:#?}");
+}
+
+/// Two classes that tie the same state to different releases: neither fact counts.
+#[test]
+fn conflicting_states_guard_nothing() {
+    let other = "\
+import torch
+
+
+class Other:
+    def __init__(self, mode):
+        self.mode = mode
+        if self.mode == 2 and torch.__version__ < \"2.0\":
+            raise ImportError(\"needs torch 2.0\")
+";
+    let dir = project(
+        "state_guards_conflict",
+        &[("plugin.py", PLUGIN), ("other.py", other), ("use.py", USE)],
+    );
+    let got = errors(&dir, "torch==2.3.0");
+    assert!(got.iter().any(|f| f.starts_with("use.py:6:")), "{got:#?}");
+    assert!(
+        got.iter().any(|f| f.starts_with("plugin.py:21:")),
+        "{got:#?}"
+    );
+}

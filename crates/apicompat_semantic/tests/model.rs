@@ -119,6 +119,14 @@ fn nonlocal_names_are_the_enclosing_functions() {
 }
 
 #[test]
+fn attributes_stored_by_every_class_of_the_hierarchy() {
+    let got = run("import lib\n\nclass Base:\n    def __init__(self, opt):\n        self.opt = opt\n        self.other = lib.Other()\n\nclass Sub(Base):\n    def __init__(self, opt):\n        super().__init__(opt)\n        if opt:\n            self.opt = lib.Opt()\n        self.other = lib.Other()\n\n    def f(self):\n        self.opt.probe\n        self.other.probe\n");
+    // `Base` stores whatever it is given (unknown): `Sub`'s own store does not decide the
+    // type alone. Where every class stores the same class, it is known.
+    assert_eq!(got, [None, exact("lib.Other")]);
+}
+
+#[test]
 fn rebinding_through_the_name_itself() {
     let got = run("import lib\n\ndef f():\n    m = lib.Opt()\n    m = m.to()\n    m.probe\n    n = lib.Opt()\n    n = n.peer()\n    n.probe\n");
     // `m.to()` gives nothing new; `n.peer()` gives another class: unknown.

@@ -70,33 +70,36 @@ impl Model<'_> {
         })
     }
 
-    /// `self.name = ...` in the methods of `c` or its project bases.
+    /// `self.name = ...` in the methods of `c` and of its project bases: every class of the
+    /// hierarchy sets attributes on the same object, so the type is the union of all their
+    /// stores (one the model cannot follow makes it unknown).
     pub(super) fn stores(&self, c: ClassKey, name: &str) -> Option<Ty> {
         let info = self.class_info(c);
-        let k = *info.mro.iter().find(|k| {
-            self.modules[k.0 as usize].classes[k.1 as usize]
-                .stores
-                .contains(name)
-        })?;
-        let stores = &self.modules[k.0 as usize].classes[k.1 as usize].stores;
-        let (position, defs) = (stores.position(name)?, stores.get(name)?);
-        Some(self.memo(Key::Store(k, position), || {
-            // A declared type wins over the values.
-            let declared: Vec<_> = defs
-                .clone()
-                .filter(|(_, d)| matches!(d, Def::Declared(_)))
-                .collect();
-            let chosen: Vec<_> = if declared.is_empty() {
-                defs.collect()
-            } else {
-                declared
+        let mut tys = Vec::new();
+        for &k in &info.mro {
+            let stores = &self.modules[k.0 as usize].classes[k.1 as usize].stores;
+            let (Some(position), Some(defs)) = (stores.position(name), stores.get(name)) else {
+                continue;
             };
-            Ty::union(
-                chosen
-                    .iter()
-                    .map(|(s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
-            )
-        }))
+            tys.push(self.memo(Key::Store(k, position), || {
+                // In one class, a declared type wins over the values.
+                let declared: Vec<_> = defs
+                    .clone()
+                    .filter(|(_, d)| matches!(d, Def::Declared(_)))
+                    .collect();
+                let chosen: Vec<_> = if declared.is_empty() {
+                    defs.collect()
+                } else {
+                    declared
+                };
+                Ty::union(
+                    chosen
+                        .iter()
+                        .map(|(s, d)| self.def(Ns::Project(k.0, *s), k.0, d)),
+                )
+            }));
+        }
+        (!tys.is_empty()).then(|| Ty::union(tys))
     }
 
     /// The one indexed class that answers `name` for objects of project class `c`: none when

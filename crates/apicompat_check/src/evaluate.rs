@@ -53,27 +53,12 @@ struct MovedQuery {
     newest_present: usize,
 }
 
-/// What a caller that checks again and again with one catalog keeps warm between runs (the
-/// server). The whole-index tables (paths by last segment, class bases) are kept with each
-/// loaded package view ([`PackageView::last_segments`]), so every run shares them already.
-#[derive(Default)]
-pub struct Warm {
-    _private: (),
-}
-
-impl std::fmt::Debug for Warm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Warm")
-    }
-}
-
 /// Lookups with caches shared by every file; one evaluator serves every thread (`&self`).
 pub struct Evaluator<'c> {
     catalog: &'c Catalog,
     packages: Mutex<HashMap<String, Option<&'c PackageView>>>,
     shared: Shared,
     notes: Mutex<Vec<String>>,
-    warm: Option<Arc<Warm>>,
 }
 
 fn last_segment(path: &str) -> &str {
@@ -92,14 +77,7 @@ impl<'c> Evaluator<'c> {
             packages: Mutex::new(HashMap::new()),
             shared: Shared::default(),
             notes: Mutex::new(Vec::new()),
-            warm: None,
         }
-    }
-
-    /// The evaluator, keeping what it scans in `warm` (which must belong to the same catalog).
-    pub fn with_warm(mut self, warm: Option<Arc<Warm>>) -> Evaluator<'c> {
-        self.warm = warm;
-        self
     }
 
     /// The notes gathered so far (unreadable or damaged indexes), taken out.

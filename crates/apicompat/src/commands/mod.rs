@@ -11,4 +11,5 @@ pub mod list;
 pub mod query;
 pub mod range;
 pub mod server;
+pub mod server_names;
 pub mod show;

@@ -1,0 +1,114 @@
+//! The names an open document defines and mentions, read from its text without parsing: the
+//! server re-checks together the open documents that one defines a name of and the other
+//! mentions (`check` matches callers, project classes and version helpers across files by
+//! name). Over-approximates: a name in a string or comment counts as mentioned.
+
+use std::collections::HashSet;
+
+/// Names defined (functions, classes, module-level assignments; dunder names left out, as
+/// Python calls them) and identifiers mentioned anywhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names {
+    defines: HashSet<String>,
+    mentions: HashSet<String>,
+}
+
+impl Names {
+    pub fn of(text: &str) -> Names {
+        let mut names = Names::default();
+        for line in text.lines() {
+            let top_level = !line.starts_with([' ', '\t']);
+            let t = line.trim_start();
+            let t = t.strip_prefix("async ").map_or(t, str::trim_start);
+            let defined = if let Some(rest) = t.strip_prefix("def ").or(t.strip_prefix("class ")) {
+                identifier(rest.trim_start())
+            } else if top_level {
+                // `NAME = ...`, `NAME: T = ...`, `NAME += ...`.
+                let name = identifier(t);
+                let after = t[name.len()..].trim_start();
+                let assigns = after.starts_with(':')
+                    || (after.contains('=') && !after.starts_with("==") && !after.starts_with('('));
+                if assigns {
+                    name
+                } else {
+                    ""
+                }
+            } else {
+                ""
+            };
+            if !defined.is_empty() && !(defined.starts_with("__") && defined.ends_with("__")) {
+                names.defines.insert(defined.to_string());
+            }
+        }
+        let mut rest = text;
+        while !rest.is_empty() {
+            let start = rest.find(is_start).unwrap_or(rest.len());
+            rest = &rest[start..];
+            let id = identifier(rest);
+            if id.is_empty() {
+                // A character that starts no identifier; skip it.
+                let skip = rest.chars().next().map_or(rest.len(), char::len_utf8);
+                rest = &rest[skip..];
+                continue;
+            }
+            names.mentions.insert(id.to_string());
+            rest = &rest[id.len()..];
+        }
+        names
+    }
+
+    /// Both documents' names.
+    pub fn union(&self, other: &Names) -> Names {
+        Names {
+            defines: self.defines.union(&other.defines).cloned().collect(),
+            mentions: self.mentions.union(&other.mentions).cloned().collect(),
+        }
+    }
+
+    /// Whether one of the two defines a name the other mentions.
+    pub fn links(&self, other: &Names) -> bool {
+        self.defines.iter().any(|d| other.mentions.contains(d))
+            || other.defines.iter().any(|d| self.mentions.contains(d))
+    }
+}
+
+fn is_start(c: char) -> bool {
+    c.is_alphabetic() || c == '_'
+}
+
+/// The identifier at the start of `s` (empty when there is none).
+fn identifier(s: &str) -> &str {
+    if !s.starts_with(is_start) {
+        return "";
+    }
+    let end = s
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines_and_mentions() {
+        let a = Names::of(
+            "import torch\nVERSION: str = '1'\nLIMIT = 3\nif LIMIT == 3:\n    pass\n\
+             def helper(x):\n    return x\nclass Model:\n    def __init__(self):\n        \
+             self.w = 1\n    async def run(self): ...\n",
+        );
+        for d in ["VERSION", "LIMIT", "helper", "Model", "run"] {
+            assert!(a.defines.contains(d), "{d}");
+        }
+        assert!(!a.defines.contains("__init__"));
+        assert!(!a.defines.contains("if"));
+        assert!(!a.defines.contains("w"));
+        let b = Names::of("from pkg.a import helper\nhelper(torch.ones(1))\n");
+        let c = Names::of("import numpy\nnumpy.zeros(2)\n");
+        assert!(a.links(&b) && b.links(&a));
+        assert!(!a.links(&c) && !c.links(&b));
+        assert!(a.union(&c).links(&b));
+        assert_eq!(Names::of("é_x = 1\n").defines.len(), 1);
+    }
+}

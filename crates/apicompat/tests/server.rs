@@ -167,3 +167,89 @@ fn diagnostics_code_actions_and_hover_over_stdio() {
     let status = child.wait().expect("exit");
     assert!(status.success(), "{status:?}");
 }
+
+/// The diagnostics the server publishes next for each of `uris` (other messages are skipped).
+fn published(c: &Client, uris: &[&str]) -> Vec<Vec<Value>> {
+    let mut out: Vec<Option<Vec<Value>>> = vec![None; uris.len()];
+    while out.iter().any(Option::is_none) {
+        let m = c.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+        if let Some(i) = uris.iter().position(|u| m["params"]["uri"] == *u) {
+            out[i] = Some(
+                m["params"]["diagnostics"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
+/// A change in one open document re-checks the open documents that depend on it: `lib.py`'s
+/// `build` uses `torch.distributed.pipelining` (from 2.4; `torch>=2.3` is declared) and is
+/// called only from `main.py`. Guarded there, the use is guarded; unguarded, it breaks.
+#[test]
+fn a_change_updates_the_diagnostics_of_dependent_open_documents() {
+    let dir = common::project_in(
+        "server",
+        "dependents",
+        &[
+            ("requirements.txt", "torch>=2.3\n"),
+            ("lib.py", ""),
+            ("main.py", ""),
+        ],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let lib = format!("file://{}", dir.join("lib.py").display());
+    let main = format!("file://{}", dir.join("main.py").display());
+    let lib_text = "import torch\n\n\ndef build(model):\n    return torch.distributed.pipelining.pipeline(model)\n";
+    let guarded = "import torch\n\nfrom lib import build\n\nif torch.__version__ >= \"2.4\":\n    build(None)\n";
+    let unguarded = "import torch\n\nfrom lib import build\n\nbuild(None)\n";
+
+    let mut child = common::bin()
+        .args(["--no-cache", "server"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let mut c = Client {
+        stdin: child.stdin.take().expect("stdin"),
+        messages: read_messages(child.stdout.take().expect("stdout")),
+    };
+    c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"processId": null, "rootUri": format!("file://{}", dir.display()), "capabilities": {}}}));
+    c.wait(|m| m["id"] == 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let open = |c: &mut Client, uri: &str, text: &str| {
+        c.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}),
+        );
+    };
+
+    // Alone, `build` may run anywhere: its use breaks on 2.3.
+    open(&mut c, &lib, lib_text);
+    let [alone] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
+    assert!(
+        alone.iter().any(|d| d["range"]["start"]["line"] == 4),
+        "{alone:?}"
+    );
+    // Its only caller, opened, runs it on 2.4 and later: `lib.py` is published again, clean.
+    open(&mut c, &main, guarded);
+    let both = published(&c, &[&lib, &main]);
+    assert_eq!(both, vec![Vec::<Value>::new(), Vec::new()]);
+    // The guard removed in `main.py`: `lib.py` breaks again, without being edited.
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": main, "version": 2}, "contentChanges": [{"text": unguarded}]}}),
+    );
+    let after = published(&c, &[&lib, &main]);
+    assert_eq!(after[0], alone);
+
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null}));
+    c.wait(|m| m["id"] == 2);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
+    let status = child.wait().expect("exit");
+    assert!(status.success(), "{status:?}");
+}

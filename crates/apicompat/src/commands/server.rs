@@ -208,11 +208,8 @@ impl Server<'_> {
                 continue;
             };
             doc.findings = by_path.remove(&path).unwrap_or_default();
-            let diagnostics = doc
-                .findings
-                .iter()
-                .map(|f| diagnostic(f, &doc.text))
-                .collect();
+            let lines = Lines::new(&doc.text);
+            let diagnostics = doc.findings.iter().map(|f| diagnostic(f, &lines)).collect();
             out.push(publish(doc.uri.clone(), diagnostics));
         }
         out
@@ -261,10 +258,11 @@ impl Server<'_> {
         let Some(doc) = self.docs.get(p.text_document.uri.as_str()) else {
             return Vec::new();
         };
+        let lines = Lines::new(&doc.text);
         let mut actions = Vec::new();
         for f in &doc.findings {
             let Some(fix) = &f.fix else { continue };
-            let d = diagnostic(f, &doc.text);
+            let d = diagnostic(f, &lines);
             if d.range.end.line < p.range.start.line || d.range.start.line > p.range.end.line {
                 continue;
             }
@@ -273,8 +271,8 @@ impl Server<'_> {
                 .iter()
                 .map(|e| TextEdit {
                     range: Range {
-                        start: lsp_position(&doc.text, e.start),
-                        end: lsp_position(&doc.text, e.end),
+                        start: lines.at_offset(e.start),
+                        end: lines.at_offset(e.end),
                     },
                     new_text: e.content.clone(),
                 })
@@ -307,13 +305,9 @@ fn publish(uri: Uri, diagnostics: Vec<Diagnostic>) -> Notification {
     )
 }
 
-fn diagnostic(f: &Finding, text: &str) -> Diagnostic {
-    let at = |line: u32, column: u32| {
-        let offset = apicompat_check::fix::offset(text, line, column);
-        lsp_position(text, offset)
-    };
-    let start = at(f.line, f.column);
-    let end = at(f.end_line.max(f.line), f.end_column);
+fn diagnostic(f: &Finding, lines: &Lines) -> Diagnostic {
+    let start = lines.at(f.line, f.column);
+    let end = lines.at(f.end_line.max(f.line), f.end_column);
     Diagnostic {
         range: Range { start, end },
         severity: Some(match f.severity {
@@ -328,16 +322,55 @@ fn diagnostic(f: &Finding, text: &str) -> Diagnostic {
     }
 }
 
-/// An LSP position (line, UTF-16 column) of a byte offset.
-fn lsp_position(text: &str, offset: usize) -> Position {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
+/// Where each line of a text starts: LSP positions of findings in O(log n + line length)
+/// each (a scan from the start of the text per finding made files with tens of findings
+/// cost more than their analysis).
+struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Lines<'t> {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts }
     }
-    let before = &text[..offset];
-    let line = before.matches('\n').count();
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let character: usize = before[line_start..].chars().map(char::len_utf16).sum();
+
+    /// The LSP position (line, UTF-16 column) of a 1-based line and character column, as
+    /// findings give them (clamped to the text).
+    fn at(&self, line: u32, column: u32) -> Position {
+        let i = line.max(1) as usize - 1;
+        let Some(&start) = self.starts.get(i) else {
+            return self.at_offset(self.text.len());
+        };
+        let rest = self.text.get(start..).unwrap_or("");
+        let line_text = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let character: usize = line_text
+            .chars()
+            .take(column.max(1) as usize - 1)
+            .map(char::len_utf16)
+            .sum();
+        position(i, character)
+    }
+
+    /// The LSP position of a byte offset.
+    fn at_offset(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let i = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
+        let start = self.starts[i];
+        let character: usize = self.text[start..offset].chars().map(char::len_utf16).sum();
+        position(i, character)
+    }
+}
+
+fn position(line: usize, character: usize) -> Position {
     Position {
         line: u32::try_from(line).unwrap_or(u32::MAX),
         character: u32::try_from(character).unwrap_or(u32::MAX),

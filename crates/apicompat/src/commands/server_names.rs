@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-/// Names defined (functions, classes, module-level assignments; dunder names left out, as
+/// Names defined (functions, classes, names assigned at module level; dunder names left out, as
 /// Python calls them) and identifiers mentioned anywhere.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Names {
@@ -20,24 +20,12 @@ impl Names {
             let top_level = !line.starts_with([' ', '\t']);
             let t = line.trim_start();
             let t = t.strip_prefix("async ").map_or(t, str::trim_start);
-            let defined = if let Some(rest) = t.strip_prefix("def ").or(t.strip_prefix("class ")) {
-                identifier(rest.trim_start())
+            if let Some(rest) = t.strip_prefix("def ").or(t.strip_prefix("class ")) {
+                names.define(identifier(rest.trim_start()));
             } else if top_level {
-                // `NAME = ...`, `NAME: T = ...`, `NAME += ...`.
-                let name = identifier(t);
-                let after = t[name.len()..].trim_start();
-                let assigns = after.starts_with(':')
-                    || (after.contains('=') && !after.starts_with("==") && !after.starts_with('('));
-                if assigns {
-                    name
-                } else {
-                    ""
+                for target in assigned(t) {
+                    names.define(target);
                 }
-            } else {
-                ""
-            };
-            if !defined.is_empty() && !(defined.starts_with("__") && defined.ends_with("__")) {
-                names.defines.insert(defined.to_string());
             }
         }
         let mut rest = text;
@@ -57,6 +45,12 @@ impl Names {
         names
     }
 
+    fn define(&mut self, name: &str) {
+        if !name.is_empty() && !(name.starts_with("__") && name.ends_with("__")) {
+            self.defines.insert(name.to_string());
+        }
+    }
+
     /// Both documents' names.
     pub fn union(&self, other: &Names) -> Names {
         Names {
@@ -69,6 +63,38 @@ impl Names {
     pub fn links(&self, other: &Names) -> bool {
         self.defines.iter().any(|d| other.mentions.contains(d))
             || other.defines.iter().any(|d| self.mentions.contains(d))
+    }
+}
+
+/// The names a module-level statement assigns: `A = ...`, `A: T = ...`, `A: T`, `A += ...`,
+/// `A, B = ...` (not `A[i] = ...`, `A.x = ...`, comparisons or calls).
+fn assigned(t: &str) -> Vec<&str> {
+    let first = identifier(t);
+    let keyword = matches!(
+        first,
+        "else" | "try" | "finally" | "except" | "lambda" | "match" | "case"
+    );
+    if !first.is_empty() && !keyword && t[first.len()..].trim_start().starts_with(':') {
+        return vec![first];
+    }
+    let bytes = t.as_bytes();
+    let Some(eq) = (0..bytes.len()).find(|&i| {
+        bytes[i] == b'='
+            && bytes.get(i + 1) != Some(&b'=')
+            && !matches!(
+                i.checked_sub(1).map(|j| bytes[j]),
+                Some(b'=' | b'<' | b'>' | b'!')
+            )
+    }) else {
+        return Vec::new();
+    };
+    let lhs = t[..eq].trim_end();
+    let lhs = lhs.trim_end_matches(['+', '-', '*', '/', '%', '&', '|', '^', '@']);
+    let parts: Vec<&str> = lhs.split(',').map(str::trim).collect();
+    if parts.iter().all(|p| identifier(p) == *p) {
+        parts.into_iter().filter(|p| !p.is_empty()).collect()
+    } else {
+        Vec::new()
     }
 }
 
@@ -94,7 +120,7 @@ mod tests {
     #[test]
     fn defines_and_mentions() {
         let a = Names::of(
-            "import torch\nVERSION: str = '1'\nLIMIT = 3\nif LIMIT == 3:\n    pass\n\
+            "import torch\nVERSION: str = '1'\nLIMIT = 3\nif LIMIT == 3:\n    pass\nelse:\n    pass\n\
              def helper(x):\n    return x\nclass Model:\n    def __init__(self):\n        \
              self.w = 1\n    async def run(self): ...\n",
         );
@@ -102,7 +128,7 @@ mod tests {
             assert!(a.defines.contains(d), "{d}");
         }
         assert!(!a.defines.contains("__init__"));
-        assert!(!a.defines.contains("if"));
+        assert!(!a.defines.contains("if") && !a.defines.contains("else"));
         assert!(!a.defines.contains("w"));
         let b = Names::of("from pkg.a import helper\nhelper(torch.ones(1))\n");
         let c = Names::of("import numpy\nnumpy.zeros(2)\n");
@@ -110,5 +136,9 @@ mod tests {
         assert!(!a.links(&c) && !c.links(&b));
         assert!(a.union(&c).links(&b));
         assert_eq!(Names::of("é_x = 1\n").defines.len(), 1);
+        let d = Names::of("a, b = 1, 2\nc += 1\nd[0] = 1\ne.x = 2\nf(x=1)\ng <= 3\n").defines;
+        let mut d: Vec<&str> = d.iter().map(String::as_str).collect();
+        d.sort_unstable();
+        assert_eq!(d, ["a", "b", "c"]);
     }
 }

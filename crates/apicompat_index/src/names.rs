@@ -19,60 +19,53 @@ pub struct LastSegments {
     text: String,
     /// Where each path ends in `text` (a path starts where the previous one ends).
     ends: Vec<u32>,
-    /// Last segment -> the range of path numbers (in `ends`) that have it.
-    groups: HashMap<Box<str>, (u32, u32)>,
+    /// Last segment -> the numbers of the paths (in `ends`) that have it, in path order.
+    groups: HashMap<Box<str>, Vec<u32>>,
 }
 
 impl LastSegments {
-    /// One scan of every path of these indexes (a path in several indexes is kept once).
+    /// One scan of every path of these indexes (a path in several indexes is kept once). No
+    /// allocation per path: the paths go into one string, the groups hold their numbers.
     pub fn build(indexes: &[&PackageIndex]) -> LastSegments {
-        let mut all: Vec<(Box<str>, Box<str>)> = Vec::new();
+        let mut out = LastSegments::default();
         for index in indexes {
             index.for_each_path(|p| {
-                all.push((last_segment(p).into(), p.into()));
+                let (Ok(id), Ok(end)) = (
+                    u32::try_from(out.ends.len()),
+                    u32::try_from(out.text.len() + p.len()),
+                ) else {
+                    // Over 4 GiB of path text: beyond every index this reads; keep what fits.
+                    return;
+                };
+                out.text.push_str(p);
+                out.ends.push(end);
+                match out.groups.get_mut(last_segment(p)) {
+                    Some(ids) => ids.push(id),
+                    None => {
+                        out.groups.insert(last_segment(p).into(), vec![id]);
+                    }
+                }
             });
         }
-        all.sort_unstable();
-        all.dedup();
-        let mut out = LastSegments {
-            text: String::with_capacity(all.iter().map(|(_, p)| p.len()).sum()),
-            ends: Vec::with_capacity(all.len()),
-            groups: HashMap::new(),
-        };
-        let mut i = 0;
-        while i < all.len() {
-            let start = i;
-            while i < all.len() && all[i].0 == all[start].0 {
-                out.text.push_str(&all[i].1);
-                // A view larger than 4 GiB of path text is out of reach of every index this
-                // reads (each is well under that); stop there rather than wrap.
-                let Ok(end) = u32::try_from(out.text.len()) else {
-                    return out;
-                };
-                out.ends.push(end);
-                i += 1;
+        // One index streams its paths in order; several are merged and deduplicated.
+        if indexes.len() > 1 {
+            let LastSegments { text, ends, groups } = &mut out;
+            let path = |i: u32| path_in(text, ends, i as usize).unwrap_or("");
+            for ids in groups.values_mut() {
+                ids.sort_by(|&a, &b| path(a).cmp(path(b)));
+                ids.dedup_by(|a, b| path(*a) == path(*b));
             }
-            let (Ok(a), Ok(b)) = (u32::try_from(start), u32::try_from(i)) else {
-                return out;
-            };
-            out.groups.insert(all[start].0.clone(), (a, b));
         }
         out
     }
 
     /// The paths whose last segment is `name`, sorted.
     pub fn named<'s>(&'s self, name: &str) -> impl Iterator<Item = &'s str> + 's {
-        let (a, b) = self.groups.get(name).copied().unwrap_or((0, 0));
-        (a as usize..b as usize).filter_map(move |i| self.path(i))
-    }
-
-    fn path(&self, i: usize) -> Option<&str> {
-        let start = match i.checked_sub(1) {
-            Some(p) => *self.ends.get(p)? as usize,
-            None => 0,
-        };
-        let end = *self.ends.get(i)? as usize;
-        self.text.get(start..end)
+        self.groups
+            .get(name)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(move |&i| path_in(&self.text, &self.ends, i as usize))
     }
 
     /// Every last segment there is.
@@ -80,14 +73,24 @@ impl LastSegments {
         self.groups.keys().map(|k| &**k)
     }
 
-    /// How many paths there are.
+    /// How many paths there are (a path in several indexes counts once).
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.groups.values().map(Vec::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.groups.is_empty()
     }
+}
+
+/// Path number `i` of `text` cut at `ends`.
+fn path_in<'t>(text: &'t str, ends: &[u32], i: usize) -> Option<&'t str> {
+    let start = match i.checked_sub(1) {
+        Some(p) => *ends.get(p)? as usize,
+        None => 0,
+    };
+    let end = *ends.get(i)? as usize;
+    text.get(start..end)
 }
 
 fn last_segment(path: &str) -> &str {

@@ -71,18 +71,8 @@ fn read_messages(out: impl Read + Send + 'static) -> Receiver<Value> {
     rx
 }
 
-#[test]
-fn diagnostics_code_actions_and_hover_over_stdio() {
-    let dir = common::project_in(
-        "server",
-        "basic",
-        &[("requirements.txt", "torch>=2.4\n"), ("m.py", "")],
-    );
-    let dir = std::fs::canonicalize(&dir).expect("canonical");
-    let uri = format!("file://{}", dir.join("m.py").display());
-    let broken = "import torch.distributed.pipelining\nfrom torch.optim.adamw import Optimizer\n";
-    let fixed = "import torch.distributed.pipelining\nfrom torch.optim import Optimizer\n";
-
+/// The server, started on a project and sent `initialize` (id 1).
+fn start(dir: &std::path::Path) -> (std::process::Child, Client) {
     let mut child = common::bin()
         .args(["--no-cache", "server"])
         .stdin(Stdio::piped())
@@ -96,6 +86,31 @@ fn diagnostics_code_actions_and_hover_over_stdio() {
     };
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"processId": null, "rootUri": format!("file://{}", dir.display()), "capabilities": {}}}));
+    (child, c)
+}
+
+/// Sends `shutdown` (id `id`) and `exit`; the server ends with success.
+fn stop(mut child: std::process::Child, mut c: Client, id: u32) {
+    c.send(json!({"jsonrpc": "2.0", "id": id, "method": "shutdown", "params": null}));
+    c.wait(|m| m["id"] == id);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
+    let status = child.wait().expect("exit");
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn diagnostics_code_actions_and_hover_over_stdio() {
+    let dir = common::project_in(
+        "server",
+        "basic",
+        &[("requirements.txt", "torch>=2.4\n"), ("m.py", "")],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let uri = format!("file://{}", dir.join("m.py").display());
+    let broken = "import torch.distributed.pipelining\nfrom torch.optim.adamw import Optimizer\n";
+    let fixed = "import torch.distributed.pipelining\nfrom torch.optim import Optimizer\n";
+
+    let (child, mut c) = start(&dir);
     let init = c.wait(|m| m["id"] == 1);
     assert_eq!(
         init["result"]["capabilities"]["hoverProvider"], true,
@@ -161,11 +176,7 @@ fn diagnostics_code_actions_and_hover_over_stdio() {
     let diags = c.wait(|m| m["method"] == "textDocument/publishDiagnostics");
     assert_eq!(diags["params"]["diagnostics"], json!([]), "{diags}");
 
-    c.send(json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown", "params": null}));
-    c.wait(|m| m["id"] == 4);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
-    let status = child.wait().expect("exit");
-    assert!(status.success(), "{status:?}");
+    stop(child, c, 4);
 }
 
 /// The diagnostics the server publishes next for each of `uris` (other messages are skipped).
@@ -206,19 +217,7 @@ fn a_change_updates_the_diagnostics_of_dependent_open_documents() {
     let guarded = "import torch\n\nfrom lib import build\n\nif torch.__version__ >= \"2.4\":\n    build(None)\n";
     let unguarded = "import torch\n\nfrom lib import build\n\nbuild(None)\n";
 
-    let mut child = common::bin()
-        .args(["--no-cache", "server"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the server");
-    let mut c = Client {
-        stdin: child.stdin.take().expect("stdin"),
-        messages: read_messages(child.stdout.take().expect("stdout")),
-    };
-    c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"processId": null, "rootUri": format!("file://{}", dir.display()), "capabilities": {}}}));
+    let (child, mut c) = start(&dir);
     c.wait(|m| m["id"] == 1);
     c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     let open = |c: &mut Client, uri: &str, text: &str| {
@@ -247,9 +246,5 @@ fn a_change_updates_the_diagnostics_of_dependent_open_documents() {
     let after = published(&c, &[&lib, &main]);
     assert_eq!(after[0], alone);
 
-    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null}));
-    c.wait(|m| m["id"] == 2);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
-    let status = child.wait().expect("exit");
-    assert!(status.success(), "{status:?}");
+    stop(child, c, 2);
 }

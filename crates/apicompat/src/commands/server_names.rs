@@ -46,7 +46,8 @@ impl Names {
     }
 
     fn define(&mut self, name: &str) {
-        if !name.is_empty() && !(name.starts_with("__") && name.ends_with("__")) {
+        let dunder = name.starts_with("__") && name.ends_with("__");
+        if !name.is_empty() && !dunder {
             self.defines.insert(name.to_string());
         }
     }

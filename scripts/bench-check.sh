@@ -9,7 +9,7 @@
 #   CALLGRIND=1 scripts/bench-check.sh     # also count instructions (valgrind, ~1-2 min; the
 #                                          # count does not depend on machine load)
 #   TARGET='torch==2.5.0' scripts/bench-check.sh
-#   BIN=/path/to/other/apicompat scripts/bench-check.sh   # the same runs with another build
+#   BIN=/path/to/apicompat scripts/bench-check.sh   # another build (no cargo build)
 #
 # Needs python3 (for pip, the Ruff venv and unzipping) and GNU time (`apt-get install time`);
 # without /usr/bin/time the peak memory is read from /proc instead.
@@ -21,11 +21,12 @@ work=target/bench/check
 src=$work/transformers-4.46.3
 mkdir -p "$work"
 
-# BIN=/path/to/apicompat measures another build (a baseline) instead of this tree's.
-if [ -z "${BIN:-}" ]; then
+if [ -n "${BIN:-}" ]; then
+  bin=$BIN
+else
   cargo build --release -q -p apicompat --bin apicompat
+  bin=${CARGO_TARGET_DIR:-./target}/release/apicompat
 fi
-bin=${BIN:-./target/release/apicompat}
 
 # Ruff in its own venv (pip's own download of the transformers wheel comes from it too).
 if [ ! -x "$work/venv/bin/ruff" ]; then
@@ -84,16 +85,16 @@ EOF
 
 read -r c_best c_med < <(timeit "$RUNS" "${check[@]}")
 c_mem=$(peak_mb "${check[@]}")
-# User CPU of one run (less sensitive to other load on the machine than wall time).
+# User CPU (all threads), median of 3 runs: less sensitive to the machine's load than wall time.
 c_user=n/a
 if [ -x /usr/bin/time ]; then
-  c_user=$({ /usr/bin/time -f '%U' "${check[@]}" 2>&1 >/dev/null || true; } | tail -1)
+  c_user=$(for _ in 1 2 3; do { /usr/bin/time -f '%U' "${check[@]}" 2>&1 >/dev/null || true; } | tail -1; done | sort -n | sed -n 2p)
 fi
 read -r r_best r_med < <(timeit "$RUNS" "${ruff_ef[@]}")
 r_mem=$(peak_mb "${ruff_ef[@]}")
 read -r d_best d_med < <(timeit 3 "${ruff_default[@]}")
 
-echo "apicompat check --target $TARGET: best $c_best ms, median $c_med ms over $RUNS runs; peak RSS $c_mem MB; user CPU $c_user s"
+echo "apicompat check --target $TARGET: best $c_best ms, median $c_med ms over $RUNS runs; peak RSS $c_mem MB; user CPU $c_user s (median of 3)"
 echo "ruff check --select E,F:           best $r_best ms, median $r_med ms over $RUNS runs; peak RSS $r_mem MB"
 echo "ruff check (default rules):        best $d_best ms, median $d_med ms over 3 runs"
 awk -v c="$c_best" -v r="$r_best" -v d="$d_best" 'BEGIN {

@@ -71,18 +71,8 @@ fn read_messages(out: impl Read + Send + 'static) -> Receiver<Value> {
     rx
 }
 
-#[test]
-fn diagnostics_code_actions_and_hover_over_stdio() {
-    let dir = common::project_in(
-        "server",
-        "basic",
-        &[("requirements.txt", "torch>=2.4\n"), ("m.py", "")],
-    );
-    let dir = std::fs::canonicalize(&dir).expect("canonical");
-    let uri = format!("file://{}", dir.join("m.py").display());
-    let broken = "import torch.distributed.pipelining\nfrom torch.optim.adamw import Optimizer\n";
-    let fixed = "import torch.distributed.pipelining\nfrom torch.optim import Optimizer\n";
-
+/// The server, started on a project and sent `initialize` (id 1).
+fn start(dir: &std::path::Path) -> (std::process::Child, Client) {
     let mut child = common::bin()
         .args(["--no-cache", "server"])
         .stdin(Stdio::piped())
@@ -96,6 +86,31 @@ fn diagnostics_code_actions_and_hover_over_stdio() {
     };
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"processId": null, "rootUri": format!("file://{}", dir.display()), "capabilities": {}}}));
+    (child, c)
+}
+
+/// Sends `shutdown` (id `id`) and `exit`; the server ends with success.
+fn stop(mut child: std::process::Child, mut c: Client, id: u32) {
+    c.send(json!({"jsonrpc": "2.0", "id": id, "method": "shutdown", "params": null}));
+    c.wait(|m| m["id"] == id);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
+    let status = child.wait().expect("exit");
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn diagnostics_code_actions_and_hover_over_stdio() {
+    let dir = common::project_in(
+        "server",
+        "basic",
+        &[("requirements.txt", "torch>=2.4\n"), ("m.py", "")],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let uri = format!("file://{}", dir.join("m.py").display());
+    let broken = "import torch.distributed.pipelining\nfrom torch.optim.adamw import Optimizer\n";
+    let fixed = "import torch.distributed.pipelining\nfrom torch.optim import Optimizer\n";
+
+    let (child, mut c) = start(&dir);
     let init = c.wait(|m| m["id"] == 1);
     assert_eq!(
         init["result"]["capabilities"]["hoverProvider"], true,
@@ -161,9 +176,75 @@ fn diagnostics_code_actions_and_hover_over_stdio() {
     let diags = c.wait(|m| m["method"] == "textDocument/publishDiagnostics");
     assert_eq!(diags["params"]["diagnostics"], json!([]), "{diags}");
 
-    c.send(json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown", "params": null}));
-    c.wait(|m| m["id"] == 4);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit", "params": null}));
-    let status = child.wait().expect("exit");
-    assert!(status.success(), "{status:?}");
+    stop(child, c, 4);
+}
+
+/// The diagnostics the server publishes next for each of `uris` (other messages are skipped).
+fn published(c: &Client, uris: &[&str]) -> Vec<Vec<Value>> {
+    let mut out: Vec<Option<Vec<Value>>> = vec![None; uris.len()];
+    while out.iter().any(Option::is_none) {
+        let m = c.wait(|m| m["method"] == "textDocument/publishDiagnostics");
+        if let Some(i) = uris.iter().position(|u| m["params"]["uri"] == *u) {
+            out[i] = Some(
+                m["params"]["diagnostics"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
+/// A change in one open document re-checks the open documents that depend on it: `lib.py`'s
+/// `build` uses `torch.distributed.pipelining` (from 2.4; `torch>=2.3` is declared) and is
+/// called only from `main.py`. Guarded there, the use is guarded; unguarded, it breaks.
+#[test]
+fn a_change_updates_the_diagnostics_of_dependent_open_documents() {
+    let dir = common::project_in(
+        "server",
+        "dependents",
+        &[
+            ("requirements.txt", "torch>=2.3\n"),
+            ("lib.py", ""),
+            ("main.py", ""),
+        ],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let lib = format!("file://{}", dir.join("lib.py").display());
+    let main = format!("file://{}", dir.join("main.py").display());
+    let lib_text = "import torch\n\n\ndef build(model):\n    return torch.distributed.pipelining.pipeline(model)\n";
+    let guarded = "import torch\n\nfrom lib import build\n\nif torch.__version__ >= \"2.4\":\n    build(None)\n";
+    let unguarded = "import torch\n\nfrom lib import build\n\nbuild(None)\n";
+
+    let (child, mut c) = start(&dir);
+    c.wait(|m| m["id"] == 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let open = |c: &mut Client, uri: &str, text: &str| {
+        c.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}),
+        );
+    };
+
+    // Alone, `build` may run anywhere: its use breaks on 2.3.
+    open(&mut c, &lib, lib_text);
+    let [alone] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
+    assert!(
+        alone.iter().any(|d| d["range"]["start"]["line"] == 4),
+        "{alone:?}"
+    );
+    // Its only caller, opened, runs it on 2.4 and later: `lib.py` is published again, clean.
+    open(&mut c, &main, guarded);
+    let both = published(&c, &[&lib, &main]);
+    assert_eq!(both, vec![Vec::<Value>::new(), Vec::new()]);
+    // The guard removed in `main.py`: `lib.py` breaks again, without being edited.
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": main, "version": 2}, "contentChanges": [{"text": unguarded}]}}),
+    );
+    let after = published(&c, &[&lib, &main]);
+    assert_eq!(after[0], alone);
+
+    stop(child, c, 2);
 }

@@ -1,6 +1,6 @@
 //! Each use checked against the targeted releases of its package, through the index.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
@@ -53,30 +53,12 @@ struct MovedQuery {
     newest_present: usize,
 }
 
-/// What a caller that checks again and again with one catalog keeps warm between runs (the
-/// server): the candidate paths of `moved` fixes by package and last segment, each found by a
-/// scan of every path of the package.
-#[derive(Default)]
-pub struct Warm {
-    moved: Mutex<HashMap<(String, String), Candidates>>,
-}
-
-/// Paths with one last segment, sorted.
-type Candidates = Arc<Vec<String>>;
-
-impl std::fmt::Debug for Warm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Warm")
-    }
-}
-
 /// Lookups with caches shared by every file; one evaluator serves every thread (`&self`).
 pub struct Evaluator<'c> {
     catalog: &'c Catalog,
     packages: Mutex<HashMap<String, Option<&'c PackageView>>>,
     shared: Shared,
     notes: Mutex<Vec<String>>,
-    warm: Option<Arc<Warm>>,
 }
 
 fn last_segment(path: &str) -> &str {
@@ -95,14 +77,7 @@ impl<'c> Evaluator<'c> {
             packages: Mutex::new(HashMap::new()),
             shared: Shared::default(),
             notes: Mutex::new(Vec::new()),
-            warm: None,
         }
-    }
-
-    /// The evaluator, keeping what it scans in `warm` (which must belong to the same catalog).
-    pub fn with_warm(mut self, warm: Option<Arc<Warm>>) -> Evaluator<'c> {
-        self.warm = warm;
-        self
     }
 
     /// The notes gathered so far (unreadable or damaged indexes), taken out.
@@ -479,77 +454,23 @@ impl<'c> Evaluator<'c> {
     }
 
     /// Adds the `moved` fixes to findings: where the same object is in the releases that lack
-    /// the path used. The candidates are the paths with the same last segment, found in one pass
-    /// over each package's paths for all the findings together.
+    /// the path used. The candidates are the paths with the same last segment, from the
+    /// package's table of paths by last segment ([`PackageView::paths_named`], one scan per
+    /// loaded index).
     pub fn add_moved(&self, pending: &mut [(&'c PackageView, Pending)]) {
-        let mut wanted: HashMap<&str, (&'c PackageView, HashSet<&str>)> = HashMap::new();
-        for (view, p) in pending.iter() {
-            if let Some(q) = &p.moved {
-                wanted
-                    .entry(view.name())
-                    .or_insert_with(|| (*view, HashSet::new()))
-                    .1
-                    .insert(last_segment(&q.path));
-            }
-        }
-        let mut tables: HashMap<&str, HashMap<String, Vec<String>>> = HashMap::new();
-        for (name, (view, names)) in wanted {
-            let mut table: HashMap<String, Vec<String>> = HashMap::new();
-            let mut scan: HashSet<&str> = HashSet::new();
-            let warm = self.warm.as_deref().map(|w| lock(&w.moved));
-            for n in names {
-                let key = (name.to_string(), n.to_string());
-                match warm.as_ref().and_then(|w| w.get(&key)) {
-                    Some(paths) => {
-                        table.insert(n.to_string(), paths.to_vec());
-                    }
-                    None => {
-                        scan.insert(n);
-                    }
-                }
-            }
-            drop(warm);
-            if !scan.is_empty() {
-                let mut found: HashMap<String, Vec<String>> = HashMap::new();
-                view.for_each_path(|p| {
-                    let last = last_segment(p);
-                    if scan.contains(last) {
-                        found
-                            .entry(last.to_string())
-                            .or_default()
-                            .push(p.to_string());
-                    }
-                });
-                let mut warm = self.warm.as_deref().map(|w| lock(&w.moved));
-                for n in scan {
-                    let mut paths = found.remove(n).unwrap_or_default();
-                    paths.sort();
-                    paths.dedup();
-                    if let Some(w) = warm.as_mut() {
-                        w.insert((name.to_string(), n.to_string()), Arc::new(paths.clone()));
-                    }
-                    table.insert(n.to_string(), paths);
-                }
-            }
-            tables.insert(name, table);
-        }
         pending.par_iter_mut().for_each(|(view, p)| {
             let Some(q) = p.moved.take() else {
                 return;
             };
-            let candidates = tables
-                .get(view.name())
-                .and_then(|t| t.get(last_segment(&q.path)))
-                .map_or(&[][..], Vec::as_slice);
-            let fixes = self.moved(view, &q, candidates);
+            let candidates: Vec<&str> = view.paths_named(last_segment(&q.path)).collect();
+            let fixes = self.moved(view, &q, &candidates);
             if !fixes.is_empty() {
                 p.finding.fixes.splice(0..0, fixes);
             }
         });
     }
 
-    /// Where the same object is in the releases that lack the path used.
-    fn moved(&self, view: &PackageView, q: &MovedQuery, candidates: &[String]) -> Vec<Fix> {
+    fn moved(&self, view: &PackageView, q: &MovedQuery, candidates: &[&str]) -> Vec<Fix> {
         let path = q.path.as_str();
         let Lite::Present {
             canonical, kind, ..
@@ -577,8 +498,8 @@ impl<'c> Evaluator<'c> {
         for &r in &q.missing {
             // (tier, incidental, private segments, length): lowest wins.
             type Score = (u8, u8, usize, usize);
-            let mut best: Option<(Score, &String)> = None;
-            for c in candidates {
+            let mut best: Option<(Score, &str)> = None;
+            for &c in candidates {
                 if c == path {
                     continue;
                 }
@@ -630,7 +551,7 @@ impl<'c> Evaluator<'c> {
                 let same = tier == 0;
                 match groups.iter_mut().find(|(g, s, _)| g == c && *s == same) {
                     Some((_, _, rs)) => rs.push(v.clone()),
-                    None => groups.push((c.clone(), same, vec![v.clone()])),
+                    None => groups.push((c.to_string(), same, vec![v.clone()])),
                 }
             }
         }

@@ -404,12 +404,14 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
 }
 
 /// Reads a file from disk and analyzes it.
-/// Parses and walks every file of the project (and standard input, when given) on worker
-/// threads with large stacks, then resolves version helpers across files. The pool is
+/// Parses and walks every file of the project (and standard input, when given, and the
+/// in-memory `documents` under the module names of their paths) on worker threads with large
+/// stacks, then resolves version helpers across files. The pool is
 /// returned for the work that follows.
 pub fn analyze_project(
     files: &[PathBuf],
     stdin: Option<&crate::StdinSource>,
+    documents: &[crate::StdinSource],
     roots: &HashSet<String>,
     project_root: &Path,
 ) -> Result<(rayon::ThreadPool, Vec<Analyzed>), crate::UsageError> {
@@ -427,6 +429,7 @@ pub fn analyze_project(
         read.par_iter()
             .filter_map(|r| r.as_ref().ok())
             .chain(stdin.map(|s| &s.bytes))
+            .chain(documents.par_iter().map(|d| &d.bytes))
             .flat_map_iter(|b| def_names(b))
             .collect()
     });
@@ -452,6 +455,17 @@ pub fn analyze_project(
             )
         }));
     }
+    let doc_paths: Vec<PathBuf> = documents.iter().map(|d| d.name.clone()).collect();
+    let doc_names = crate::chains::module_names(&doc_paths, project_root);
+    analyzed.extend(pool.install(|| {
+        documents
+            .par_iter()
+            .zip(doc_names)
+            .map(|(d, name)| {
+                analyze_owned(d.name.clone(), name, d.bytes.clone(), roots, Some(&defined))
+            })
+            .collect::<Vec<_>>()
+    }));
     // Version helpers defined in one file and used in another.
     resolve_project_helpers(&mut analyzed);
     crate::callers::apply(&mut analyzed);

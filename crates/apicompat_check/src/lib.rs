@@ -51,7 +51,6 @@ pub use model::{
 pub use rules::{Rule, RuleSelection, UnindexedImport};
 
 use crate::evaluate::Evaluator;
-pub use crate::evaluate::Warm;
 use crate::files::Analyzed;
 use crate::rules::{
     IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode,
@@ -78,6 +77,9 @@ pub struct Options {
     /// Files and directories (empty with no stdin: the current directory).
     pub paths: Vec<PathBuf>,
     pub stdin: Option<StdinSource>,
+    /// Files given by their text (the server's open documents), checked as the files of the
+    /// project at their paths (with their module names), in place of what is on disk.
+    pub documents: Vec<StdinSource>,
     /// Where requirements are read from (default: found from the first path).
     pub project: Option<PathBuf>,
     /// `--target` specs: `torch==2.4.1`, `torch>=2.3`.
@@ -90,8 +92,6 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Report guarded uses too (as `info`).
     pub show_guarded: bool,
-    /// What to keep warm between runs with the same catalog (the server).
-    pub warm: Option<std::sync::Arc<Warm>>,
     /// `--exclude`, `--extend-exclude`, `--per-file-ignores`, `--force-exclude` (merged with
     /// `[tool.apicompat]`).
     pub files: exclude::FileSettings,
@@ -152,16 +152,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     };
 
     let mut summary = Summary::default();
-    let paths: Vec<PathBuf> = if options.paths.is_empty() && options.stdin.is_none() {
-        vec![PathBuf::from(".")]
-    } else {
-        options.paths.clone()
-    };
+    let paths: Vec<PathBuf> =
+        if options.paths.is_empty() && options.stdin.is_none() && options.documents.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            options.paths.clone()
+        };
     let project_root = options.project.clone().unwrap_or_else(|| {
         let start = paths
             .first()
             .cloned()
             .or_else(|| options.stdin.as_ref().map(|s| s.name.clone()))
+            .or_else(|| options.documents.first().map(|s| s.name.clone()))
             .unwrap_or_else(|| PathBuf::from("."));
         let start = if start.exists() {
             start
@@ -245,6 +247,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     let (pool, mut analyzed) = files::analyze_project(
         &discovered.files,
         options.stdin.as_ref(),
+        &options.documents,
         &roots,
         &project_root,
     )?;
@@ -262,7 +265,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
 
     // Targets of the packages used.
-    let eval = Evaluator::new(catalog).with_warm(options.warm.clone());
+    let eval = Evaluator::new(catalog);
     let target_sources = targets::Sources {
         cli: &specs,
         python: python_env.as_ref(),

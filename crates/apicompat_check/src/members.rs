@@ -385,19 +385,11 @@ fn candidate(defined: &HashSet<String>, file: &FileUses, m: &MemberUse) -> bool 
             .is_none_or(|r| !file.definitions.imported.contains(r))
 }
 
-/// One pass over the package's paths: for each needed name, the classes that define it and
+/// From the package's paths by last segment: for each needed name, the classes that define it and
 /// the releases where they do.
 fn build_table(view: &PackageView, needed: &HashSet<String>) -> HashMap<String, Arc<MemberDef>> {
-    let mut candidates: Vec<String> = Vec::new();
-    view.for_each_path(|p| {
-        if let Some((_, last)) = p.rsplit_once('.') {
-            if needed.contains(last) {
-                candidates.push(p.to_string());
-            }
-        }
-    });
-    candidates.sort();
-    candidates.dedup();
+    let mut candidates: Vec<&str> = needed.iter().flat_map(|n| view.paths_named(n)).collect();
+    candidates.sort_unstable();
     let n = view.releases().len();
     // Per release: the index holding it and its position there.
     let places: Vec<_> = (0..n).filter_map(|r| view.index_of(r)).collect();
@@ -433,7 +425,7 @@ fn build_table(view: &PackageView, needed: &HashSet<String>) -> HashMap<String, 
         let mut any = false;
         let mut releases = vec![false; n];
         for (r, (index, pos)) in places.iter().enumerate() {
-            if is_class[r] && matches!(index.facet_in(&path, *pos), Ok(Some(_))) {
+            if is_class[r] && matches!(index.facet_in(path, *pos), Ok(Some(_))) {
                 releases[r] = true;
                 any = true;
             }
@@ -453,7 +445,7 @@ fn build_table(view: &PackageView, needed: &HashSet<String>) -> HashMap<String, 
         // and bases may not know.
         for r in (0..n).filter(|&r| is_class[r] && !releases[r]) {
             if matches!(
-                view.status(&path, r),
+                view.status(path, r),
                 Ok(apicompat_index::Status::Unknown { .. })
             ) {
                 entry.unknown[r] = true;

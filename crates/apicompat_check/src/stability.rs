@@ -297,18 +297,17 @@ fn public_paths(
     let mut out: HashMap<String, HashMap<String, Vec<String>>> = HashMap::new();
     for (name, (view, names)) in wanted {
         let mut table: HashMap<String, Vec<String>> = HashMap::new();
-        view.for_each_path(|path| {
-            let last = last_segment(path);
-            if names.contains(last) && !is_private(path) {
-                table
-                    .entry(last.to_string())
-                    .or_default()
-                    .push(path.to_string());
+        for last in names {
+            let mut v: Vec<String> = view
+                .paths_named(last)
+                .filter(|p| !is_private(p))
+                .map(str::to_string)
+                .collect();
+            if v.is_empty() {
+                continue;
             }
-        });
-        for v in table.values_mut() {
             v.sort_by_key(|p| (p.matches('.').count(), p.clone()));
-            v.dedup();
+            table.insert(last.to_string(), v);
         }
         out.insert(name.to_string(), table);
     }

@@ -343,7 +343,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         notes.push(format!("cannot read `{}`: {message}", display(path)));
     }
     let (pool, mut analyzed) =
-        files::analyze_project(&discovered.files, None, &roots, &project_root)?;
+        files::analyze_project(&discovered.files, None, &[], &roots, &project_root)?;
     // Members of objects, as `check` finds them (the newest release answers the model).
     {
         let eval = crate::evaluate::Evaluator::new(catalog);

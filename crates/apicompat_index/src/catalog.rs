@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use apicompat_requirements::Version;
 
 use crate::cache::Cache;
+use crate::class_bases::ClassBases;
 use crate::lookup::{status, Status};
+use crate::names::LastSegments;
 use crate::reader::PackageIndex;
 use crate::{IndexError, ReleaseHeader};
 
@@ -43,6 +45,10 @@ pub struct PackageView {
     name: String,
     indexes: Vec<Arc<PackageIndex>>,
     releases: Vec<ReleaseRef>,
+    /// Every path by last segment, built on first use.
+    last_segments: OnceLock<LastSegments>,
+    /// The bases of every class by class name, built on first use.
+    class_bases: OnceLock<ClassBases>,
 }
 
 impl PackageView {
@@ -68,6 +74,8 @@ impl PackageView {
             name: name.to_string(),
             indexes,
             releases: releases.into_values().collect(),
+            last_segments: OnceLock::new(),
+            class_bases: OnceLock::new(),
         }
     }
 
@@ -241,6 +249,35 @@ impl PackageView {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Every path of any release, by last segment: built by one scan on first use and kept
+    /// with the view (which never changes), so later lookups cost no scan.
+    pub fn last_segments(&self) -> &LastSegments {
+        self.last_segments.get_or_init(|| {
+            let indexes: Vec<&PackageIndex> = self.indexes.iter().map(|i| &**i).collect();
+            LastSegments::build(&indexes)
+        })
+    }
+
+    /// The paths of any release whose last segment is `name`, sorted (see
+    /// [`Self::last_segments`]).
+    pub fn paths_named<'s>(&'s self, name: &str) -> impl Iterator<Item = &'s str> + 's {
+        self.last_segments().named(name)
+    }
+
+    /// The bases of every class of any release, by class name: built by one scan on first use
+    /// and kept with the view.
+    pub fn class_bases(&self) -> &ClassBases {
+        self.class_bases.get_or_init(|| {
+            let indexes: Vec<&PackageIndex> = self.indexes.iter().map(|i| &**i).collect();
+            ClassBases::build(&indexes)
+        })
+    }
+
+    /// The indexes the view's releases come from.
+    pub fn indexes(&self) -> impl Iterator<Item = &PackageIndex> {
+        self.indexes.iter().map(|i| &**i)
     }
 
     /// Every path of any release.

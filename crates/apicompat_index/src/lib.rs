@@ -10,9 +10,11 @@
 mod builder;
 pub mod cache;
 pub mod catalog;
+pub mod class_bases;
 pub mod diff;
 pub mod format;
 pub mod lookup;
+pub mod names;
 mod reader;
 pub mod stdlib_classes;
 

@@ -12,4 +12,5 @@ pub mod on_demand;
 pub mod query;
 pub mod range;
 pub mod server;
+pub mod server_names;
 pub mod show;

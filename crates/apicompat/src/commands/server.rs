@@ -1,10 +1,11 @@
 //! `apicompat server`: a language server over stdio (`lsp-server`, `lsp-types`).
 //!
-//! - Diagnostics on open and on every change: the edited document alone is checked, from the
-//!   editor's text, against the targets of the project (the workspace root's declarations, as
-//!   `check` reads them). The index stays open between requests; nothing else is re-read.
-//!   Facts that need other files of the project (the classes they define) are not seen here:
-//!   the server may say less than `check` on the project, never more.
+//! - Diagnostics on open and on every change: the edited document is checked, from the
+//!   editor's text, with the open documents linked to it by names one defines and the other
+//!   mentions (`server_names.rs`), against the targets of the project (the workspace root's
+//!   declarations, as `check` reads them); all of them get their diagnostics again. The index
+//!   and its tables stay loaded between requests; no file is read from disk but the project's
+//!   declarations.
 //! - Code actions: the edits of the findings (`check --fix`), safe ones preferred.
 //! - Hover on a dotted name of an indexed package (through `import ... as` aliases of the
 //!   document): what `apicompat query` prints (releases, definition and signature per range,
@@ -13,7 +14,7 @@
 //! Positions are UTF-16 code units, as LSP requires by default.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use lsp_server::{Connection, Message, Notification, Request, Response};
@@ -25,21 +26,23 @@ use lsp_types::{
 };
 use serde_json::{json, Value};
 
-use apicompat_check::{check, Applicability, Finding, Options, Severity, StdinSource, Warm};
+use apicompat_check::{check, Applicability, Finding, Options, Severity, StdinSource};
+
+use super::server_names::Names;
 use apicompat_index::Catalog;
 
 use crate::{CmdResult, Failure};
 
 /// An open document and what the last analysis found in it.
 struct Doc {
+    uri: Uri,
     text: String,
     findings: Vec<Finding>,
+    names: Names,
 }
 
 struct Server<'c> {
     catalog: &'c Catalog,
-    /// Kept between analyses: the candidates of `moved` fixes.
-    warm: std::sync::Arc<Warm>,
     root: Option<PathBuf>,
     docs: HashMap<String, Doc>,
 }
@@ -61,7 +64,6 @@ pub fn run(catalog: &Catalog) -> CmdResult {
         .or_else(|| std::env::current_dir().ok());
     let mut server = Server {
         catalog,
-        warm: std::sync::Arc::new(Warm::default()),
         root,
         docs: HashMap::new(),
     };
@@ -118,40 +120,99 @@ impl Server<'_> {
                 let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else {
                     return Vec::new();
                 };
-                self.docs.remove(p.text_document.uri.as_str());
-                return vec![publish(p.text_document.uri, Vec::new())];
+                let Some(closed) = self.docs.remove(p.text_document.uri.as_str()) else {
+                    return vec![publish(p.text_document.uri, Vec::new())];
+                };
+                // The open documents that shared names with it are checked without it.
+                let group = self.linked(&closed.names, None);
+                let mut out = vec![publish(closed.uri, Vec::new())];
+                out.extend(self.analyse(&group));
+                return out;
             }
             _ => return Vec::new(),
         };
-        let Some(path) = file_path(uri.as_str()) else {
+        if file_path(uri.as_str()).is_none() {
             return Vec::new();
+        }
+        let key = uri.as_str().to_string();
+        let names = Names::of(&text);
+        let old = self.docs.remove(&key);
+        // Documents linked through the old text's names may change too.
+        let reach = match &old {
+            Some(d) => names.union(&d.names),
+            None => names.clone(),
         };
-        let findings = self.analyse(&path, &text);
-        let diagnostics = findings.iter().map(|f| diagnostic(f, &text)).collect();
-        self.docs
-            .insert(uri.as_str().to_string(), Doc { text, findings });
-        vec![publish(uri, diagnostics)]
+        let mut group = self.linked(&reach, Some(&key));
+        self.docs.insert(
+            key.clone(),
+            Doc {
+                uri,
+                text,
+                findings: old.map(|d| d.findings).unwrap_or_default(),
+                names,
+            },
+        );
+        group.insert(0, key);
+        self.analyse(&group)
     }
 
-    /// `check` of one document's text, against the project's targets.
-    fn analyse(&self, path: &Path, text: &str) -> Vec<Finding> {
+    /// The open documents linked to one with these names, directly or through other open
+    /// documents (every open document but `except`): a document's findings can depend on the
+    /// text of exactly these (see docs/server.md).
+    fn linked(&self, names: &Names, except: Option<&str>) -> Vec<String> {
+        let mut group: Vec<String> = Vec::new();
+        let mut frontier: Vec<&Names> = vec![names];
+        while let Some(n) = frontier.pop() {
+            for (key, doc) in &self.docs {
+                if Some(key.as_str()) == except || group.contains(key) || !n.links(&doc.names) {
+                    continue;
+                }
+                group.push(key.clone());
+                frontier.push(&doc.names);
+            }
+        }
+        group.sort();
+        group
+    }
+
+    /// `check` of these open documents together, from the editor's texts, against the
+    /// project's targets; their diagnostics, published.
+    fn analyse(&mut self, group: &[String]) -> Vec<Notification> {
+        let documents: Vec<StdinSource> = group
+            .iter()
+            .filter_map(|key| {
+                let doc = self.docs.get(key)?;
+                Some(StdinSource {
+                    name: file_path(key)?,
+                    bytes: doc.text.as_bytes().to_vec(),
+                })
+            })
+            .collect();
+        if documents.is_empty() {
+            return Vec::new();
+        }
         let options = Options {
-            stdin: Some(StdinSource {
-                name: path.to_path_buf(),
-                bytes: text.as_bytes().to_vec(),
-            }),
+            documents,
             project: self.root.clone(),
-            warm: Some(std::sync::Arc::clone(&self.warm)),
             ..Options::default()
         };
-        match check(self.catalog, &options) {
-            Ok(report) => report
-                .findings
-                .into_iter()
-                .filter(|f| f.path == path)
-                .collect(),
-            Err(_) => Vec::new(),
+        let mut by_path: HashMap<PathBuf, Vec<Finding>> = HashMap::new();
+        if let Ok(report) = check(self.catalog, &options) {
+            for f in report.findings {
+                by_path.entry(f.path.clone()).or_default().push(f);
+            }
         }
+        let mut out = Vec::new();
+        for key in group {
+            let (Some(path), Some(doc)) = (file_path(key), self.docs.get_mut(key)) else {
+                continue;
+            };
+            doc.findings = by_path.remove(&path).unwrap_or_default();
+            let lines = Lines::new(&doc.text);
+            let diagnostics = doc.findings.iter().map(|f| diagnostic(f, &lines)).collect();
+            out.push(publish(doc.uri.clone(), diagnostics));
+        }
+        out
     }
 
     fn request(&self, req: Request) -> Response {
@@ -197,10 +258,11 @@ impl Server<'_> {
         let Some(doc) = self.docs.get(p.text_document.uri.as_str()) else {
             return Vec::new();
         };
+        let lines = Lines::new(&doc.text);
         let mut actions = Vec::new();
         for f in &doc.findings {
             let Some(fix) = &f.fix else { continue };
-            let d = diagnostic(f, &doc.text);
+            let d = diagnostic(f, &lines);
             if d.range.end.line < p.range.start.line || d.range.start.line > p.range.end.line {
                 continue;
             }
@@ -209,8 +271,8 @@ impl Server<'_> {
                 .iter()
                 .map(|e| TextEdit {
                     range: Range {
-                        start: lsp_position(&doc.text, e.start),
-                        end: lsp_position(&doc.text, e.end),
+                        start: lines.at_offset(e.start),
+                        end: lines.at_offset(e.end),
                     },
                     new_text: e.content.clone(),
                 })
@@ -243,13 +305,9 @@ fn publish(uri: Uri, diagnostics: Vec<Diagnostic>) -> Notification {
     )
 }
 
-fn diagnostic(f: &Finding, text: &str) -> Diagnostic {
-    let at = |line: u32, column: u32| {
-        let offset = apicompat_check::fix::offset(text, line, column);
-        lsp_position(text, offset)
-    };
-    let start = at(f.line, f.column);
-    let end = at(f.end_line.max(f.line), f.end_column);
+fn diagnostic(f: &Finding, lines: &Lines) -> Diagnostic {
+    let start = lines.at(f.line, f.column);
+    let end = lines.at(f.end_line.max(f.line), f.end_column);
     Diagnostic {
         range: Range { start, end },
         severity: Some(match f.severity {
@@ -264,16 +322,55 @@ fn diagnostic(f: &Finding, text: &str) -> Diagnostic {
     }
 }
 
-/// An LSP position (line, UTF-16 column) of a byte offset.
-fn lsp_position(text: &str, offset: usize) -> Position {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
+/// Where each line of a text starts: LSP positions of findings in O(log n + line length)
+/// each (a scan from the start of the text per finding made files with tens of findings
+/// cost more than their analysis).
+struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Lines<'t> {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts }
     }
-    let before = &text[..offset];
-    let line = before.matches('\n').count();
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let character: usize = before[line_start..].chars().map(char::len_utf16).sum();
+
+    /// The LSP position (line, UTF-16 column) of a 1-based line and character column, as
+    /// findings give them (clamped to the text).
+    fn at(&self, line: u32, column: u32) -> Position {
+        let i = line.max(1) as usize - 1;
+        let Some(&start) = self.starts.get(i) else {
+            return self.at_offset(self.text.len());
+        };
+        let rest = self.text.get(start..).unwrap_or("");
+        let line_text = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let character: usize = line_text
+            .chars()
+            .take(column.max(1) as usize - 1)
+            .map(char::len_utf16)
+            .sum();
+        position(i, character)
+    }
+
+    /// The LSP position of a byte offset.
+    fn at_offset(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let i = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
+        let start = self.starts[i];
+        let character: usize = self.text[start..offset].chars().map(char::len_utf16).sum();
+        position(i, character)
+    }
+}
+
+fn position(line: usize, character: usize) -> Position {
     Position {
         line: u32::try_from(line).unwrap_or(u32::MAX),
         character: u32::try_from(character).unwrap_or(u32::MAX),

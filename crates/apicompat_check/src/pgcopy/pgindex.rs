@@ -46,8 +46,9 @@ pub struct PgIndex {
 }
 
 impl PgIndex {
-    /// Reads the packages' indexes (every path of every release, once). Only functions and
-    /// properties named in `wanted` are looked at (all when it is `None`).
+    /// Reads the packages' tables kept with their views (class bases, paths by last segment;
+    /// each built once per loaded index) and the entries of the paths named in `wanted` (every
+    /// name when it is `None`).
     pub fn build(views: &[&PackageView], wanted: Option<&HashSet<String>>) -> PgIndex {
         let mut indexes: Vec<(&PackageIndex, &str)> = Vec::new();
         for view in views {
@@ -59,69 +60,73 @@ impl PgIndex {
                 }
             }
         }
-        // One pass: the bases of every class (to find the subclasses of the seed types), and
-        // the return annotations of the wanted functions and properties.
-        struct Callable {
-            kind: Kind,
-            returns: Vec<String>,
-            canonical: Option<String>,
-        }
-        let mut bases: HashMap<String, BTreeSet<String>> = HashMap::new();
-        // Per index: facet -> what it says; per path: (package, path, facets).
-        let mut callables: Vec<HashMap<u32, Option<Callable>>> = Vec::new();
-        let mut wanted_paths: Vec<(usize, String, Vec<u32>)> = Vec::new();
-        for (ii, (index, _)) in indexes.iter().enumerate() {
-            let mut seen: HashSet<u32> = HashSet::new();
-            let mut facts: HashMap<u32, Option<Callable>> = HashMap::new();
-            index.for_each_facets(|path, facets| {
-                let is_wanted = wanted.is_none_or(|w| w.contains(last_segment(path)));
-                let mut any = false;
-                for &facet in facets {
-                    match index.kind(facet) {
-                        Ok((Kind::Class, _, _)) if seen.insert(facet) => {
-                            if let Ok(symbol) = index.symbol(facet) {
-                                let name =
-                                    last_segment(symbol.canonical.as_deref().unwrap_or(path));
-                                bases.entry(name.to_string()).or_default().extend(
-                                    symbol.bases.iter().map(|b| last_segment(b).to_string()),
-                                );
-                            }
-                        }
-                        Ok((kind @ (Kind::Function | Kind::Property), _, _)) if is_wanted => {
-                            any = true;
-                            facts.entry(facet).or_insert_with(|| {
-                                let symbol = index.symbol(facet).ok()?;
-                                Some(Callable {
-                                    kind,
-                                    returns: symbol
-                                        .signatures
-                                        .iter()
-                                        .filter_map(|s| s.returns.clone())
-                                        .collect(),
-                                    canonical: symbol.canonical,
-                                })
-                            });
-                        }
-                        _ => {}
-                    }
-                }
-                if any {
-                    wanted_paths.push((ii, path.to_string(), facets.to_vec()));
-                }
-            });
-            callables.push(facts);
-        }
         let mut types: BTreeSet<String> = SEED_TYPES.iter().map(|s| s.to_string()).collect();
         loop {
             let before = types.len();
-            for (class, its_bases) in &bases {
-                if its_bases.iter().any(|b| types.contains(b)) {
-                    types.insert(class.clone());
+            for view in views {
+                for (class, mut its_bases) in view.class_bases().iter() {
+                    if !types.contains(class) && its_bases.any(|b| types.contains(b)) {
+                        types.insert(class.to_string());
+                    }
                 }
             }
             if types.len() == before {
                 break;
             }
+        }
+        // The wanted paths of each index (by index, then path: the order of a scan).
+        struct Callable {
+            kind: Kind,
+            returns: Vec<String>,
+            canonical: Option<String>,
+        }
+        let mut wanted_paths: Vec<(usize, String, Vec<u32>)> = Vec::new();
+        let mut callables: Vec<HashMap<u32, Option<Callable>>> = Vec::new();
+        for (ii, (index, package)) in indexes.iter().enumerate() {
+            let mut facts: HashMap<u32, Option<Callable>> = HashMap::new();
+            let Some(view) = views.iter().find(|v| v.name() == *package) else {
+                callables.push(facts);
+                continue;
+            };
+            let mut paths: Vec<&str> = match wanted {
+                Some(w) => w.iter().flat_map(|n| view.paths_named(n)).collect(),
+                None => view
+                    .last_segments()
+                    .names()
+                    .flat_map(|n| view.paths_named(n))
+                    .collect(),
+            };
+            paths.sort_unstable();
+            for path in paths {
+                let Ok(entry) = index.entry(path) else {
+                    continue;
+                };
+                let mut any = false;
+                for &(_, facet) in &entry {
+                    let Ok((kind @ (Kind::Function | Kind::Property), _, _)) = index.kind(facet)
+                    else {
+                        continue;
+                    };
+                    any = true;
+                    facts.entry(facet).or_insert_with(|| {
+                        let symbol = index.symbol(facet).ok()?;
+                        Some(Callable {
+                            kind,
+                            returns: symbol
+                                .signatures
+                                .iter()
+                                .filter_map(|s| s.returns.clone())
+                                .collect(),
+                            canonical: symbol.canonical,
+                        })
+                    });
+                }
+                if any {
+                    let facets = entry.iter().map(|(_, f)| *f).collect();
+                    wanted_paths.push((ii, path.to_string(), facets));
+                }
+            }
+            callables.push(facts);
         }
         // The functions and properties, by name; re-exports count once, under the definition.
         let mut defs: HashMap<String, (usize, Option<(Kind, String)>)> = HashMap::new();

@@ -550,22 +550,18 @@ fn analyze_owned(
     let line_index = LineIndex::from_source_text(&text);
     // A tree nested deeper than the walkers (and dropping the tree) can recurse through is
     // never built: the file is reported as not checked.
-    let parsed = match apicompat_extract::nesting::parse_bounded(
-        &text,
-        source_type,
-        apicompat_extract::nesting::MAX_NESTING_ESTIMATE,
-    ) {
-        Ok(parsed) => parsed,
-        Err(deep) => {
-            let mut a = Analyzed::failed(path, String::new());
-            a.io_error = None;
-            a.not_parsed = Some(deep.to_string());
-            a.line_index = line_index;
-            a.text = text;
-            a.bad_utf8_at = bad_utf8_at;
-            return a;
-        }
-    };
+    if let Err(deep) =
+        apicompat_extract::nesting::check(&text, apicompat_extract::nesting::MAX_NESTING_ESTIMATE)
+    {
+        let mut a = Analyzed::failed(path, String::new());
+        a.io_error = None;
+        a.not_parsed = Some(deep.to_string());
+        a.line_index = line_index;
+        a.text = text;
+        a.bad_utf8_at = bad_utf8_at;
+        return a;
+    }
+    let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
     let mut syntax_errors: Vec<(TextRange, String)> = parsed
         .errors()
         .iter()

@@ -179,16 +179,13 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
             } else {
                 PySourceType::Python
             };
-            let parsed =
-                match nesting::parse_bounded(&text, source_type, nesting::MAX_NESTING_ESTIMATE) {
-                    Ok(parsed) => parsed,
-                    Err(deep) => {
-                        return unread(format!(
-                            "{}: {deep}; its module is recorded as open (names unknown)",
-                            file.path
-                        ))
-                    }
-                };
+            if let Err(deep) = nesting::check(&text, nesting::MAX_NESTING_ESTIMATE) {
+                return unread(format!(
+                    "{}: {deep}; its module is recorded as open (names unknown)",
+                    file.path
+                ));
+            }
+            let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
             let left = bindings_left.load(Ordering::Relaxed);
             let mut facts = facts::file_facts(
                 &module,

@@ -4,9 +4,7 @@
 //! walkers (`facts.rs`, ruff's `visitor::walk_expr`) and even dropping the tree. 500k `not`s
 //! or 5M `1+1+...` terms make a tree that deep, and the process would die with a stack
 //! overflow (exit 134). [`check`] bounds the depth from the token stream, iteratively, so a
-//! file that could nest deeper than [`MAX_NESTING_ESTIMATE`] is never parsed;
-//! [`parse_bounded`] does the same from the tokens the parser made (its tree is then never
-//! walked nor dropped).
+//! file that could nest deeper than [`MAX_NESTING_ESTIMATE`] is never parsed.
 //!
 //! The estimate is an upper bound of the tree's depth (up to a small constant factor): the
 //! indentation depth, plus the bracket depth, plus on each open bracket level the operators
@@ -51,38 +49,13 @@ struct Level {
 /// Checks that `source` nests at most `limit` levels deep, by the estimate of the module docs.
 pub fn check(source: &str, limit: usize) -> Result<(), TooDeep> {
     let mut lexer = lexer::lex(source, Mode::Module);
-    check_kinds(std::iter::from_fn(|| Some(lexer.next_token())), limit)
-}
-
-/// Parses `source`, then bounds its nesting from the parser's own tokens (one lexing pass
-/// instead of two). ruff's parser grows its own stack, so parsing is safe at any depth; a
-/// tree found too deep is leaked instead of dropped (dropping it recurses), which costs at
-/// most memory in proportion to the file, bounded by the size limit on files read.
-pub fn parse_bounded(
-    source: &str,
-    source_type: ruff_python_ast::PySourceType,
-    limit: usize,
-) -> Result<ruff_python_parser::Parsed<ruff_python_ast::ModModule>, TooDeep> {
-    let parsed = ruff_python_parser::parse_unchecked_source(source, source_type);
-    match check_kinds(parsed.tokens().iter().map(|t| t.kind()), limit) {
-        Ok(()) => Ok(parsed),
-        Err(deep) => {
-            std::mem::forget(parsed);
-            Err(deep)
-        }
-    }
-}
-
-/// [`check`] over a stream of token kinds (ending at `EndOfFile` or when the stream ends).
-fn check_kinds(kinds: impl Iterator<Item = TokenKind>, limit: usize) -> Result<(), TooDeep> {
-    let mut kinds = kinds;
     let mut levels: Vec<Level> = vec![Level::default()];
     // Sum of the counts of all levels, kept up to date.
     let mut sum = 0usize;
     let mut indent = 0usize;
     let mut prev = TokenKind::Newline;
     loop {
-        let kind = kinds.next().unwrap_or(TokenKind::EndOfFile);
+        let kind = lexer.next_token();
         let top = levels.len() - 1;
         match kind {
             TokenKind::EndOfFile => return Ok(()),

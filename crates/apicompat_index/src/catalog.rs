@@ -45,10 +45,9 @@ pub struct PackageView {
     name: String,
     indexes: Vec<Arc<PackageIndex>>,
     releases: Vec<ReleaseRef>,
-    /// Every path by last segment, built on first use.
-    last_segments: OnceLock<LastSegments>,
-    /// The bases of every class by class name, built on first use.
-    class_bases: OnceLock<ClassBases>,
+    /// Every path by last segment and the bases of every class by class name, built together
+    /// on first use (one scan of the indexes for both).
+    tables: OnceLock<(LastSegments, ClassBases)>,
 }
 
 impl PackageView {
@@ -74,8 +73,7 @@ impl PackageView {
             name: name.to_string(),
             indexes,
             releases: releases.into_values().collect(),
-            last_segments: OnceLock::new(),
-            class_bases: OnceLock::new(),
+            tables: OnceLock::new(),
         }
     }
 
@@ -254,9 +252,24 @@ impl PackageView {
     /// Every path of any release, by last segment: built by one scan on first use and kept
     /// with the view (which never changes), so later lookups cost no scan.
     pub fn last_segments(&self) -> &LastSegments {
-        self.last_segments.get_or_init(|| {
-            let indexes: Vec<&PackageIndex> = self.indexes.iter().map(|i| &**i).collect();
-            LastSegments::build(&indexes)
+        &self.tables().0
+    }
+
+    /// Both tables, from one scan of the facets of every path (a stream of the index costs more
+    /// than what either table keeps of it).
+    fn tables(&self) -> &(LastSegments, ClassBases) {
+        self.tables.get_or_init(|| {
+            let mut names = LastSegments::default();
+            let mut bases = ClassBases::default();
+            for index in &self.indexes {
+                let mut seen = std::collections::HashSet::new();
+                index.for_each_facets(|path, facets| {
+                    names.push(path);
+                    bases.add(index, &mut seen, path, facets);
+                });
+            }
+            names.finish(self.indexes.len());
+            (names, bases)
         })
     }
 
@@ -269,10 +282,7 @@ impl PackageView {
     /// The bases of every class of any release, by class name: built by one scan on first use
     /// and kept with the view.
     pub fn class_bases(&self) -> &ClassBases {
-        self.class_bases.get_or_init(|| {
-            let indexes: Vec<&PackageIndex> = self.indexes.iter().map(|i| &**i).collect();
-            ClassBases::build(&indexes)
-        })
+        &self.tables().1
     }
 
     /// The indexes the view's releases come from.

@@ -20,24 +20,33 @@ impl ClassBases {
         let mut out = ClassBases::default();
         for index in indexes {
             let mut seen: HashSet<u32> = HashSet::new();
-            index.for_each_facets(|path, facets| {
-                for &facet in facets {
-                    if !matches!(index.kind(facet), Ok((Kind::Class, _, _))) || !seen.insert(facet)
-                    {
-                        continue;
-                    }
-                    let Ok(symbol) = index.symbol(facet) else {
-                        continue;
-                    };
-                    let name = last_segment(symbol.canonical.as_deref().unwrap_or(path));
-                    out.bases
-                        .entry(name.into())
-                        .or_default()
-                        .extend(symbol.bases.iter().map(|b| last_segment(b).into()));
-                }
-            });
+            index.for_each_facets(|path, facets| out.add(index, &mut seen, path, facets));
         }
         out
+    }
+
+    /// Adds the classes among the facets of `path` (`seen`: the class facets of this index
+    /// read already).
+    pub(crate) fn add(
+        &mut self,
+        index: &PackageIndex,
+        seen: &mut HashSet<u32>,
+        path: &str,
+        facets: &[u32],
+    ) {
+        for &facet in facets {
+            if !matches!(index.kind(facet), Ok((Kind::Class, _, _))) || !seen.insert(facet) {
+                continue;
+            }
+            let Ok(symbol) = index.symbol(facet) else {
+                continue;
+            };
+            let name = last_segment(symbol.canonical.as_deref().unwrap_or(path));
+            self.bases
+                .entry(name.into())
+                .or_default()
+                .extend(symbol.bases.iter().map(|b| last_segment(b).into()));
+        }
     }
 
     /// Every class name with the bases' names.

@@ -29,34 +29,42 @@ impl LastSegments {
     pub fn build(indexes: &[&PackageIndex]) -> LastSegments {
         let mut out = LastSegments::default();
         for index in indexes {
-            index.for_each_path(|p| {
-                let (Ok(id), Ok(end)) = (
-                    u32::try_from(out.ends.len()),
-                    u32::try_from(out.text.len() + p.len()),
-                ) else {
-                    // Over 4 GiB of path text: beyond every index this reads; keep what fits.
-                    return;
-                };
-                out.text.push_str(p);
-                out.ends.push(end);
-                match out.groups.get_mut(last_segment(p)) {
-                    Some(ids) => ids.push(id),
-                    None => {
-                        out.groups.insert(last_segment(p).into(), vec![id]);
-                    }
-                }
-            });
+            index.for_each_path(|p| out.push(p));
         }
-        // One index streams its paths in order; several are merged and deduplicated.
-        if indexes.len() > 1 {
-            let LastSegments { text, ends, groups } = &mut out;
+        out.finish(indexes.len());
+        out
+    }
+
+    /// Adds a path (in the order an index streams them; see [`Self::finish`]).
+    pub(crate) fn push(&mut self, p: &str) {
+        let (Ok(id), Ok(end)) = (
+            u32::try_from(self.ends.len()),
+            u32::try_from(self.text.len() + p.len()),
+        ) else {
+            // Over 4 GiB of path text: beyond every index this reads; keep what fits.
+            return;
+        };
+        self.text.push_str(p);
+        self.ends.push(end);
+        match self.groups.get_mut(last_segment(p)) {
+            Some(ids) => ids.push(id),
+            None => {
+                self.groups.insert(last_segment(p).into(), vec![id]);
+            }
+        }
+    }
+
+    /// After the paths of `indexes` indexes: one index streams its paths in order; several
+    /// are merged and deduplicated.
+    pub(crate) fn finish(&mut self, indexes: usize) {
+        if indexes > 1 {
+            let LastSegments { text, ends, groups } = self;
             let path = |i: u32| path_in(text, ends, i as usize).unwrap_or("");
             for ids in groups.values_mut() {
                 ids.sort_by(|&a, &b| path(a).cmp(path(b)));
                 ids.dedup_by(|a, b| path(*a) == path(*b));
             }
         }
-        out
     }
 
     /// The paths whose last segment is `name`, sorted.

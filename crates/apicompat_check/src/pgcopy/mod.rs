@@ -419,7 +419,7 @@ impl<'a> Engine<'a> {
             let mut views: Vec<&PackageView> = Vec::new();
             for root in &self.roots {
                 if let Some(v) = self.view(root) {
-                    if !views.iter().any(|x| x.name() == v.name()) {
+                    if pgindex::may_give_groups(v) && !views.iter().any(|x| x.name() == v.name()) {
                         views.push(v);
                     }
                 }

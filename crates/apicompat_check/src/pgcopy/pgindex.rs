@@ -14,6 +14,33 @@ use apicompat_surface::Kind;
 /// Classes that derive from them in the index are added.
 pub const SEED_TYPES: &[&str] = &["ProcessGroup"];
 
+/// The distribution that defines [`SEED_TYPES`].
+pub const SEED_PACKAGE: &str = "torch";
+
+/// Whether a package can define or return process groups: it is [`SEED_PACKAGE`], or some
+/// release of it requires that distribution (extras included). A package that depends on it in
+/// no release (numpy, the standard library) cannot subclass or return its types, so its index
+/// is not read for them (reading a large index costs more than the rest of a small project).
+pub fn may_give_groups(view: &PackageView) -> bool {
+    view.name() == SEED_PACKAGE
+        || (0..view.releases().len()).any(|r| {
+            view.header(r).is_some_and(|h| {
+                h.requires_dist
+                    .iter()
+                    .any(|req| requirement_name(req).eq_ignore_ascii_case(SEED_PACKAGE))
+            })
+        })
+}
+
+/// The distribution name a requirement starts with (`torch>=2.0; extra == "x"` -> `torch`).
+fn requirement_name(req: &str) -> &str {
+    let req = req.trim_start();
+    let end = req
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(req.len());
+    &req[..end]
+}
+
 /// A function or property of an indexed package whose return annotation names a process
 /// group type.
 #[derive(Debug, Clone, PartialEq, Eq)]

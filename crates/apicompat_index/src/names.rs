@@ -10,6 +10,9 @@
 
 use std::collections::HashMap;
 
+/// Keyed by every last segment of a large index: a fast hash, seeded per process.
+type Groups = HashMap<Box<str>, Vec<u32>, foldhash::fast::RandomState>;
+
 use crate::reader::PackageIndex;
 
 /// Paths by last segment.
@@ -20,7 +23,7 @@ pub struct LastSegments {
     /// Where each path ends in `text` (a path starts where the previous one ends).
     ends: Vec<u32>,
     /// Last segment -> the numbers of the paths (in `ends`) that have it, in path order.
-    groups: HashMap<Box<str>, Vec<u32>>,
+    groups: Groups,
 }
 
 impl LastSegments {

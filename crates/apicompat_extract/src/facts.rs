@@ -37,6 +37,10 @@ pub struct Function {
     pub signatures: Vec<Signature>,
     pub deprecated: Option<String>,
     pub property: bool,
+    /// Decorators as dotted references in the defining scope (`@a.b(x)` -> `a.b`).
+    pub decorators: Vec<String>,
+    /// For a decorator: the `**kwargs` keys its wrapper takes out (`crate::kwargs_wrapper`).
+    pub wrapper_keys: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -162,6 +166,22 @@ pub fn file_facts(
         called: Vec::new(),
     };
     w.module_body(suite, true, 0);
+    let mut wrappers: HashMap<&str, Vec<String>> = HashMap::new();
+    for stmt in suite {
+        if let Stmt::FunctionDef(f) = stmt {
+            let keys = crate::kwargs_wrapper::wrapper_keys(f, suite);
+            if !keys.is_empty() {
+                wrappers.insert(f.name.as_str(), keys);
+            }
+        }
+    }
+    if !wrappers.is_empty() {
+        for (name, v) in &mut w.facts.bindings {
+            if let (Value::Function(f), Some(keys)) = (v, wrappers.get(name.as_str())) {
+                f.wrapper_keys.clone_from(keys);
+            }
+        }
+    }
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).
     for f in std::mem::take(&mut w.setattr_functions) {

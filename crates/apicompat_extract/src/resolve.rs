@@ -211,6 +211,8 @@ impl Resolver {
         let positions = self.binding_index.get(module)?.get(name)?;
         let mut best: Option<&Value> = None;
         let mut signatures: Vec<Signature> = Vec::new();
+        // `@overload`s and the implementation: the implementation's decorators run.
+        let mut decorators: Vec<String> = Vec::new();
         for &(fi, bi) in positions {
             {
                 let v = &info.files[fi].bindings[bi].1;
@@ -218,6 +220,11 @@ impl Resolver {
                     for s in &func.signatures {
                         if !signatures.contains(s) {
                             signatures.push(s.clone());
+                        }
+                    }
+                    for d in &func.decorators {
+                        if !decorators.contains(d) {
+                            decorators.push(d.clone());
                         }
                     }
                 }
@@ -238,7 +245,7 @@ impl Resolver {
                 signatures,
                 deprecated: f.deprecated.clone(),
                 property: f.property,
-                decorators: f.decorators.clone(),
+                decorators,
                 wrapper_keys: f.wrapper_keys.clone(),
             }),
             // Members are looked up in `classes`; don't copy them here.

@@ -658,7 +658,10 @@ def passthrough(fn):
             (
                 "pkg/download.py",
                 r#"
+from typing import overload
 from .utils import validate, passthrough
+@overload
+def download(repo_id, *, dry_run: bool): ...
 @validate
 def download(repo_id, *, token=None): ...
 @passthrough
@@ -673,9 +676,18 @@ class Api:
         "1",
     );
     let render = |p: &str| s.symbols[p].signatures[0].render();
+    // The `@overload` takes the implementation's decorators.
+    let sigs: Vec<String> = s.symbols["pkg.download.download"]
+        .signatures
+        .iter()
+        .map(|s| s.render())
+        .collect();
     assert_eq!(
-        render("pkg.download.download"),
-        "(repo_id, *, token=..., gone=..., old_flag=..., proxies=...)"
+        sigs,
+        [
+            "(repo_id, *, dry_run: bool, gone=..., old_flag=..., proxies=...)",
+            "(repo_id, *, token=..., gone=..., old_flag=..., proxies=...)"
+        ]
     );
     assert_eq!(render("pkg.download.plain"), "(repo_id)");
     assert_eq!(

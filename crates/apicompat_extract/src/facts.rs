@@ -166,22 +166,7 @@ pub fn file_facts(
         called: Vec::new(),
     };
     w.module_body(suite, true, 0);
-    let mut wrappers: HashMap<&str, Vec<String>> = HashMap::new();
-    for stmt in suite {
-        if let Stmt::FunctionDef(f) = stmt {
-            let keys = crate::kwargs_wrapper::wrapper_keys(f, suite);
-            if !keys.is_empty() {
-                wrappers.insert(f.name.as_str(), keys);
-            }
-        }
-    }
-    if !wrappers.is_empty() {
-        for (name, v) in &mut w.facts.bindings {
-            if let (Value::Function(f), Some(keys)) = (v, wrappers.get(name.as_str())) {
-                f.wrapper_keys.clone_from(keys);
-            }
-        }
-    }
+    crate::kwargs_wrapper::mark_wrappers(&mut w.facts.bindings, suite);
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).
     for f in std::mem::take(&mut w.setattr_functions) {

@@ -20,13 +20,35 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::consts;
+use crate::facts::Value;
 
 /// Calls followed from the wrapper into functions of the same module.
 const MAX_CALL_DEPTH: usize = 3;
 
+/// Sets `wrapper_keys` on the module-level functions of `suite` that are such decorators.
+pub(crate) fn mark_wrappers(bindings: &mut [(String, Value)], suite: &[Stmt]) {
+    let mut wrappers: HashMap<&str, Vec<String>> = HashMap::new();
+    for stmt in suite {
+        if let Stmt::FunctionDef(f) = stmt {
+            let keys = wrapper_keys(f, suite);
+            if !keys.is_empty() {
+                wrappers.insert(f.name.as_str(), keys);
+            }
+        }
+    }
+    if wrappers.is_empty() {
+        return;
+    }
+    for (name, v) in bindings {
+        if let (Value::Function(f), Some(keys)) = (v, wrappers.get(name.as_str())) {
+            f.wrapper_keys.clone_from(keys);
+        }
+    }
+}
+
 /// The keys the wrapper `d` returns takes out of its `**kwargs`, sorted; empty when `d` is no
 /// such decorator. `module` is the module's top-level statements.
-pub(crate) fn wrapper_keys(d: &ast::StmtFunctionDef, module: &[Stmt]) -> Vec<String> {
+fn wrapper_keys(d: &ast::StmtFunctionDef, module: &[Stmt]) -> Vec<String> {
     let Some(wrapper) = returned_wrapper(d) else {
         return Vec::new();
     };

@@ -93,3 +93,27 @@ fn index_list_and_query_cover_every_embedded_package() {
         assert!(out.contains("module in"), "{name} {root}: {out}");
     }
 }
+
+/// huggingface_hub 1.x's `hf_hub_download` has no `resume_download` parameter, but it is
+/// decorated with `@validate_hf_hub_args`, whose wrapper takes `**kwargs` and pops
+/// `resume_download` (with a warning) before the call (`utils/_validators.py`,
+/// `smoothly_deprecate_legacy_arguments`): the call is valid. A keyword the wrapper does not
+/// take out is still an error.
+#[test]
+fn keywords_a_decorator_wrapper_accepts_are_not_reported() {
+    let dir = common::project_in(
+        "stack",
+        "hub-wrapper",
+        &[(
+            "dl.py",
+            "from huggingface_hub import hf_hub_download\n\
+             hf_hub_download(\"r/m\", \"f.bin\", resume_download=True)\n\
+             hf_hub_download(\"r/m\", \"f.bin\", not_a_keyword=True)\n",
+        )],
+    );
+    let o = check(&dir, &["--target", "huggingface-hub==1.0.1"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("not_a_keyword"), "{out}");
+    assert!(!out.contains("resume_download"), "{out}");
+}

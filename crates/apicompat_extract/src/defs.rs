@@ -95,6 +95,9 @@ pub(crate) fn function_info(f: &ast::StmtFunctionDef, source: &str, method: bool
     for d in &f.decorator_list {
         let name = decorator_name(d).unwrap_or_default();
         let last = name.rsplit('.').next().unwrap_or("");
+        if !name.is_empty() && !matches!(d.expression, Expr::Call(_)) {
+            out.decorators.push(name.clone());
+        }
         match last {
             "staticmethod" => drop_first = false,
             "property" | "cached_property" | "setter" | "getter" | "deleter"

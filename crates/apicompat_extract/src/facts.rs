@@ -37,6 +37,10 @@ pub struct Function {
     pub signatures: Vec<Signature>,
     pub deprecated: Option<String>,
     pub property: bool,
+    /// Decorators as dotted references in the defining scope (`@a.b(x)` -> `a.b`).
+    pub decorators: Vec<String>,
+    /// For a decorator: the `**kwargs` keys its wrapper takes out (`crate::kwargs_wrapper`).
+    pub wrapper_keys: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -162,6 +166,7 @@ pub fn file_facts(
         called: Vec::new(),
     };
     w.module_body(suite, true, 0);
+    crate::kwargs_wrapper::mark_wrappers(&mut w.facts.bindings, suite);
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).
     for f in std::mem::take(&mut w.setattr_functions) {

@@ -15,6 +15,7 @@ pub mod facts;
 mod fallible;
 mod getattr;
 mod installed;
+mod kwargs_wrapper;
 pub mod nesting;
 pub mod resolve;
 mod stdlib;

@@ -10,6 +10,7 @@ use crate::facts::{AllPart, Class, FileFacts, Function, Value};
 
 mod classes;
 pub mod tables;
+mod wrapped;
 
 pub type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
 pub type HashSet<K> = rustc_hash::FxHashSet<K>;
@@ -87,6 +88,10 @@ pub struct Resolver {
     stars: HashMap<String, Rc<Vec<String>>>,
     /// Classes by canonical path, for member lookups.
     classes: HashMap<String, Rc<Class>>,
+    /// Names of functions whose wrapper takes keys out of `**kwargs` (`resolve/wrapped.rs`).
+    wrapper_names: HashSet<String>,
+    /// Decorators being resolved (bounded by `wrapped::MAX_DEPTH`).
+    wrap_depth: usize,
 }
 
 impl Resolver {
@@ -137,6 +142,7 @@ impl Resolver {
             }
         }
         let classes = classes.into_iter().map(|(k, v)| (k, Rc::new(v))).collect();
+        let wrapper_names = wrapped::wrapper_names(&modules);
         let mut binding_index: HashMap<String, HashMap<String, Vec<(usize, usize)>>> =
             HashMap::default();
         for (name, info) in &modules {
@@ -159,6 +165,8 @@ impl Resolver {
             open_by_star: HashSet::default(),
             stars: HashMap::default(),
             classes,
+            wrapper_names,
+            wrap_depth: 0,
         }
     }
 
@@ -203,6 +211,8 @@ impl Resolver {
         let positions = self.binding_index.get(module)?.get(name)?;
         let mut best: Option<&Value> = None;
         let mut signatures: Vec<Signature> = Vec::new();
+        // `@overload`s and the implementation: the implementation's decorators run.
+        let mut decorators: Vec<String> = Vec::new();
         for &(fi, bi) in positions {
             {
                 let v = &info.files[fi].bindings[bi].1;
@@ -210,6 +220,11 @@ impl Resolver {
                     for s in &func.signatures {
                         if !signatures.contains(s) {
                             signatures.push(s.clone());
+                        }
+                    }
+                    for d in &func.decorators {
+                        if !decorators.contains(d) {
+                            decorators.push(d.clone());
                         }
                     }
                 }
@@ -230,6 +245,8 @@ impl Resolver {
                 signatures,
                 deprecated: f.deprecated.clone(),
                 property: f.property,
+                decorators,
+                wrapper_keys: f.wrapper_keys.clone(),
             }),
             // Members are looked up in `classes`; don't copy them here.
             Value::Class(c) => Value::Class(Class {
@@ -555,7 +572,7 @@ impl Resolver {
 
     fn resolve_value(&mut self, module: &str, path: &str, value: &Value) -> Resolved {
         match value {
-            Value::Function(f) => function_resolved(path, f),
+            Value::Function(f) => self.function_in(module, path, f),
             Value::Class(c) => Resolved {
                 kind: Kind::Class,
                 canonical: path.to_string(),

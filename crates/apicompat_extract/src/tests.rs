@@ -617,3 +617,81 @@ fn loops_over_another_modules_dir_copy_all_its_names() {
         assert_eq!(kind(&s, &format!("{m}.missing")), None);
     }
 }
+
+#[test]
+fn keys_a_decorator_wrapper_takes_out_of_kwargs_are_accepted() {
+    // The shape of huggingface_hub 1.x's `@validate_hf_hub_args`.
+    let s = extract(
+        &tree(&[
+            (
+                "pkg/utils/__init__.py",
+                "from ._validators import validate, passthrough\n",
+            ),
+            (
+                "pkg/utils/_validators.py",
+                r#"
+import warnings
+from functools import wraps
+def validate(fn):
+    @wraps(fn)
+    def _inner_fn(*args, **kwargs):
+        if "old_flag" in kwargs:
+            pass
+        del kwargs["gone"]
+        kwargs = legacy(fn_name=fn.__name__, kwargs=kwargs)
+        return fn(*args, **kwargs)
+    return _inner_fn
+def legacy(fn_name, kwargs):
+    new_kwargs = kwargs.copy()
+    proxies = new_kwargs.pop("proxies", None)
+    if proxies is not None:
+        warnings.warn(f"`proxies` is ignored in {fn_name}")
+    other.pop("not_kwargs", None)
+    return new_kwargs
+def passthrough(fn):
+    def inner(*args, **kwargs):
+        kwargs.get("looked_at")
+        return fn(*args, **kwargs)
+    return inner
+"#,
+            ),
+            (
+                "pkg/download.py",
+                r#"
+from typing import overload
+from .utils import validate, passthrough
+@overload
+def download(repo_id, *, dry_run: bool): ...
+@validate
+def download(repo_id, *, token=None): ...
+@passthrough
+def plain(repo_id): ...
+class Api:
+    @validate
+    def download(self, repo_id, **kwargs): ...
+"#,
+            ),
+        ]),
+        "pkg",
+        "1",
+    );
+    let render = |p: &str| s.symbols[p].signatures[0].render();
+    // The `@overload` takes the implementation's decorators.
+    let sigs: Vec<String> = s.symbols["pkg.download.download"]
+        .signatures
+        .iter()
+        .map(|s| s.render())
+        .collect();
+    assert_eq!(
+        sigs,
+        [
+            "(repo_id, *, dry_run: bool, gone=..., old_flag=..., proxies=...)",
+            "(repo_id, *, token=..., gone=..., old_flag=..., proxies=...)"
+        ]
+    );
+    assert_eq!(render("pkg.download.plain"), "(repo_id)");
+    assert_eq!(
+        render("pkg.download.Api.download"),
+        "(repo_id, *, gone=..., old_flag=..., proxies=..., **kwargs)"
+    );
+}

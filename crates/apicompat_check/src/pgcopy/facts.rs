@@ -1117,7 +1117,7 @@ impl<'a> Walker<'a> {
             Expr::Call(call) => {
                 let func = self.val(&call.func, d);
                 match func {
-                    Val::Builtin(b) if b == "super" => Val::Super,
+                    Val::Builtin("super") => Val::Super,
                     Val::Builtin(b) if b == "dict" => {
                         let cv = self.call_val(call, Val::Builtin(b), d);
                         let mut entries: Vec<(Option<Atom>, Val, TextRange)> = Vec::new();
@@ -1333,11 +1333,9 @@ def main(plugin):
         let Val::Call(call) = &site.arg else {
             panic!("{:?}", site.arg)
         };
-        assert_eq!(call.func, Val::Ref(".model.Model".into()));
+        assert_eq!(call.func, Val::Ref(".model.Model"));
         assert_eq!(call.splats.len(), 1);
-        assert!(
-            matches!(&call.splats[0].0, Val::Dict(e) if e[0].0.as_deref() == Some("process_group"))
-        );
+        assert!(matches!(&call.splats[0].0, Val::Dict(e) if e[0].0 == Some("process_group")));
     }
 
     #[test]

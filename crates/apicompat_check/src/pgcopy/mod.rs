@@ -680,7 +680,7 @@ impl<'a> Engine<'a> {
                     };
                     let at = inner_at.unwrap_or_else(|| at.clone());
                     let origin = if attr == s.attr {
-                        origin.with(String::new(), Some(&s.attr))
+                        origin.with(String::new(), Some(s.attr))
                     } else {
                         origin
                     };
@@ -858,10 +858,10 @@ impl<'a> Engine<'a> {
                 }));
             }
         }
-        if pg_like(&p.name) && p.default == Default::Required && p.kind != ParamKind::VarKeyword {
+        if pg_like(p.name) && p.default == Default::Required && p.kind != ParamKind::VarKeyword {
             return Abs::Pg(Origin::new(
                 false,
-                Some(&p.name),
+                Some(p.name),
                 format!("the parameter `{}` ({at})", p.name),
             ));
         }

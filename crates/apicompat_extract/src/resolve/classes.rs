@@ -6,7 +6,7 @@ use apicompat_surface::{Kind, Symbol};
 
 use apicompat_surface::{Param, Signature};
 
-use super::{function_resolved, member_rank, module_of_class, Resolver, Symbols, MAX_HOPS};
+use super::{member_rank, module_of_class, Resolver, Symbols, MAX_HOPS};
 use crate::dataclass;
 use crate::facts::{Openness, Value};
 
@@ -124,7 +124,7 @@ impl Resolver {
             let member_path = format!("{path}.{name}");
             let mut member = match value {
                 Value::Function(f) => {
-                    let r = function_resolved(&member_path, f);
+                    let r = self.function_in(&module, &member_path, f);
                     Symbol {
                         kind: Some(r.kind),
                         signatures: r.signatures,

@@ -1,0 +1,80 @@
+//! Functions decorated by a decorator of the release whose wrapper takes keys out of
+//! `**kwargs` (`crate::kwargs_wrapper`): each such key is a keyword the function accepts,
+//! added to its signatures as a keyword-only parameter with a default.
+
+use apicompat_surface::{Kind, Param, ParamKind};
+
+use super::{function_resolved, HashMap, HashSet, ModuleInfo, Resolved, Resolver};
+use crate::facts::{Function, Value};
+
+/// Decorators of decorators followed at most.
+pub(super) const MAX_DEPTH: usize = 8;
+
+/// The names of the release's functions that have wrapper keys: only decorators so named
+/// are resolved.
+pub(super) fn wrapper_names(modules: &HashMap<String, ModuleInfo>) -> HashSet<String> {
+    let mut out = HashSet::default();
+    for info in modules.values() {
+        for f in &info.files {
+            for (n, v) in &f.bindings {
+                if matches!(v, Value::Function(func) if !func.wrapper_keys.is_empty()) {
+                    out.insert(n.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Resolver {
+    /// A function defined in `module` at `path`, with the keywords its decorators accept.
+    pub(super) fn function_in(&mut self, module: &str, path: &str, f: &Function) -> Resolved {
+        let mut r = function_resolved(path, f);
+        if f.decorators.is_empty() || self.wrap_depth >= MAX_DEPTH {
+            return r;
+        }
+        self.wrap_depth += 1;
+        let mut keys: Vec<String> = Vec::new();
+        for d in &f.decorators {
+            let last = d.rsplit('.').next().unwrap_or(d);
+            if !self.wrapper_names.contains(last) {
+                continue;
+            }
+            let Some(dec) = self.resolve_ref(module, d) else {
+                continue;
+            };
+            if dec.kind != Kind::Function {
+                continue;
+            }
+            let Some((m, n)) = dec.canonical.rsplit_once('.') else {
+                continue;
+            };
+            if let Some(Value::Function(def)) = self.own_binding(m, n) {
+                keys.extend(def.wrapper_keys);
+            }
+        }
+        self.wrap_depth -= 1;
+        for sig in &mut r.signatures {
+            for k in &keys {
+                if sig.params.iter().any(|p| p.name == *k) {
+                    continue;
+                }
+                let at = sig
+                    .params
+                    .iter()
+                    .position(|p| p.kind == ParamKind::VarKeyword)
+                    .unwrap_or(sig.params.len());
+                sig.params.insert(
+                    at,
+                    Param {
+                        name: k.clone(),
+                        kind: ParamKind::KeywordOnly,
+                        default: true,
+                        annotation: None,
+                    },
+                );
+            }
+        }
+        r
+    }
+}

@@ -43,9 +43,9 @@ if [ ! -f "$src/.complete" ]; then
   rm -rf "$src"/transformers-4.46.3.dist-info
   touch "$src/.complete"
 fi
-files=$(find "$src" -name '*.py' | wc -l)
-lines=$(find "$src" -name '*.py' -print0 | xargs -0 cat | wc -l)
-bytes=$(find "$src" -name '*.py' -print0 | xargs -0 cat | wc -c)
+files=$(find -L "$src" -name '*.py' | wc -l)
+lines=$(find -L "$src" -name '*.py' -print0 | xargs -0 cat | wc -l)
+bytes=$(find -L "$src" -name '*.py' -print0 | xargs -0 cat | wc -c)
 
 # shellcheck source=scripts/timing.sh
 . scripts/timing.sh

@@ -1,6 +1,7 @@
 //! The bases of every class of a package view, by class name (last segment of the definition):
 //! what finding the subclasses of a class by name needs (AC010's process-group types). Built by
-//! [`crate::PackageView::class_bases`] on first use, in one scan, and kept with the view.
+//! [`crate::PackageView::class_bases`] on first use, in the scan that also builds
+//! [`crate::names::LastSegments`], and kept with the view.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -15,16 +16,6 @@ pub struct ClassBases {
 }
 
 impl ClassBases {
-    /// One pass over the facets of every path of these indexes; each class facet is read once.
-    pub fn build(indexes: &[&PackageIndex]) -> ClassBases {
-        let mut out = ClassBases::default();
-        for index in indexes {
-            let mut seen: HashSet<u32> = HashSet::new();
-            index.for_each_facets(|path, facets| out.add(index, &mut seen, path, facets));
-        }
-        out
-    }
-
     /// Adds the classes among the facets of `path` (`seen`: the class facets of this index
     /// read already).
     pub(crate) fn add(

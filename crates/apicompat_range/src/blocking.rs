@@ -204,26 +204,21 @@ pub(crate) fn moved_paths<'g>(
     if wanted.is_empty() {
         return out;
     }
-    let mut candidates: Vec<String> = Vec::new();
-    view.for_each_path(|p| {
-        let last = p.rsplit('.').next().unwrap_or(p);
-        if wanted.contains_key(last) {
-            candidates.push(p.to_string());
-        }
-    });
+    let mut candidates: Vec<&str> = wanted.keys().flat_map(|n| view.paths_named(n)).collect();
+    candidates.sort_unstable();
     // Lowest wins: (not the same object, a module that merely imports it, private segments,
     // length).
     type Score = (bool, bool, usize, usize);
     let mut best: HashMap<&'g str, (Score, Found)> = HashMap::new();
     for c in candidates {
-        let last = c.rsplit('.').next().unwrap_or(&c);
+        let last = c.rsplit('.').next().unwrap_or(c);
         let Some(list) = wanted.get(last) else {
             continue;
         };
         let Ok(Status::Present {
             path: found,
             symbol,
-        }) = view.status(&c, r)
+        }) = view.status(c, r)
         else {
             continue;
         };
@@ -244,7 +239,7 @@ pub(crate) fn moved_paths<'g>(
             let same = *want == canonical
                 || !incidental
                     && matches!(
-                        view.status(&c, *p),
+                        view.status(c, *p),
                         Ok(Status::Present { path: then, symbol: s }) if s.canonical.as_deref().unwrap_or(&then) == want.as_str()
                     );
             let similar = !same
@@ -262,7 +257,7 @@ pub(crate) fn moved_paths<'g>(
                     (
                         score,
                         Found {
-                            path: c.clone(),
+                            path: c.to_string(),
                             same,
                         },
                     ),

@@ -146,6 +146,37 @@ fn empty_or_tiny_inputs_are_refused_and_never_hide_the_embedded_index() {
 }
 
 #[test]
+fn a_cached_index_of_a_newer_format_is_left_in_place() {
+    let dir = temp("newer");
+    let cache = dir.join("cache");
+    std::fs::create_dir_all(cache.join("index")).unwrap();
+    // A well-formed file (checksum right) of a format this build does not know.
+    let mut body = b"APICIDX".to_vec();
+    body.push(apicompat_index::format::FORMAT + 1);
+    body.extend(crc32fast::hash(&body).to_le_bytes());
+    let file = cache.join("index/torch.apix");
+    std::fs::write(&file, lz4_flex::compress_prepend_size(&body)).unwrap();
+    let o = run(
+        &[
+            "check",
+            project(&dir).to_str().unwrap(),
+            "--target",
+            "torch==2.3.0",
+        ],
+        &cache,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    assert!(out(&o).contains("AC001"), "{}", out(&o));
+    assert!(
+        err(&o).contains("newer apicompat") && err(&o).contains("left in place"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(names(&cache.join("index")), ["torch.apix"]);
+}
+
+#[test]
 fn a_corrupt_cached_index_is_moved_aside_and_breaks_are_still_reported() {
     let dir = temp("corrupt");
     let cache = dir.join("cache");

@@ -455,14 +455,15 @@ impl<'c> Evaluator<'c> {
 
     /// Adds the `moved` fixes to findings: where the same object is in the releases that lack
     /// the path used. The candidates are the paths with the same last segment, from the
-    /// package's table of paths by last segment ([`PackageView::paths_named`], one scan per
-    /// loaded index).
+    /// package's table of paths by last segment ([`PackageView::paths_named`], stored with
+    /// the index).
     pub fn add_moved(&self, pending: &mut [(&'c PackageView, Pending)]) {
         pending.par_iter_mut().for_each(|(view, p)| {
             let Some(q) = p.moved.take() else {
                 return;
             };
-            let candidates: Vec<&str> = view.paths_named(last_segment(&q.path)).collect();
+            let candidates = view.paths_named(last_segment(&q.path));
+            let candidates: Vec<&str> = candidates.iter().map(String::as_str).collect();
             let fixes = self.moved(view, &q, &candidates);
             if !fixes.is_empty() {
                 p.finding.fixes.splice(0..0, fixes);

@@ -388,7 +388,7 @@ fn candidate(defined: &HashSet<String>, file: &FileUses, m: &MemberUse) -> bool 
 /// From the package's paths by last segment: for each needed name, the classes that define it and
 /// the releases where they do.
 fn build_table(view: &PackageView, needed: &HashSet<String>) -> HashMap<String, Arc<MemberDef>> {
-    let mut candidates: Vec<&str> = needed.iter().flat_map(|n| view.paths_named(n)).collect();
+    let mut candidates: Vec<String> = needed.iter().flat_map(|n| view.paths_named(n)).collect();
     candidates.sort_unstable();
     let n = view.releases().len();
     // Per release: the index holding it and its position there.
@@ -398,7 +398,8 @@ fn build_table(view: &PackageView, needed: &HashSet<String>) -> HashMap<String, 
     }
     let mut class_cache: HashMap<String, Vec<bool>> = HashMap::new();
     let mut out: HashMap<String, MemberDef> = HashMap::new();
-    for path in candidates {
+    for path in &candidates {
+        let path = path.as_str();
         let Some((parent, name)) = path.rsplit_once('.') else {
             continue;
         };

@@ -300,8 +300,8 @@ fn public_paths(
         for last in names {
             let mut v: Vec<String> = view
                 .paths_named(last)
+                .into_iter()
                 .filter(|p| !is_private(p))
-                .map(str::to_string)
                 .collect();
             if v.is_empty() {
                 continue;

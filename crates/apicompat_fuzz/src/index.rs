@@ -70,6 +70,11 @@ fn use_index(index: &PackageIndex) {
     for root in &roots {
         let _ = index.paths_with_prefix(root);
     }
+    for p in paths.iter().take(8) {
+        let last = p.rsplit('.').next().unwrap_or(p);
+        let _ = index.paths_named(last);
+        let _ = index.subclasses_named(last);
+    }
     let mut probes: Vec<String> = Vec::new();
     for p in &paths {
         probes.push(p.clone());

@@ -9,6 +9,7 @@ use crate::format::{
     put_varint, write_section, write_table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
     FLAG_OPAQUE, FLAG_OPEN, FORMAT, MAGIC,
 };
+use crate::names::Derived;
 use crate::{Header, IndexError, ReleaseHeader};
 
 /// What one path is in one release, as stored (a deduplicated "facet").
@@ -255,6 +256,22 @@ impl IndexBuilder {
         let fst_bytes = fst_builder
             .into_inner()
             .map_err(|e| IndexError::Invalid(e.to_string()))?;
+        // The lookups by last segment (names.rs), from the same paths and facets.
+        let mut derived = Derived::default();
+        for (i, (path, entries)) in paths.iter().enumerate() {
+            derived.add_path(path, i as u64);
+            for &(_, facet) in entries {
+                let (f, _) = &facets[facet_rank[facet as usize] as usize];
+                if f.kind == Kind::Class.as_u8() {
+                    derived.add_class(
+                        path,
+                        f.canonical.as_deref(),
+                        f.bases.iter().map(String::as_str),
+                    );
+                }
+            }
+        }
+        let derived = derived.finish()?;
 
         let mut out = Vec::new();
         out.extend(MAGIC);
@@ -281,6 +298,9 @@ impl IndexBuilder {
         write_section(&mut out, &set_section);
         write_table(&mut out, &record_items);
         write_section(&mut out, &fst_bytes);
+        for section in &derived {
+            write_section(&mut out, section);
+        }
         let crc = crc32fast::hash(&out);
         out.extend(crc.to_le_bytes());
         Ok(lz4_flex::compress_prepend_size(&out))

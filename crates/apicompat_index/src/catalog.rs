@@ -8,9 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use apicompat_requirements::Version;
 
 use crate::cache::Cache;
-use crate::class_bases::ClassBases;
 use crate::lookup::{status, Status};
-use crate::names::LastSegments;
 use crate::reader::PackageIndex;
 use crate::{IndexError, ReleaseHeader};
 
@@ -45,9 +43,6 @@ pub struct PackageView {
     name: String,
     indexes: Vec<Arc<PackageIndex>>,
     releases: Vec<ReleaseRef>,
-    /// Every path by last segment and the bases of every class by class name, built together
-    /// on first use (one scan of the indexes for both).
-    tables: OnceLock<(LastSegments, ClassBases)>,
 }
 
 impl PackageView {
@@ -73,7 +68,6 @@ impl PackageView {
             name: name.to_string(),
             indexes,
             releases: releases.into_values().collect(),
-            tables: OnceLock::new(),
         }
     }
 
@@ -249,40 +243,34 @@ impl PackageView {
         out
     }
 
-    /// Every path of any release, by last segment: built by one scan on first use and kept
-    /// with the view (which never changes), so later lookups cost no scan.
-    pub fn last_segments(&self) -> &LastSegments {
-        &self.tables().0
+    /// The paths of any release whose last segment is `name`, sorted (a range of each index's
+    /// table by last segment: no scan).
+    pub fn paths_named(&self, name: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .indexes
+            .iter()
+            .flat_map(|i| i.paths_named(name))
+            .collect();
+        if self.indexes.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
+        out
     }
 
-    /// Both tables, from one scan of the facets of every path (a stream of the index costs more
-    /// than what either table keeps of it).
-    fn tables(&self) -> &(LastSegments, ClassBases) {
-        self.tables.get_or_init(|| {
-            let mut names = LastSegments::default();
-            let mut bases = ClassBases::default();
-            for index in &self.indexes {
-                let mut seen = std::collections::HashSet::new();
-                index.for_each_facets(|path, facets| {
-                    names.push(path);
-                    bases.add(index, &mut seen, path, facets);
-                });
-            }
-            names.finish(self.indexes.len());
-            (names, bases)
-        })
-    }
-
-    /// The paths of any release whose last segment is `name`, sorted (see
-    /// [`Self::last_segments`]).
-    pub fn paths_named<'s>(&'s self, name: &str) -> impl Iterator<Item = &'s str> + 's {
-        self.last_segments().named(name)
-    }
-
-    /// The bases of every class of any release, by class name: built by one scan on first use
-    /// and kept with the view.
-    pub fn class_bases(&self) -> &ClassBases {
-        &self.tables().1
+    /// The last segments of the classes of any release with a base whose last segment is
+    /// `base`, sorted.
+    pub fn subclasses_named(&self, base: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .indexes
+            .iter()
+            .flat_map(|i| i.subclasses_named(base))
+            .collect();
+        if self.indexes.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
+        out
     }
 
     /// The indexes the view's releases come from.
@@ -341,6 +329,16 @@ fn load_cached(path: &Path, cache_dir: &Path) -> Result<PackageIndex, String> {
         Ok(index) => return Ok(index),
         Err(e) => e,
     };
+    // A newer build's file is not damaged: it stays for that build.
+    if let Some(Err(e @ IndexError::NewerFormat(..))) = std::fs::read(path)
+        .ok()
+        .map(|data| PackageIndex::from_bytes(&data).map(|_| ()))
+    {
+        return Err(format!(
+            "{}: {e}; left in place; the cached releases of this package are left out",
+            path.display()
+        ));
+    }
     let cache = Cache::new(cache_dir);
     let _lock = cache.lock();
     match read(path) {

@@ -1,7 +1,7 @@
 //! The byte layout of a package index.
 //!
 //! ```text
-//! "APICIDX" u8(FORMAT)          magic and format version (this build reads 1 and 2)
+//! "APICIDX" u8(FORMAT)          magic and format version (this build reads 1 to 3)
 //! u32 header length, header     JSON: package, releases (version, requires_dist, requires_python)
 //! 6 sections, each u32 length + bytes:
 //!   strings    u32 count, u32 offsets[count+1], utf-8 bytes
@@ -17,6 +17,10 @@
 //!   sets       u32 words per set, u64 words (release bitsets)
 //!   records    u32 count, u32 offsets[count+1], varint (set, facet) pairs per symbol
 //!   paths      an fst map: dotted path -> symbol number
+//! format 3 adds 3 sections (names.rs; an older index derives them on load):
+//!   names      an fst map: last segment -> start of its groups entry
+//!   groups     per last segment: varint count, the symbol numbers of its paths as deltas
+//!   subclasses an fst set: `base\0class` (last segments) for every class of any release
 //! ```
 //! A CRC-32 of all of the above follows, and the whole is lz4-compressed with its size
 //! prepended. Everything is sorted and deduplicated
@@ -25,8 +29,9 @@
 use crate::IndexError;
 
 pub const MAGIC: &[u8; 7] = b"APICIDX";
-/// The format this build writes. Format 1 (no metaclass, flag bit 3 unused) is still read.
-pub const FORMAT: u8 = 2;
+/// The format this build writes. Format 1 (no metaclass, flag bit 3 unused) and 2 (no
+/// lookups by last segment) are still read.
+pub const FORMAT: u8 = 3;
 /// The oldest format this build reads.
 pub const OLDEST_FORMAT: u8 = 1;
 

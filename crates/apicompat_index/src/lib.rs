@@ -10,7 +10,6 @@
 mod builder;
 pub mod cache;
 pub mod catalog;
-pub mod class_bases;
 pub mod diff;
 pub mod format;
 pub mod lookup;
@@ -33,6 +32,9 @@ pub enum IndexError {
     Corrupt(String),
     #[error("{0}")]
     Invalid(String),
+    /// Written by a later build of the tool: not damaged, only not readable here.
+    #[error("index format {0}, this build reads formats {1} to {2} (written by a newer apicompat)")]
+    NewerFormat(u8, u8, u8),
 }
 
 /// One release as the index header lists it.

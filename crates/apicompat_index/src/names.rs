@@ -1,107 +1,115 @@
-//! Every path of a package view, grouped by last segment (`new_group` ->
-//! `torch.distributed.new_group`, `torch.distributed.distributed_c10d.new_group`, ...).
+//! Lookups by last segment, stored with the index (format 3):
 //!
-//! Rules that look for "every path named N" (AC009's member table, AC011's public paths,
-//! AC010's process-group returns, `moved` fixes) asked this of a scan of every path of the
-//! index, once per analysis. [`crate::PackageView::paths_named`] builds this table on first use
-//! (one scan) and keeps it with the view, which never changes: it cannot be stale.
+//! - **names**: an fst map from every last segment of a path (`new_group`) to where its
+//!   **groups** entry starts: the record numbers of the paths that end with it (ascending,
+//!   as deltas). The paths map's values are the records in key order, so a record number gives
+//!   its path back ([`fst::raw::Fst::get_key`]). "Every path named N" (AC009's member table,
+//!   AC011's public paths, AC010's process-group returns, `moved` fixes, `range`'s blocking
+//!   set) costs one lookup and one walk of the paths map per path: no scan of the index.
+//! - **subclasses**: an fst set of `base\0class` for the last segments of every class and of
+//!   each of its bases in any release (the class named by its definition): the subclasses of
+//!   a class by name (AC010's process-group types).
 //!
-//! Paths are stored once, in one string, grouped by last segment and sorted within a group.
+//! Both are derived from the paths and facets alone, by [`Derived`], at build time; an index of
+//! an older format gets them at load time from one scan (same code, same bytes).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Keyed by every last segment of a large index: a fast hash, seeded per process.
-type Groups = HashMap<Box<str>, Vec<u32>, foldhash::fast::RandomState>;
+use crate::format::{put_varint, Reader};
+use crate::IndexError;
 
-use crate::reader::PackageIndex;
-
-/// Paths by last segment.
+/// The derived sections: names (fst), groups, subclasses (fst).
 #[derive(Debug, Default)]
-pub struct LastSegments {
-    /// Every path, one after the other.
-    text: String,
-    /// Where each path ends in `text` (a path starts where the previous one ends).
-    ends: Vec<u32>,
-    /// Last segment -> the numbers of the paths (in `ends`) that have it, in path order.
-    groups: Groups,
+pub(crate) struct Derived {
+    groups: BTreeMap<String, Vec<u64>>,
+    subclasses: BTreeSet<Vec<u8>>,
 }
 
-impl LastSegments {
-    /// One scan of every path of these indexes (a path in several indexes is kept once). No
-    /// allocation per path: the paths go into one string, the groups hold their numbers.
-    pub fn build(indexes: &[&PackageIndex]) -> LastSegments {
-        let mut out = LastSegments::default();
-        for index in indexes {
-            index.for_each_path(|p| out.push(p));
-        }
-        out.finish(indexes.len());
-        out
-    }
-
-    /// Adds a path (in the order an index streams them; see [`Self::finish`]).
-    pub(crate) fn push(&mut self, p: &str) {
-        let (Ok(id), Ok(end)) = (
-            u32::try_from(self.ends.len()),
-            u32::try_from(self.text.len() + p.len()),
-        ) else {
-            // Over 4 GiB of path text: beyond every index this reads; keep what fits.
-            return;
-        };
-        self.text.push_str(p);
-        self.ends.push(end);
-        match self.groups.get_mut(last_segment(p)) {
-            Some(ids) => ids.push(id),
+impl Derived {
+    /// Adds a path and its record number (in ascending order).
+    pub(crate) fn add_path(&mut self, path: &str, record: u64) {
+        match self.groups.get_mut(last_segment(path)) {
+            Some(records) => records.push(record),
             None => {
-                self.groups.insert(last_segment(p).into(), vec![id]);
+                self.groups.insert(last_segment(path).to_string(), vec![record]);
             }
         }
     }
 
-    /// After the paths of `indexes` indexes: one index streams its paths in order; several
-    /// are merged and deduplicated.
-    pub(crate) fn finish(&mut self, indexes: usize) {
-        if indexes > 1 {
-            let LastSegments { text, ends, groups } = self;
-            let path = |i: u32| path_in(text, ends, i as usize).unwrap_or("");
-            for ids in groups.values_mut() {
-                ids.sort_by(|&a, &b| path(a).cmp(path(b)));
-                ids.dedup_by(|a, b| path(*a) == path(*b));
-            }
+    /// Adds a class found at `path` (defined at `canonical` when it says so) with its bases.
+    pub(crate) fn add_class<'b>(
+        &mut self,
+        path: &str,
+        canonical: Option<&str>,
+        bases: impl Iterator<Item = &'b str>,
+    ) {
+        let class = last_segment(canonical.unwrap_or(path));
+        for base in bases {
+            let mut key = last_segment(base).as_bytes().to_vec();
+            key.push(0);
+            key.extend(class.as_bytes());
+            self.subclasses.insert(key);
         }
     }
 
-    /// The paths whose last segment is `name`, sorted.
-    pub fn named<'s>(&'s self, name: &str) -> impl Iterator<Item = &'s str> + 's {
-        self.groups
-            .get(name)
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .filter_map(move |&i| path_in(&self.text, &self.ends, i as usize))
-    }
-
-    /// Every last segment there is.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.groups.keys().map(|k| &**k)
-    }
-
-    /// How many paths there are (a path in several indexes counts once).
-    pub fn len(&self) -> usize {
-        self.groups.values().map(Vec::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.groups.is_empty()
+    /// The bytes of the names map, the groups and the subclasses set.
+    pub(crate) fn finish(self) -> Result<[Vec<u8>; 3], IndexError> {
+        let invalid = |e: fst::Error| IndexError::Invalid(format!("derived tables: {e}"));
+        let mut names = fst::MapBuilder::memory();
+        let mut groups = Vec::new();
+        for (name, mut records) in self.groups {
+            names.insert(&name, groups.len() as u64).map_err(invalid)?;
+            records.sort_unstable();
+            records.dedup();
+            put_varint(&mut groups, records.len() as u64);
+            let mut last = 0;
+            for r in records {
+                put_varint(&mut groups, r - last);
+                last = r;
+            }
+        }
+        let mut subclasses = fst::SetBuilder::memory();
+        subclasses
+            .extend_iter(self.subclasses.iter())
+            .map_err(invalid)?;
+        Ok([
+            names.into_inner().map_err(invalid)?,
+            groups,
+            subclasses.into_inner().map_err(invalid)?,
+        ])
     }
 }
 
-/// Path number `i` of `text` cut at `ends`.
-fn path_in<'t>(text: &'t str, ends: &[u32], i: usize) -> Option<&'t str> {
-    let start = match i.checked_sub(1) {
-        Some(p) => *ends.get(p)? as usize,
-        None => 0,
+/// The record numbers of a groups entry starting at `at` (at most `limit` of them: a damaged
+/// count cannot make a huge list).
+pub(crate) fn group(groups: &[u8], at: u64, limit: usize) -> Vec<u64> {
+    let Ok(at) = usize::try_from(at) else {
+        return Vec::new();
     };
-    let end = *ends.get(i)? as usize;
-    text.get(start..end)
+    let mut r = Reader::new(groups);
+    r.pos = at;
+    let Ok(n) = r.usize() else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(n.min(limit));
+    let mut record: u64 = 0;
+    for _ in 0..n.min(limit) {
+        let Some(next) = r.varint().ok().and_then(|d| record.checked_add(d)) else {
+            break;
+        };
+        record = next;
+        out.push(record);
+    }
+    out
+}
+
+/// The byte range of the subclasses keys of `base`.
+pub(crate) fn subclass_range(base: &str) -> (Vec<u8>, Vec<u8>) {
+    let mut from = base.as_bytes().to_vec();
+    from.push(0);
+    let mut to = base.as_bytes().to_vec();
+    to.push(1);
+    (from, to)
 }
 
 fn last_segment(path: &str) -> &str {
@@ -112,19 +120,19 @@ fn last_segment(path: &str) -> &str {
 mod tests {
     use apicompat_surface::{Kind, Surface, Symbol};
 
-    use super::*;
-    use crate::IndexBuilder;
+    use crate::{IndexBuilder, PackageIndex};
 
-    fn index(version: &str, paths: &[&str]) -> PackageIndex {
+
+    fn index(version: &str, symbols: &[(&str, Kind, &[&str])]) -> PackageIndex {
         let mut b = IndexBuilder::new("pkg");
-        let symbols = paths
+        let symbols = symbols
             .iter()
-            .map(|p| {
-                let kind = Some(Kind::Function);
+            .map(|(p, kind, bases)| {
                 (
                     p.to_string(),
                     Symbol {
-                        kind,
+                        kind: Some(*kind),
+                        bases: bases.iter().map(|s| s.to_string()).collect(),
                         ..Symbol::default()
                     },
                 )
@@ -140,16 +148,86 @@ mod tests {
         PackageIndex::from_bytes(&b.finish().unwrap()).unwrap()
     }
 
+    /// The same index written in format 2: the last two sections cut, the format byte set.
+    fn as_format_2(compressed: &[u8]) -> Vec<u8> {
+        let data = lz4_flex::decompress_size_prepended(compressed).unwrap();
+        let body = &data[..data.len() - 4];
+        let mut r = crate::format::Reader::new(body);
+        r.take(crate::format::MAGIC.len() + 1).unwrap();
+        for _ in 0..7 {
+            let n = r.u32().unwrap() as usize;
+            r.take(n).unwrap();
+        }
+        let mut out = body[..r.pos].to_vec();
+        out[crate::format::MAGIC.len()] = 2;
+        let crc = crc32fast::hash(&out);
+        out.extend(crc.to_le_bytes());
+        lz4_flex::compress_prepend_size(&out)
+    }
+
     #[test]
-    fn groups_paths_of_every_index_by_last_segment() {
-        let a = index("1.0", &["pkg", "pkg.a.f", "pkg.b.f", "pkg.g", "pkg.a"]);
-        let b = index("2.0", &["pkg", "pkg.c.f", "pkg.a.f", "pkg.a"]);
-        let names = LastSegments::build(&[&a, &b]);
-        let f: Vec<&str> = names.named("f").collect();
-        assert_eq!(f, ["pkg.a.f", "pkg.b.f", "pkg.c.f"]);
-        assert_eq!(names.named("g").collect::<Vec<_>>(), ["pkg.g"]);
-        assert_eq!(names.named("pkg").collect::<Vec<_>>(), ["pkg"]);
-        assert_eq!(names.named("nothing").count(), 0);
-        assert_eq!(names.len(), 6);
+    fn an_older_index_derives_the_same_lookups_and_upgrades_to_the_same_bytes() {
+        let mut b = IndexBuilder::new("pkg");
+        let symbols = [
+            ("pkg", Kind::Module, vec![]),
+            ("pkg.m.f", Kind::Function, vec![]),
+            ("pkg.C", Kind::Class, vec!["pkg.m.Base".to_string()]),
+            ("pkg.m.Base", Kind::Class, vec![]),
+        ]
+        .into_iter()
+        .map(|(p, kind, bases)| {
+            let symbol = Symbol {
+                kind: Some(kind),
+                bases,
+                ..Symbol::default()
+            };
+            (p.to_string(), symbol)
+        })
+        .collect();
+        b.add(&Surface {
+            package: "pkg".into(),
+            version: "1.0".into(),
+            symbols,
+            ..Surface::default()
+        })
+        .unwrap();
+        let current = b.finish().unwrap();
+        let old = PackageIndex::from_bytes(&as_format_2(&current)).unwrap();
+        assert_eq!(old.paths_named("f"), ["pkg.m.f"]);
+        assert_eq!(old.subclasses_named("Base"), ["C"]);
+        assert_eq!(old.upgraded().unwrap().unwrap(), current);
+        let now = PackageIndex::from_bytes(&current).unwrap();
+        assert!(now.upgraded().unwrap().is_none());
+    }
+
+    #[test]
+    fn paths_by_last_segment_and_subclasses_by_base() {
+        let f = Kind::Function;
+        let m = Kind::Module;
+        let c = Kind::Class;
+        let a = index(
+            "1.0",
+            &[
+                ("pkg", m, &[]),
+                ("pkg.a", m, &[]),
+                ("pkg.a.f", f, &[]),
+                ("pkg.b.f", f, &[]),
+                ("pkg.f_x", f, &[]),
+                ("pkg.f-", f, &[]),
+                ("pkg.g", f, &[]),
+                ("pkg.G", c, &["pkg.Base"]),
+                ("pkg.H", c, &["pkg.Base", "other.Mixin"]),
+                ("pkg.Base", c, &["object"]),
+            ],
+        );
+        assert_eq!(a.paths_named("f"), ["pkg.a.f", "pkg.b.f"]);
+        assert_eq!(a.paths_named("g"), ["pkg.g"]);
+        assert_eq!(a.paths_named("pkg"), ["pkg"]);
+        assert!(a.paths_named("nothing").is_empty());
+        assert!(a.paths_named("").is_empty());
+        assert_eq!(a.subclasses_named("Base"), ["G", "H"]);
+        assert_eq!(a.subclasses_named("Mixin"), ["H"]);
+        assert_eq!(a.subclasses_named("object"), ["Base"]);
+        assert!(a.subclasses_named("G").is_empty());
     }
 }

@@ -1,15 +1,19 @@
 //! Reads a package index without decoding more than a lookup needs.
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use apicompat_requirements::{parse_version, Version};
 use apicompat_surface::{Kind, Param, ParamKind, Signature, Symbol};
 use fst::{IntoStreamer, Streamer};
 
 use crate::format::{
-    corrupt, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE, FLAG_OPAQUE,
+    corrupt, write_section, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE, FLAG_OPAQUE,
     FLAG_OPEN, FORMAT, KIND_MASK, MAGIC, OLDEST_FORMAT,
 };
+use crate::names::{group, subclass_range, Derived};
 use crate::{Header, IndexError, ReleaseHeader};
 
 /// A set of releases of one package, by position in [`PackageIndex::releases`].
@@ -32,9 +36,61 @@ impl ReleaseSet {
     }
 }
 
+/// A section of an index's bytes, shared (the fst maps read it in place).
+#[derive(Clone)]
+struct Part {
+    data: Arc<Vec<u8>>,
+    range: Range<usize>,
+}
+
+impl AsRef<[u8]> for Part {
+    fn as_ref(&self) -> &[u8] {
+        &self.data[self.range.clone()]
+    }
+}
+
+impl Part {
+    fn whole(bytes: Vec<u8>) -> Part {
+        let range = 0..bytes.len();
+        Part {
+            data: Arc::new(bytes),
+            range,
+        }
+    }
+}
+
+/// The lookups by last segment (names.rs).
+struct Lookups {
+    names: fst::Map<Part>,
+    groups: Part,
+    subclasses: fst::Set<Part>,
+}
+
+impl Lookups {
+    fn new([names, groups, subclasses]: [Part; 3]) -> Result<Lookups, IndexError> {
+        let names = fst::Map::new(names).map_err(|e| IndexError::Corrupt(format!("names: {e}")))?;
+        let subclasses = fst::Set::new(subclasses)
+            .map_err(|e| IndexError::Corrupt(format!("subclasses: {e}")))?;
+        // fst panics on some damaged maps: their checksums first (docs/fuzzing.md).
+        names
+            .as_fst()
+            .verify()
+            .map_err(|e| IndexError::Corrupt(format!("names: {e}")))?;
+        subclasses
+            .as_fst()
+            .verify()
+            .map_err(|e| IndexError::Corrupt(format!("subclasses: {e}")))?;
+        Ok(Lookups {
+            names,
+            groups,
+            subclasses,
+        })
+    }
+}
+
 /// One package's index.
 pub struct PackageIndex {
-    data: Vec<u8>,
+    data: Arc<Vec<u8>>,
     /// The format the file was written in (facets of format 1 have no metaclass).
     format: u8,
     header: Header,
@@ -45,7 +101,10 @@ pub struct PackageIndex {
     sets: Range<usize>,
     words: usize,
     records: Range<usize>,
-    paths: fst::Map<Vec<u8>>,
+    paths: fst::Map<Part>,
+    /// Read from the file (format 3), or derived on first use from the paths and facets.
+    /// `None`: the derivation failed (a damaged index answers no lookup by name).
+    lookups: OnceLock<Option<Lookups>>,
 }
 
 /// The stored facts about one path in one group of releases.
@@ -76,7 +135,10 @@ impl PackageIndex {
             return Err(corrupt("not an apicompat index"));
         }
         let format = r.u8()?;
-        if !(OLDEST_FORMAT..=FORMAT).contains(&format) {
+        if format > FORMAT {
+            return Err(IndexError::NewerFormat(format, OLDEST_FORMAT, FORMAT));
+        }
+        if format < OLDEST_FORMAT {
             return Err(IndexError::Corrupt(format!(
                 "index format {format}, this build reads formats {OLDEST_FORMAT} to {FORMAT}"
             )));
@@ -96,6 +158,11 @@ impl PackageIndex {
         let sets = section(&mut r)?;
         let records = section(&mut r)?;
         let paths_range = section(&mut r)?;
+        let derived = if format >= 3 {
+            Some([section(&mut r)?, section(&mut r)?, section(&mut r)?])
+        } else {
+            None
+        };
         if r.pos != data.len() {
             return Err(corrupt("trailing bytes"));
         }
@@ -111,7 +178,12 @@ impl PackageIndex {
         if words == 0 || words * 64 < header.releases.len() {
             return Err(corrupt("release sets too narrow"));
         }
-        let paths = fst::Map::new(data[paths_range].to_vec())
+        let data = Arc::new(data);
+        let part = |range: Range<usize>| Part {
+            data: data.clone(),
+            range,
+        };
+        let paths = fst::Map::new(part(paths_range))
             .map_err(|e| IndexError::Corrupt(format!("paths: {e}")))?;
         // fst does not check a map's structure, and panics on some damaged ones: its own
         // checksum first (found by fuzzing, docs/fuzzing.md).
@@ -119,6 +191,10 @@ impl PackageIndex {
             .as_fst()
             .verify()
             .map_err(|e| IndexError::Corrupt(format!("paths: {e}")))?;
+        let lookups = OnceLock::new();
+        if let Some(ranges) = derived {
+            let _ = lookups.set(Some(Lookups::new(ranges.map(part))?));
+        }
         let index = PackageIndex {
             data,
             format,
@@ -131,6 +207,7 @@ impl PackageIndex {
             words,
             records,
             paths,
+            lookups,
         };
         for range in [
             &index.strings,
@@ -370,6 +447,98 @@ impl PackageIndex {
             });
         }
         Ok(Signature { params, returns })
+    }
+
+    /// The paths whose last segment is `name`, sorted.
+    pub fn paths_named(&self, name: &str) -> Vec<String> {
+        let Some(lookups) = self.lookups() else {
+            return Vec::new();
+        };
+        let Some(at) = lookups.names.get(name) else {
+            return Vec::new();
+        };
+        // The paths map's values are its records in key order: a record gives its key back.
+        group(lookups.groups.as_ref(), at, self.paths.len())
+            .into_iter()
+            .filter_map(|record| self.paths.as_fst().get_key(record))
+            .filter_map(|key| String::from_utf8(key).ok())
+            .collect()
+    }
+
+    /// The last segments of the classes of any release that have a base whose last segment is
+    /// `base`, sorted.
+    pub fn subclasses_named(&self, base: &str) -> Vec<String> {
+        let Some(lookups) = self.lookups() else {
+            return Vec::new();
+        };
+        let (from, to) = subclass_range(base);
+        let mut stream = lookups.subclasses.range().ge(&from).lt(&to).into_stream();
+        let mut out = Vec::new();
+        while let Some(k) = stream.next() {
+            if let Some(class) = k.get(from.len()..).and_then(|c| std::str::from_utf8(c).ok()) {
+                out.push(class.to_string());
+            }
+        }
+        out
+    }
+
+    fn lookups(&self) -> Option<&Lookups> {
+        self.lookups
+            .get_or_init(|| {
+                Lookups::new(self.derive().ok()?.map(Part::whole)).ok()
+            })
+            .as_ref()
+    }
+
+    /// The bytes of this index in the current format, when it is of format 2 (what the builder
+    /// writes from the same surfaces: the body unchanged, the lookups derived and appended);
+    /// `None` when it is current already. Format 1 needs its surfaces (its facets differ).
+    pub fn upgraded(&self) -> Result<Option<Vec<u8>>, IndexError> {
+        match self.format {
+            FORMAT => return Ok(None),
+            2 => {}
+            f => {
+                return Err(IndexError::Invalid(format!(
+                    "index format {f} cannot be upgraded: rebuild it from its surfaces"
+                )))
+            }
+        }
+        let mut out = self.data.to_vec();
+        out[MAGIC.len()] = FORMAT;
+        for section in &self.derive()? {
+            write_section(&mut out, section);
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend(crc.to_le_bytes());
+        Ok(Some(lz4_flex::compress_prepend_size(&out)))
+    }
+
+    /// The lookups of an index older than format 3, from one scan of its paths and facets
+    /// (what the builder writes).
+    fn derive(&self) -> Result<[Vec<u8>; 3], IndexError> {
+        let mut derived = Derived::default();
+        let mut classes: HashMap<FacetId, (Option<String>, Vec<String>)> = HashMap::new();
+        let mut stream = self.paths.stream();
+        while let Some((k, record)) = stream.next() {
+            let Ok(path) = std::str::from_utf8(k) else {
+                continue;
+            };
+            derived.add_path(path, record);
+            for (_, facet) in self.record(record as usize)? {
+                if !matches!(self.kind(facet), Ok((Kind::Class, _, _))) {
+                    continue;
+                }
+                let (canonical, bases) = match classes.entry(facet) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => {
+                        let symbol = self.symbol(facet)?;
+                        e.insert((symbol.canonical, symbol.bases))
+                    }
+                };
+                derived.add_class(path, canonical.as_deref(), bases.iter().map(String::as_str));
+            }
+        }
+        derived.finish()
     }
 
     /// Paths that start with `prefix`, in order.

@@ -204,13 +204,14 @@ pub(crate) fn moved_paths<'g>(
     if wanted.is_empty() {
         return out;
     }
-    let mut candidates: Vec<&str> = wanted.keys().flat_map(|n| view.paths_named(n)).collect();
+    let mut candidates: Vec<String> = wanted.keys().flat_map(|n| view.paths_named(n)).collect();
     candidates.sort_unstable();
     // Lowest wins: (not the same object, a module that merely imports it, private segments,
     // length).
     type Score = (bool, bool, usize, usize);
     let mut best: HashMap<&'g str, (Score, Found)> = HashMap::new();
-    for c in candidates {
+    for c in &candidates {
+        let c = c.as_str();
         let last = c.rsplit('.').next().unwrap_or(c);
         let Some(list) = wanted.get(last) else {
             continue;

@@ -428,7 +428,7 @@ impl<'a> Engine<'a> {
             for f in self.files {
                 f.process_groups.names(&mut wanted);
             }
-            PgIndex::build(&views, Some(&wanted))
+            PgIndex::build(&views, &wanted)
         })
     }
 

@@ -73,10 +73,9 @@ pub struct PgIndex {
 }
 
 impl PgIndex {
-    /// Reads the packages' tables kept with their views (class bases, paths by last segment;
-    /// each built once per loaded index) and the entries of the paths named in `wanted` (every
-    /// name when it is `None`).
-    pub fn build(views: &[&PackageView], wanted: Option<&HashSet<String>>) -> PgIndex {
+    /// Reads the packages' tables by last segment (subclasses by base, paths by name) and the
+    /// entries of the paths named in `wanted`.
+    pub fn build(views: &[&PackageView], wanted: &HashSet<String>) -> PgIndex {
         let mut indexes: Vec<(&PackageIndex, &str)> = Vec::new();
         for view in views {
             for r in 0..view.releases().len() {
@@ -87,18 +86,16 @@ impl PgIndex {
                 }
             }
         }
+        // The seed types and their subclasses by name, to the last one (each type once).
         let mut types: BTreeSet<String> = SEED_TYPES.iter().map(|s| s.to_string()).collect();
-        loop {
-            let before = types.len();
+        let mut queue: Vec<String> = types.iter().cloned().collect();
+        while let Some(t) = queue.pop() {
             for view in views {
-                for (class, mut its_bases) in view.class_bases().iter() {
-                    if !types.contains(class) && its_bases.any(|b| types.contains(b)) {
-                        types.insert(class.to_string());
+                for class in view.subclasses_named(&t) {
+                    if types.insert(class.clone()) {
+                        queue.push(class);
                     }
                 }
-            }
-            if types.len() == before {
-                break;
             }
         }
         // The wanted paths of each index (by index, then path: the order of a scan).
@@ -115,17 +112,10 @@ impl PgIndex {
                 callables.push(facts);
                 continue;
             };
-            let mut paths: Vec<&str> = match wanted {
-                Some(w) => w.iter().flat_map(|n| view.paths_named(n)).collect(),
-                None => view
-                    .last_segments()
-                    .names()
-                    .flat_map(|n| view.paths_named(n))
-                    .collect(),
-            };
+            let mut paths: Vec<String> = wanted.iter().flat_map(|n| view.paths_named(n)).collect();
             paths.sort_unstable();
             for path in paths {
-                let Ok(entry) = index.entry(path) else {
+                let Ok(entry) = index.entry(&path) else {
                     continue;
                 };
                 let mut any = false;
@@ -150,7 +140,7 @@ impl PgIndex {
                 }
                 if any {
                     let facets = entry.iter().map(|(_, f)| *f).collect();
-                    wanted_paths.push((ii, path.to_string(), facets));
+                    wanted_paths.push((ii, path, facets));
                 }
             }
             callables.push(facts);

@@ -421,8 +421,8 @@ pub fn analyze_project(
         .build()
         .map_err(|e| crate::UsageError(format!("cannot start worker threads: {e}")))?;
     let names = crate::chains::module_names(files, project_root);
-    // Every file is read first: the names of the functions the project defines tell which
-    // calls the semantic model keeps (most calls are of other objects' methods).
+    // Every file is read first: the names of the functions and classes the project defines
+    // tell which calls the semantic model keeps (most calls are of other objects' methods).
     let read: Vec<Result<Vec<u8>, String>> =
         pool.install(|| files.par_iter().map(|p| read_source(p)).collect());
     let defined: HashSet<String> = pool.install(|| {
@@ -489,8 +489,9 @@ fn read_source(path: &Path) -> Result<Vec<u8>, String> {
     }
 }
 
-/// The names after `def` (or `async def`) at the start of a line: a scan of the text, before
-/// parsing, of the functions a file may define.
+/// The names after `def` (or `async def`) and `class` at the start of a line: a scan of the
+/// text, before parsing, of the functions a file may define (a class's calls run its
+/// `__init__`).
 fn def_names(bytes: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     for line in bytes.split(|&b| b == b'\n') {
@@ -498,7 +499,10 @@ fn def_names(bytes: &[u8]) -> Vec<String> {
         let line = line
             .strip_prefix(b"async ")
             .map_or(line, <[u8]>::trim_ascii_start);
-        let Some(rest) = line.strip_prefix(b"def ") else {
+        let Some(rest) = line
+            .strip_prefix(b"def ")
+            .or_else(|| line.strip_prefix(b"class "))
+        else {
             continue;
         };
         let rest = rest.trim_ascii_start();

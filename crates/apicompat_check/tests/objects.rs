@@ -185,6 +185,86 @@ def main(callbacks):
 }
 
 #[test]
+fn init_parameters_typed_by_the_constructions_of_their_class() {
+    let dir = project(
+        "obj-init",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/trainer.py",
+                "\
+class Trainer:
+    def __init__(self, model, optimizer=None):
+        self.model = model
+        self.optimizer = optimizer
+
+    def hooks(self):
+        self.optimizer.register_step_pre_hook(print)
+        self.model.load_state_dict({}, assign=True)
+
+
+class Registered:
+    def __init__(self, optimizer):
+        optimizer.register_step_pre_hook(print)
+
+
+class Built:
+    def __init__(self, optimizer):
+        optimizer.register_step_pre_hook(print)
+
+    @classmethod
+    def make(cls):
+        return cls(object())
+
+
+class Base:
+    def __init__(self, optimizer):
+        optimizer.register_step_pre_hook(print)
+
+
+class Sub(Base):
+    pass
+",
+            ),
+            (
+                "train.py",
+                "\
+import torch
+from pkg.trainer import Base, Built, Registered, Trainer
+
+REGISTRY = {\"r\": Registered}
+
+
+def main():
+    model = torch.nn.Linear(3, 3)
+    opt = torch.optim.AdamW(model.parameters())
+    Trainer(model, optimizer=opt).hooks()
+    Trainer(model, opt)
+    Registered(opt)
+    Built(opt)
+    Base(opt)
+",
+            ),
+        ],
+    );
+    let run = |r: &str| brief(&common::run_on(real_catalog(), &dir, &[r], |_| {}), &dir);
+    // Only `Trainer` is built by its calls alone: `Registered` escapes into a registry,
+    // `Built` builds itself (`cls(...)`), `Base` is built by its subclass's calls too.
+    assert_eq!(
+        run("torch==1.13.1"),
+        [
+            "pkg/trainer.py:7:9 AC002 error call-time torch.optim.AdamW.register_step_pre_hook missing=1.13.1",
+            "pkg/trainer.py:8:40 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=1.13.1",
+        ]
+    );
+    assert_eq!(
+        run("torch==2.0.1"),
+        ["pkg/trainer.py:8:40 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=2.0.1"]
+    );
+    assert_eq!(run("torch==2.1.0"), Vec::<String>::new());
+}
+
+#[test]
 fn honesty_exact_bound_and_guards() {
     let src = "import torch\n\ndef f(params, declared: torch.optim.Optimizer):\n    built = torch.optim.AdamW(params)\n    built.not_a_member_anywhere()\n    declared.not_a_member_anywhere()\n    if hasattr(built, \"register_step_pre_hook\"):\n        built.register_step_pre_hook(print)\n    try:\n        declared.register_step_post_hook(print)\n    except AttributeError:\n        pass\n    built.set_by_the_project = 1\n    built.set_by_the_project\n";
     // Built here: a member no release has is missing; declared: a subclass may have it.

@@ -33,7 +33,9 @@ pub enum IndexError {
     #[error("{0}")]
     Invalid(String),
     /// Written by a later build of the tool: not damaged, only not readable here.
-    #[error("index format {0}, this build reads formats {1} to {2} (written by a newer apicompat)")]
+    #[error(
+        "index format {0}, this build reads formats {1} to {2} (written by a newer apicompat)"
+    )]
     NewerFormat(u8, u8, u8),
 }
 

@@ -31,7 +31,8 @@ impl Derived {
         match self.groups.get_mut(last_segment(path)) {
             Some(records) => records.push(record),
             None => {
-                self.groups.insert(last_segment(path).to_string(), vec![record]);
+                self.groups
+                    .insert(last_segment(path).to_string(), vec![record]);
             }
         }
     }
@@ -121,7 +122,6 @@ mod tests {
     use apicompat_surface::{Kind, Surface, Symbol};
 
     use crate::{IndexBuilder, PackageIndex};
-
 
     fn index(version: &str, symbols: &[(&str, Kind, &[&str])]) -> PackageIndex {
         let mut b = IndexBuilder::new("pkg");

@@ -10,8 +10,8 @@ use apicompat_surface::{Kind, Param, ParamKind, Signature, Symbol};
 use fst::{IntoStreamer, Streamer};
 
 use crate::format::{
-    corrupt, write_section, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE, FLAG_OPAQUE,
-    FLAG_OPEN, FORMAT, KIND_MASK, MAGIC, OLDEST_FORMAT,
+    corrupt, write_section, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
+    FLAG_OPAQUE, FLAG_OPEN, FORMAT, KIND_MASK, MAGIC, OLDEST_FORMAT,
 };
 use crate::names::{group, subclass_range, Derived};
 use crate::{Header, IndexError, ReleaseHeader};
@@ -475,7 +475,10 @@ impl PackageIndex {
         let mut stream = lookups.subclasses.range().ge(&from).lt(&to).into_stream();
         let mut out = Vec::new();
         while let Some(k) = stream.next() {
-            if let Some(class) = k.get(from.len()..).and_then(|c| std::str::from_utf8(c).ok()) {
+            if let Some(class) = k
+                .get(from.len()..)
+                .and_then(|c| std::str::from_utf8(c).ok())
+            {
                 out.push(class.to_string());
             }
         }
@@ -484,9 +487,7 @@ impl PackageIndex {
 
     fn lookups(&self) -> Option<&Lookups> {
         self.lookups
-            .get_or_init(|| {
-                Lookups::new(self.derive().ok()?.map(Part::whole)).ok()
-            })
+            .get_or_init(|| Lookups::new(self.derive().ok()?.map(Part::whole)).ok())
             .as_ref()
     }
 

@@ -11,6 +11,7 @@
 //!   return inferred once.
 
 use crate::atom::Atom;
+mod callers;
 mod classes;
 
 use classes::ClassInfo;
@@ -464,90 +465,6 @@ impl<'q> Model<'q> {
             },
             None => Ty::Unknown,
         }
-    }
-
-    /// An unannotated parameter: the instance or class a method receives, else what the
-    /// project's calls of the function give it.
-    fn param(&self, m: u32, func: u32, index: u32) -> Ty {
-        let f = &self.modules[m as usize].functions[func as usize];
-        match (f.class, f.kind, index) {
-            (Some(c), MethodKind::Plain | MethodKind::Property, 0) => Ty::Instance {
-                class: Class::Project((m, c)),
-                exact: false,
-            },
-            (Some(c), MethodKind::Class, 0) => Ty::ProjectClass((m, c)),
-            _ => match self.memo(Key::Params(m, func), || self.passed(m, func)) {
-                Ty::Tuple(params) => params.get(index as usize).cloned().unwrap_or(Ty::Unknown),
-                _ => Ty::Unknown,
-            },
-        }
-    }
-
-    /// For each parameter, the union of what every call of a project function passes it, as
-    /// a bound (callers outside the project may pass a subclass), in a tuple; each call is
-    /// resolved once. Unknown when the function may be called from elsewhere (its name
-    /// escapes, a decorator wraps it, a call spreads `*args`/`**kwargs`, a call's callee is
-    /// not known) or is never called; a parameter is unknown when a call passes something
-    /// unknown or leaves it out without a `None` default.
-    fn passed(&self, m: u32, func: u32) -> Ty {
-        let Some(escapes) = self.escapes else {
-            return Ty::Unknown;
-        };
-        let f = &self.modules[m as usize].functions[func as usize];
-        let name = f.name;
-        if f.wrapped || escapes(name) || self.opaque.contains(name) || f.name.starts_with("__") {
-            return Ty::Unknown;
-        }
-        let Some(calls) = self.calls.get(name) else {
-            return Ty::Unknown;
-        };
-        // Per parameter: what the calls pass, or `None` once one passes nothing known.
-        let mut passed: Vec<Option<Vec<Ty>>> = vec![Some(Vec::new()); f.params.len()];
-        let mut any = false;
-        for &(cm, ci) in calls {
-            let call = &self.modules[cm as usize].calls[ci as usize];
-            let ns = Ns::Project(cm, call.scope);
-            // Positions taken by the receiver of a method called on an object.
-            let offset = match self.value(ns, &call.callee) {
-                Ty::ProjectFunction(k, receiver) if k == (m, func) => u32::from(receiver.is_some()),
-                Ty::Unknown => return Ty::Unknown,
-                _ => continue,
-            };
-            any = true;
-            for (index, (p, slot)) in f.params.iter().zip(passed.iter_mut()).enumerate() {
-                let Some(tys) = slot else {
-                    continue;
-                };
-                let index = index as u32;
-                let given = call
-                    .keywords
-                    .iter()
-                    .find(|(k, _)| *k == p.name)
-                    .map(|(_, v)| v)
-                    .or_else(|| {
-                        (index < f.positional && index >= offset)
-                            .then(|| call.args.get((index - offset) as usize))
-                            .flatten()
-                    });
-                match given {
-                    Some(v) => tys.push(self.value(ns, v)),
-                    None if p.default_none => tys.push(Ty::None),
-                    None => *slot = None,
-                }
-            }
-        }
-        if !any {
-            return Ty::Unknown;
-        }
-        Ty::Tuple(
-            passed
-                .into_iter()
-                .map(|tys| match tys {
-                    Some(tys) if !tys.is_empty() => Ty::union(tys).as_bound(),
-                    _ => Ty::Unknown,
-                })
-                .collect(),
-        )
     }
 
     // ----- expressions -----

@@ -43,7 +43,7 @@ impl Model<'_> {
             return Ty::Unknown;
         }
         let (name, wanted) = match f.class {
-            Some(c) if &*f.name == "__init__" && f.kind == MethodKind::Plain => {
+            Some(c) if f.name == "__init__" && f.kind == MethodKind::Plain => {
                 let class = &module.classes[c as usize];
                 let builds_itself = module
                     .functions

@@ -403,7 +403,21 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
     }
 }
 
-/// Reads a file from disk and analyzes it.
+/// The worker threads (large stacks), started once per process: the server checks on every
+/// change.
+fn worker_pool() -> Result<&'static rayon::ThreadPool, crate::UsageError> {
+    static POOL: std::sync::OnceLock<Result<rayon::ThreadPool, String>> =
+        std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(crate::STACK_SIZE)
+            .build()
+            .map_err(|e| format!("cannot start worker threads: {e}"))
+    })
+    .as_ref()
+    .map_err(|e| crate::UsageError(e.clone()))
+}
+
 /// Parses and walks every file of the project (and standard input, when given, and the
 /// in-memory `documents` under the module names of their paths) on worker threads with large
 /// stacks, then resolves version helpers across files. The pool is
@@ -414,12 +428,9 @@ pub fn analyze_project(
     documents: &[crate::StdinSource],
     roots: &HashSet<String>,
     project_root: &Path,
-) -> Result<(rayon::ThreadPool, Vec<Analyzed>), crate::UsageError> {
+) -> Result<(&'static rayon::ThreadPool, Vec<Analyzed>), crate::UsageError> {
     use rayon::prelude::*;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(crate::STACK_SIZE)
-        .build()
-        .map_err(|e| crate::UsageError(format!("cannot start worker threads: {e}")))?;
+    let pool = worker_pool()?;
     let names = crate::chains::module_names(files, project_root);
     // Every file is read first: the names of the functions and classes the project defines
     // tell which calls the semantic model keeps (most calls are of other objects' methods).

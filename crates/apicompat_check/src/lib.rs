@@ -392,19 +392,33 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
 
     // Every use against its targets, files in parallel (the index lookups are shared), while
-    // the semantic model finds the members of objects whose class it knows.
+    // the semantic model finds the members of objects whose class it knows and AC010 follows
+    // process groups (both walk on one thread each: together they keep both cores busy).
     let modules = objects::take_facts(&mut analyzed);
+    let mut by_pgcopy = Vec::new();
     let ((typed, origins), (mut evaluated, mut places)) = pool.install(|| {
         rayon::join(
             || objects::member_uses(&eval, modules, &analyzed, &roots, &chosen),
             || {
-                let uses = analyzed
-                    .par_iter()
-                    .enumerate()
-                    .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
-                evaluate_uses(&eval, &chosen, &analyzed, uses)
+                rayon::join(
+                    || {
+                        let uses = analyzed
+                            .par_iter()
+                            .enumerate()
+                            .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
+                        evaluate_uses(&eval, &chosen, &analyzed, uses)
+                    },
+                    || pgcopy::check_files(catalog, &analyzed, &mut by_pgcopy),
+                )
+                .0
             },
         )
+    });
+    // AC010's own facts are not read again (AC009 and AC012 read the rest).
+    pool.install(|| {
+        analyzed
+            .par_iter_mut()
+            .for_each(|a| a.process_groups.drop_ac010_only())
     });
     // The members of objects: their packages' targets, then the same evaluation.
     for (_, u) in &typed {
@@ -430,26 +444,15 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         analyzed[fi].uses.uses.push(u);
     }
     // The `moved` fixes (one pass over the index's paths) while the other rules run.
-    let (mut by_members, mut by_pgcopy, mut by_stability) = (Vec::new(), Vec::new(), Vec::new());
+    pgcopy::add_targets(catalog, &chosen, &mut by_pgcopy);
+    let (mut by_members, mut by_stability) = (Vec::new(), Vec::new());
     pool.install(|| {
         rayon::join(
             || eval.add_moved(&mut evaluated),
             || {
                 rayon::join(
                     || members::check_files(catalog, &analyzed, &chosen, &origins, &mut by_members),
-                    || {
-                        rayon::join(
-                            || pgcopy::check_files(catalog, &analyzed, &chosen, &mut by_pgcopy),
-                            || {
-                                stability::check_files(
-                                    catalog,
-                                    &analyzed,
-                                    &chosen,
-                                    &mut by_stability,
-                                )
-                            },
-                        )
-                    },
+                    || stability::check_files(catalog, &analyzed, &chosen, &mut by_stability),
                 )
             },
         )

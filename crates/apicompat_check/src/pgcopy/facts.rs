@@ -239,6 +239,18 @@ pub struct FileFacts {
     pub eval_steps: u64,
 }
 
+impl FileFacts {
+    /// Frees what only AC010 reads (its classes, functions, copy sites and containers): the
+    /// names called, the base ranges and the typed reads stay for AC012 and AC009.
+    pub fn drop_ac010_only(&mut self) {
+        self.classes = Vec::new();
+        self.functions = Vec::new();
+        self.function_index = std::collections::HashMap::new();
+        self.copies = Vec::new();
+        self.containers = Vec::new();
+    }
+}
+
 /// How the class of a receiver is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TypeSource {

@@ -269,41 +269,23 @@ struct Engine<'a> {
     nesting: Cell<usize>,
 }
 
-/// The AC010 findings of the project.
+/// The AC010 findings of the project (their releases are added by [`add_targets`] once the
+/// targets are chosen).
 pub(crate) fn check_files(
     catalog: &Catalog,
     analyzed: &[Analyzed],
-    chosen: &BTreeMap<String, Target>,
     out: &mut Vec<(usize, Finding, Vec<u32>)>,
 ) {
     if analyzed.iter().all(|a| a.process_groups.copies.is_empty()) {
         return;
     }
     let engine = Engine::new(catalog, analyzed);
-    let torch = catalog
-        .package_for_module("torch")
-        .ok()
-        .flatten()
-        .and_then(|v| chosen.get(v.name()).map(|t| (v, t)));
     for (fi, file) in analyzed.iter().enumerate() {
         for site in &file.process_groups.copies {
             engine.budget.set(BUDGET);
             let Some(mut f) = engine.judge(fi, site) else {
                 continue;
             };
-            if let Some((view, target)) = torch {
-                let versions = view.versions();
-                let mask: Vec<bool> = (0..versions.len())
-                    .map(|i| target.releases.contains(&i))
-                    .collect();
-                f.missing_in = target
-                    .releases
-                    .iter()
-                    .filter_map(|&i| versions.get(i).cloned())
-                    .collect();
-                f.missing_ranges = apicompat_index::ranges(&versions, &mask);
-                f.target_source = Some(target.info.description.clone());
-            }
             let (l, c) = file.position(site.range.start());
             let (el, ec) = file.position(site.range.end());
             f.path = file.path.clone();
@@ -311,6 +293,35 @@ pub(crate) fn check_files(
             let (stmt_line, _) = file.position(site.stmt_start);
             out.push((fi, f, vec![l, stmt_line]));
         }
+    }
+}
+
+/// Every release of torch's target breaks a copy of a process group: the findings say so.
+pub(crate) fn add_targets(
+    catalog: &Catalog,
+    chosen: &BTreeMap<String, Target>,
+    found: &mut [(usize, Finding, Vec<u32>)],
+) {
+    let torch = catalog
+        .package_for_module("torch")
+        .ok()
+        .flatten()
+        .and_then(|v| chosen.get(v.name()).map(|t| (v, t)));
+    let Some((view, target)) = torch else {
+        return;
+    };
+    let versions = view.versions();
+    let mask: Vec<bool> = (0..versions.len())
+        .map(|i| target.releases.contains(&i))
+        .collect();
+    for (_, f, _) in found {
+        f.missing_in = target
+            .releases
+            .iter()
+            .filter_map(|&i| versions.get(i).cloned())
+            .collect();
+        f.missing_ranges = apicompat_index::ranges(&versions, &mask);
+        f.target_source = Some(target.info.description.clone());
     }
 }
 

@@ -184,3 +184,86 @@ fn diff_lists_changes_and_the_upgrade_report() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("nowhere"), "{}", stderr(&o));
 }
+
+#[test]
+fn upgrade_report_keeps_guarded_lines_additive_signatures_and_star_imports_apart() {
+    let dir = project(
+        "diff-groups",
+        &[(
+            "train.py",
+            "\
+from torch.distributed.checkpoint import *
+import torch
+
+try:
+    from torch.distributed.pipelining import pipeline
+except ImportError:
+    pipeline = None
+
+
+def load(sd):
+    model = torch.nn.Linear(2, 2)
+    model.load_state_dict(sd, strict=False)
+",
+        )],
+    );
+    let json = |from: &str, to: &str| -> serde_json::Value {
+        let o = apicompat(
+            &[
+                "--no-cache",
+                "diff",
+                "torch",
+                from,
+                to,
+                "--used-by",
+                ".",
+                "--output-format",
+                "json",
+            ],
+            &dir,
+        );
+        assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    // Down to 2.2.0: the pipelining import is gone there, behind `except ImportError`.
+    let down = json("2.4.0", "2.2.0");
+    let u = &down["used_by"];
+    assert_eq!(u["breaks"].as_array().unwrap().len(), 0, "{u:#}");
+    let guarded = u["guarded"].as_array().unwrap();
+    assert!(
+        guarded
+            .iter()
+            .any(|a| a["symbol"] == "torch.distributed.pipelining.pipeline" && a["line"] == 5),
+        "{u:#}"
+    );
+    // Up from 2.0.1: `load_state_dict` gained an optional `assign`, which breaks no call.
+    let up = json("2.0.1", "2.1.0");
+    let u = &up["used_by"];
+    assert_eq!(u["signature_changes"].as_array().unwrap().len(), 0, "{u:#}");
+    assert!(
+        u["additive"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["line"] == 12),
+        "{u:#}"
+    );
+    // Up to 2.4.0: the star-imported module's new names, once, with where it is imported.
+    let star = json("2.2.0", "2.4.0");
+    let s = &star["used_by"]["star_imports"][0];
+    assert_eq!(s["module"], "torch.distributed.checkpoint", "{star:#}");
+    assert_eq!(s["at"][0], "train.py:1");
+    assert!(
+        s["added"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "async_save"),
+        "{s:#}"
+    );
+    assert!(!star["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["path"] == "torch.distributed.checkpoint.async_save"));
+}

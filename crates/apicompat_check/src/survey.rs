@@ -223,6 +223,9 @@ pub struct SurveyedUse {
     pub used_path: String,
     /// The keyword, for keyword uses.
     pub keyword: Option<String>,
+    /// `from module import *`: every name the module has is imported (`used_path` is the
+    /// module).
+    pub star: bool,
     /// File number in walk order, line, column: the order uses are listed in.
     order: (usize, u32, u32),
 }
@@ -418,6 +421,11 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
                         UseKind::Keyword(k) => Some(k.clone()),
                         _ => None,
                     },
+                    star: matches!(u.kind, UseKind::Import)
+                        && file
+                            .text
+                            .get(u.range.start().to_usize()..u.range.end().to_usize())
+                            == Some("*"),
                     order: (fi, l, c),
                 },
             );
@@ -463,6 +471,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
                     defined_by: def.classes.clone(),
                     used_path: symbol,
                     keyword: None,
+                    star: false,
                     order: (fi, l, c),
                 },
             );

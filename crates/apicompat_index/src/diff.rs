@@ -44,6 +44,10 @@ pub struct SignatureChange {
     pub before: String,
     pub after: String,
     pub changes: Vec<String>,
+    /// Some change can break a call that worked (a parameter removed, renamed, made required
+    /// or keyword-only, a required one added, `**kwargs` dropped); without one, every call
+    /// that bound before still binds (an optional parameter added, `**kwargs` accepted).
+    pub breaking: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -247,11 +251,14 @@ pub fn diff(view: &PackageView, a: usize, b: usize, prefix: &str) -> Result<Diff
         {
             let changes = signature_changes(&old.signatures, &new.signatures);
             if !changes.is_empty() {
+                let breaking = changes.iter().any(|(_, breaks)| *breaks);
+                let changes = changes.into_iter().map(|(c, _)| c).collect();
                 out.signatures.push(SignatureChange {
                     path: path.clone(),
                     before: render(&old.signatures),
                     after: render(&new.signatures),
                     changes,
+                    breaking,
                 });
             }
         }
@@ -403,8 +410,9 @@ fn render(sigs: &[Signature]) -> String {
         .join(" | ")
 }
 
-/// What a caller notices, comparing the most permissive signature of each side.
-fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<String> {
+/// What a caller notices, comparing the most permissive signature of each side; each change
+/// says whether it can break a call that bound before.
+fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<(String, bool)> {
     let accepts = |sigs: &[Signature], name: &str| sigs.iter().any(|s| s.accepts_keyword(name));
     let named = |sigs: &[Signature]| -> BTreeSet<String> {
         sigs.iter()
@@ -434,7 +442,10 @@ fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<String> {
             let variadic =
                 |k: ParamKind| matches!(k, ParamKind::VarPositional | ParamKind::VarKeyword);
             if !variadic(po.kind) && !variadic(pn.kind) {
-                out.push(format!("parameter `{}` renamed to `{}`", po.name, pn.name));
+                out.push((
+                    format!("parameter `{}` renamed to `{}`", po.name, pn.name),
+                    true,
+                ));
                 removed.remove(ri);
                 added.remove(ai);
             }
@@ -442,7 +453,7 @@ fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<String> {
     }
     for name in &removed {
         if !accepts(new, name) {
-            out.push(format!("parameter `{name}` removed"));
+            out.push((format!("parameter `{name}` removed"), true));
         }
     }
     for name in &added {
@@ -454,9 +465,9 @@ fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<String> {
             })
         });
         out.push(if required {
-            format!("required parameter `{name}` added")
+            (format!("required parameter `{name}` added"), true)
         } else {
-            format!("parameter `{name}` added")
+            (format!("parameter `{name}` added"), false)
         });
     }
     for name in old_names.intersection(&new_names) {
@@ -468,22 +479,22 @@ fn signature_changes(old: &[Signature], new: &[Signature]) -> Vec<String> {
         };
         if let (Some(o), Some(n)) = (param(old), param(new)) {
             if o.default && !n.default {
-                out.push(format!("parameter `{name}` made required"));
+                out.push((format!("parameter `{name}` made required"), true));
             }
             if o.kind != ParamKind::KeywordOnly && n.kind == ParamKind::KeywordOnly {
-                out.push(format!("parameter `{name}` made keyword-only"));
+                out.push((format!("parameter `{name}` made keyword-only"), true));
             }
             if o.kind != ParamKind::PositionalOnly && n.kind == ParamKind::PositionalOnly {
-                out.push(format!("parameter `{name}` made positional-only"));
+                out.push((format!("parameter `{name}` made positional-only"), true));
             }
         }
     }
     // A name no parameter has is accepted only through `**kwargs`.
     if accepts(old, "\u{0}") != accepts(new, "\u{0}") {
         out.push(if accepts(new, "\u{0}") {
-            "now accepts **kwargs".to_string()
+            ("now accepts **kwargs".to_string(), false)
         } else {
-            "no longer accepts **kwargs".to_string()
+            ("no longer accepts **kwargs".to_string(), true)
         });
     }
     out

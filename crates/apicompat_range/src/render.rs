@@ -537,26 +537,58 @@ pub fn diff_text(report: &DiffReport, markdown: bool, verbose: bool) -> String {
         }
         let _ = writeln!(
             out,
-            "{} use(s) of {} in {} file(s): {} break, {} still broken, {} fixed, {} signature change(s), {} deprecated",
+            "{} use(s) of {} in {} file(s): {} break, {} still broken, {} guarded, {} fixed, {} signature change(s) that can break a call, {} that only add, {} deprecated",
             u.uses,
             d.package,
             u.files,
             u.breaks.len(),
             u.still_broken.len(),
+            u.guarded.len(),
             u.fixed.len(),
             u.signature_changes.len(),
+            u.additive.len(),
             u.deprecated.len()
         );
         affected_lines(&mut out, &format!("Break on {}", d.to), &u.breaks, markdown);
         affected_lines(&mut out, "Broken on both", &u.still_broken, markdown);
+        affected_lines(
+            &mut out,
+            "Guarded (the project handles the difference)",
+            &u.guarded,
+            markdown,
+        );
         affected_lines(&mut out, &format!("Fixed by {}", d.to), &u.fixed, markdown);
         affected_lines(
             &mut out,
-            "Signatures changed",
+            "Signatures changed (can break a call)",
             &u.signature_changes,
             markdown,
         );
+        affected_lines(
+            &mut out,
+            "Signatures extended (every call that bound still binds)",
+            &u.additive,
+            markdown,
+        );
         affected_lines(&mut out, "Deprecated", &u.deprecated, markdown);
+        if !u.star_imports.is_empty() {
+            heading(
+                &mut out,
+                format!("Star imports that gain names ({})", u.star_imports.len()),
+            );
+            for s in &u.star_imports {
+                item(
+                    &mut out,
+                    format!(
+                        "{} gains {} name(s) (imported with `*` at {}): {}",
+                        code(&s.module),
+                        s.added.len(),
+                        s.at.join(", "),
+                        some(&s.added, verbose)
+                    ),
+                );
+            }
+        }
     }
     let more = |out: &mut String, n: usize| {
         if n > limit {
@@ -616,9 +648,10 @@ pub fn diff_text(report: &DiffReport, markdown: bool, verbose: bool) -> String {
             format!("Signatures changed ({})", d.signatures.len()),
         );
         for s in d.signatures.iter().take(limit) {
+            let only_adds = if s.breaking { "" } else { " (only adds)" };
             item(
                 &mut out,
-                format!("{}: {}", code(&s.path), s.changes.join(", ")),
+                format!("{}: {}{only_adds}", code(&s.path), s.changes.join(", ")),
             );
         }
         more(&mut out, d.signatures.len());

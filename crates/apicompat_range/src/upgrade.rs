@@ -50,12 +50,30 @@ pub struct UpgradeReport {
     pub breaks: Vec<Affected>,
     /// Lines that break on both.
     pub still_broken: Vec<Affected>,
+    /// Lines that lack what they use on the newer release behind a guard of the project
+    /// (`try/except ImportError`, `hasattr`, a version check): not breaks.
+    pub guarded: Vec<Affected>,
     /// Lines that break on the older release and work on the newer one.
     pub fixed: Vec<Affected>,
-    /// Calls of callables whose signature changed (they may still work).
+    /// Uses of callables whose signature changed in a way that can break a call (they may
+    /// still work).
     pub signature_changes: Vec<Affected>,
+    /// Uses of callables whose signature only grew (an optional parameter, `**kwargs`): every
+    /// call that bound before still binds.
+    pub additive: Vec<Affected>,
     /// Uses of APIs the newer release deprecates.
     pub deprecated: Vec<Affected>,
+    /// `from M import *` of a module that gains names: the names, once per module.
+    pub star_imports: Vec<StarImport>,
+}
+
+/// Names a star import brings in on the newer release only (they may shadow the project's).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StarImport {
+    pub module: String,
+    /// Where the project star-imports it (`train.py:3`).
+    pub at: Vec<String>,
+    pub added: Vec<String>,
 }
 
 /// `diff`'s answer.
@@ -185,11 +203,16 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
     )?;
     let mut breaks = Vec::new();
     let mut still_broken = Vec::new();
+    let mut guarded = Vec::new();
     for f in report
         .findings
         .iter()
         .filter(|f| f.package == pkg && apicompat_check::admitted::is_use_code(f.code))
     {
+        if f.reach == apicompat_check::Reach::Guarded {
+            guarded.push(affected(f));
+            continue;
+        }
         let at_a = uses
             .iter()
             .find(|u| u.path == f.path && u.line == f.line && u.column == f.column)
@@ -236,8 +259,11 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
         .map(|d| (d.path.as_str(), d))
         .collect();
     let mut signature_changes = Vec::new();
+    let mut additive = Vec::new();
     let mut deprecated = Vec::new();
     let mut seen_sig = BTreeSet::new();
+    // A call and the attribute it calls are two uses of one line: listed once.
+    let mut seen_dep = BTreeSet::new();
     for u in uses.iter().filter(|u| !u.is_member()) {
         let Some(def) = canonical.get(&u.used_path) else {
             continue;
@@ -245,7 +271,12 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
         if let Some(c) = signature_of.get(def.as_str()) {
             // A keyword use is reported once per line; a plain use of the callable too.
             if seen_sig.insert((u.path.clone(), u.line, u.used_path.clone())) {
-                signature_changes.push(affected_use(
+                let list = if c.breaking {
+                    &mut signature_changes
+                } else {
+                    &mut additive
+                };
+                list.push(affected_use(
                     u,
                     &u.used_path,
                     format!(
@@ -257,16 +288,18 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
                 ));
             }
         }
-        if u.keyword.is_none() {
+        if u.keyword.is_none() && seen_dep.insert((u.path.clone(), u.line, u.used_path.clone())) {
             if let Some(d) = deprecated_of.get(def.as_str()) {
-                deprecated.push(affected_use(
+                let mut a = affected_use(
                     u,
                     &u.used_path,
                     format!(
                         "`{}` is deprecated in {pkg} {}: {}",
                         u.used_path, options.to, d.message
                     ),
-                ));
+                );
+                a.code = <apicompat_check::rules::DeprecatedApi as apicompat_check::rules::RuleInfo>::RULE.code;
+                deprecated.push(a);
             }
         }
     }
@@ -282,6 +315,31 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
         used.iter()
             .any(|u| *u == p || u.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
     };
+    // Names a star-imported module gains, grouped by module (not listed one by one).
+    let mut star_imports: Vec<StarImport> = Vec::new();
+    for u in uses.iter().filter(|u| u.star && !u.guarded) {
+        let location = u.location();
+        if let Some(s) = star_imports.iter_mut().find(|s| s.module == u.used_path) {
+            if !s.at.contains(&location) {
+                s.at.push(location);
+            }
+            continue;
+        }
+        let added: Vec<String> = full
+            .added
+            .iter()
+            .filter_map(|x| x.path.strip_prefix(&format!("{}.", u.used_path)))
+            .filter(|name| !name.contains('.') && !name.starts_with('_'))
+            .map(str::to_string)
+            .collect();
+        if !added.is_empty() {
+            star_imports.push(StarImport {
+                module: u.used_path.clone(),
+                at: vec![location],
+                added,
+            });
+        }
+    }
     let mut cut = full.clone();
     cut.added.retain(|x| relevant(&x.path));
     cut.removed.retain(|x| relevant(&x.path));
@@ -299,9 +357,12 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
             uses: uses.len(),
             breaks,
             still_broken,
+            guarded,
             fixed,
             signature_changes,
+            additive,
             deprecated,
+            star_imports,
         }),
     })
 }

@@ -145,17 +145,13 @@ fn empty_or_tiny_inputs_are_refused_and_never_hide_the_embedded_index() {
     assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
 }
 
-#[test]
-fn a_cached_index_of_a_newer_format_is_left_in_place() {
-    let dir = temp("newer");
+/// `check` of the test project against torch 2.3.0 with a cached `torch.apix` holding
+/// `bytes`: the output, after asserting that the embedded index still reported the break.
+fn check_with_cached_torch(name: &str, bytes: &[u8]) -> (Output, PathBuf) {
+    let dir = temp(name);
     let cache = dir.join("cache");
     std::fs::create_dir_all(cache.join("index")).unwrap();
-    // A well-formed file (checksum right) of a format this build does not know.
-    let mut body = b"APICIDX".to_vec();
-    body.push(apicompat_index::format::FORMAT + 1);
-    body.extend(crc32fast::hash(&body).to_le_bytes());
-    let file = cache.join("index/torch.apix");
-    std::fs::write(&file, lz4_flex::compress_prepend_size(&body)).unwrap();
+    std::fs::write(cache.join("index/torch.apix"), bytes).unwrap();
     let o = run(
         &[
             "check",
@@ -168,6 +164,16 @@ fn a_cached_index_of_a_newer_format_is_left_in_place() {
     );
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     assert!(out(&o).contains("AC001"), "{}", out(&o));
+    (o, cache)
+}
+
+#[test]
+fn a_cached_index_of_a_newer_format_is_left_in_place() {
+    // A well-formed file (checksum right) of a format this build does not know.
+    let mut body = b"APICIDX".to_vec();
+    body.push(apicompat_index::format::FORMAT + 1);
+    body.extend(crc32fast::hash(&body).to_le_bytes());
+    let (o, cache) = check_with_cached_torch("newer", &lz4_flex::compress_prepend_size(&body));
     assert!(
         err(&o).contains("newer apicompat") && err(&o).contains("left in place"),
         "{}",
@@ -178,22 +184,7 @@ fn a_cached_index_of_a_newer_format_is_left_in_place() {
 
 #[test]
 fn a_corrupt_cached_index_is_moved_aside_and_breaks_are_still_reported() {
-    let dir = temp("corrupt");
-    let cache = dir.join("cache");
-    std::fs::create_dir_all(cache.join("index")).unwrap();
-    std::fs::write(cache.join("index/torch.apix"), b"garbage").unwrap();
-    let o = run(
-        &[
-            "check",
-            project(&dir).to_str().unwrap(),
-            "--target",
-            "torch==2.3.0",
-        ],
-        &cache,
-        None,
-    );
-    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
-    assert!(out(&o).contains("AC001"), "{}", out(&o));
+    let (o, cache) = check_with_cached_torch("corrupt", b"garbage");
     assert!(
         err(&o).contains("torch.apix") && err(&o).contains("moved it to"),
         "{}",

@@ -246,26 +246,18 @@ impl PackageView {
     /// The paths of any release whose last segment is `name`, sorted (a range of each index's
     /// table by last segment: no scan).
     pub fn paths_named(&self, name: &str) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .indexes
-            .iter()
-            .flat_map(|i| i.paths_named(name))
-            .collect();
-        if self.indexes.len() > 1 {
-            out.sort_unstable();
-            out.dedup();
-        }
-        out
+        self.across(|i| i.paths_named(name))
     }
 
     /// The last segments of the classes of any release with a base whose last segment is
     /// `base`, sorted.
     pub fn subclasses_named(&self, base: &str) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .indexes
-            .iter()
-            .flat_map(|i| i.subclasses_named(base))
-            .collect();
+        self.across(|i| i.subclasses_named(base))
+    }
+
+    /// A sorted answer of each index, merged.
+    fn across(&self, answer: impl Fn(&PackageIndex) -> Vec<String>) -> Vec<String> {
+        let mut out: Vec<String> = self.indexes.iter().flat_map(|i| answer(i)).collect();
         if self.indexes.len() > 1 {
             out.sort_unstable();
             out.dedup();

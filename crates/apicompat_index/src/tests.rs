@@ -334,7 +334,10 @@ fn format_1_indexes_are_still_read() {
     // The lookups by last segment, derived on load (format 3 stores them).
     assert_eq!(index.paths_named("f"), ["pkg.C.f"]);
     assert_eq!(index.subclasses_named("Exception"), ["E"]);
-    assert!(index.upgraded().is_err(), "format 1 facets need their surfaces");
+    assert!(
+        index.upgraded().is_err(),
+        "format 1 facets need their surfaces"
+    );
     // This build writes the newer format.
     let raw = lz4_flex::decompress_size_prepended(&build(&releases())).unwrap();
     assert_eq!(raw[7], crate::format::FORMAT);

@@ -6,6 +6,7 @@
 //! `__all__`, re-exports and registered modules across the release into a flat
 //! [`Surface`].
 
+mod aten_ops;
 pub mod attr_tables;
 pub mod consts;
 mod dataclass;
@@ -267,6 +268,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         &evidence::compiled_modules(&resolver.modules),
     );
     installed::apply(&mut symbols, &resolver.modules, &installs);
+    aten_ops::apply(&mut symbols, aten_ops::read(tree));
     for path in failing {
         if let Some(s) = symbols.get_mut(&path) {
             s.uncertain = s.kind() != apicompat_surface::Kind::Class;

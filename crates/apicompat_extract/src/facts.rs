@@ -166,6 +166,9 @@ pub fn file_facts(
         called: Vec::new(),
     };
     w.module_body(suite, true, 0);
+    for name in crate::flag_defs::names(suite) {
+        w.bind(&name, Value::Data);
+    }
     crate::kwargs_wrapper::mark_wrappers(&mut w.facts.bindings, suite);
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).

@@ -14,6 +14,7 @@ mod defs;
 pub mod evidence;
 pub mod facts;
 mod fallible;
+mod flag_defs;
 mod getattr;
 mod installed;
 mod kwargs_wrapper;

@@ -11,6 +11,7 @@ use crate::attr_tables::{self, Table, TableUse, Tables};
 use crate::consts::{self, Const, Env};
 use crate::defs::{class_info, deprecation_warning, function_info};
 use crate::getattr::{getattr_rule, GetattrRule};
+use crate::name_sets::{self, Copy, Filter, NameList};
 
 /// How a name in a module or class got its value.
 #[derive(Debug, Clone)]
@@ -79,6 +80,8 @@ pub enum AllPart {
     ModuleAll(String),
     /// Something that cannot be evaluated.
     Dynamic,
+    /// Names of other modules (`crate::name_sets`).
+    Copies(Vec<Copy>),
 }
 
 /// What one file says about its module.
@@ -93,7 +96,7 @@ pub struct FileFacts {
     pub stars: Vec<String>,
     /// Modules all of whose names are copied in, private ones too (`for k in dir(m)` or
     /// `m.__dir__()` storing `globals()[k]`).
-    pub copies: Vec<String>,
+    pub copies: Vec<Copy>,
     /// `__all__`, when the module defines it.
     pub all: Option<Vec<AllPart>>,
     /// Answers names it does not list (module `__getattr__`, dynamic `globals()` keys...).
@@ -159,6 +162,8 @@ pub fn file_facts(
         source,
         env: Env::new(),
         dir_loops: Vec::new(),
+        name_lists: Vec::new(),
+        member_helpers: name_sets::member_helpers(suite),
         globals_aliases: Vec::new(),
         tables: Tables::default(),
         deleted: Vec::new(),
@@ -206,8 +211,12 @@ struct Walker<'s> {
     facts: FileFacts,
     source: &'s str,
     env: Env,
-    /// Loop variables that iterate over `dir(module)`, with the module reference.
-    dir_loops: Vec<(String, String)>,
+    /// Loop variables that iterate over names of modules (`dir(module)`, `crate::name_sets`).
+    dir_loops: Vec<(String, NameList)>,
+    /// Module-level variables holding lists of names (`crate::name_sets`).
+    name_lists: name_sets::Lists,
+    /// Functions of the file returning `inspect.getmembers(param, pred)`.
+    member_helpers: Vec<(String, Filter)>,
     /// Module-level names bound to `globals()` (or `vars()`).
     globals_aliases: Vec<String>,
     tables: Tables,
@@ -432,6 +441,22 @@ impl Walker<'_> {
             Expr::Name(n) => Some(n.id.to_string()),
             _ => None,
         };
+        // `for name in <names of modules>` and `for name, value in <members of modules>`.
+        let first = match &*f.target {
+            Expr::Tuple(t) => t.elts.first(),
+            e => Some(e),
+        };
+        if let Some(Expr::Name(var)) = first {
+            let list =
+                name_sets::loop_names(&f.iter, &self.name_lists, &self.member_helpers, &self.env);
+            if let Some(list) = list.filter(|l| !l.copies.is_empty()) {
+                self.dir_loops.push((var.id.to_string(), list));
+                self.module_body(&f.body, false, depth + 1);
+                self.dir_loops.pop();
+                self.assign(&f.target, None);
+                return;
+            }
+        }
         // `for name in dir(module)` and `for name in module.__dir__()`.
         if let (Some(target), Expr::Call(call)) = (&target, &*f.iter) {
             let module = match (&*call.func, call.arguments.args.as_ref()) {
@@ -442,7 +467,11 @@ impl Walker<'_> {
             {
                 if let Some(arg) = module {
                     if let Some(m) = consts::dotted(arg) {
-                        self.dir_loops.push((target.clone(), m));
+                        let list = NameList {
+                            copies: vec![Copy::all(m)],
+                            names: Vec::new(),
+                        };
+                        self.dir_loops.push((target.clone(), list));
                         self.module_body(&f.body, false, depth + 1);
                         self.dir_loops.pop();
                         self.bind(target, Value::Data);
@@ -492,6 +521,11 @@ impl Walker<'_> {
                     return;
                 }
                 self.globals_aliases.retain(|g| g != name);
+                let list = value.and_then(|v| name_sets::list_of(v, &self.name_lists, &self.env));
+                self.name_lists.retain(|(v, _)| v != name);
+                if let Some(list) = list.filter(|l| !l.copies.is_empty()) {
+                    self.name_lists.push((name.to_string(), list));
+                }
                 if let Some(v) = value {
                     self.tables.assign(name, v, &self.env);
                 }
@@ -602,13 +636,27 @@ impl Walker<'_> {
             return;
         }
         if let Expr::Name(n) = key {
-            if let Some((_, m)) = self.dir_loops.iter().find(|(v, _)| v == n.id.as_str()) {
-                let m = self.module_alias(m).unwrap_or_else(|| m.clone());
-                self.facts.copies.push(m);
+            if let Some(list) = self.loop_list(n.id.as_str()) {
+                for name in &list.names {
+                    self.bind(name, Value::Data);
+                }
+                self.facts.copies.extend(list.copies);
                 return;
             }
         }
         self.facts.open = true;
+    }
+
+    /// The names the loop variable `var` runs over, module references resolved.
+    fn loop_list(&self, var: &str) -> Option<NameList> {
+        let (_, list) = self.dir_loops.iter().rev().find(|(v, _)| v == var)?;
+        let mut list = list.clone();
+        for c in &mut list.copies {
+            if let Some(m) = self.module_alias(&c.module) {
+                c.module = m;
+            }
+        }
+        Some(list)
     }
 
     fn module_expr(&mut self, expr: &Expr, top: bool) {
@@ -637,9 +685,14 @@ impl Walker<'_> {
             }
             "__all__.append" => {
                 if let [arg] = args {
-                    let part = match consts::string(arg, &self.env) {
-                        Some(s) => AllPart::Names(vec![s]),
-                        None => AllPart::Dynamic,
+                    let looped = match arg {
+                        Expr::Name(n) => self.loop_list(n.id.as_str()),
+                        _ => None,
+                    };
+                    let part = match (consts::string(arg, &self.env), looped) {
+                        (Some(s), _) => AllPart::Names(vec![s]),
+                        (None, Some(list)) => AllPart::Copies(list.copies),
+                        (None, None) => AllPart::Dynamic,
                     };
                     self.push_all(vec![part], false);
                 }
@@ -692,6 +745,16 @@ impl Walker<'_> {
     fn all_part(&self, value: &Expr) -> Vec<AllPart> {
         if let Some(names) = consts::strings(value, &self.env) {
             return vec![AllPart::Names(names)];
+        }
+        if let Expr::Name(_) = value {
+            if let Some(mut list) = name_sets::list_of(value, &self.name_lists, &self.env) {
+                for c in &mut list.copies {
+                    if let Some(m) = self.module_alias(&c.module) {
+                        c.module = m;
+                    }
+                }
+                return vec![AllPart::Names(list.names), AllPart::Copies(list.copies)];
+            }
         }
         match value {
             Expr::Attribute(a) if a.attr.as_str() == "__all__" => match consts::dotted(&a.value) {

@@ -18,6 +18,7 @@ mod flag_defs;
 mod getattr;
 mod installed;
 mod kwargs_wrapper;
+mod name_sets;
 pub mod nesting;
 pub mod resolve;
 mod stdlib;

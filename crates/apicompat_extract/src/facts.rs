@@ -162,6 +162,7 @@ pub fn file_facts(
         source,
         env: Env::new(),
         dir_loops: Vec::new(),
+        stmt_depth: 0,
         name_lists: Vec::new(),
         member_helpers: name_sets::member_helpers(suite),
         globals_aliases: Vec::new(),
@@ -212,7 +213,9 @@ struct Walker<'s> {
     source: &'s str,
     env: Env,
     /// Loop variables that iterate over names of modules (`dir(module)`, `crate::name_sets`).
-    dir_loops: Vec<(String, NameList)>,
+    dir_loops: Vec<(String, NameList, usize)>,
+    /// Nesting depth of the module-level statement being walked.
+    stmt_depth: usize,
     /// Module-level variables holding lists of names (`crate::name_sets`).
     name_lists: name_sets::Lists,
     /// Functions of the file returning `inspect.getmembers(param, pred)`.
@@ -252,6 +255,7 @@ impl Walker<'_> {
     }
 
     fn module_stmt(&mut self, stmt: &Stmt, top: bool, depth: usize) {
+        self.stmt_depth = depth;
         match stmt {
             Stmt::FunctionDef(f) => {
                 if f.name.as_str() == "__getattr__" {
@@ -450,7 +454,7 @@ impl Walker<'_> {
             let list =
                 name_sets::loop_names(&f.iter, &self.name_lists, &self.member_helpers, &self.env);
             if let Some(list) = list.filter(|l| !l.copies.is_empty()) {
-                self.dir_loops.push((var.id.to_string(), list));
+                self.dir_loops.push((var.id.to_string(), list, depth + 1));
                 self.module_body(&f.body, false, depth + 1);
                 self.dir_loops.pop();
                 self.assign(&f.target, None);
@@ -471,7 +475,7 @@ impl Walker<'_> {
                             copies: vec![Copy::all(m)],
                             names: Vec::new(),
                         };
-                        self.dir_loops.push((target.clone(), list));
+                        self.dir_loops.push((target.clone(), list, depth + 1));
                         self.module_body(&f.body, false, depth + 1);
                         self.dir_loops.pop();
                         self.bind(target, Value::Data);
@@ -636,7 +640,17 @@ impl Walker<'_> {
             return;
         }
         if let Expr::Name(n) = key {
-            if let Some(list) = self.loop_list(n.id.as_str()) {
+            // A filtered list's names are stored only when the store is not under a
+            // condition inside the loop (it might store some of them only).
+            let conditional = self
+                .dir_loops
+                .iter()
+                .rev()
+                .find(|(v, _, _)| v == n.id.as_str())
+                .is_some_and(|(_, l, d)| {
+                    *d != self.stmt_depth && l.copies.iter().any(|c| !c.exact)
+                });
+            if let Some(list) = self.loop_list(n.id.as_str()).filter(|_| !conditional) {
                 for name in &list.names {
                     self.bind(name, Value::Data);
                 }
@@ -649,7 +663,7 @@ impl Walker<'_> {
 
     /// The names the loop variable `var` runs over, module references resolved.
     fn loop_list(&self, var: &str) -> Option<NameList> {
-        let (_, list) = self.dir_loops.iter().rev().find(|(v, _)| v == var)?;
+        let (_, list, _) = self.dir_loops.iter().rev().find(|(v, _, _)| v == var)?;
         let mut list = list.clone();
         for c in &mut list.copies {
             if let Some(m) = self.module_alias(&c.module) {
@@ -685,8 +699,15 @@ impl Walker<'_> {
             }
             "__all__.append" => {
                 if let [arg] = args {
+                    // Appended in the loop's own body, not under a condition inside it.
                     let looped = match arg {
-                        Expr::Name(n) => self.loop_list(n.id.as_str()),
+                        Expr::Name(n) => self
+                            .dir_loops
+                            .iter()
+                            .rev()
+                            .find(|(v, _, _)| v == n.id.as_str())
+                            .filter(|(_, _, d)| *d == self.stmt_depth)
+                            .and_then(|_| self.loop_list(n.id.as_str())),
                         _ => None,
                     };
                     let part = match (consts::string(arg, &self.env), looped) {

@@ -241,8 +241,8 @@ fn runtime_oracle_recall() {
 }
 
 /// numpy, from oracles made on CPython 3.11 (`../shared/tools/introspect.py`): module recall
-/// >= 99%, false absent <= 0.10%, unknown and false present just past the measured figures
-/// (README).
+/// at least 99%, false absent at most 0.10%, unknown and false present just past the
+/// measured figures (README).
 #[test]
 fn runtime_oracle_recall_numpy() {
     recall_test(

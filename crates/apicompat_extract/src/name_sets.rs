@@ -42,7 +42,8 @@ pub struct Filter {
 impl Filter {
     /// Whether a name passes the tests that need nothing but the name.
     pub fn admits_name(&self, name: &str) -> bool {
-        !(self.public_only && name.starts_with('_')) && !self.except.iter().any(|e| e == name)
+        let private = self.public_only && name.starts_with('_');
+        !private && !self.except.iter().any(|e| e == name)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod attr_tables;
 pub mod consts;
 mod dataclass;
 mod defs;
+mod dynamic_scan;
 pub mod evidence;
 pub mod facts;
 mod fallible;

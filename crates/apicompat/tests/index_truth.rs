@@ -1,7 +1,9 @@
 //! Where the embedded index knows the truth instead of saying "unknown": class `__getattr__`
 //! that answers only instance data (`torch.nn.Module`), standard-library bases (`type`,
 //! `Enum`) and metaclasses kept apart from the bases (torch 1.13's `_TensorMeta`); compiled
-//! names the release's own code reads; dataclass fields inherited from the bases.
+//! names the release's own code reads; dataclass fields inherited from the bases; `torch.ops.aten`
+//! operators from the wheel's operator list, config modules closed for writes, names stored
+//! from lists of another module's names (`torch._numpy`), flags a module's own setter binds.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -236,4 +238,103 @@ fn names_of_imports_nothing_provides_are_unknown() {
     }
     assert!(status(v, "torchvision.io.read_video", "0.25.0").is_present());
     assert!(status(v, "torchvision.io.read_image", "0.29.2").is_present());
+}
+
+/// `prelu_backward` is in `native_functions.yaml` of 1.13.x only.
+#[test]
+fn aten_operators_follow_the_wheels_operator_list() {
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    let op = "torch.ops.aten.prelu_backward.default";
+    assert!(status(v, op, "1.13.1").is_present());
+    assert!(status(v, op, "2.0.0").is_absent());
+    assert!(status(v, op, "2.5.0").is_absent());
+    for version in ["1.13.0", "2.1.2", "2.15.0"] {
+        assert!(status(v, "torch.ops.aten.add.Tensor", version).is_present());
+        assert!(status(v, "torch.ops.aten.relu.default", version).is_present());
+    }
+    // Registered outside the list, or another namespace: unknown, never absent.
+    assert!(matches!(
+        status(v, "torch.ops.aten.not_in_any_list", "2.5.0"),
+        Status::Unknown { .. }
+    ));
+    // `sym_size.int` joined the list in 2.1.0.
+    assert!(status(v, "torch.ops.aten.sym_size.int", "2.0.1").is_absent());
+    assert!(status(v, "torch.ops.aten.sym_size.int", "2.1.0").is_present());
+    assert!(matches!(
+        status(v, "torch.ops.torchvision.nms", "2.5.0"),
+        Status::Unknown { .. }
+    ));
+}
+
+#[test]
+fn config_modules_refuse_names_they_lack() {
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    for version in ["2.1.2", "2.4.1", "2.15.0"] {
+        let s = status(v, "torch._dynamo.config.__setattr__", version);
+        assert!(s.is_present(), "{version}: {s:?}");
+    }
+    // An ordinary module has none.
+    assert!(!status(v, "torch.nn.functional.__setattr__", "2.4.1").is_present());
+}
+
+#[test]
+fn names_stored_from_another_modules_names_are_present() {
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    for version in ["2.1.2", "2.5.0"] {
+        for path in [
+            "_ufuncs.hypot",
+            "_ufuncs.arccos",
+            "_ufuncs.add",
+            "_funcs.clip",
+            "_funcs.amax",
+        ] {
+            let s = status(v, &format!("torch._numpy.{path}"), version);
+            assert!(s.is_present(), "{version} {path}: {s:?}");
+        }
+        assert!(status(v, "torch._numpy._funcs.no_such_function", version).is_absent());
+        assert!(status(v, "torch._numpy._ufuncs.no_such_ufunc", version).is_absent());
+        // Not public functions of `_funcs_impl`: not copied.
+        assert!(status(v, "torch._numpy._funcs.ArrayLike", version).is_absent());
+    }
+    let flag = "torch.testing._internal.common_utils.TEST_WITH_ROCM";
+    assert!(status(v, flag, "2.1.2").is_present());
+    assert!(status(v, flag, "2.4.1").is_present());
+}
+
+/// `compiled_autograd` is a key of `torch._dynamo.config` from 2.4 on, not in 2.1.2; setting
+/// a key the config module lacks raises `AttributeError`.
+#[test]
+fn check_judges_assignments_to_config_modules() {
+    let dir = project(
+        "config",
+        "import torch\nimport torch._dynamo\nfrom torch._dynamo import config\n\n\
+         torch._dynamo.config.compiled_autograd = True\nconfig.cache_size_limit = 8\n\
+         torch.nn.functional.my_patch = print\n",
+    );
+    let (o, out) = check(&dir, "torch==2.1.2");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("compiled_autograd"), "{out}");
+    assert!(!out.contains("cache_size_limit"), "{out}");
+    assert!(!out.contains("my_patch"), "{out}");
+    let (o, out) = check(&dir, "torch==2.4.1");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+}
+
+#[test]
+fn check_reports_an_operator_that_is_gone() {
+    let dir = project(
+        "ops",
+        "import torch\n\nx = torch.ops.aten.prelu_backward.default\ny = torch.ops.aten.add.Tensor\n",
+    );
+    let (o, out) = check(&dir, "torch==2.1.2");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("prelu_backward") && !out.contains("add.Tensor"),
+        "{out}"
+    );
+    let (o, out) = check(&dir, "torch==1.13.1");
+    assert_eq!(o.status.code(), Some(0), "{out}");
 }

@@ -120,7 +120,7 @@ fn top_name_of(path: &str) -> Option<String> {
             let stem = match file_kind(path) {
                 FileKind::Source | FileKind::Stub => path.split('.').next(),
                 FileKind::Extension => path.split('.').next(),
-                FileKind::Other => None,
+                FileKind::OpSchema | FileKind::Other => None,
             }?;
             Some(stem.to_string())
         }
@@ -138,7 +138,7 @@ fn collect_files(selected: Vec<(String, &mut Member)>, loader: &mut Loader) -> V
                     files.entry(p).or_default();
                 }
             }
-            FileKind::Source | FileKind::Stub => {
+            FileKind::Source | FileKind::Stub | FileKind::OpSchema => {
                 if files.contains_key(&out_path) {
                     continue;
                 }
@@ -271,7 +271,7 @@ impl PackageIndex {
         let mut source_paths = Vec::new();
         for m in members {
             let kind = file_kind(&m.path);
-            if kind == FileKind::Other {
+            if matches!(kind, FileKind::Other | FileKind::OpSchema) {
                 continue;
             }
             source_paths.push(m.path.clone());

@@ -61,8 +61,8 @@ pub struct Metadata {
 /// Everything the extractor needs from one release.
 #[derive(Debug, Clone, Default)]
 pub struct SourceTree {
-    /// `.py` and `.pyi` files, plus compiled extension modules (`.so`, `.pyd`) with empty `data`.
-    /// Sorted by path.
+    /// `.py` and `.pyi` files, ATen's operator list (`FileKind::OpSchema`), plus compiled
+    /// extension modules (`.so`, `.pyd`) with empty `data`. Sorted by path.
     pub files: Vec<SourceFile>,
     pub metadata: Metadata,
     /// Top-level import names of the distribution (`torch`, `functorch`, ...).
@@ -625,7 +625,8 @@ pub fn read_bytes(name: &str, data: &[u8]) -> Result<SourceTree, ArchiveError> {
 /// What a reader of a wheel needs from a member, judged from its name in the archive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wanted {
-    /// Read the bytes: `.py`, `.pyi`, `*.dist-info/METADATA`, `*.dist-info/top_level.txt`.
+    /// Read the bytes: `.py`, `.pyi`, ATen's operator list, `*.dist-info/METADATA`,
+    /// `*.dist-info/top_level.txt`.
     Data,
     /// Only the name matters: compiled extension modules.
     NameOnly,

@@ -71,8 +71,14 @@ pub enum FileKind {
     Stub,
     /// `.so` / `.pyd` whose stem is an identifier.
     Extension,
+    /// A data file the extractor reads: ATen's operator list,
+    /// `.../ATen/native/native_functions.yaml` (torch ships it under `torchgen/packaged/`).
+    OpSchema,
     Other,
 }
+
+/// The file name of ATen's operator list and the folders it sits in.
+const OP_SCHEMA: &str = "ATen/native/native_functions.yaml";
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
@@ -90,6 +96,8 @@ pub fn file_kind(path: &str) -> FileKind {
         FileKind::Stub
     } else if extension_module_path(path).is_some() {
         FileKind::Extension
+    } else if path == OP_SCHEMA || path.ends_with(&format!("/{OP_SCHEMA}")) {
+        FileKind::OpSchema
     } else {
         FileKind::Other
     }
@@ -228,6 +236,15 @@ mod tests {
         assert_eq!(file_kind("a/__pycache__/x.py"), FileKind::Other);
         assert_eq!(file_kind("a/x.pyi"), FileKind::Stub);
         assert_eq!(file_kind(".py"), FileKind::Other);
+        assert_eq!(
+            file_kind("torchgen/packaged/ATen/native/native_functions.yaml"),
+            FileKind::OpSchema
+        );
+        assert_eq!(
+            file_kind("torchgen/packaged/ATen/native/tags.yaml"),
+            FileKind::Other
+        );
+        assert_eq!(file_kind("a/native_functions.yaml"), FileKind::Other);
     }
 
     #[test]

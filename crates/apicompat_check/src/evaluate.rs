@@ -173,6 +173,15 @@ impl<'c> Evaluator<'c> {
         u: &Use,
         release: usize,
     ) -> Verdict {
+        if let Some(guard) = judge::store_guard(u) {
+            let guard_row = self.row(view, &guard);
+            if !matches!(
+                self.lite(view, &guard_row, &guard, release),
+                Lite::Present { .. }
+            ) {
+                return Verdict::Unknown;
+            }
+        }
         let said = match self.lite(view, row, path, release) {
             Lite::Present {
                 canonical,
@@ -615,7 +624,7 @@ fn pin(
 fn guard_fix(u: &Use, missing: Option<&str>, since: Option<&String>) -> Fix {
     let message = match &u.kind {
         UseKind::Import => "guard the import with `try: ... except ImportError:`".to_string(),
-        UseKind::Attribute | UseKind::Getattr => {
+        UseKind::Attribute | UseKind::Getattr | UseKind::Store => {
             let seg = missing.unwrap_or(&u.path);
             match seg.rsplit_once('.') {
                 Some((parent, last)) => {

@@ -85,6 +85,20 @@ pub fn judge(kind: &UseKind, said: Said) -> Verdict {
     }
 }
 
+/// For an assignment to a path (`UseKind::Store`): the path whose presence in a release makes
+/// the assignment fail there when the name is missing, the parent's `__setattr__`
+/// (`apicompat_extract`'s installed-names rule binds it on config modules). Where the release
+/// lacks it, the verdict is unknown: assigning a new name to a module creates it.
+pub fn store_guard(u: &Use) -> Option<String> {
+    match u.kind {
+        UseKind::Store => u
+            .path
+            .rsplit_once('.')
+            .map(|(parent, _)| format!("{parent}.__setattr__")),
+        _ => None,
+    }
+}
+
 /// The verdict on an object that may be of several classes, from each class's verdict: present
 /// where one has it, absent only where every one lacks it.
 pub fn any_of(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
@@ -114,7 +128,7 @@ pub fn drift_only(u: &Use) -> bool {
 pub fn rule_of(kind: &UseKind) -> Rule {
     match kind {
         UseKind::Import => MissingImport::RULE,
-        UseKind::Attribute | UseKind::Getattr => MissingAttribute::RULE,
+        UseKind::Attribute | UseKind::Getattr | UseKind::Store => MissingAttribute::RULE,
         UseKind::Keyword(_) => UnsupportedKeyword::RULE,
         UseKind::Call(_) => CallDoesNotBind::RULE,
     }

@@ -16,7 +16,7 @@ use apicompat_requirements::{read_project, Declared, Severity as DiagSeverity};
 use apicompat_index::Status;
 use apicompat_surface::{Kind, Signature};
 
-use crate::judge::{any_of, drift_only, judge, Said, Verdict};
+use crate::judge::{any_of, drift_only, judge, store_guard, Said, Verdict};
 
 use crate::collect::{Use, UseKind};
 use crate::files::{self, Analyzed};
@@ -99,6 +99,11 @@ impl Statuses {
 
     /// The verdict on `u` in release `r`, where its path (or an alternative's) is `lite`.
     fn verdict_at(&mut self, view: &PackageView, u: &Use, lite: Lite, r: usize) -> Verdict {
+        if let Some(guard) = store_guard(u) {
+            if !matches!(self.row(view, &guard).get(r), Some(Lite::Present { .. })) {
+                return Verdict::Unknown;
+            }
+        }
         let said = match &lite {
             Lite::Present {
                 signatures,

@@ -1,6 +1,6 @@
 //! What one source file says about its module, before anything is resolved across the package.
 
-use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use apicompat_surface::Signature;
@@ -10,7 +10,10 @@ use std::collections::HashMap;
 use crate::attr_tables::{self, Table, TableUse, Tables};
 use crate::consts::{self, Const, Env};
 use crate::defs::{class_info, deprecation_warning, function_info};
+pub(crate) use crate::dynamic_scan::is_this_module;
+use crate::dynamic_scan::{Dynamic, DynamicScan};
 use crate::getattr::{getattr_rule, GetattrRule};
+use crate::name_sets::{self, Copy, Filter, NameList};
 
 /// How a name in a module or class got its value.
 #[derive(Debug, Clone)]
@@ -79,6 +82,8 @@ pub enum AllPart {
     ModuleAll(String),
     /// Something that cannot be evaluated.
     Dynamic,
+    /// Names of other modules (`crate::name_sets`).
+    Copies(Vec<Copy>),
 }
 
 /// What one file says about its module.
@@ -93,7 +98,7 @@ pub struct FileFacts {
     pub stars: Vec<String>,
     /// Modules all of whose names are copied in, private ones too (`for k in dir(m)` or
     /// `m.__dir__()` storing `globals()[k]`).
-    pub copies: Vec<String>,
+    pub copies: Vec<Copy>,
     /// `__all__`, when the module defines it.
     pub all: Option<Vec<AllPart>>,
     /// Answers names it does not list (module `__getattr__`, dynamic `globals()` keys...).
@@ -159,6 +164,9 @@ pub fn file_facts(
         source,
         env: Env::new(),
         dir_loops: Vec::new(),
+        stmt_depth: 0,
+        name_lists: Vec::new(),
+        member_helpers: name_sets::member_helpers(suite),
         globals_aliases: Vec::new(),
         tables: Tables::default(),
         deleted: Vec::new(),
@@ -166,6 +174,9 @@ pub fn file_facts(
         called: Vec::new(),
     };
     w.module_body(suite, true, 0);
+    for name in crate::flag_defs::names(suite) {
+        w.bind(&name, Value::Data);
+    }
     crate::kwargs_wrapper::mark_wrappers(&mut w.facts.bindings, suite);
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).
@@ -203,8 +214,14 @@ struct Walker<'s> {
     facts: FileFacts,
     source: &'s str,
     env: Env,
-    /// Loop variables that iterate over `dir(module)`, with the module reference.
-    dir_loops: Vec<(String, String)>,
+    /// Loop variables that iterate over names of modules (`dir(module)`, `crate::name_sets`).
+    dir_loops: Vec<(String, NameList, usize)>,
+    /// Nesting depth of the module-level statement being walked.
+    stmt_depth: usize,
+    /// Module-level variables holding lists of names (`crate::name_sets`).
+    name_lists: name_sets::Lists,
+    /// Functions of the file returning `inspect.getmembers(param, pred)`.
+    member_helpers: Vec<(String, Filter)>,
     /// Module-level names bound to `globals()` (or `vars()`).
     globals_aliases: Vec<String>,
     tables: Tables,
@@ -240,6 +257,7 @@ impl Walker<'_> {
     }
 
     fn module_stmt(&mut self, stmt: &Stmt, top: bool, depth: usize) {
+        self.stmt_depth = depth;
         match stmt {
             Stmt::FunctionDef(f) => {
                 if f.name.as_str() == "__getattr__" {
@@ -429,6 +447,22 @@ impl Walker<'_> {
             Expr::Name(n) => Some(n.id.to_string()),
             _ => None,
         };
+        // `for name in <names of modules>` and `for name, value in <members of modules>`.
+        let first = match &*f.target {
+            Expr::Tuple(t) => t.elts.first(),
+            e => Some(e),
+        };
+        if let Some(Expr::Name(var)) = first {
+            let list =
+                name_sets::loop_names(&f.iter, &self.name_lists, &self.member_helpers, &self.env);
+            if let Some(list) = list.filter(|l| !l.copies.is_empty()) {
+                self.dir_loops.push((var.id.to_string(), list, depth + 1));
+                self.module_body(&f.body, false, depth + 1);
+                self.dir_loops.pop();
+                self.assign(&f.target, None);
+                return;
+            }
+        }
         // `for name in dir(module)` and `for name in module.__dir__()`.
         if let (Some(target), Expr::Call(call)) = (&target, &*f.iter) {
             let module = match (&*call.func, call.arguments.args.as_ref()) {
@@ -439,7 +473,11 @@ impl Walker<'_> {
             {
                 if let Some(arg) = module {
                     if let Some(m) = consts::dotted(arg) {
-                        self.dir_loops.push((target.clone(), m));
+                        let list = NameList {
+                            copies: vec![Copy::all(m)],
+                            names: Vec::new(),
+                        };
+                        self.dir_loops.push((target.clone(), list, depth + 1));
                         self.module_body(&f.body, false, depth + 1);
                         self.dir_loops.pop();
                         self.bind(target, Value::Data);
@@ -489,6 +527,11 @@ impl Walker<'_> {
                     return;
                 }
                 self.globals_aliases.retain(|g| g != name);
+                let list = value.and_then(|v| name_sets::list_of(v, &self.name_lists, &self.env));
+                self.name_lists.retain(|(v, _)| v != name);
+                if let Some(list) = list.filter(|l| !l.copies.is_empty()) {
+                    self.name_lists.push((name.to_string(), list));
+                }
                 if let Some(v) = value {
                     self.tables.assign(name, v, &self.env);
                 }
@@ -599,13 +642,37 @@ impl Walker<'_> {
             return;
         }
         if let Expr::Name(n) = key {
-            if let Some((_, m)) = self.dir_loops.iter().find(|(v, _)| v == n.id.as_str()) {
-                let m = self.module_alias(m).unwrap_or_else(|| m.clone());
-                self.facts.copies.push(m);
+            // A filtered list's names are stored only when the store is not under a
+            // condition inside the loop (it might store some of them only).
+            let conditional = self
+                .dir_loops
+                .iter()
+                .rev()
+                .find(|(v, _, _)| v == n.id.as_str())
+                .is_some_and(|(_, l, d)| {
+                    *d != self.stmt_depth && l.copies.iter().any(|c| !c.exact)
+                });
+            if let Some(list) = self.loop_list(n.id.as_str()).filter(|_| !conditional) {
+                for name in &list.names {
+                    self.bind(name, Value::Data);
+                }
+                self.facts.copies.extend(list.copies);
                 return;
             }
         }
         self.facts.open = true;
+    }
+
+    /// The names the loop variable `var` runs over, module references resolved.
+    fn loop_list(&self, var: &str) -> Option<NameList> {
+        let (_, list, _) = self.dir_loops.iter().rev().find(|(v, _, _)| v == var)?;
+        let mut list = list.clone();
+        for c in &mut list.copies {
+            if let Some(m) = self.module_alias(&c.module) {
+                c.module = m;
+            }
+        }
+        Some(list)
     }
 
     fn module_expr(&mut self, expr: &Expr, top: bool) {
@@ -634,9 +701,21 @@ impl Walker<'_> {
             }
             "__all__.append" => {
                 if let [arg] = args {
-                    let part = match consts::string(arg, &self.env) {
-                        Some(s) => AllPart::Names(vec![s]),
-                        None => AllPart::Dynamic,
+                    // Appended in the loop's own body, not under a condition inside it.
+                    let looped = match arg {
+                        Expr::Name(n) => self
+                            .dir_loops
+                            .iter()
+                            .rev()
+                            .find(|(v, _, _)| v == n.id.as_str())
+                            .filter(|(_, _, d)| *d == self.stmt_depth)
+                            .and_then(|_| self.loop_list(n.id.as_str())),
+                        _ => None,
+                    };
+                    let part = match (consts::string(arg, &self.env), looped) {
+                        (Some(s), _) => AllPart::Names(vec![s]),
+                        (None, Some(list)) => AllPart::Copies(list.copies),
+                        (None, None) => AllPart::Dynamic,
                     };
                     self.push_all(vec![part], false);
                 }
@@ -689,6 +768,16 @@ impl Walker<'_> {
     fn all_part(&self, value: &Expr) -> Vec<AllPart> {
         if let Some(names) = consts::strings(value, &self.env) {
             return vec![AllPart::Names(names)];
+        }
+        if let Expr::Name(_) = value {
+            if let Some(mut list) = name_sets::list_of(value, &self.name_lists, &self.env) {
+                for c in &mut list.copies {
+                    if let Some(m) = self.module_alias(&c.module) {
+                        c.module = m;
+                    }
+                }
+                return vec![AllPart::Names(list.names), AllPart::Copies(list.copies)];
+            }
         }
         match value {
             Expr::Attribute(a) if a.attr.as_str() == "__all__" => match consts::dotted(&a.value) {
@@ -766,85 +855,6 @@ impl Walker<'_> {
     }
 }
 
-enum Dynamic<'a> {
-    Globals(&'a Expr),
-    /// `__all__.append(...)` / `.extend(...)` in a function: the module's `__all__` grows at
-    /// run time (numpy 1.2x's `numpy.core.numeric.extend_all`).
-    AllMutated,
-    /// `setattr(<this module>, key, value)`.
-    SetAttrOnSelf(&'a Expr),
-    ReplaceSelf,
-}
-
-struct DynamicScan<'a> {
-    found: Vec<Dynamic<'a>>,
-    /// Local names bound to `sys.modules[__name__]`.
-    aliases: Vec<String>,
-}
-
-/// `sys.modules[__name__]`.
-pub(crate) fn is_this_module(e: &Expr) -> bool {
-    matches!(e, Expr::Subscript(s)
-        if consts::dotted(&s.value).as_deref() == Some("sys.modules") && is_dunder_name(&s.slice))
-}
-
-impl<'a> Visitor<'a> for DynamicScan<'a> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        if let Stmt::Assign(a) = stmt {
-            if is_this_module(&a.value) {
-                for t in &a.targets {
-                    if let Expr::Name(n) = t {
-                        self.aliases.push(n.id.to_string());
-                    }
-                }
-            }
-            for t in &a.targets {
-                if let Expr::Subscript(s) = t {
-                    match &*s.value {
-                        Expr::Call(c)
-                            if c.arguments.args.is_empty()
-                                && matches!(
-                                    consts::dotted(&c.func).as_deref(),
-                                    Some("globals" | "vars")
-                                ) =>
-                        {
-                            self.found.push(Dynamic::Globals(&s.slice));
-                        }
-                        e if consts::dotted(e).as_deref() == Some("sys.modules")
-                            && is_dunder_name(&s.slice) =>
-                        {
-                            self.found.push(Dynamic::ReplaceSelf);
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(c) = expr {
-            if matches!(
-                consts::dotted(&c.func).as_deref(),
-                Some("__all__.append" | "__all__.extend" | "__all__.insert")
-            ) {
-                self.found.push(Dynamic::AllMutated);
-            }
-            if consts::dotted(&c.func).as_deref() == Some("setattr") {
-                if let [obj, key, ..] = c.arguments.args.as_ref() {
-                    let on_self = is_this_module(obj)
-                        || matches!(obj, Expr::Name(n) if self.aliases.iter().any(|a| a == n.id.as_str()));
-                    if on_self {
-                        self.found.push(Dynamic::SetAttrOnSelf(key));
-                    }
-                }
-            }
-        }
-        visitor::walk_expr(self, expr);
-    }
-}
-
 /// `import_module("a.b")` / `importlib.import_module(".b", "a")`: the module, when constant.
 fn import_module_call(call: &ast::ExprCall, env: &Env) -> Option<String> {
     if consts::last_name(&call.func) != Some("import_module") {
@@ -866,7 +876,7 @@ fn import_module_call(call: &ast::ExprCall, env: &Env) -> Option<String> {
     Some(name)
 }
 
-fn is_dunder_name(e: &Expr) -> bool {
+pub(crate) fn is_dunder_name(e: &Expr) -> bool {
     matches!(e, Expr::Name(n) if n.id.as_str() == "__name__")
 }
 

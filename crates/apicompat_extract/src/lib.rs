@@ -6,16 +6,20 @@
 //! `__all__`, re-exports and registered modules across the release into a flat
 //! [`Surface`].
 
+mod aten_ops;
 pub mod attr_tables;
 pub mod consts;
 mod dataclass;
 mod defs;
+mod dynamic_scan;
 pub mod evidence;
 pub mod facts;
 mod fallible;
+mod flag_defs;
 mod getattr;
 mod installed;
 mod kwargs_wrapper;
+mod name_sets;
 pub mod nesting;
 pub mod resolve;
 mod stdlib;
@@ -267,6 +271,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         &evidence::compiled_modules(&resolver.modules),
     );
     installed::apply(&mut symbols, &resolver.modules, &installs);
+    aten_ops::apply(&mut symbols, aten_ops::read(tree));
     for path in failing {
         if let Some(s) = symbols.get_mut(&path) {
             s.uncertain = s.kind() != apicompat_surface::Kind::Class;

@@ -9,6 +9,7 @@ use apicompat_surface::{Kind, Signature, Symbol};
 use crate::facts::{AllPart, Class, FileFacts, Function, Value};
 
 mod classes;
+mod copies;
 pub mod tables;
 mod wrapped;
 
@@ -287,6 +288,12 @@ impl Resolver {
                 match part {
                     AllPart::Names(n) => names.extend(n),
                     AllPart::Dynamic => dynamic = true,
+                    AllPart::Copies(copies) => {
+                        for copy in copies {
+                            dynamic |= self.exports_unknown(&copy.module);
+                            names.extend(self.copy_names(&copy));
+                        }
+                    }
                     AllPart::ModuleAll(reference) => {
                         let target = self
                             .resolve_ref(&module, &reference)
@@ -391,10 +398,9 @@ impl Resolver {
             }
         }
         for copy in copies {
-            if matches!(self.star_source(&copy), StarSource::Internal) {
-                let names = self.explicit_names(&copy);
-                out.extend(names.iter().filter(|n| !n.starts_with("__")).cloned());
-                if self.exports_unknown(&copy) {
+            if matches!(self.star_source(&copy.module), StarSource::Internal) {
+                out.extend(self.copy_names(&copy));
+                if self.exports_unknown(&copy.module) {
                     self.open_by_star.insert(module.to_string());
                 }
             } else {
@@ -542,16 +548,19 @@ impl Resolver {
                 return Some(Resolved::unknown(format!("{star}.{name}")));
             }
         }
-        let copies: Vec<String> = self
+        let copies: Vec<crate::name_sets::Copy> = self
             .modules
             .get(module)
             .map(|m| m.files.iter().flat_map(|f| f.copies.clone()).collect())
             .unwrap_or_default();
         for copy in copies {
-            if self.modules.contains_key(self.target_module(&copy))
-                && self.explicit_names(&copy).contains(name)
+            if self.modules.contains_key(self.target_module(&copy.module))
+                && self.copy_names(&copy).contains(name)
             {
-                if let Some(r) = self.resolve(&copy, name) {
+                if !copy.exact {
+                    return Some(Resolved::unknown(path));
+                }
+                if let Some(r) = self.resolve(&copy.module, name) {
                     return Some(r);
                 }
             }

@@ -141,6 +141,7 @@ impl IndexBuilder {
             package: self.package.clone(),
             releases: order.iter().map(|&i| self.releases[i].clone()).collect(),
             roots,
+            removed_same: Vec::new(),
         };
 
         // Facets, signatures and strings, sorted.
@@ -276,6 +277,8 @@ impl IndexBuilder {
         let mut out = Vec::new();
         out.extend(MAGIC);
         out.push(FORMAT);
+        let mut header = header;
+        header.dedupe_removed();
         let header_json =
             serde_json::to_vec(&header).map_err(|e| IndexError::Invalid(e.to_string()))?;
         write_section(&mut out, &header_json);

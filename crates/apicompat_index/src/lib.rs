@@ -17,6 +17,8 @@ pub mod names;
 mod reader;
 pub mod stdlib_classes;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use apicompat_surface::Surface;
@@ -70,6 +72,48 @@ struct Header {
     /// Top-level modules of any release.
     #[serde(default)]
     roots: Vec<String>,
+    /// `(release, earlier)`: in the file, `release`'s `removed` is left empty because it is
+    /// the same as `earlier`'s (numpy's migration notes repeat in most of its releases); the
+    /// reader copies them back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    removed_same: Vec<(usize, usize)>,
+}
+
+impl Header {
+    /// Empties every release's `removed` that repeats an earlier release's, recording it.
+    fn dedupe_removed(&mut self) {
+        let mut first: std::collections::HashMap<&BTreeMap<String, String>, usize> =
+            std::collections::HashMap::new();
+        let mut same = Vec::new();
+        for (i, r) in self.releases.iter().enumerate() {
+            if r.removed.is_empty() {
+                continue;
+            }
+            match first.get(&r.removed) {
+                Some(&earlier) => same.push((i, earlier)),
+                None => {
+                    first.insert(&r.removed, i);
+                }
+            }
+        }
+        for &(i, _) in &same {
+            self.releases[i].removed.clear();
+        }
+        self.removed_same = same;
+    }
+
+    /// Copies the deduplicated notes back (see [`Self::dedupe_removed`]).
+    fn restore_removed(&mut self) -> Result<(), IndexError> {
+        for (i, earlier) in std::mem::take(&mut self.removed_same) {
+            if earlier >= i || i >= self.releases.len() {
+                return Err(IndexError::Corrupt(format!(
+                    "header: release {i} repeats the notes of release {earlier}"
+                )));
+            }
+            self.releases[i].removed = self.releases[earlier].removed.clone();
+        }
+        Ok(())
+    }
 }
 
 /// Contiguous runs of `members` within the ordered `all`, as `first - last` (or one version).

@@ -150,8 +150,9 @@ impl PackageIndex {
             Ok(start..start + len)
         };
         let header_range = section(&mut r)?;
-        let header: Header = serde_json::from_slice(&data[header_range])
+        let mut header: Header = serde_json::from_slice(&data[header_range])
             .map_err(|e| IndexError::Corrupt(format!("header: {e}")))?;
+        header.restore_removed()?;
         let strings = section(&mut r)?;
         let signatures = section(&mut r)?;
         let facets = section(&mut r)?;

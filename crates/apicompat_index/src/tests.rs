@@ -387,3 +387,43 @@ fn stub_classes_judge_only_names_some_release_declares() {
     let s = index.symbol(f).unwrap();
     assert!(s.stub_only && !s.open && !s.open_instance_only);
 }
+
+/// numpy's migration notes repeat across releases: stored once in the header, read back
+/// whole for every release.
+#[test]
+fn repeated_removal_notes_are_stored_once_and_read_back() {
+    let notes = |n: &[(&str, &str)]| {
+        n.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let with = |version: &str, removed| {
+        let mut s = surface(version, &[("pkg", sym(Kind::Module))]);
+        s.meta.removed = removed;
+        s
+    };
+    let long = "Use `np.nan` instead. ".repeat(40);
+    let a = notes(&[("pkg.NaN", long.as_str())]);
+    let b = notes(&[
+        ("pkg.NaN", long.as_str()),
+        ("pkg.float_", "Use `np.float64`."),
+    ]);
+    let surfaces = [
+        with("1.0", a.clone()),
+        with("1.1", a.clone()),
+        with("1.2", b.clone()),
+        with("1.3", a.clone()),
+        with("1.4", Default::default()),
+        with("1.5", b.clone()),
+    ];
+    let bytes = build(&surfaces);
+    let index = PackageIndex::from_bytes(&bytes).unwrap();
+    let read: Vec<_> = index.releases().iter().map(|r| r.removed.clone()).collect();
+    assert_eq!(
+        read,
+        [a.clone(), a.clone(), b.clone(), a, Default::default(), b]
+    );
+    // Each distinct set of notes is in the file once (before compression): 2, not 5.
+    let raw = lz4_flex::decompress_size_prepended(&bytes).unwrap();
+    assert_eq!(String::from_utf8_lossy(&raw).matches("pkg.NaN").count(), 2);
+}

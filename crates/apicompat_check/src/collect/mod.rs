@@ -38,6 +38,10 @@ pub enum UseKind {
     Attribute,
     /// `getattr(a, "b")`.
     Getattr,
+    /// `a.b.c = v` on a name bound by an import: judged only where `a.b` refuses names it
+    /// lacks (a module closed for writes has `__setattr__`, [`crate::judge::store_guard`]);
+    /// elsewhere the assignment creates the name.
+    Store,
     /// A keyword argument of a call of `path`.
     Keyword(String),
     /// A call of `path` with these arguments (no `*args`, no `**kwargs`), for AC013.
@@ -531,7 +535,7 @@ impl<'a> Walker<'a> {
     fn emit(&mut self, kind: UseKind, path: String, range: TextRange, via: Option<&Bound>) {
         if matches!(
             kind,
-            UseKind::Import | UseKind::Attribute | UseKind::Getattr
+            UseKind::Import | UseKind::Attribute | UseKind::Getattr | UseKind::Store
         ) && is_dunder(last_segment(&path))
         {
             return;

@@ -100,6 +100,12 @@ impl<'a> Walker<'a> {
                 self.attribute(expr, a);
             }
             Expr::Attribute(a) if a.ctx == ExprContext::Load => self.attribute(expr, a),
+            Expr::Attribute(a) if a.ctx == ExprContext::Store => {
+                if let Some((path, via)) = self.resolve(expr) {
+                    self.emit(UseKind::Store, path, expr.range(), Some(&via));
+                }
+                visitor::walk_expr(self, expr)
+            }
             Expr::Call(call) => self.call(expr, call),
             Expr::Lambda(l) => {
                 let mut scope = Scope::new(ScopeKind::Function);

@@ -228,11 +228,11 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     let discovered = files::discover(&paths, &filter);
 
     // Top-level modules of every indexed package, but those the project provides itself.
+    // (A package of the data file is not decoded for this: the file's table names its roots.)
     let mut roots: HashSet<String> = HashSet::new();
     for name in catalog.names() {
-        match catalog.package(name) {
-            Ok(Some(view)) => roots.extend(view.roots()),
-            Ok(None) => {}
+        match catalog.roots(name) {
+            Ok(r) => roots.extend(r),
             Err(e) => summary
                 .notes
                 .push(format!("the index of {name} cannot be read: {e}")),
@@ -380,6 +380,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
         python_env.iter().chain(virtual_env.iter()).collect();
     summary.unindexed = unindexed.imports(&declared, &envs);
+    for u in catalog.unavailable() {
+        if summary
+            .unindexed
+            .iter()
+            .any(|i| u.roots.contains(&i.import))
+        {
+            summary.notes.push(format!(
+                "{} is indexed in the data file shipped beside apicompat, but {}: its uses are not checked (reinstall apicompat, or set APICOMPAT_DATA_FILE)",
+                u.package, u.reason
+            ));
+        }
+    }
     if selection.enabled(UnindexedPackage::RULE.code) {
         unindexed.report(
             selection.names(UnindexedPackage::RULE.code),

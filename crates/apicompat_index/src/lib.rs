@@ -11,6 +11,7 @@ mod builder;
 pub mod cache;
 pub mod catalog;
 pub mod class_bases;
+pub mod datafile;
 pub mod diff;
 pub mod format;
 pub mod lookup;
@@ -23,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use apicompat_surface::Surface;
 
 pub use builder::IndexBuilder;
-pub use catalog::{Catalog, PackageView, ReleaseRef};
+pub use catalog::{Catalog, PackageView, ReleaseRef, Unavailable};
 pub use lookup::{status, Status};
 pub use reader::{FacetId, PackageIndex, ReleaseSet};
 

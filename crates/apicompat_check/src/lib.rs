@@ -124,7 +124,13 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         .iter()
         .find(|s| matches!(catalog.package(&s.name), Ok(None)))
     {
-        let hint = format!("add it with `apicompat index fetch {}`", s.name);
+        let hint = match catalog.unavailable().iter().find(|u| u.package == s.name) {
+            Some(u) => format!(
+                "it is indexed in the data file shipped beside apicompat, but {} (reinstall apicompat, or set APICOMPAT_DATA_FILE)",
+                u.reason
+            ),
+            None => format!("add it with `apicompat index fetch {}`", s.name),
+        };
         return Err(UsageError(format!(
             "--target `{}`: `{}` is not in the index; {hint}",
             s.text, s.name

@@ -482,7 +482,7 @@ impl Catalog {
                     }
                 }
                 match data_error {
-                    Some(e) if out.is_empty() => Err(IndexError::Corrupt(e)),
+                    Some(e) if out.is_empty() => Err(IndexError::Invalid(e)),
                     _ => Ok(out),
                 }
             });

@@ -34,8 +34,9 @@ FIRST = [
 # Packages whose releases are all 0.0.N: each N is a series of its own.
 PATCH_SERIES = {"xformers"}
 # Packages that publish API changes in patch releases (timm 1.0.x adds and moves models and
-# layers in patches; einops has few releases): every final release is indexed.
-EVERY_RELEASE = {"timm", "einops"}
+# layers in patches; deepspeed ships features in its weekly 0.x.y releases; einops has few
+# releases): every final release is indexed.
+EVERY_RELEASE = {"timm", "einops", "deepspeed"}
 # Packages published as sdists only (deepspeed): an sdist counts as a release file.
 SDIST_ONLY = {"deepspeed"}
 

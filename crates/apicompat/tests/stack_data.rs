@@ -108,6 +108,23 @@ fn megatron_core_expert_group_removed() {
     );
 }
 
+/// `apicompat --no-cache check ARGS` in `dir` with the data file at `data`.
+fn check_with_data(
+    data: &std::path::Path,
+    dir: &std::path::Path,
+    args: &[&str],
+) -> (Option<i32>, String, String) {
+    let o = bin()
+        .env("APICOMPAT_DATA_FILE", data)
+        .args(["--no-cache", "check"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run apicompat");
+    let (out, err) = text(&o);
+    (o.status.code(), out, err)
+}
+
 const DATA_PACKAGES: [&str; 7] = [
     "deepspeed",
     "datasets",
@@ -156,24 +173,12 @@ fn missing_or_damaged_data_file_is_a_note() {
     );
     let torch_only = common::project_in("stack-data", "torch-only", &[("t.py", "import torch\n")]);
     let missing = dir.join("missing.apid");
-    let o = bin()
-        .env("APICOMPAT_DATA_FILE", &missing)
-        .args(["--no-cache", "check", "--target", "deepspeed==0.14.5"])
-        .current_dir(&dir)
-        .output()
-        .expect("run apicompat");
-    let (out, err) = text(&o);
+    let (code, out, err) = check_with_data(&missing, &dir, &["--target", "deepspeed==0.14.5"]);
     // `--target` of a package the index lacks cannot run (exit 2), with the reason.
-    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert_eq!(code, Some(2), "{out}{err}");
     assert!(err.contains("the data file is missing"), "{err}");
-    let o = bin()
-        .env("APICOMPAT_DATA_FILE", &missing)
-        .args(["--no-cache", "check"])
-        .current_dir(&dir)
-        .output()
-        .expect("run apicompat");
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let (code, out, err) = check_with_data(&missing, &dir, &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
     let all = format!("{out}{err}");
     assert!(
         all.contains("deepspeed is indexed in the data file") && all.contains("missing"),
@@ -197,27 +202,15 @@ fn missing_or_damaged_data_file_is_a_note() {
     bytes[payload + offset + 100] ^= 0xff;
     let damaged = dir.join("damaged.apid");
     std::fs::write(&damaged, &bytes).expect("write");
-    let o = bin()
-        .env("APICOMPAT_DATA_FILE", &damaged)
-        .args(["--no-cache", "check", "--target", "deepspeed==0.14.5"])
-        .current_dir(&dir)
-        .output()
-        .expect("run apicompat");
-    let (out, err) = text(&o);
+    let (code, out, err) = check_with_data(&damaged, &dir, &["--target", "deepspeed==0.14.5"]);
     assert!(
         format!("{out}{err}").contains("sha256 mismatch"),
         "{out}{err}"
     );
     assert!(!out.contains("ZeROOptimizer"), "{out}");
     for data in [&missing, &damaged] {
-        let o = bin()
-            .env("APICOMPAT_DATA_FILE", data)
-            .args(["--no-cache", "check"])
-            .current_dir(&torch_only)
-            .output()
-            .expect("run apicompat");
-        let (out, err) = text(&o);
-        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        let (code, out, err) = check_with_data(data, &torch_only, &[]);
+        assert_eq!(code, Some(0), "{out}{err}");
         assert!(!format!("{out}{err}").contains("data file"), "{out}{err}");
     }
 }

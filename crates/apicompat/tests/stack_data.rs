@@ -202,7 +202,7 @@ fn missing_or_damaged_data_file_is_a_note() {
     bytes[payload + offset + 100] ^= 0xff;
     let damaged = dir.join("damaged.apid");
     std::fs::write(&damaged, &bytes).expect("write");
-    let (code, out, err) = check_with_data(&damaged, &dir, &["--target", "deepspeed==0.14.5"]);
+    let (_, out, err) = check_with_data(&damaged, &dir, &["--target", "deepspeed==0.14.5"]);
     assert!(
         format!("{out}{err}").contains("sha256 mismatch"),
         "{out}{err}"

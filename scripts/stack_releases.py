@@ -24,7 +24,7 @@ FIRST = [
     # Not embedded: in the data file beside the binary (README, "The data file").
     ("deepspeed", "0.9.3"),
     ("datasets", "2.16.0"),
-    ("triton", "2.1.0"),
+    ("triton", "2.0.0"),
     ("xformers", "0.0.23"),
     ("lightning", "2.0.0"),
     ("pytorch-lightning", "1.9.0"),
@@ -35,8 +35,9 @@ FIRST = [
 PATCH_SERIES = {"xformers"}
 # Packages that publish API changes in patch releases (timm 1.0.x adds and moves models and
 # layers in patches; deepspeed ships features in its weekly 0.x.y releases; einops has few
-# releases): every final release is indexed.
-EVERY_RELEASE = {"timm", "einops", "deepspeed"}
+# releases): every final release is indexed. triton too: torch pins exact triton releases
+# (`triton==3.3.0` for torch 2.7.0), which `range`'s joint answer must find.
+EVERY_RELEASE = {"timm", "einops", "deepspeed", "triton"}
 # Packages published as sdists only (deepspeed): an sdist counts as a release file.
 SDIST_ONLY = {"deepspeed"}
 

@@ -7,8 +7,11 @@
 #                                     # numpy >= 1.21.0, python 3.8 - 3.14 (typeshed), and the
 #                                     # training stack: the releases in scripts/stack-releases.txt
 #                                     # (transformers, accelerate, diffusers, peft, safetensors,
-#                                     # huggingface_hub, einops, timm; regenerate that list with
-#                                     # scripts/stack_releases.py)
+#                                     # huggingface_hub, einops, timm embedded; deepspeed, datasets,
+#                                     # triton, xformers, lightning, pytorch-lightning,
+#                                     # megatron-core packed into the data file
+#                                     # crates/apicompat/wheel-data/scripts/apicompat-stack.apid;
+#                                     # regenerate the list with scripts/stack_releases.py)
 #   scripts/build-index.sh 'torchvision>=0.14'   # other specs instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,8 +43,23 @@ if [ "$#" -eq 0 ]; then
     "$bin" --cache-dir "$work" index build "$dir" --package python --version "$(basename "$dir")"
   done
 fi
+# The packages shipped in the data file beside the binary instead of inside it (README, "The
+# data file"): triton's wheels are read with HTTP Range requests (sources only).
+DATA_PACKAGES="deepspeed datasets triton xformers lightning pytorch-lightning megatron-core"
 mkdir -p crates/apicompat/index
+packed=()
 for f in "$work"/index/*.apix; do
-  cp "$f" "crates/apicompat/index/$(basename "$f")"
-  echo "wrote crates/apicompat/index/$(basename "$f") ($(wc -c < "$f") bytes)"
+  name=$(basename "$f" .apix)
+  if [[ " $DATA_PACKAGES " == *" $name "* ]]; then
+    packed+=("$f")
+    [ "$#" -eq 0 ] && continue
+    echo "note: $name belongs in the data file; run without arguments to repack it" >&2
+    continue
+  fi
+  cp "$f" "crates/apicompat/index/$name.apix"
+  echo "wrote crates/apicompat/index/$name.apix ($(wc -c < "$f") bytes)"
 done
+if [ "$#" -eq 0 ] && [ ${#packed[@]} -gt 0 ]; then
+  mkdir -p crates/apicompat/wheel-data/scripts
+  "$bin" index pack "${packed[@]}" --output crates/apicompat/wheel-data/scripts/apicompat-stack.apid
+fi

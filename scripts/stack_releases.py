@@ -21,11 +21,31 @@ FIRST = [
     ("huggingface_hub", "0.20.0"),
     ("einops", "0.6.0"),
     ("timm", "0.9.0"),
+    # Not embedded: in the data file beside the binary (README, "The data file").
+    ("deepspeed", "0.9.3"),
+    ("datasets", "2.16.0"),
+    ("triton", "2.0.0"),
+    ("xformers", "0.0.23"),
+    ("lightning", "2.0.0"),
+    ("pytorch-lightning", "1.9.0"),
+    ("megatron-core", "0.5.0"),
 ]
+
+# Packages whose releases are all 0.0.N: each N is a series of its own.
+PATCH_SERIES = {"xformers"}
+# Packages that publish API changes in patch releases (timm 1.0.x adds and moves models and
+# layers in patches; deepspeed ships features in its weekly 0.x.y releases; einops has few
+# releases): every final release is indexed. triton too: torch pins exact triton releases
+# (`triton==3.3.0` for torch 2.7.0), which `range`'s joint answer must find.
+EVERY_RELEASE = {"timm", "einops", "deepspeed", "triton"}
+# Packages published as sdists only (deepspeed): an sdist counts as a release file.
+SDIST_ONLY = {"deepspeed"}
 
 
 def key(version):
-    return tuple(int(p) for p in version.split("."))
+    """Release numbers, then the post-release number (-1 for none)."""
+    base, _, post = version.partition(".post")
+    return tuple(int(p) for p in base.split(".")), int(post) if post else -1
 
 
 def main():
@@ -37,12 +57,15 @@ def main():
             releases = json.load(r)["releases"]
         newest = {}
         for version, files in releases.items():
-            if not re.fullmatch(r"\d+(\.\d+)*", version) or not files:
+            if not re.fullmatch(r"\d+(\.\d+)*(\.post\d+)?", version) or not files:
                 continue
-            wheels = [f for f in files if f["filename"].endswith(".whl") and not f.get("yanked")]
+            kinds = (".whl", ".tar.gz") if name in SDIST_ONLY else (".whl",)
+            wheels = [f for f in files if f["filename"].endswith(kinds) and not f.get("yanked")]
             if not wheels or key(version) < key(first):
                 continue
-            minor = key(version)[:2]
+            minor = key(version)[0][: 3 if name in PATCH_SERIES else 2]
+            if name in EVERY_RELEASE:
+                minor = key(version)
             if minor not in newest or key(version) > key(newest[minor]):
                 newest[minor] = version
         for minor in sorted(newest):

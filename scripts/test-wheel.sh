@@ -66,6 +66,12 @@ set -e
 [ "$rc" -eq 1 ] || fail "check exited $rc, expected 1 (pipelining is missing in torch 2.3)"
 ok
 
+step "the data file beside the binary (deepspeed, triton, ... read from it)"
+[ -f "$venv/bin/apicompat-stack.apid" ] || fail "no apicompat-stack.apid in $venv/bin"
+"$app" --no-cache index list | tee "$work/list.txt" | grep -E '^(deepspeed|triton): .*data file' \
+    || fail "index list shows no package of the data file"
+ok
+
 step "apicompat env on the venv"
 "$app" --no-cache env --python "$venv/bin/python" --no-check || fail "env"
 ok

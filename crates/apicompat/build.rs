@@ -1,4 +1,6 @@
-//! Embeds every package index under `index/` (`NAME.apix`) into the binary.
+//! Embeds every package index under `index/` (`NAME.apix`) into the binary, and the table of
+//! contents of the data file `wheel-data/scripts/apicompat-stack.apid` (the indexes shipped
+//! beside the binary), which it copies next to the binary in cargo's output directory.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -30,8 +32,56 @@ fn main() {
         );
     }
     code.push_str("];\n");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default()).join("embedded.rs");
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
+    data_file(&mut code, &out_dir);
+    let out = out_dir.join("embedded.rs");
     if let Err(e) = std::fs::write(&out, code) {
         panic!("cannot write {}: {e}", out.display());
     }
+}
+
+/// The data file's name, table of contents and source path as constants; a copy beside the
+/// binary (`OUT_DIR` is `<target>/<profile>/build/<crate>/out`).
+fn data_file(code: &mut String, out_dir: &std::path::Path) {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let name = "apicompat-stack.apid";
+    let path = manifest.join("wheel-data/scripts").join(name);
+    println!("cargo:rerun-if-changed={}", path.display());
+    let toc = std::fs::read(&path)
+        .ok()
+        .and_then(|b| table_of_contents(&b));
+    let _ = writeln!(
+        code,
+        "/// The data file's name.\npub static DATA_FILE_NAME: &str = {name:?};"
+    );
+    let _ = writeln!(
+        code,
+        "/// Where the data file was at build time (a build from a checkout finds it there).\npub static DATA_FILE_SOURCE: &str = {:?};",
+        path.display().to_string()
+    );
+    let _ = writeln!(
+        code,
+        "/// The data file's table of contents (empty: this build has no data file).\npub static DATA_TOC: &str = {:?};",
+        toc.as_deref().unwrap_or("")
+    );
+    if toc.is_some() {
+        if let Some(profile) = out_dir.ancestors().nth(3) {
+            let dest = profile.join(name);
+            let same = std::fs::metadata(&dest).ok().map(|m| m.len())
+                == std::fs::metadata(&path).ok().map(|m| m.len())
+                && std::fs::read(&dest).ok() == std::fs::read(&path).ok();
+            if !same {
+                let _ = std::fs::copy(&path, &dest);
+            }
+        }
+    }
+}
+
+/// The table of contents of a data file (`apicompat_index::datafile`): magic, u64 length, text.
+fn table_of_contents(bytes: &[u8]) -> Option<String> {
+    if bytes.get(..8)? != b"APICDAT\x01" {
+        return None;
+    }
+    let len = u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?) as usize;
+    String::from_utf8(bytes.get(16..16usize.checked_add(len)?)?.to_vec()).ok()
 }

@@ -11,6 +11,32 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
+    // The data file's packages: read (with the sha256 check) and decode.
+    let data = apicompat::data_file_candidates()
+        .into_iter()
+        .find(|p| p.is_file())
+        .and_then(|p| apicompat_index::datafile::DataFile::open(&p, apicompat::DATA_TOC).ok());
+    for entry in data
+        .iter()
+        .flat_map(|d| d.entries.iter().map(move |e| (d, e)))
+    {
+        let (file, entry) = entry;
+        let loads: Vec<Duration> = (0..21)
+            .map(|_| {
+                let t = Instant::now();
+                let bytes = file.read(entry).expect("data file entry");
+                let index = PackageIndex::from_bytes(&bytes).expect("data file index");
+                std::hint::black_box(&index);
+                t.elapsed()
+            })
+            .collect();
+        println!(
+            "{} (data file): {} releases; read, sha256 and load median {:.2} ms",
+            entry.package,
+            entry.versions.len(),
+            median(loads).as_secs_f64() * 1e3
+        );
+    }
     for (name, bytes) in apicompat::EMBEDDED {
         let loads: Vec<Duration> = (0..21)
             .map(|_| {

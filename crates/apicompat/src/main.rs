@@ -7,8 +7,6 @@ mod commands;
 mod noqa;
 mod ui;
 
-use apicompat::EMBEDDED;
-
 // `--features system-alloc` leaves the system allocator in place, for heap profilers
 // (valgrind massif, heaptrack) that cannot see inside mimalloc.
 #[cfg(not(feature = "system-alloc"))]
@@ -38,8 +36,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-
-use apicompat_index::Catalog;
 
 #[derive(Parser)]
 #[command(
@@ -180,7 +176,18 @@ enum IndexCommand {
         #[arg(long, value_enum, default_value = "text")]
         output_format: Format,
     },
-    /// The packages and releases known, embedded and cached.
+    /// Write the data file (the indexes shipped beside the binary) from `NAME.apix` files.
+    #[command(
+        after_help = "Examples:\n  apicompat index pack cache/index/deepspeed.apix cache/index/triton.apix --output crates/apicompat/wheel-data/scripts/apicompat-stack.apid"
+    )]
+    Pack {
+        /// Package indexes (`NAME.apix`; the package is the file name).
+        #[arg(required = true)]
+        indexes: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// The packages and releases known: embedded, in the data file and cached.
     #[command(
         after_help = "Examples:\n  apicompat index list\n  apicompat index list --output-format json"
     )]
@@ -253,7 +260,7 @@ fn main() -> ExitCode {
             .or_else(apicompat_index::cache::default_dir)
     };
     let open_catalog = || {
-        let catalog = Catalog::open(EMBEDDED, cache_dir.as_deref());
+        let catalog = apicompat::shipped_catalog(cache_dir.as_deref());
         if !ui::quiet() {
             for w in &catalog.warnings {
                 eprintln!("warning: {w}");
@@ -311,6 +318,7 @@ fn main() -> ExitCode {
                 spec,
                 output_format,
             } => commands::show::run(&open_catalog(), &spec, output_format),
+            IndexCommand::Pack { indexes, output } => commands::pack::run(&indexes, &output),
             IndexCommand::List { output_format } => {
                 commands::list::run(&open_catalog(), output_format)
             }

@@ -124,7 +124,13 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         .iter()
         .find(|s| matches!(catalog.package(&s.name), Ok(None)))
     {
-        let hint = format!("add it with `apicompat index fetch {}`", s.name);
+        let hint = match catalog.unavailable().iter().find(|u| u.package == s.name) {
+            Some(u) => format!(
+                "it is indexed in the data file shipped beside apicompat, but {} (reinstall apicompat, or set APICOMPAT_DATA_FILE)",
+                u.reason
+            ),
+            None => format!("add it with `apicompat index fetch {}`", s.name),
+        };
         return Err(UsageError(format!(
             "--target `{}`: `{}` is not in the index; {hint}",
             s.text, s.name
@@ -228,11 +234,11 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     let discovered = files::discover(&paths, &filter);
 
     // Top-level modules of every indexed package, but those the project provides itself.
+    // (A package of the data file is not decoded for this: the file's table names its roots.)
     let mut roots: HashSet<String> = HashSet::new();
     for name in catalog.names() {
-        match catalog.package(name) {
-            Ok(Some(view)) => roots.extend(view.roots()),
-            Ok(None) => {}
+        match catalog.roots(name) {
+            Ok(r) => roots.extend(r),
             Err(e) => summary
                 .notes
                 .push(format!("the index of {name} cannot be read: {e}")),
@@ -380,6 +386,18 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
         python_env.iter().chain(virtual_env.iter()).collect();
     summary.unindexed = unindexed.imports(&declared, &envs);
+    for u in catalog.unavailable() {
+        if summary
+            .unindexed
+            .iter()
+            .any(|i| u.roots.contains(&i.import))
+        {
+            summary.notes.push(format!(
+                "{} is indexed in the data file shipped beside apicompat, but {}: its uses are not checked (reinstall apicompat, or set APICOMPAT_DATA_FILE)",
+                u.package, u.reason
+            ));
+        }
+    }
     if selection.enabled(UnindexedPackage::RULE.code) {
         unindexed.report(
             selection.names(UnindexedPackage::RULE.code),

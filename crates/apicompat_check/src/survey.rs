@@ -326,9 +326,8 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
 
     let mut roots: HashSet<String> = HashSet::new();
     for name in catalog.names() {
-        match catalog.package(name) {
-            Ok(Some(view)) => roots.extend(view.roots()),
-            Ok(None) => {}
+        match catalog.roots(name) {
+            Ok(r) => roots.extend(r),
             Err(e) => notes.push(format!("the index of {name} cannot be read: {e}")),
         }
     }

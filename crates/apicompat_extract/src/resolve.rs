@@ -28,6 +28,10 @@ pub struct ModuleInfo {
     pub alias_of: Option<String>,
     /// Registered in `sys.modules` with a value that is not a known module.
     pub registered_unknown: bool,
+    /// A top-level namespace package (no `__init__`): other distributions can add modules
+    /// under it (megatron-core's `megatron`, shared with a Megatron-LM checkout), so it is
+    /// open.
+    pub namespace_root: bool,
 }
 
 impl ModuleInfo {
@@ -42,7 +46,7 @@ impl ModuleInfo {
     }
 
     fn open(&self) -> bool {
-        self.runtime_open() || self.stub_only()
+        self.runtime_open() || self.stub_only() || self.namespace_root
     }
 
     fn opaque(&self) -> bool {
@@ -131,6 +135,12 @@ impl Resolver {
                 }
                 child = parent;
             }
+        }
+        for (name, info) in modules.iter_mut() {
+            info.namespace_root = !name.contains('.')
+                && info.files.is_empty()
+                && !info.extension
+                && info.alias_of.is_none();
         }
         let mut classes = HashMap::default();
         for (name, info) in &modules {

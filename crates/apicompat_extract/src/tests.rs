@@ -264,6 +264,22 @@ fn extensions_stubs_and_namespaces() {
     assert!(!s.symbols.keys().any(|k| k.contains("bad")));
 }
 
+/// A top-level namespace package (no `__init__.py`) is open: another distribution can add
+/// modules under it (megatron-core's `megatron` and a Megatron-LM checkout's
+/// `megatron.legacy`). A package with an `__init__.py` is not.
+#[test]
+fn namespace_roots_are_open() {
+    let s = extract(&tree(&[("ns/core/__init__.py", "X = 1\n")]), "ns", "1");
+    assert!(s.symbols["ns"].open);
+    assert!(!s.symbols["ns.core"].open);
+    let s = extract(
+        &tree(&[("pkg/__init__.py", ""), ("pkg/core/__init__.py", "X = 1\n")]),
+        "pkg",
+        "1",
+    );
+    assert!(!s.symbols["pkg"].open);
+}
+
 #[test]
 fn deprecations_and_overloads() {
     let s = extract(

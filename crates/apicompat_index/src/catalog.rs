@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use apicompat_requirements::Version;
 
 use crate::cache::Cache;
+use crate::datafile::DataSource;
 use crate::lookup::{status, Status};
 use crate::reader::PackageIndex;
 use crate::{IndexError, ReleaseHeader};
@@ -16,6 +17,8 @@ use crate::{IndexError, ReleaseHeader};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Origin {
     Embedded,
+    /// The data file beside the binary (`datafile.rs`).
+    DataFile,
     Cached,
 }
 
@@ -23,6 +26,7 @@ impl Origin {
     pub fn as_str(self) -> &'static str {
         match self {
             Origin::Embedded => "embedded",
+            Origin::DataFile => "data file",
             Origin::Cached => "cached",
         }
     }
@@ -293,7 +297,18 @@ pub type WarningSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 struct Entry {
     load: Loader,
+    /// The top-level modules, when known without decoding (a package of the data file).
+    roots: Option<Vec<String>>,
     view: OnceLock<Result<PackageView, String>>,
+}
+
+/// A package of the data file that cannot be read (the file is missing, damaged or from
+/// another build): its imports are unchecked, and a note says why.
+#[derive(Debug, Clone)]
+pub struct Unavailable {
+    pub package: String,
+    pub roots: Vec<String>,
+    pub reason: String,
 }
 
 /// Every known package; each is decoded on first use.
@@ -306,6 +321,7 @@ pub struct Catalog {
     late: Arc<Mutex<Vec<String>>>,
     sink: Arc<Mutex<Option<WarningSink>>>,
     cache_dir: Option<PathBuf>,
+    unavailable: Vec<Unavailable>,
 }
 
 /// Reads a cached index. One that cannot be read is reported, moved aside (under the cache
@@ -352,6 +368,16 @@ fn load_cached(path: &Path, cache_dir: &Path) -> Result<PackageIndex, String> {
 impl Catalog {
     /// Embedded indexes (name, compressed bytes) and the cache directory, if any.
     pub fn open(embedded: &[(&'static str, &'static [u8])], cache_dir: Option<&Path>) -> Catalog {
+        Catalog::open_with_data(embedded, None, cache_dir)
+    }
+
+    /// As [`Self::open`], with the packages of the data file (`datafile.rs`) read lazily: a
+    /// package's bytes are read and checked only when it is first used.
+    pub fn open_with_data(
+        embedded: &[(&'static str, &'static [u8])],
+        data: Option<DataSource>,
+        cache_dir: Option<&Path>,
+    ) -> Catalog {
         let mut catalog = Catalog {
             cache_dir: cache_dir.map(Path::to_path_buf),
             ..Catalog::default()
@@ -363,12 +389,43 @@ impl Catalog {
                 Err(e) => catalog.warnings.push(e),
             }
         }
+        let (data_file, data_entries) = match data {
+            Some(DataSource::Ready(file)) => {
+                let entries = file.entries.clone();
+                (Some(Arc::new(file)), entries)
+            }
+            Some(DataSource::Unavailable { entries, reason }) => {
+                catalog.unavailable = entries
+                    .into_iter()
+                    .filter(|e| !embedded.iter().any(|(n, _)| *n == e.package))
+                    .map(|e| Unavailable {
+                        package: e.package,
+                        roots: e.roots,
+                        reason: reason.clone(),
+                    })
+                    .collect();
+                (None, Vec::new())
+            }
+            None => (None, Vec::new()),
+        };
         let mut names: Vec<&str> = embedded.iter().map(|(n, _)| *n).collect();
         names.extend(cached.keys().map(String::as_str));
+        names.extend(data_entries.iter().map(|e| e.package.as_str()));
         names.sort();
         names.dedup();
         for name in names {
             let bytes = embedded.iter().find(|(n, _)| *n == name).map(|(_, b)| *b);
+            // A package both embedded and in the data file: the embedded one is used.
+            let data_entry = data_entries
+                .iter()
+                .find(|e| e.package == name && bytes.is_none())
+                .cloned();
+            let data_file = data_file.clone();
+            // Roots known without decoding: only when nothing else (the cache) adds releases.
+            let roots = data_entry
+                .as_ref()
+                .filter(|_| !cached.contains_key(name))
+                .map(|e| e.roots.clone());
             let file = cached.get(name).cloned();
             let cache_dir = cache_dir.map(Path::to_path_buf);
             let late = catalog.late.clone();
@@ -377,6 +434,29 @@ impl Catalog {
                 let mut out = Vec::new();
                 if let Some(b) = bytes {
                     out.push((Arc::new(PackageIndex::from_bytes(b)?), Origin::Embedded));
+                }
+                let mut data_error = None;
+                if let (Some(entry), Some(data)) = (&data_entry, &data_file) {
+                    match data
+                        .read(entry)
+                        .and_then(|b| PackageIndex::from_bytes(&b).map_err(|e| e.to_string()))
+                    {
+                        Ok(index) => out.push((Arc::new(index), Origin::DataFile)),
+                        Err(e) => {
+                            let warning = format!(
+                                "the data file {}: {e}; the index of {} in it is not trusted",
+                                data.path.display(),
+                                entry.package
+                            );
+                            if let Some(f) = sink.lock().ok().and_then(|s| s.clone()) {
+                                f(&warning);
+                            }
+                            if let Ok(mut late) = late.lock() {
+                                late.push(warning.clone());
+                            }
+                            data_error = Some(warning);
+                        }
+                    }
                 }
                 if let (Some(path), Some(dir)) = (&file, &cache_dir) {
                     match load_cached(path, dir) {
@@ -391,12 +471,16 @@ impl Catalog {
                         }
                     }
                 }
-                Ok(out)
+                match data_error {
+                    Some(e) if out.is_empty() => Err(IndexError::Invalid(e)),
+                    _ => Ok(out),
+                }
             });
             catalog.entries.insert(
                 name.to_string(),
                 Entry {
                     load,
+                    roots,
                     view: OnceLock::new(),
                 },
             );
@@ -427,6 +511,23 @@ impl Catalog {
         self.entries.keys().map(String::as_str).collect()
     }
 
+    /// The packages of the data file that cannot be read, and why.
+    pub fn unavailable(&self) -> &[Unavailable] {
+        &self.unavailable
+    }
+
+    /// The top-level modules of a package: from the data file's table when it has them (no
+    /// decoding), else from the decoded package.
+    pub fn roots(&self, name: &str) -> Result<Vec<String>, IndexError> {
+        if let Some(roots) = self.entries.get(name).and_then(|e| e.roots.clone()) {
+            return Ok(roots);
+        }
+        Ok(self
+            .package(name)?
+            .map(PackageView::roots)
+            .unwrap_or_default())
+    }
+
     /// A package's releases across embedded and cached indexes.
     pub fn package(&self, name: &str) -> Result<Option<&PackageView>, IndexError> {
         let Some(entry) = self.entries.get(name) else {
@@ -446,16 +547,13 @@ impl Catalog {
     /// The package whose releases define the top-level module of `path`.
     pub fn package_for_module(&self, path: &str) -> Result<Option<&PackageView>, IndexError> {
         let root = path.split('.').next().unwrap_or(path);
-        if let Some(view) = self.package(&root.replace('_', "-"))? {
-            if view.roots().iter().any(|r| r == root) {
-                return Ok(Some(view));
-            }
+        let guess = root.replace('_', "-");
+        if self.entries.contains_key(&guess) && self.roots(&guess)?.iter().any(|r| r == root) {
+            return self.package(&guess);
         }
         for name in self.names() {
-            if let Some(view) = self.package(name)? {
-                if view.roots().iter().any(|r| r == root) {
-                    return Ok(Some(view));
-                }
+            if self.roots(name)?.iter().any(|r| r == root) {
+                return self.package(name);
             }
         }
         Ok(None)

@@ -10,6 +10,7 @@
 mod builder;
 pub mod cache;
 pub mod catalog;
+pub mod datafile;
 pub mod diff;
 pub mod format;
 pub mod lookup;
@@ -24,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use apicompat_surface::Surface;
 
 pub use builder::IndexBuilder;
-pub use catalog::{Catalog, PackageView, ReleaseRef};
+pub use catalog::{Catalog, PackageView, ReleaseRef, Unavailable};
 pub use lookup::{status, Status};
 pub use reader::{FacetId, PackageIndex, ReleaseSet};
 

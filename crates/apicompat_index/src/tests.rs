@@ -427,3 +427,63 @@ fn repeated_removal_notes_are_stored_once_and_read_back() {
     let raw = lz4_flex::decompress_size_prepended(&bytes).unwrap();
     assert_eq!(String::from_utf8_lossy(&raw).matches("pkg.NaN").count(), 2);
 }
+
+/// The data file: written twice the same; a package is read back only when its bytes match the
+/// table; a file from another build, cut short or damaged is refused, never trusted.
+#[test]
+fn data_file_round_trip_and_damage() {
+    use crate::catalog::Catalog;
+    use crate::datafile::{self, DataSource};
+    let index = build(&releases());
+    let data = datafile::write(vec![("pkg".into(), index.clone())]).expect("write");
+    assert_eq!(
+        data,
+        datafile::write(vec![("pkg".into(), index.clone())]).expect("write")
+    );
+    let dir = std::env::temp_dir().join(format!("apicompat-datafile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join("d.apid");
+    std::fs::write(&path, &data).expect("write");
+    let (toc, _) = datafile::read_toc(&path).expect("toc");
+    let entries = datafile::parse_toc(&toc).expect("parse");
+    assert_eq!(entries[0].package, "pkg");
+    assert_eq!(entries[0].roots, ["pkg"]);
+
+    let open = |p: &std::path::Path| {
+        Catalog::open_with_data(&[], DataSource::find(&[p.to_path_buf()], &toc), None)
+    };
+    let catalog = open(&path);
+    assert!(catalog.unavailable().is_empty());
+    assert_eq!(catalog.roots("pkg").expect("roots"), ["pkg"]);
+    let view = catalog.package("pkg").expect("ok").expect("present");
+    assert_eq!(view.releases().len(), releases().len());
+    assert_eq!(view.releases()[0].origin.as_str(), "data file");
+
+    // One byte of the payload changed: the table still matches, the sha256 does not.
+    let mut damaged = data.clone();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 0xff;
+    std::fs::write(&path, &damaged).expect("write");
+    let catalog = open(&path);
+    let err = catalog.package("pkg").err().expect("refused").to_string();
+    assert!(err.contains("sha256 mismatch"), "{err}");
+    assert!(catalog.late_warnings()[0].contains("not trusted"));
+
+    // Cut short, from another build, missing: unavailable with the reason.
+    for (bytes, reason) in [
+        (data[..20].to_vec(), "cut short"),
+        (
+            datafile::write(vec![("other".into(), index)]).expect("write"),
+            "another build",
+        ),
+    ] {
+        std::fs::write(&path, &bytes).expect("write");
+        let catalog = open(&path);
+        assert!(catalog.package("pkg").expect("ok").is_none());
+        assert!(catalog.unavailable()[0].reason.contains(reason), "{reason}");
+    }
+    let catalog = open(&dir.join("missing.apid"));
+    assert_eq!(catalog.unavailable()[0].package, "pkg");
+    assert!(catalog.unavailable()[0].reason.contains("missing"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

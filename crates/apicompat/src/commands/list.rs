@@ -38,6 +38,12 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
                 .collect(),
         });
     }
+    for u in catalog.unavailable() {
+        eprintln!(
+            "note: {} is in the data file, which cannot be read: {}",
+            u.package, u.reason
+        );
+    }
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&out)?),
         Format::Text => {
@@ -46,7 +52,7 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
             }
             for p in &out {
                 let versions: Vec<&str> = p.releases.iter().map(|r| r.version.as_str()).collect();
-                for origin in ["embedded", "cached"] {
+                for origin in ["embedded", "data file", "cached"] {
                     let member: Vec<bool> = p.releases.iter().map(|r| r.origin == origin).collect();
                     let n = member.iter().filter(|m| **m).count();
                     if n > 0 {

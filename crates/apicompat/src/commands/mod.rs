@@ -9,6 +9,7 @@ pub mod fetch;
 pub mod fix;
 pub mod list;
 pub mod on_demand;
+pub mod pack;
 pub mod query;
 pub mod range;
 pub mod server;

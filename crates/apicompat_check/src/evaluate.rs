@@ -221,6 +221,17 @@ impl<'c> Evaluator<'c> {
             }
         }
         let base_row = u.base.as_deref().map(|b| (b, self.row(view, b)));
+        // Paths of this package its tests read: it runs only where they exist.
+        let required: Vec<(&str, Arc<Row>)> = u
+            .requires
+            .iter()
+            .filter(|p| {
+                let root = p.split('.').next().unwrap_or(p);
+                self.package_for(root)
+                    .is_some_and(|v| v.name() == view.name())
+            })
+            .map(|p| (p.as_str(), self.row(view, p)))
+            .collect();
         let row = self.row(view, &u.path);
         let all = view.releases();
         let mut releases: Vec<usize> = Vec::with_capacity(target.releases.len());
@@ -235,7 +246,10 @@ impl<'c> Evaluator<'c> {
                     continue;
                 }
             }
-            if !preds.iter().all(|p| p.admits(&release.version)) {
+            let unread = required
+                .iter()
+                .any(|(p, row)| matches!(self.lite(view, row, p, r), Lite::Absent { .. }));
+            if unread || !preds.iter().all(|p| p.admits(&release.version)) {
                 excluded.push(r);
                 continue;
             }

@@ -145,12 +145,29 @@ impl Statuses {
                 .collect(),
             None => Vec::new(),
         };
+        // Paths of this package its tests read: it runs only where they exist.
+        let mut unread: Vec<bool> = Vec::new();
+        for p in &u.requires {
+            let root = p.split('.').next().unwrap_or(p);
+            if !packages
+                .for_root(root)
+                .is_some_and(|v| v.name() == view.name())
+            {
+                continue;
+            }
+            let absent = self.row(view, p).iter().map(|l| matches!(l, Lite::Absent));
+            unread.resize(view.releases().len(), false);
+            for (slot, a) in unread.iter_mut().zip(absent) {
+                *slot |= a;
+            }
+        }
         let all = view.releases();
         let row: Vec<Lite> = self.row(view, &u.path).to_vec();
         let mut out = Vec::with_capacity(all.len());
         for (r, release) in all.iter().enumerate() {
             if !preds.iter().all(|p| p.admits(&release.version))
                 || base_absent.get(r).copied().unwrap_or(false)
+                || unread.get(r).copied().unwrap_or(false)
             {
                 out.push(Presence::NotRun);
                 continue;

@@ -570,3 +570,56 @@ if shows_the_version(\"2.4.0\"):
         ["m.py:8:5 AC002 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0"]
     );
 }
+
+/// A branch runs only where its test could be evaluated: the paths a test reads for sure
+/// restrict its branches to the releases that have them (the test's own read stays reported).
+/// Fake torch: `pipelining` from 2.4.0, `_functional_collectives.all_reduce` from 2.0.0,
+/// `all_gather_tensor` from 2.1.0.
+#[test]
+fn a_branch_runs_only_where_its_test_reads_exist() {
+    let got = check_files(
+        "test_reads",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def same_releases():
+    if torch.distributed.pipelining.pipeline(None, None):
+        return torch.distributed.pipelining.Schedule1F1B
+    else:
+        return torch.distributed.pipelining.SplitPoint
+
+def narrower_than_the_test():
+    if torch.distributed._functional_collectives.all_reduce(1, 2, 3):
+        torch.distributed._functional_collectives.all_gather_tensor(1, 2, 3)
+
+def a_test_of_something_else():
+    if torch.distributed.is_available():
+        return torch.distributed.pipelining.pipeline
+
+def operands():
+    if torch.distributed.is_available() and torch.distributed.pipelining.PipelineStage:
+        return torch.distributed.pipelining.Schedule1F1B
+    else:
+        return torch.distributed.pipelining.SplitPoint
+
+def and_operand():
+    return torch.distributed.pipelining.pipeline and torch.distributed.pipelining.SplitPoint
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:4:8 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:10:8 AC002 error call-time torch.distributed._functional_collectives.all_reduce missing=1.13.0 - 1.13.1",
+            "m.py:11:9 AC002 error call-time torch.distributed._functional_collectives.all_gather_tensor missing=2.0.0 - 2.0.1",
+            "m.py:15:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:18:45 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=1.13.0 - 2.3.1",
+            "m.py:21:16 AC002 error call-time torch.distributed.pipelining.SplitPoint missing=1.13.0 - 2.3.1",
+            "m.py:24:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+        ]
+    );
+}

@@ -409,7 +409,7 @@ impl<'a> Walker<'a> {
                     restriction: restriction.filter(|_| ok).unwrap_or_else(incomplete),
                     has: Vec::new(),
                     has_neg,
-                    at: None,
+                    ..CondInfo::default()
                 }
             }
             Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
@@ -418,7 +418,7 @@ impl<'a> Walker<'a> {
                     restriction: inner.restriction.negate().unwrap_or_else(incomplete),
                     has: inner.has_neg,
                     has_neg: inner.has,
-                    at: None,
+                    ..CondInfo::default()
                 }
             }
             Expr::Call(call) => {

@@ -12,6 +12,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 mod conditions;
 mod locals;
 mod markers;
+mod reads;
 mod signature;
 mod state;
 mod walk;
@@ -69,6 +70,9 @@ pub struct Use {
     pub func: Option<u32>,
     /// The guard or condition that covers the use, if any (for `--show-guarded`).
     pub guard_at: Option<GuardAt>,
+    /// Indexed paths the tests it runs under read (`collect/reads.rs`): it runs only on
+    /// releases that have them.
+    pub requires: Vec<String>,
 }
 
 /// Where a guard is: a range of the use's file, or of another file of the project (a guarded
@@ -110,6 +114,8 @@ pub struct SiteContext {
     pub versions: Box<[(String, Pred)]>,
     pub func: Option<u32>,
     pub guard_at: Option<GuardAt>,
+    /// See [`Use::requires`].
+    pub requires: Box<[String]>,
 }
 
 /// What one file uses.
@@ -314,6 +320,8 @@ struct Ctx {
     func: Option<u32>,
     /// The innermost guard or condition the walk is under.
     guard_at: Option<TextRange>,
+    /// Indexed paths the enclosing tests read (see [`Use::requires`]).
+    requires: Vec<String>,
 }
 
 /// What a condition tells.
@@ -325,6 +333,9 @@ struct CondInfo {
     has_neg: Vec<String>,
     /// The condition.
     at: Option<TextRange>,
+    /// Indexed paths the test reads before it is true / false ([`Walker::test_info`]).
+    reads_true: Vec<String>,
+    reads_false: Vec<String>,
 }
 
 struct Walker<'a> {
@@ -564,6 +575,7 @@ impl<'a> Walker<'a> {
             receiver: None,
             func: self.ctx.func,
             guard_at: self.ctx.guard_at.map(|range| GuardAt { range, file: None }),
+            requires: self.ctx.requires.clone(),
         });
     }
 
@@ -826,7 +838,7 @@ impl<'a> Walker<'a> {
             self.out.is_main = true;
         }
         self.visit_expr(&s.test);
-        let info = self.cond_info(&s.test);
+        let info = self.test_info(&s.test);
         let branch = self.branch_ctx(&info, true);
         // The contexts of the branches that fall through to the rest of the block.
         let mut through: Vec<Ctx> = Vec::new();
@@ -842,7 +854,7 @@ impl<'a> Walker<'a> {
                 Some(test) => {
                     self.with_ctx(before.clone(), |w| w.visit_expr(test));
                     let saved = std::mem::replace(&mut self.ctx, before.clone());
-                    let info = self.cond_info(test);
+                    let info = self.test_info(test);
                     let inner = self.branch_ctx(&info, true);
                     let next = self.branch_ctx(&info, false);
                     self.ctx = saved;
@@ -873,17 +885,24 @@ impl<'a> Walker<'a> {
     /// The context of the branch taken when a condition is `truth`.
     fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx {
         let mut ctx = self.ctx.clone();
-        let (versions, has) = (ctx.versions.len(), ctx.has.len());
-        if truth {
+        let (versions, has, requires) = (ctx.versions.len(), ctx.has.len(), ctx.requires.len());
+        let reads = if truth {
             ctx.versions.extend(info.restriction.parts.iter().cloned());
             ctx.has.extend(info.has.iter().cloned());
+            &info.reads_true
         } else {
             if let Some(neg) = info.restriction.negate() {
                 ctx.versions.extend(neg.parts);
             }
             ctx.has.extend(info.has_neg.iter().cloned());
+            &info.reads_false
+        };
+        for r in reads {
+            if !ctx.requires.contains(r) {
+                ctx.requires.push(r.clone());
+            }
         }
-        if ctx.versions.len() > versions || ctx.has.len() > has {
+        if ctx.versions.len() > versions || ctx.has.len() > has || ctx.requires.len() > requires {
             ctx.guard_at = info.at.or(ctx.guard_at);
         }
         ctx

@@ -1,0 +1,95 @@
+//! What a test reads: a branch runs only where its test could be evaluated.
+//!
+//! `elif torch.xpu.is_available(): torch.xpu.empty_cache()` runs `empty_cache` only on releases
+//! where reading `torch.xpu.is_available` did not raise, so the body is checked only on the
+//! releases that have every indexed path the test reads for sure (releases that lack one are
+//! left to the finding on the test itself, which stays). `A and B` true read `A` and `B`; false,
+//! only `A` for sure. `torch.xpu.memory_allocated` under that test is still an error on the
+//! releases that have `torch.xpu.is_available` but not `memory_allocated`.
+
+use ruff_python_ast::{self as ast, Expr};
+
+use super::*;
+
+/// Tests nested deeper than this are not read further (what is read above stays).
+const MAX_READ_DEPTH: usize = 32;
+
+impl<'a> Walker<'a> {
+    /// [`Walker::cond_info`] with the paths the test reads before it is true and before it is
+    /// false (see the module doc).
+    pub(super) fn test_info(&self, expr: &Expr) -> CondInfo {
+        let mut info = self.cond_info(expr);
+        self.reads(expr, Some(true), 0, &mut info.reads_true);
+        self.reads(expr, Some(false), 0, &mut info.reads_false);
+        info
+    }
+
+    /// The indexed paths `expr` reads for sure when its value turns out `truth` (`None`:
+    /// whatever its value).
+    fn reads(&self, expr: &Expr, truth: Option<bool>, depth: usize, out: &mut Vec<String>) {
+        if depth > MAX_READ_DEPTH {
+            return;
+        }
+        let d = depth + 1;
+        match expr {
+            Expr::BoolOp(b) => {
+                // `A and B` true (`A or B` false) evaluated every operand; otherwise only the
+                // first one is sure.
+                let all = match b.op {
+                    ast::BoolOp::And => truth == Some(true),
+                    ast::BoolOp::Or => truth == Some(false),
+                };
+                let sure = if all {
+                    &b.values[..]
+                } else {
+                    b.values.get(..1).unwrap_or(&[])
+                };
+                for v in sure {
+                    self.reads(v, if all { truth } else { None }, d, out);
+                }
+            }
+            Expr::UnaryOp(u) => {
+                let t = match u.op {
+                    ast::UnaryOp::Not => truth.map(|t| !t),
+                    _ => None,
+                };
+                self.reads(&u.operand, t, d, out);
+            }
+            Expr::Compare(c) => {
+                self.reads(&c.left, None, d, out);
+                if let Some(first) = c.comparators.first() {
+                    self.reads(first, None, d, out);
+                }
+            }
+            Expr::Call(call) => {
+                self.reads(&call.func, None, d, out);
+                for a in call.arguments.args.iter() {
+                    self.reads(a, None, d, out);
+                }
+                for k in call.arguments.keywords.iter() {
+                    self.reads(&k.value, None, d, out);
+                }
+            }
+            Expr::Attribute(a) => match self.resolve(expr) {
+                Some((path, _)) if !is_dunder(a.attr.as_str()) => {
+                    if !out.contains(&path) {
+                        out.push(path);
+                    }
+                }
+                Some(_) => {}
+                None => self.reads(&a.value, None, d, out),
+            },
+            Expr::Subscript(s) => {
+                self.reads(&s.value, None, d, out);
+                self.reads(&s.slice, None, d, out);
+            }
+            Expr::BinOp(b) => {
+                self.reads(&b.left, None, d, out);
+                self.reads(&b.right, None, d, out);
+            }
+            Expr::If(e) => self.reads(&e.test, None, d, out),
+            Expr::Named(n) => self.reads(&n.value, truth, d, out),
+            _ => {}
+        }
+    }
+}

@@ -623,3 +623,44 @@ def and_operand():
         ]
     );
 }
+
+/// A name bound to a test carries what the test read, and a dataclass field test reads the
+/// field: `has_x = any(f.name == "x" for f in fields(C))` then `if has_x:` runs only where
+/// `C.x` exists (accelerate's `numa_options` test before `torch.numa`).
+#[test]
+fn names_bound_to_tests_and_field_tests_carry_their_reads() {
+    let got = check_files(
+        "test_reads_names",
+        &[(
+            "m.py",
+            "\
+import dataclasses
+import torch
+
+def bound():
+    ok = torch.distributed.pipelining.pipeline(None, None)
+    if ok:
+        return torch.distributed.pipelining.Schedule1F1B
+
+def field():
+    has_begin = any(f.name == \"BEGINNING\" for f in dataclasses.fields(torch.distributed.pipelining.SplitPoint))
+    if has_begin:
+        return torch.distributed.pipelining.Schedule1F1B
+
+def other_field():
+    has_x = any(f.name == \"forward\" for f in dataclasses.fields(torch.nn.Linear))
+    if has_x:
+        return torch.distributed.pipelining.Schedule1F1B
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:5:10 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:10:71 AC002 error call-time torch.distributed.pipelining.SplitPoint missing=1.13.0 - 2.3.1",
+            "m.py:17:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+        ]
+    );
+}

@@ -499,7 +499,7 @@ impl<'a> Walker<'a> {
                 ..CondInfo::default()
             },
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
-                Some(Bound::Cond(r, has)) => CondInfo {
+                Some(Bound::Cond(r, has, _)) => CondInfo {
                     restriction: r.clone(),
                     has: has.clone(),
                     ..CondInfo::default()

@@ -263,8 +263,10 @@ enum Bound {
     },
     /// A value derived from `ROOT.__version__`.
     VersionOf(String),
-    /// A boolean computed from a version check.
-    Cond(Restriction, Vec<String>),
+    /// A boolean computed from a version check, a presence test, or a test that reads indexed
+    /// paths: its restriction, the paths that exist when it is true, and the paths its value
+    /// read when true ([`Walker::test_info`]).
+    Cond(Restriction, Vec<String>, Vec<String>),
     /// A function that compares a package's version with its parameter.
     Helper(VersionHelper),
     /// Another function defined in the file (it hides helpers of the same name elsewhere).
@@ -806,9 +808,15 @@ impl<'a> Walker<'a> {
             value,
             Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
         ) {
-            let info = self.cond_info(value);
-            if !info.restriction.parts.is_empty() || !info.has.is_empty() {
-                self.bind(name, Bound::Cond(info.restriction, info.has));
+            let info = self.test_info(value);
+            if !info.restriction.parts.is_empty()
+                || !info.has.is_empty()
+                || !info.reads_true.is_empty()
+            {
+                self.bind(
+                    name,
+                    Bound::Cond(info.restriction, info.has, info.reads_true),
+                );
                 return;
             }
         }

@@ -62,6 +62,16 @@ impl<'a> Walker<'a> {
                 }
             }
             Expr::Call(call) => {
+                // `any(f.name == "k" for f in fields(C))` true: `C` has the field `k`.
+                if truth == Some(true) {
+                    if let Some(k) = self.field_test(call) {
+                        if let Some((path, key)) =
+                            k.strip_suffix("=)").and_then(|k| k.split_once('('))
+                        {
+                            push(out, format!("{path}.{key}"));
+                        }
+                    }
+                }
                 self.reads(&call.func, None, d, out);
                 for a in call.arguments.args.iter() {
                     self.reads(a, None, d, out);
@@ -71,11 +81,7 @@ impl<'a> Walker<'a> {
                 }
             }
             Expr::Attribute(a) => match self.resolve(expr) {
-                Some((path, _)) if !is_dunder(a.attr.as_str()) => {
-                    if !out.contains(&path) {
-                        out.push(path);
-                    }
-                }
+                Some((path, _)) if !is_dunder(a.attr.as_str()) => push(out, path),
                 Some(_) => {}
                 None => self.reads(&a.value, None, d, out),
             },
@@ -89,7 +95,24 @@ impl<'a> Walker<'a> {
             }
             Expr::If(e) => self.reads(&e.test, None, d, out),
             Expr::Named(n) => self.reads(&n.value, truth, d, out),
+            // A name bound to a test (`has_x = any(...)`; `ok = torch.xpu.is_available()`):
+            // what its value read, which ran before.
+            Expr::Name(n) => {
+                if let Some(Bound::Cond(_, _, reads)) = self.lookup(n.id.as_str()) {
+                    if truth == Some(true) {
+                        for r in reads {
+                            push(out, r.clone());
+                        }
+                    }
+                }
+            }
             _ => {}
         }
+    }
+}
+
+fn push(out: &mut Vec<String>, path: String) {
+    if !out.contains(&path) {
+        out.push(path);
     }
 }

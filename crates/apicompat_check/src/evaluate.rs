@@ -221,16 +221,16 @@ impl<'c> Evaluator<'c> {
             }
         }
         let base_row = u.base.as_deref().map(|b| (b, self.row(view, b)));
-        // Paths of this package its tests read: it runs only where they exist.
-        let required: Vec<(&str, Arc<Row>)> = u
+        // What its tests say about paths of this package: it runs only where that holds.
+        let required: Vec<(&str, bool, Arc<Row>)> = u
             .requires
             .iter()
-            .filter(|p| {
-                let root = p.split('.').next().unwrap_or(p);
+            .filter(|t| {
+                let root = t.path.split('.').next().unwrap_or(&t.path);
                 self.package_for(root)
                     .is_some_and(|v| v.name() == view.name())
             })
-            .map(|p| (p.as_str(), self.row(view, p)))
+            .map(|t| (t.path.as_str(), t.present, self.row(view, &t.path)))
             .collect();
         let row = self.row(view, &u.path);
         let all = view.releases();
@@ -246,10 +246,15 @@ impl<'c> Evaluator<'c> {
                     continue;
                 }
             }
-            let unread = required
-                .iter()
-                .any(|(p, row)| matches!(self.lite(view, row, p, r), Lite::Absent { .. }));
-            if unread || !preds.iter().all(|p| p.admits(&release.version)) {
+            let not_run =
+                required
+                    .iter()
+                    .any(|(p, present, row)| match self.lite(view, row, p, r) {
+                        Lite::Absent { .. } => *present,
+                        Lite::Present { .. } => !*present,
+                        Lite::Unknown => false,
+                    });
+            if not_run || !preds.iter().all(|p| p.admits(&release.version)) {
                 excluded.push(r);
                 continue;
             }

@@ -145,17 +145,22 @@ impl Statuses {
                 .collect(),
             None => Vec::new(),
         };
-        // Paths of this package its tests read: it runs only where they exist.
+        // What its tests say about paths of this package: it runs only where that holds.
         let mut unread: Vec<bool> = Vec::new();
-        for p in &u.requires {
-            let root = p.split('.').next().unwrap_or(p);
+        for t in &u.requires {
+            let root = t.path.split('.').next().unwrap_or(&t.path);
             if !packages
                 .for_root(root)
                 .is_some_and(|v| v.name() == view.name())
             {
                 continue;
             }
-            let absent = self.row(view, p).iter().map(|l| matches!(l, Lite::Absent));
+            let present = t.present;
+            let absent = self.row(view, &t.path).iter().map(|l| match l {
+                Lite::Absent => present,
+                Lite::Unknown => false,
+                _ => !present,
+            });
             unread.resize(view.releases().len(), false);
             for (slot, a) in unread.iter_mut().zip(absent) {
                 *slot |= a;

@@ -664,3 +664,48 @@ def other_field():
         ]
     );
 }
+
+/// The `else` of `if hasattr(C, "n"):` runs only on releases whose `C` lacks `n` (a fallback to
+/// the old name); a test of another name leaves the gap releases reported. Fake torch:
+/// `_tensor._Partial` before 2.4.0, `_tensor.Partial` from 2.4.0, `distributed.tensor` from
+/// 2.5.0.
+#[test]
+fn the_else_of_hasattr_runs_where_the_name_is_missing() {
+    let got = check_files(
+        "hasattr_else",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def fallback():
+    if hasattr(torch.distributed._tensor, \"Partial\"):
+        return torch.distributed._tensor.Partial
+    else:
+        return torch.distributed._tensor._Partial
+
+def early():
+    if not hasattr(torch.distributed._tensor, \"Partial\"):
+        return torch.distributed._tensor._Partial
+    return torch.distributed._tensor.Partial
+
+def another_name():
+    if hasattr(torch.distributed, \"tensor\"):
+        return None
+    else:
+        return torch.distributed._tensor._Partial
+
+def unguarded():
+    return torch.distributed._tensor._Partial
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:18:16 AC002 error call-time torch.distributed._tensor._Partial missing=2.4.0 - 2.4.1",
+            "m.py:21:12 AC002 error call-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0",
+        ]
+    );
+}

@@ -19,6 +19,7 @@ mod walk;
 
 use locals::LocalNames;
 pub(crate) use locals::{name_key, FxMap, FxSet};
+pub use reads::PathTest;
 
 use conditions::implying;
 
@@ -70,9 +71,9 @@ pub struct Use {
     pub func: Option<u32>,
     /// The guard or condition that covers the use, if any (for `--show-guarded`).
     pub guard_at: Option<GuardAt>,
-    /// Indexed paths the tests it runs under read (`collect/reads.rs`): it runs only on
-    /// releases that have them.
-    pub requires: Vec<String>,
+    /// What the tests it runs under say about indexed paths (`collect/reads.rs`): it runs only
+    /// on releases where each holds (paths read, or tested by `hasattr`).
+    pub requires: Vec<PathTest>,
 }
 
 /// Where a guard is: a range of the use's file, or of another file of the project (a guarded
@@ -115,7 +116,7 @@ pub struct SiteContext {
     pub func: Option<u32>,
     pub guard_at: Option<GuardAt>,
     /// See [`Use::requires`].
-    pub requires: Box<[String]>,
+    pub requires: Box<[PathTest]>,
 }
 
 /// What one file uses.
@@ -264,9 +265,9 @@ enum Bound {
     /// A value derived from `ROOT.__version__`.
     VersionOf(String),
     /// A boolean computed from a version check, a presence test, or a test that reads indexed
-    /// paths: its restriction, the paths that exist when it is true, and the paths its value
-    /// read when true ([`Walker::test_info`]).
-    Cond(Restriction, Vec<String>, Vec<String>),
+    /// paths: its restriction, the paths that exist when it is true, and what it says about
+    /// paths when true ([`Walker::test_info`]).
+    Cond(Restriction, Vec<String>, Vec<PathTest>),
     /// A function that compares a package's version with its parameter.
     Helper(VersionHelper),
     /// Another function defined in the file (it hides helpers of the same name elsewhere).
@@ -322,8 +323,8 @@ struct Ctx {
     func: Option<u32>,
     /// The innermost guard or condition the walk is under.
     guard_at: Option<TextRange>,
-    /// Indexed paths the enclosing tests read (see [`Use::requires`]).
-    requires: Vec<String>,
+    /// What the enclosing tests say about paths (see [`Use::requires`]).
+    requires: Vec<PathTest>,
 }
 
 /// What a condition tells.
@@ -335,9 +336,9 @@ struct CondInfo {
     has_neg: Vec<String>,
     /// The condition.
     at: Option<TextRange>,
-    /// Indexed paths the test reads before it is true / false ([`Walker::test_info`]).
-    reads_true: Vec<String>,
-    reads_false: Vec<String>,
+    /// What the test says about paths when it is true / false ([`Walker::test_info`]).
+    reads_true: Vec<PathTest>,
+    reads_false: Vec<PathTest>,
 }
 
 struct Walker<'a> {

@@ -14,6 +14,15 @@ use super::*;
 /// Tests nested deeper than this are not read further (what is read above stays).
 const MAX_READ_DEPTH: usize = 32;
 
+/// What a test says about an indexed path where its branch runs: the path exists (it was
+/// read, or `hasattr` was true), or it does not (`hasattr` was false: the `else` of `if
+/// hasattr(C, "n"):` runs only on releases whose `C` lacks `n`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathTest {
+    pub path: String,
+    pub present: bool,
+}
+
 impl<'a> Walker<'a> {
     /// [`Walker::cond_info`] with the paths the test reads before it is true and before it is
     /// false (see the module doc).
@@ -24,9 +33,9 @@ impl<'a> Walker<'a> {
         info
     }
 
-    /// The indexed paths `expr` reads for sure when its value turns out `truth` (`None`:
-    /// whatever its value).
-    fn reads(&self, expr: &Expr, truth: Option<bool>, depth: usize, out: &mut Vec<String>) {
+    /// What `expr` says for sure about indexed paths when its value turns out `truth`
+    /// (`None`: whatever its value).
+    fn reads(&self, expr: &Expr, truth: Option<bool>, depth: usize, out: &mut Vec<PathTest>) {
         if depth > MAX_READ_DEPTH {
             return;
         }
@@ -68,7 +77,16 @@ impl<'a> Walker<'a> {
                         if let Some((path, key)) =
                             k.strip_suffix("=)").and_then(|k| k.split_once('('))
                         {
-                            push(out, format!("{path}.{key}"));
+                            push(out, format!("{path}.{key}"), true);
+                        }
+                    }
+                }
+                // `hasattr(C, "n")`: `C.n` exists where it is true, not where it is false.
+                if let (Some(t), [object, name]) = (truth, &*call.arguments.args) {
+                    if self.is_builtin(&call.func, "hasattr") {
+                        if let (Some((path, _)), Some(n)) = (self.resolve(object), string_lit(name))
+                        {
+                            push(out, format!("{path}.{n}"), t);
                         }
                     }
                 }
@@ -81,7 +99,7 @@ impl<'a> Walker<'a> {
                 }
             }
             Expr::Attribute(a) => match self.resolve(expr) {
-                Some((path, _)) if !is_dunder(a.attr.as_str()) => push(out, path),
+                Some((path, _)) if !is_dunder(a.attr.as_str()) => push(out, path, true),
                 Some(_) => {}
                 None => self.reads(&a.value, None, d, out),
             },
@@ -101,7 +119,7 @@ impl<'a> Walker<'a> {
                 if let Some(Bound::Cond(_, _, reads)) = self.lookup(n.id.as_str()) {
                     if truth == Some(true) {
                         for r in reads {
-                            push(out, r.clone());
+                            push(out, r.path.clone(), r.present);
                         }
                     }
                 }
@@ -111,8 +129,9 @@ impl<'a> Walker<'a> {
     }
 }
 
-fn push(out: &mut Vec<String>, path: String) {
-    if !out.contains(&path) {
-        out.push(path);
+fn push(out: &mut Vec<PathTest>, path: String, present: bool) {
+    let test = PathTest { path, present };
+    if !out.contains(&test) {
+        out.push(test);
     }
 }

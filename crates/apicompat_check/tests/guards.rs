@@ -709,3 +709,51 @@ def unguarded():
         ]
     );
 }
+
+/// Module-level version flags imported from another module of the project
+/// (`is_transformers_ge_v5_4_0` in peft's `import_utils.py`): the condition they hold, negation
+/// included; a loose flag or a parameter of the same name guards nothing.
+#[test]
+fn module_level_flags_imported_from_another_module() {
+    let got = check_files(
+        "flags",
+        &[
+            (
+                "pkg/__init__.py",
+                "",
+            ),
+            (
+                "pkg/versions.py",
+                "import torch\nfrom packaging import version\n\nIS_24 = version.parse(torch.__version__) >= version.parse(\"2.4\")\nIS_20 = version.parse(torch.__version__) >= version.parse(\"2.0\")\n",
+            ),
+            (
+                "pkg/use.py",
+                "\
+import torch
+from .versions import IS_24, IS_20
+
+def exits():
+    if not IS_24:
+        raise RuntimeError(\"needs torch 2.4\")
+    return torch.distributed.pipelining.pipeline
+
+def loose():
+    if IS_20:
+        return torch.distributed.pipelining.pipeline
+
+def shadowed(IS_24):
+    if IS_24:
+        return torch.distributed.pipelining.pipeline
+",
+            ),
+        ],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "pkg/use.py:11:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.0.0 - 2.3.1",
+            "pkg/use.py:15:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+        ]
+    );
+}

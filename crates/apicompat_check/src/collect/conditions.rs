@@ -125,6 +125,7 @@ impl<'a> Walker<'a> {
                     implies: None,
                     exact: false,
                     via: None,
+                    flag: false,
                 });
             }
             let Expr::Name(v) = left else {
@@ -140,6 +141,7 @@ impl<'a> Walker<'a> {
                 implies: None,
                 exact: false,
                 via: None,
+                flag: false,
             });
         }
         // A comparator of this file given a package's version.
@@ -169,6 +171,7 @@ impl<'a> Walker<'a> {
             implies: None,
             exact: false,
             via: None,
+            flag: false,
         })
     }
 
@@ -504,6 +507,10 @@ impl<'a> Walker<'a> {
                     has: has.clone(),
                     ..CondInfo::default()
                 },
+                None => self.flag_ref(n.id.as_str()).unwrap_or_else(|| CondInfo {
+                    restriction: incomplete(),
+                    ..CondInfo::default()
+                }),
                 _ => CondInfo {
                     restriction: incomplete(),
                     ..CondInfo::default()
@@ -743,6 +750,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         implies: Some((root, pred)),
         exact: false,
         via: None,
+        flag: false,
     })
 }
 

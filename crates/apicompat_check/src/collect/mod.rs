@@ -10,6 +10,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 mod conditions;
+mod flags;
 mod locals;
 mod markers;
 mod reads;
@@ -235,6 +236,8 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
         escaping: FxSet::default(),
         plain_calls: FxSet::default(),
         signature_helpers: FxSet::default(),
+        imported: FxSet::default(),
+        flag_names: FxSet::default(),
     };
     w.body(suite);
     w.run_deferred();
@@ -364,6 +367,10 @@ struct Walker<'a> {
     /// Top-level functions that list the parameters of what they are given
     /// (`signature.rs`).
     signature_helpers: FxSet<&'a str>,
+    /// Names bound by imports from outside the indexed packages (`flags.rs`).
+    imported: FxSet<&'a str>,
+    /// Module-level names exported as version flags (`flags.rs`).
+    flag_names: FxSet<String>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[
@@ -737,6 +744,7 @@ impl<'a> Walker<'a> {
                 for alias in &imp.names {
                     let name = alias.asname.as_ref().unwrap_or(&alias.name);
                     self.store(name.as_str());
+                    self.imported.insert(name.as_str());
                 }
                 return;
             }
@@ -762,6 +770,7 @@ impl<'a> Walker<'a> {
             let bound_name = alias.asname.as_ref().map_or(name, |a| a.as_str());
             if !indexed {
                 self.store(bound_name);
+                self.imported.insert(bound_name);
                 continue;
             }
             let path = format!("{module}.{name}");
@@ -773,6 +782,12 @@ impl<'a> Walker<'a> {
     }
 
     fn assign_name(&mut self, name: &str, value: &Expr) {
+        if !matches!(
+            value,
+            Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
+        ) {
+            self.module_binding(name, None);
+        }
         // `require_fsdp2 = unittest.skipUnless(is_torch_version(">=", "2.5"), "...")`.
         if let Some(h) = self.skip_condition(value).and_then(implying) {
             if self.scopes.len() == 1 {
@@ -810,6 +825,7 @@ impl<'a> Walker<'a> {
             Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
         ) {
             let info = self.test_info(value);
+            self.module_binding(name, Some(&info));
             if !info.restriction.parts.is_empty()
                 || !info.has.is_empty()
                 || !info.reads_true.is_empty()

@@ -401,6 +401,7 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
             }
         }
     }
+    crate::presence::resolve(analyzed);
 }
 
 /// Reads a file from disk and analyzes it.

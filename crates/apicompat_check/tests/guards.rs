@@ -757,3 +757,69 @@ def shadowed(IS_24):
         ]
     );
 }
+
+/// A function whose every true result tests or reads a path (`return hasattr(bnb.nn,
+/// "Linear4bit")`, peft's `is_bnb_4bit_available`) says that path exists where a call of it
+/// is true, from any module; one true result that says nothing, or `not f()`, says nothing.
+#[test]
+fn functions_whose_true_results_test_a_path() {
+    let got = check_files(
+        "presence",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/avail.py",
+                "\
+import torch
+
+def has_pipelining():
+    if not torch.distributed.is_available():
+        return False
+    return hasattr(torch.distributed, \"pipelining\")
+
+def reads_it():
+    try:
+        return torch.distributed.pipelining.pipeline is not None
+    except AttributeError:
+        return False
+
+def says_nothing(flag):
+    if flag:
+        return True
+    return hasattr(torch.distributed, \"pipelining\")
+",
+            ),
+            (
+                "pkg/use.py",
+                "\
+import torch
+from .avail import has_pipelining, reads_it, says_nothing
+
+def a():
+    if has_pipelining():
+        return torch.distributed.pipelining.Schedule1F1B
+
+def b():
+    if reads_it():
+        return torch.distributed.pipelining.Schedule1F1B
+
+def c():
+    if says_nothing(True):
+        return torch.distributed.pipelining.Schedule1F1B
+
+def d():
+    if not has_pipelining():
+        return torch.distributed.pipelining.Schedule1F1B
+",
+            ),
+        ],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "pkg/use.py:14:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+            "pkg/use.py:18:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+        ]
+    );
+}

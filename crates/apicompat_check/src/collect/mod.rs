@@ -156,6 +156,9 @@ pub struct FileUses {
     /// The uses (indices into [`FileUses::uses`], ascending) made in a fallback handler
     /// (`except ImportError: from torch._x import y`).
     pub fallbacks: Vec<u32>,
+    /// Each top-level function with what its true results say about paths
+    /// ([`crate::presence`]).
+    pub presence: Vec<(String, Vec<PathTest>)>,
     /// Keys of names read other than as the callee of a call (`callback=f`, `obj.f` not
     /// called), of functions with decorators and of dunders, distinct: such functions may run
     /// from anywhere.
@@ -692,6 +695,10 @@ impl<'a> Walker<'a> {
         let saved_start = self.stmt_start;
         self.with_ctx(ctx, |w| {
             w.body(&f.body);
+            if w.scopes.len() == 2 {
+                let tests = w.true_returns(&f.body);
+                w.out.presence.push((f.name.to_string(), tests));
+            }
             w.run_deferred();
         });
         self.stmt_start = saved_start;

@@ -7,7 +7,7 @@
 //! only `A` for sure. `torch.xpu.memory_allocated` under that test is still an error on the
 //! releases that have `torch.xpu.is_available` but not `memory_allocated`.
 
-use ruff_python_ast::{self as ast, Expr};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::*;
 
@@ -90,6 +90,20 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
+                // `f()` of the project: what its true results say, once every file is read.
+                if truth == Some(true) && self.resolve(&call.func).is_none() {
+                    let name = match &*call.func {
+                        Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                            None | Some(Bound::Function | Bound::Helper(_)) => Some(n.id.as_str()),
+                            Some(_) => None,
+                        },
+                        Expr::Attribute(a) => Some(a.attr.as_str()),
+                        _ => None,
+                    };
+                    if let Some(name) = name {
+                        push(out, crate::presence::mark(name), true);
+                    }
+                }
                 self.reads(&call.func, None, d, out);
                 for a in call.arguments.args.iter() {
                     self.reads(a, None, d, out);
@@ -126,6 +140,84 @@ impl<'a> Walker<'a> {
             }
             _ => {}
         }
+    }
+}
+
+impl<'a> Walker<'a> {
+    /// What every `return` of `body` that may give a true value says about paths when it does
+    /// (see [`crate::presence`]); empty when one says nothing.
+    pub(super) fn true_returns(&self, body: &[Stmt]) -> Vec<PathTest> {
+        let mut returns: Vec<&Expr> = Vec::new();
+        for s in body {
+            collect_returns(s, &mut returns, 0);
+        }
+        let mut common: Option<Vec<PathTest>> = None;
+        for value in returns {
+            if matches!(value, Expr::NoneLiteral(_))
+                || matches!(value, Expr::BooleanLiteral(b) if !b.value)
+            {
+                continue;
+            }
+            let mut tests = Vec::new();
+            self.reads(value, Some(true), 0, &mut tests);
+            tests.retain(|t| !t.path.ends_with("()"));
+            common = Some(match common {
+                None => tests,
+                Some(c) => c.into_iter().filter(|t| tests.contains(t)).collect(),
+            });
+        }
+        common.unwrap_or_default()
+    }
+}
+
+/// The values of the `return`s in a statement (not in nested functions or classes; a bare
+/// `return` gives `None`, a false value).
+fn collect_returns<'e>(s: &'e Stmt, out: &mut Vec<&'e Expr>, depth: usize) {
+    if depth > MAX_READ_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    let block = |b: &'e [Stmt], out: &mut Vec<&'e Expr>| {
+        for s in b {
+            collect_returns(s, out, d);
+        }
+    };
+    match s {
+        Stmt::Return(r) => {
+            if let Some(v) = r.value.as_deref() {
+                out.push(v);
+            }
+        }
+        Stmt::If(i) => {
+            block(&i.body, out);
+            for c in &i.elif_else_clauses {
+                block(&c.body, out);
+            }
+        }
+        Stmt::Try(t) => {
+            block(&t.body, out);
+            for h in &t.handlers {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                block(&h.body, out);
+            }
+            block(&t.orelse, out);
+            block(&t.finalbody, out);
+        }
+        Stmt::With(w) => block(&w.body, out),
+        Stmt::For(f) => {
+            block(&f.body, out);
+            block(&f.orelse, out);
+        }
+        Stmt::While(w) => {
+            block(&w.body, out);
+            block(&w.orelse, out);
+        }
+        Stmt::Match(m) => {
+            for c in &m.cases {
+                block(&c.body, out);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -251,7 +251,8 @@ impl<'c> Evaluator<'c> {
                     .iter()
                     .any(|(p, present, row)| match self.lite(view, row, p, r) {
                         Lite::Absent { .. } => *present,
-                        Lite::Present { .. } => !*present,
+                        // `hasattr(C, "n")` is false for an attribute set on instances.
+                        Lite::Present { kind, .. } => !*present && *kind != Kind::Attribute,
                         Lite::Unknown => false,
                     });
             if not_run || !preds.iter().all(|p| p.admits(&release.version)) {

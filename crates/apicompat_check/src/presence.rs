@@ -76,6 +76,11 @@ pub fn resolve(analyzed: &mut [Analyzed]) {
                 u.requires = r;
             }
         }
+        for m in &mut a.uses.members {
+            if let Some(r) = expand(&m.requires) {
+                m.requires = r;
+            }
+        }
         for s in &mut a.uses.sites {
             if let Some(r) = expand(&s.requires) {
                 s.requires = r.into_boxed_slice();

@@ -159,7 +159,8 @@ impl Statuses {
             let absent = self.row(view, &t.path).iter().map(|l| match l {
                 Lite::Absent => present,
                 Lite::Unknown => false,
-                _ => !present,
+                // `hasattr(C, "n")` is false for an attribute set on instances.
+                Lite::Present { kind, .. } => !present && *kind != Kind::Attribute,
             });
             unread.resize(view.releases().len(), false);
             for (slot, a) in unread.iter_mut().zip(absent) {

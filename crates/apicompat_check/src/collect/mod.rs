@@ -180,6 +180,8 @@ pub struct MemberUse {
     pub guarded: bool,
     pub versions: Vec<(String, Pred)>,
     pub func: Option<u32>,
+    /// See [`Use::requires`].
+    pub requires: Vec<PathTest>,
 }
 
 /// A function (or method) the file defines.

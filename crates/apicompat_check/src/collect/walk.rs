@@ -289,6 +289,7 @@ impl<'a> Walker<'a> {
             guarded,
             versions: self.ctx.versions.clone(),
             func: self.ctx.func,
+            requires: self.ctx.requires.clone(),
         });
     }
 

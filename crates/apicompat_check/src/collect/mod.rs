@@ -833,7 +833,14 @@ impl<'a> Walker<'a> {
             value,
             Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
         ) {
-            let info = self.test_info(value);
+            // What a test bound to a name says about paths (`has_x = any(... fields(C))`,
+            // `ok = hasattr(m, "x")`, `ok = is_x_available()`); the result of a call of an
+            // indexed function is a value, not a test (and most assignments are such calls).
+            let mut info = self.cond_info(value);
+            let indexed_call = matches!(value, Expr::Call(c) if self.resolve(&c.func).is_some());
+            if !indexed_call {
+                self.reads_when_true(value, &mut info.reads_true);
+            }
             self.module_binding(name, Some(&info));
             if !info.restriction.parts.is_empty()
                 || !info.has.is_empty()

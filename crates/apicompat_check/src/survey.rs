@@ -146,12 +146,12 @@ impl Statuses {
             None => Vec::new(),
         };
         // What its tests say about paths of this package: it runs only where that holds.
-        let mut unread: Vec<bool> = Vec::new();
+        let mut not_run: Vec<bool> = Vec::new();
         for t in &u.requires {
             let root = t.path.split('.').next().unwrap_or(&t.path);
-            if !packages
+            if packages
                 .for_root(root)
-                .is_some_and(|v| v.name() == view.name())
+                .is_none_or(|v| v.name() != view.name())
             {
                 continue;
             }
@@ -162,8 +162,8 @@ impl Statuses {
                 // `hasattr(C, "n")` is false for an attribute set on instances.
                 Lite::Present { kind, .. } => !present && *kind != Kind::Attribute,
             });
-            unread.resize(view.releases().len(), false);
-            for (slot, a) in unread.iter_mut().zip(absent) {
+            not_run.resize(view.releases().len(), false);
+            for (slot, a) in not_run.iter_mut().zip(absent) {
                 *slot |= a;
             }
         }
@@ -173,7 +173,7 @@ impl Statuses {
         for (r, release) in all.iter().enumerate() {
             if !preds.iter().all(|p| p.admits(&release.version))
                 || base_absent.get(r).copied().unwrap_or(false)
-                || unread.get(r).copied().unwrap_or(false)
+                || not_run.get(r).copied().unwrap_or(false)
             {
                 out.push(Presence::NotRun);
                 continue;

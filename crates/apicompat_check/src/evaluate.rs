@@ -230,6 +230,17 @@ impl<'c> Evaluator<'c> {
             }
         }
         let base_row = u.base.as_deref().map(|b| (b, self.row(view, b)));
+        // What its tests say about paths of this package: it runs only where that holds.
+        let required: Vec<(&str, bool, Arc<Row>)> = u
+            .requires
+            .iter()
+            .filter(|t| {
+                let root = t.path.split('.').next().unwrap_or(&t.path);
+                self.package_for(root)
+                    .is_some_and(|v| v.name() == view.name())
+            })
+            .map(|t| (t.path.as_str(), t.present, self.row(view, &t.path)))
+            .collect();
         let row = self.row(view, &u.path);
         let all = view.releases();
         let mut releases: Vec<usize> = Vec::with_capacity(target.releases.len());
@@ -244,7 +255,16 @@ impl<'c> Evaluator<'c> {
                     continue;
                 }
             }
-            if !preds.iter().all(|p| p.admits(&release.version)) {
+            let not_run =
+                required
+                    .iter()
+                    .any(|(p, present, row)| match self.lite(view, row, p, r) {
+                        Lite::Absent { .. } => *present,
+                        // `hasattr(C, "n")` is false for an attribute set on instances.
+                        Lite::Present { kind, .. } => !*present && *kind != Kind::Attribute,
+                        Lite::Unknown => false,
+                    });
+            if not_run || !preds.iter().all(|p| p.admits(&release.version)) {
                 excluded.push(r);
                 continue;
             }

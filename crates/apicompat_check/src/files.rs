@@ -401,6 +401,7 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
             }
         }
     }
+    crate::presence::resolve(analyzed);
 }
 
 /// The worker threads (large stacks), started once per process: the server checks on every

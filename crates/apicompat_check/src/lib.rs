@@ -24,6 +24,7 @@ pub mod model;
 pub mod objects;
 pub mod pgcopy;
 pub mod pins;
+mod presence;
 pub mod python_target;
 pub mod rules;
 mod stability;

@@ -327,9 +327,10 @@ impl MemberChecker {
         found.pop()
     }
 
-    /// Whether a release of `view` passes the version conditions the read runs under.
+    /// Whether a release of `view` passes the version conditions the read runs under, and
+    /// what its tests say about paths of the package (`Use::requires`).
     pub fn admitted(&mut self, m: &MemberUse, view: &PackageView, release: usize) -> bool {
-        if m.versions.is_empty() {
+        if m.versions.is_empty() && m.requires.is_empty() {
             return true;
         }
         let Some(version) = view.releases().get(release).map(|r| r.version.clone()) else {
@@ -339,9 +340,22 @@ impl MemberChecker {
             .roots
             .entry(view.name().to_string())
             .or_insert_with(|| view.roots());
-        m.versions
-            .iter()
-            .all(|(root, pred)| !roots.contains(root) || pred.admits(&version))
+        let holds = |t: &crate::collect::PathTest| {
+            let root = t.path.split('.').next().unwrap_or(&t.path);
+            !roots.iter().any(|r| r == root)
+                || match view.status(&t.path, release) {
+                    Ok(apicompat_index::Status::Absent { .. }) => !t.present,
+                    // `hasattr(C, "n")` is false for an attribute set on instances.
+                    Ok(apicompat_index::Status::Present { symbol, .. }) => {
+                        t.present || symbol.kind() == Kind::Attribute
+                    }
+                    _ => true,
+                }
+        };
+        m.requires.iter().all(holds)
+            && m.versions
+                .iter()
+                .all(|(root, pred)| !roots.contains(root) || pred.admits(&version))
     }
 
     /// The AC009 finding for a read, if some targeted release lacks the name.

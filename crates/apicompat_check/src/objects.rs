@@ -176,6 +176,7 @@ pub fn member_uses(
                 receiver: Some(Box::new(object.clone())),
                 func: ctx.func,
                 guard_at: ctx.guard_at,
+                requires: ctx.requires.to_vec(),
             };
             out.push((fi, make(UseKind::Attribute, site.range)));
             if let Some(call) = &site.call {
@@ -216,6 +217,7 @@ pub fn member_uses(
                         versions: ctx.versions.to_vec(),
                         func: ctx.func,
                         guard_at: ctx.guard_at,
+                        requires: ctx.requires.to_vec(),
                         receiver: receiver.map(|r| {
                             Box::new(ObjectReceiver {
                                 exact: r.exact,

@@ -150,12 +150,35 @@ impl Statuses {
                 .collect(),
             None => Vec::new(),
         };
+        // What its tests say about paths of this package: it runs only where that holds.
+        let mut not_run: Vec<bool> = Vec::new();
+        for t in &u.requires {
+            let root = t.path.split('.').next().unwrap_or(&t.path);
+            if packages
+                .for_root(root)
+                .is_none_or(|v| v.name() != view.name())
+            {
+                continue;
+            }
+            let present = t.present;
+            let absent = self.row(view, &t.path).iter().map(|l| match l {
+                Lite::Absent => present,
+                Lite::Unknown => false,
+                // `hasattr(C, "n")` is false for an attribute set on instances.
+                Lite::Present { kind, .. } => !present && *kind != Kind::Attribute,
+            });
+            not_run.resize(view.releases().len(), false);
+            for (slot, a) in not_run.iter_mut().zip(absent) {
+                *slot |= a;
+            }
+        }
         let all = view.releases();
         let row: Vec<Lite> = self.row(view, &u.path).to_vec();
         let mut out = Vec::with_capacity(all.len());
         for (r, release) in all.iter().enumerate() {
             if !preds.iter().all(|p| p.admits(&release.version))
                 || base_absent.get(r).copied().unwrap_or(false)
+                || not_run.get(r).copied().unwrap_or(false)
             {
                 out.push(Presence::NotRun);
                 continue;

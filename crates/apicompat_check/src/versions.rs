@@ -139,7 +139,13 @@ pub struct VersionHelper {
     /// compare_versions(numpy_version, ">=", min_version)`): it is a helper only if that
     /// function is a comparator of the project.
     pub via: Option<String>,
+    /// A module-level flag (`is_transformers_ge_v5_4_0 = parse(transformers.__version__) >=
+    /// parse("5.4.0")`), read by name ([`FLAG_REF`]) in the modules that import it.
+    pub flag: bool,
 }
+
+/// [`HelperCall::args`] of a name read as a condition (`if not is_x_ge_v5:`), not called.
+pub const FLAG_REF: usize = usize::MAX;
 
 impl VersionHelper {
     /// A helper whose result is `V op P`: `V` the version of `root`, `P` its parameter `param`
@@ -155,6 +161,7 @@ impl VersionHelper {
             implies: None,
             exact: false,
             via: None,
+            flag: false,
         }
     }
 
@@ -180,6 +187,9 @@ impl VersionHelper {
 
     /// The shape a call from another file must have ([`HelperCall`]).
     fn accepts(&self, call: &HelperCall) -> bool {
+        if self.flag || call.args == FLAG_REF {
+            return self.flag && call.args == FLAG_REF;
+        }
         if self.implies.is_some() {
             return true;
         }

@@ -243,3 +243,48 @@ def main():
     );
     assert!(run(&alone, &["colossalai==0.4.1"]).findings.is_empty());
 }
+
+/// AC009 reads carry what their tests say about paths: the `else` of `if
+/// hasattr(LowLevelZeroOptimizer, "get_working_to_master_map"):` (a method, 0.3.3 - 0.5.0) runs
+/// only where `_param_store` exists; `hasattr` of an attribute set on instances
+/// (`working_to_master_param`) is false on every release, so its `else` stays checked.
+#[test]
+fn member_reads_under_hasattr_tests() {
+    let dir = project(
+        "drift-hasattr",
+        &[
+            (
+                "utils.py",
+                "\
+from colossalai.zero.low_level.low_level_optim import LowLevelZeroOptimizer
+
+
+def old_store(optimizer):
+    if hasattr(LowLevelZeroOptimizer, \"get_working_to_master_map\"):
+        return optimizer.get_working_to_master_map()
+    else:
+        return optimizer._param_store
+
+
+def instance_attribute(optimizer):
+    if hasattr(LowLevelZeroOptimizer, \"working_to_master_param\"):
+        return None
+    return optimizer._param_store
+",
+            ),
+            ("requirements.txt", "colossalai>=0.3.0\n"),
+        ],
+    );
+    let report = run(&dir, &[]);
+    let got: Vec<(u32, Vec<String>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.line, f.missing_ranges.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [(14, vec!["0.4.1 - 0.5.0".to_string()])],
+        "{:#?}",
+        report.findings
+    );
+}

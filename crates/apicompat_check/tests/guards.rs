@@ -570,3 +570,256 @@ if shows_the_version(\"2.4.0\"):
         ["m.py:8:5 AC002 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0"]
     );
 }
+
+/// A branch runs only where its test could be evaluated: the paths a test reads for sure
+/// restrict its branches to the releases that have them (the test's own read stays reported).
+/// Fake torch: `pipelining` from 2.4.0, `_functional_collectives.all_reduce` from 2.0.0,
+/// `all_gather_tensor` from 2.1.0.
+#[test]
+fn a_branch_runs_only_where_its_test_reads_exist() {
+    let got = check_files(
+        "test_reads",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def same_releases():
+    if torch.distributed.pipelining.pipeline(None, None):
+        return torch.distributed.pipelining.Schedule1F1B
+    else:
+        return torch.distributed.pipelining.SplitPoint
+
+def narrower_than_the_test():
+    if torch.distributed._functional_collectives.all_reduce(1, 2, 3):
+        torch.distributed._functional_collectives.all_gather_tensor(1, 2, 3)
+
+def a_test_of_something_else():
+    if torch.distributed.is_available():
+        return torch.distributed.pipelining.pipeline
+
+def operands():
+    if torch.distributed.is_available() and torch.distributed.pipelining.PipelineStage:
+        return torch.distributed.pipelining.Schedule1F1B
+    else:
+        return torch.distributed.pipelining.SplitPoint
+
+def and_operand():
+    return torch.distributed.pipelining.pipeline and torch.distributed.pipelining.SplitPoint
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:4:8 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:10:8 AC002 error call-time torch.distributed._functional_collectives.all_reduce missing=1.13.0 - 1.13.1",
+            "m.py:11:9 AC002 error call-time torch.distributed._functional_collectives.all_gather_tensor missing=2.0.0 - 2.0.1",
+            "m.py:15:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:18:45 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=1.13.0 - 2.3.1",
+            "m.py:21:16 AC002 error call-time torch.distributed.pipelining.SplitPoint missing=1.13.0 - 2.3.1",
+            "m.py:24:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
+/// A name bound to a test carries what the test read, and a dataclass field test reads the
+/// field: `has_x = any(f.name == "x" for f in fields(C))` then `if has_x:` runs only where
+/// `C.x` exists (accelerate's `numa_options` test before `torch.numa`).
+#[test]
+fn names_bound_to_tests_and_field_tests_carry_their_reads() {
+    let got = check_files(
+        "test_reads_names",
+        &[(
+            "m.py",
+            "\
+import dataclasses
+import torch
+
+def bound():
+    ok = torch.distributed.pipelining.pipeline is not None
+    if ok:
+        return torch.distributed.pipelining.Schedule1F1B
+
+def field():
+    has_begin = any(f.name == \"BEGINNING\" for f in dataclasses.fields(torch.distributed.pipelining.SplitPoint))
+    if has_begin:
+        return torch.distributed.pipelining.Schedule1F1B
+
+def other_field():
+    has_x = any(f.name == \"forward\" for f in dataclasses.fields(torch.nn.Linear))
+    if has_x:
+        return torch.distributed.pipelining.Schedule1F1B
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:5:10 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:10:71 AC002 error call-time torch.distributed.pipelining.SplitPoint missing=1.13.0 - 2.3.1",
+            "m.py:17:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
+/// The `else` of `if hasattr(C, "n"):` runs only on releases whose `C` lacks `n` (a fallback to
+/// the old name); a test of another name leaves the gap releases reported. Fake torch:
+/// `_tensor._Partial` before 2.4.0, `_tensor.Partial` from 2.4.0, `distributed.tensor` from
+/// 2.5.0.
+#[test]
+fn the_else_of_hasattr_runs_where_the_name_is_missing() {
+    let got = check_files(
+        "hasattr_else",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def fallback():
+    if hasattr(torch.distributed._tensor, \"Partial\"):
+        return torch.distributed._tensor.Partial
+    else:
+        return torch.distributed._tensor._Partial
+
+def early():
+    if not hasattr(torch.distributed._tensor, \"Partial\"):
+        return torch.distributed._tensor._Partial
+    return torch.distributed._tensor.Partial
+
+def another_name():
+    if hasattr(torch.distributed, \"tensor\"):
+        return None
+    else:
+        return torch.distributed._tensor._Partial
+
+def unguarded():
+    return torch.distributed._tensor._Partial
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:18:16 AC002 error call-time torch.distributed._tensor._Partial missing=2.4.0 - 2.4.1",
+            "m.py:21:12 AC002 error call-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0",
+        ]
+    );
+}
+
+/// Module-level version flags imported from another module of the project
+/// (`is_transformers_ge_v5_4_0` in peft's `import_utils.py`): the condition they hold, negation
+/// included; a loose flag or a parameter of the same name guards nothing.
+#[test]
+fn module_level_flags_imported_from_another_module() {
+    let got = check_files(
+        "flags",
+        &[
+            (
+                "pkg/__init__.py",
+                "",
+            ),
+            (
+                "pkg/versions.py",
+                "import torch\nfrom packaging import version\n\nIS_24 = version.parse(torch.__version__) >= version.parse(\"2.4\")\nIS_20 = version.parse(torch.__version__) >= version.parse(\"2.0\")\n",
+            ),
+            (
+                "pkg/use.py",
+                "\
+import torch
+from .versions import IS_24, IS_20
+
+def exits():
+    if not IS_24:
+        raise RuntimeError(\"needs torch 2.4\")
+    return torch.distributed.pipelining.pipeline
+
+def loose():
+    if IS_20:
+        return torch.distributed.pipelining.pipeline
+
+def shadowed(IS_24):
+    if IS_24:
+        return torch.distributed.pipelining.pipeline
+",
+            ),
+        ],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "pkg/use.py:11:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.0.0 - 2.3.1",
+            "pkg/use.py:15:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
+/// A function whose every true result tests or reads a path (`return hasattr(bnb.nn,
+/// "Linear4bit")`, peft's `is_bnb_4bit_available`) says that path exists where a call of it
+/// is true, from any module; one true result that says nothing, or `not f()`, says nothing.
+#[test]
+fn functions_whose_true_results_test_a_path() {
+    let got = check_files(
+        "presence",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/avail.py",
+                "\
+import torch
+
+def has_pipelining():
+    if not torch.distributed.is_available():
+        return False
+    return hasattr(torch.distributed, \"pipelining\")
+
+def reads_it():
+    try:
+        return torch.distributed.pipelining.pipeline is not None
+    except AttributeError:
+        return False
+
+def says_nothing(flag):
+    if flag:
+        return True
+    return hasattr(torch.distributed, \"pipelining\")
+",
+            ),
+            (
+                "pkg/use.py",
+                "\
+import torch
+from .avail import has_pipelining, reads_it, says_nothing
+
+def a():
+    if has_pipelining():
+        return torch.distributed.pipelining.Schedule1F1B
+
+def b():
+    if reads_it():
+        return torch.distributed.pipelining.Schedule1F1B
+
+def c():
+    if says_nothing(True):
+        return torch.distributed.pipelining.Schedule1F1B
+
+def d():
+    if not has_pipelining():
+        return torch.distributed.pipelining.Schedule1F1B
+",
+            ),
+        ],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "pkg/use.py:14:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+            "pkg/use.py:18:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+        ]
+    );
+}

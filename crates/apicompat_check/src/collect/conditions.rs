@@ -125,6 +125,7 @@ impl<'a> Walker<'a> {
                     implies: None,
                     exact: false,
                     via: None,
+                    flag: false,
                 });
             }
             let Expr::Name(v) = left else {
@@ -140,6 +141,7 @@ impl<'a> Walker<'a> {
                 implies: None,
                 exact: false,
                 via: None,
+                flag: false,
             });
         }
         // A comparator of this file given a package's version.
@@ -169,6 +171,7 @@ impl<'a> Walker<'a> {
             implies: None,
             exact: false,
             via: None,
+            flag: false,
         })
     }
 
@@ -409,7 +412,7 @@ impl<'a> Walker<'a> {
                     restriction: restriction.filter(|_| ok).unwrap_or_else(incomplete),
                     has: Vec::new(),
                     has_neg,
-                    at: None,
+                    ..CondInfo::default()
                 }
             }
             Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
@@ -418,7 +421,7 @@ impl<'a> Walker<'a> {
                     restriction: inner.restriction.negate().unwrap_or_else(incomplete),
                     has: inner.has_neg,
                     has_neg: inner.has,
-                    at: None,
+                    ..CondInfo::default()
                 }
             }
             Expr::Call(call) => {
@@ -499,11 +502,15 @@ impl<'a> Walker<'a> {
                 ..CondInfo::default()
             },
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
-                Some(Bound::Cond(r, has)) => CondInfo {
+                Some(Bound::Cond(r, has, _)) => CondInfo {
                     restriction: r.clone(),
                     has: has.clone(),
                     ..CondInfo::default()
                 },
+                None => self.flag_ref(n.id.as_str()).unwrap_or_else(|| CondInfo {
+                    restriction: incomplete(),
+                    ..CondInfo::default()
+                }),
                 _ => CondInfo {
                     restriction: incomplete(),
                     ..CondInfo::default()
@@ -743,6 +750,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         implies: Some((root, pred)),
         exact: false,
         via: None,
+        flag: false,
     })
 }
 

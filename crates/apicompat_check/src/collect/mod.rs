@@ -10,14 +10,17 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 mod conditions;
+mod flags;
 mod locals;
 mod markers;
+mod reads;
 mod signature;
 mod state;
 mod walk;
 
 use locals::LocalNames;
 pub(crate) use locals::{name_key, FxMap, FxSet};
+pub use reads::PathTest;
 
 use conditions::implying;
 
@@ -73,6 +76,9 @@ pub struct Use {
     pub func: Option<u32>,
     /// The guard or condition that covers the use, if any (for `--show-guarded`).
     pub guard_at: Option<GuardAt>,
+    /// What the tests it runs under say about indexed paths (`collect/reads.rs`): it runs only
+    /// on releases where each holds (paths read, or tested by `hasattr`).
+    pub requires: Vec<PathTest>,
 }
 
 /// Where a guard is: a range of the use's file, or of another file of the project (a guarded
@@ -114,6 +120,8 @@ pub struct SiteContext {
     pub versions: Box<[(String, Pred)]>,
     pub func: Option<u32>,
     pub guard_at: Option<GuardAt>,
+    /// See [`Use::requires`].
+    pub requires: Box<[PathTest]>,
 }
 
 /// What one file uses.
@@ -152,6 +160,9 @@ pub struct FileUses {
     /// The uses (indices into [`FileUses::uses`], ascending) made in a fallback handler
     /// (`except ImportError: from torch._x import y`).
     pub fallbacks: Vec<u32>,
+    /// Each top-level function with what its true results say about paths
+    /// ([`crate::presence`]).
+    pub presence: Vec<(String, Vec<PathTest>)>,
     /// Keys of names read other than as the callee of a call (`callback=f`, `obj.f` not
     /// called), of functions with decorators and of dunders, distinct: such functions may run
     /// from anywhere.
@@ -173,6 +184,8 @@ pub struct MemberUse {
     pub guarded: bool,
     pub versions: Vec<(String, Pred)>,
     pub func: Option<u32>,
+    /// See [`Use::requires`].
+    pub requires: Vec<PathTest>,
 }
 
 /// A function (or method) the file defines.
@@ -232,6 +245,8 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
         escaping: FxSet::default(),
         plain_calls: FxSet::default(),
         signature_helpers: FxSet::default(),
+        imported: FxSet::default(),
+        flag_names: FxSet::default(),
     };
     w.body(suite);
     w.run_deferred();
@@ -273,8 +288,10 @@ enum Bound {
     },
     /// A value derived from `ROOT.__version__`.
     VersionOf(String),
-    /// A boolean computed from a version check.
-    Cond(Restriction, Vec<String>),
+    /// A boolean computed from a version check, a presence test, or a test that reads indexed
+    /// paths: its restriction, the paths that exist when it is true, and what it says about
+    /// paths when true ([`Walker::test_info`]).
+    Cond(Restriction, Vec<String>, Vec<PathTest>),
     /// A function that compares a package's version with its parameter.
     Helper(VersionHelper),
     /// Another function defined in the file (it hides helpers of the same name elsewhere).
@@ -330,6 +347,8 @@ struct Ctx {
     func: Option<u32>,
     /// The innermost guard or condition the walk is under.
     guard_at: Option<TextRange>,
+    /// What the enclosing tests say about paths (see [`Use::requires`]).
+    requires: Vec<PathTest>,
 }
 
 /// What a condition tells.
@@ -341,6 +360,9 @@ struct CondInfo {
     has_neg: Vec<String>,
     /// The condition.
     at: Option<TextRange>,
+    /// What the test says about paths when it is true / false ([`Walker::test_info`]).
+    reads_true: Vec<PathTest>,
+    reads_false: Vec<PathTest>,
 }
 
 struct Walker<'a> {
@@ -366,6 +388,10 @@ struct Walker<'a> {
     /// Top-level functions that list the parameters of what they are given
     /// (`signature.rs`).
     signature_helpers: FxSet<&'a str>,
+    /// Names bound by imports from outside the indexed packages (`flags.rs`).
+    imported: FxSet<&'a str>,
+    /// Module-level names exported as version flags (`flags.rs`).
+    flag_names: FxSet<String>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[
@@ -580,6 +606,7 @@ impl<'a> Walker<'a> {
             receiver: None,
             func: self.ctx.func,
             guard_at: self.ctx.guard_at.map(|range| GuardAt { range, file: None }),
+            requires: self.ctx.requires.clone(),
         });
     }
 
@@ -686,6 +713,10 @@ impl<'a> Walker<'a> {
         let saved_start = self.stmt_start;
         self.with_ctx(ctx, |w| {
             w.body(&f.body);
+            if w.scopes.len() == 2 {
+                let tests = w.true_returns(&f.body);
+                w.out.presence.push((f.name.to_string(), tests));
+            }
             w.run_deferred();
         });
         self.stmt_start = saved_start;
@@ -738,6 +769,7 @@ impl<'a> Walker<'a> {
                 for alias in &imp.names {
                     let name = alias.asname.as_ref().unwrap_or(&alias.name);
                     self.store(name.as_str());
+                    self.imported.insert(name.as_str());
                 }
                 return;
             }
@@ -763,6 +795,7 @@ impl<'a> Walker<'a> {
             let bound_name = alias.asname.as_ref().map_or(name, |a| a.as_str());
             if !indexed {
                 self.store(bound_name);
+                self.imported.insert(bound_name);
                 continue;
             }
             let path = format!("{module}.{name}");
@@ -774,6 +807,12 @@ impl<'a> Walker<'a> {
     }
 
     fn assign_name(&mut self, name: &str, value: &Expr) {
+        if !matches!(
+            value,
+            Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
+        ) {
+            self.module_binding(name, None);
+        }
         // `require_fsdp2 = unittest.skipUnless(is_torch_version(">=", "2.5"), "...")`.
         if let Some(h) = self.skip_condition(value).and_then(implying) {
             if self.scopes.len() == 1 {
@@ -810,9 +849,23 @@ impl<'a> Walker<'a> {
             value,
             Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
         ) {
-            let info = self.cond_info(value);
-            if !info.restriction.parts.is_empty() || !info.has.is_empty() {
-                self.bind(name, Bound::Cond(info.restriction, info.has));
+            // What a test bound to a name says about paths (`has_x = any(... fields(C))`,
+            // `ok = hasattr(m, "x")`, `ok = is_x_available()`); the result of a call of an
+            // indexed function is a value, not a test (and most assignments are such calls).
+            let mut info = self.cond_info(value);
+            let indexed_call = matches!(value, Expr::Call(c) if self.resolve(&c.func).is_some());
+            if !indexed_call {
+                self.reads_when_true(value, &mut info.reads_true);
+            }
+            self.module_binding(name, Some(&info));
+            if !info.restriction.parts.is_empty()
+                || !info.has.is_empty()
+                || !info.reads_true.is_empty()
+            {
+                self.bind(
+                    name,
+                    Bound::Cond(info.restriction, info.has, info.reads_true),
+                );
                 return;
             }
         }
@@ -842,7 +895,7 @@ impl<'a> Walker<'a> {
             self.out.is_main = true;
         }
         self.visit_expr(&s.test);
-        let info = self.cond_info(&s.test);
+        let info = self.test_info(&s.test);
         let branch = self.branch_ctx(&info, true);
         // The contexts of the branches that fall through to the rest of the block.
         let mut through: Vec<Ctx> = Vec::new();
@@ -858,7 +911,7 @@ impl<'a> Walker<'a> {
                 Some(test) => {
                     self.with_ctx(before.clone(), |w| w.visit_expr(test));
                     let saved = std::mem::replace(&mut self.ctx, before.clone());
-                    let info = self.cond_info(test);
+                    let info = self.test_info(test);
                     let inner = self.branch_ctx(&info, true);
                     let next = self.branch_ctx(&info, false);
                     self.ctx = saved;
@@ -889,17 +942,24 @@ impl<'a> Walker<'a> {
     /// The context of the branch taken when a condition is `truth`.
     fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx {
         let mut ctx = self.ctx.clone();
-        let (versions, has) = (ctx.versions.len(), ctx.has.len());
-        if truth {
+        let (versions, has, requires) = (ctx.versions.len(), ctx.has.len(), ctx.requires.len());
+        let reads = if truth {
             ctx.versions.extend(info.restriction.parts.iter().cloned());
             ctx.has.extend(info.has.iter().cloned());
+            &info.reads_true
         } else {
             if let Some(neg) = info.restriction.negate() {
                 ctx.versions.extend(neg.parts);
             }
             ctx.has.extend(info.has_neg.iter().cloned());
+            &info.reads_false
+        };
+        for r in reads {
+            if !ctx.requires.contains(r) {
+                ctx.requires.push(r.clone());
+            }
         }
-        if ctx.versions.len() > versions || ctx.has.len() > has {
+        if ctx.versions.len() > versions || ctx.has.len() > has || ctx.requires.len() > requires {
             ctx.guard_at = info.at.or(ctx.guard_at);
         }
         ctx

@@ -50,8 +50,11 @@ impl<'a> Visitor<'a> for Walker<'a> {
             // `assert C`: the rest of the block runs only where `C` holds.
             Stmt::Assert(a) => {
                 visitor::walk_stmt(self, stmt);
-                let info = self.cond_info(&a.test);
-                if !info.restriction.parts.is_empty() || !info.has.is_empty() {
+                let info = self.test_info(&a.test);
+                if !info.restriction.parts.is_empty()
+                    || !info.has.is_empty()
+                    || !info.reads_true.is_empty()
+                {
                     self.continuation = Some(self.branch_ctx(&info, true));
                 }
             }
@@ -150,14 +153,14 @@ impl<'a> Walker<'a> {
                 let saved = self.ctx.clone();
                 for v in &b.values {
                     self.visit_expr(v);
-                    let info = self.cond_info(v);
+                    let info = self.test_info(v);
                     self.ctx = self.branch_ctx(&info, true);
                 }
                 self.ctx = saved;
             }
             Expr::If(e) => {
                 self.visit_expr(&e.test);
-                let info = self.cond_info(&e.test);
+                let info = self.test_info(&e.test);
                 let yes = self.branch_ctx(&info, true);
                 let no = self.branch_ctx(&info, false);
                 self.with_ctx(yes, |w| w.visit_expr(&e.body));
@@ -232,6 +235,7 @@ impl<'a> Walker<'a> {
             versions: self.ctx.versions.clone().into_boxed_slice(),
             func: self.ctx.func,
             guard_at: self.guard_at(),
+            requires: self.ctx.requires.clone().into_boxed_slice(),
         });
     }
 
@@ -291,6 +295,7 @@ impl<'a> Walker<'a> {
             guarded,
             versions: self.ctx.versions.clone(),
             func: self.ctx.func,
+            requires: self.ctx.requires.clone(),
         });
     }
 
@@ -307,6 +312,7 @@ impl<'a> Walker<'a> {
                 versions: self.ctx.versions.clone().into_boxed_slice(),
                 func: self.ctx.func,
                 guard_at: self.guard_at(),
+                requires: self.ctx.requires.clone().into_boxed_slice(),
             });
         }
         self.call_site(call);

@@ -1,0 +1,234 @@
+//! What a test reads: a branch runs only where its test could be evaluated.
+//!
+//! `elif torch.xpu.is_available(): torch.xpu.empty_cache()` runs `empty_cache` only on releases
+//! where reading `torch.xpu.is_available` did not raise, so the body is checked only on the
+//! releases that have every indexed path the test reads for sure (releases that lack one are
+//! left to the finding on the test itself, which stays). `A and B` true read `A` and `B`; false,
+//! only `A` for sure. `torch.xpu.memory_allocated` under that test is still an error on the
+//! releases that have `torch.xpu.is_available` but not `memory_allocated`.
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use super::*;
+
+/// Tests nested deeper than this are not read further (what is read above stays).
+const MAX_READ_DEPTH: usize = 32;
+
+/// What a test says about an indexed path where its branch runs: the path exists (it was
+/// read, or `hasattr` was true), or it does not (`hasattr` was false: the `else` of `if
+/// hasattr(C, "n"):` runs only on releases whose `C` lacks `n`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathTest {
+    pub path: String,
+    pub present: bool,
+}
+
+impl<'a> Walker<'a> {
+    /// [`Walker::cond_info`] with the paths the test reads before it is true and before it is
+    /// false (see the module doc).
+    pub(super) fn test_info(&self, expr: &Expr) -> CondInfo {
+        let mut info = self.cond_info(expr);
+        self.reads(expr, Some(true), 0, &mut info.reads_true);
+        self.reads(expr, Some(false), 0, &mut info.reads_false);
+        info
+    }
+
+    /// What `expr` says for sure about indexed paths when it is true.
+    pub(super) fn reads_when_true(&self, expr: &Expr, out: &mut Vec<PathTest>) {
+        self.reads(expr, Some(true), 0, out);
+    }
+
+    /// What `expr` says for sure about indexed paths when its value turns out `truth`
+    /// (`None`: whatever its value).
+    fn reads(&self, expr: &Expr, truth: Option<bool>, depth: usize, out: &mut Vec<PathTest>) {
+        if depth > MAX_READ_DEPTH {
+            return;
+        }
+        let d = depth + 1;
+        match expr {
+            Expr::BoolOp(b) => {
+                // `A and B` true (`A or B` false) evaluated every operand; otherwise only the
+                // first one is sure.
+                let all = match b.op {
+                    ast::BoolOp::And => truth == Some(true),
+                    ast::BoolOp::Or => truth == Some(false),
+                };
+                let sure = if all {
+                    &b.values[..]
+                } else {
+                    b.values.get(..1).unwrap_or(&[])
+                };
+                for v in sure {
+                    self.reads(v, if all { truth } else { None }, d, out);
+                }
+            }
+            Expr::UnaryOp(u) => {
+                let t = match u.op {
+                    ast::UnaryOp::Not => truth.map(|t| !t),
+                    _ => None,
+                };
+                self.reads(&u.operand, t, d, out);
+            }
+            Expr::Compare(c) => {
+                self.reads(&c.left, None, d, out);
+                if let Some(first) = c.comparators.first() {
+                    self.reads(first, None, d, out);
+                }
+            }
+            Expr::Call(call) => {
+                // `any(f.name == "k" for f in fields(C))` true: `C` has the field `k`.
+                if truth == Some(true) {
+                    if let Some(k) = self.field_test(call) {
+                        if let Some((path, key)) =
+                            k.strip_suffix("=)").and_then(|k| k.split_once('('))
+                        {
+                            push(out, format!("{path}.{key}"), true);
+                        }
+                    }
+                }
+                // `hasattr(C, "n")`: `C.n` exists where it is true, not where it is false.
+                if let (Some(t), [object, name]) = (truth, &*call.arguments.args) {
+                    if self.is_builtin(&call.func, "hasattr") {
+                        if let (Some((path, _)), Some(n)) = (self.resolve(object), string_lit(name))
+                        {
+                            push(out, format!("{path}.{n}"), t);
+                        }
+                    }
+                }
+                // `f()` of the project: what its true results say, once every file is read.
+                if truth == Some(true) && self.resolve(&call.func).is_none() {
+                    let name = match &*call.func {
+                        Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                            None | Some(Bound::Function | Bound::Helper(_)) => Some(n.id.as_str()),
+                            Some(_) => None,
+                        },
+                        Expr::Attribute(a) => Some(a.attr.as_str()),
+                        _ => None,
+                    };
+                    if let Some(name) = name {
+                        push(out, crate::presence::mark(name), true);
+                    }
+                }
+                self.reads(&call.func, None, d, out);
+                for a in call.arguments.args.iter() {
+                    self.reads(a, None, d, out);
+                }
+                for k in call.arguments.keywords.iter() {
+                    self.reads(&k.value, None, d, out);
+                }
+            }
+            Expr::Attribute(a) => match self.resolve(expr) {
+                Some((path, _)) if !is_dunder(a.attr.as_str()) => push(out, path, true),
+                Some(_) => {}
+                None => self.reads(&a.value, None, d, out),
+            },
+            Expr::Subscript(s) => {
+                self.reads(&s.value, None, d, out);
+                self.reads(&s.slice, None, d, out);
+            }
+            Expr::BinOp(b) => {
+                self.reads(&b.left, None, d, out);
+                self.reads(&b.right, None, d, out);
+            }
+            Expr::If(e) => self.reads(&e.test, None, d, out),
+            Expr::Named(n) => self.reads(&n.value, truth, d, out),
+            // A name bound to a test (`has_x = any(...)`; `ok = torch.xpu.is_available()`):
+            // what its value read, which ran before.
+            Expr::Name(n) => {
+                if let Some(Bound::Cond(_, _, reads)) = self.lookup(n.id.as_str()) {
+                    if truth == Some(true) {
+                        for r in reads {
+                            push(out, r.path.clone(), r.present);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<'a> Walker<'a> {
+    /// What every `return` of `body` that may give a true value says about paths when it does
+    /// (see [`crate::presence`]); empty when one says nothing.
+    pub(super) fn true_returns(&self, body: &[Stmt]) -> Vec<PathTest> {
+        let mut returns: Vec<&Expr> = Vec::new();
+        for s in body {
+            collect_returns(s, &mut returns, 0);
+        }
+        let mut common: Option<Vec<PathTest>> = None;
+        for value in returns {
+            if matches!(value, Expr::NoneLiteral(_))
+                || matches!(value, Expr::BooleanLiteral(b) if !b.value)
+            {
+                continue;
+            }
+            let mut tests = Vec::new();
+            self.reads(value, Some(true), 0, &mut tests);
+            tests.retain(|t| !t.path.ends_with("()"));
+            common = Some(match common {
+                None => tests,
+                Some(c) => c.into_iter().filter(|t| tests.contains(t)).collect(),
+            });
+        }
+        common.unwrap_or_default()
+    }
+}
+
+/// The values of the `return`s in a statement (not in nested functions or classes; a bare
+/// `return` gives `None`, a false value).
+fn collect_returns<'e>(s: &'e Stmt, out: &mut Vec<&'e Expr>, depth: usize) {
+    if depth > MAX_READ_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    let block = |b: &'e [Stmt], out: &mut Vec<&'e Expr>| {
+        for s in b {
+            collect_returns(s, out, d);
+        }
+    };
+    match s {
+        Stmt::Return(r) => {
+            if let Some(v) = r.value.as_deref() {
+                out.push(v);
+            }
+        }
+        Stmt::If(i) => {
+            block(&i.body, out);
+            for c in &i.elif_else_clauses {
+                block(&c.body, out);
+            }
+        }
+        Stmt::Try(t) => {
+            block(&t.body, out);
+            for h in &t.handlers {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                block(&h.body, out);
+            }
+            block(&t.orelse, out);
+            block(&t.finalbody, out);
+        }
+        Stmt::With(w) => block(&w.body, out),
+        Stmt::For(f) => {
+            block(&f.body, out);
+            block(&f.orelse, out);
+        }
+        Stmt::While(w) => {
+            block(&w.body, out);
+            block(&w.orelse, out);
+        }
+        Stmt::Match(m) => {
+            for c in &m.cases {
+                block(&c.body, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn push(out: &mut Vec<PathTest>, path: String, present: bool) {
+    let test = PathTest { path, present };
+    if !out.contains(&test) {
+        out.push(test);
+    }
+}

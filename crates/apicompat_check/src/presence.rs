@@ -1,0 +1,90 @@
+//! Functions whose true result says paths exist (`collect/reads.rs`), across the project.
+//!
+//! ```python
+//! def is_bnb_4bit_available():            # peft/import_utils.py
+//!     if not is_bnb_available():
+//!         return False
+//!     import bitsandbytes as bnb
+//!     return hasattr(bnb.nn, "Linear4bit")
+//!
+//! if is_bnb_4bit_available():             # any module: bnb.nn.Linear4bit exists here
+//!     ...
+//! ```
+//!
+//! Each top-level function records what every `return` of a value that is not `False`/`None`
+//! tests or reads for sure (what all of them agree on). A test that calls a function by name
+//! leaves a mark (`name()`) in the uses' requirements; once every file is read the mark is
+//! replaced by what the function of that name implies, when every module that defines a
+//! top-level function of that name agrees, and dropped otherwise. The implication goes one
+//! way: under `not f()` nothing is assumed.
+
+use std::collections::HashMap;
+
+use crate::collect::PathTest;
+use crate::files::Analyzed;
+
+/// The mark of a call of the project function `name` in a test.
+pub fn mark(name: &str) -> String {
+    format!("{name}()")
+}
+
+fn marked(t: &PathTest) -> Option<&str> {
+    t.path.strip_suffix("()")
+}
+
+/// Replaces the marks of function calls in every use's requirements.
+pub fn resolve(analyzed: &mut [Analyzed]) {
+    let mut table: HashMap<&str, Option<&[PathTest]>> = HashMap::new();
+    for a in analyzed.iter() {
+        for (name, tests) in &a.uses.presence {
+            table
+                .entry(name.as_str())
+                .and_modify(|known| {
+                    if *known != Some(&tests[..]) {
+                        *known = None;
+                    }
+                })
+                .or_insert(Some(&tests[..]));
+        }
+    }
+    let table: HashMap<String, Vec<PathTest>> = table
+        .into_iter()
+        .filter_map(|(n, t)| Some((n.to_string(), t?.to_vec())))
+        .collect();
+    let expand = |requires: &[PathTest]| -> Option<Vec<PathTest>> {
+        if !requires.iter().any(|t| marked(t).is_some()) {
+            return None;
+        }
+        let mut out: Vec<PathTest> = Vec::with_capacity(requires.len());
+        for t in requires {
+            let found = match marked(t) {
+                Some(name) => table.get(name).map(Vec::as_slice).unwrap_or(&[]),
+                None => std::slice::from_ref(t),
+            };
+            for f in found {
+                // A function's own marks are not followed further.
+                if marked(f).is_none() && !out.contains(f) {
+                    out.push(f.clone());
+                }
+            }
+        }
+        Some(out)
+    };
+    for a in analyzed.iter_mut() {
+        for u in &mut a.uses.uses {
+            if let Some(r) = expand(&u.requires) {
+                u.requires = r;
+            }
+        }
+        for m in &mut a.uses.members {
+            if let Some(r) = expand(&m.requires) {
+                m.requires = r;
+            }
+        }
+        for s in &mut a.uses.sites {
+            if let Some(r) = expand(&s.requires) {
+                s.requires = r.into_boxed_slice();
+            }
+        }
+    }
+}

@@ -37,7 +37,10 @@ fn upgrade_data_file(path: &Path) -> Result<String, String> {
     }
     let bytes = datafile::write(packed)?;
     std::fs::write(path, &bytes).map_err(|e| e.to_string())?;
-    Ok(format!("{changed} index(es) upgraded ({} bytes)", bytes.len()))
+    Ok(format!(
+        "{changed} index(es) upgraded ({} bytes)",
+        bytes.len()
+    ))
 }
 
 fn main() {

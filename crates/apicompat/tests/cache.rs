@@ -405,3 +405,54 @@ fn a_closed_stdout_ends_quietly() {
         assert!(!err(&o).contains("panicked"), "{args:?}: {}", err(&o));
     }
 }
+
+#[test]
+fn a_package_declared_without_a_version_is_checked_against_its_newest_cached_release() {
+    let dir = temp("unbounded");
+    let cache_dir = dir.join("cache");
+    let cache = apicompat_index::cache::Cache::new(&cache_dir);
+    // `mypkg.old_api` exists in 1.0 only (an old release an earlier run left in the cache),
+    // `mypkg.new_api` from 2.0.
+    for (version, body) in [
+        ("1.0", "def old_api(): ...\n"),
+        ("2.0", "def new_api(): ...\n"),
+    ] {
+        let src = dir.join(format!("src-{version}/mypkg"));
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("__init__.py"), body).unwrap();
+        let tree = apicompat_archive::read_path(src.parent().unwrap(), Some("mypkg")).unwrap();
+        cache
+            .write_surface(&apicompat_extract::extract(&tree, "mypkg", version))
+            .unwrap();
+    }
+    cache.rebuild_index("mypkg").unwrap();
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("requirements.txt"), "mypkg\n").unwrap();
+    std::fs::write(
+        project.join("train.py"),
+        "import mypkg\n\nmypkg.new_api()\n",
+    )
+    .unwrap();
+    let check = |requirements: &str| {
+        std::fs::write(project.join("requirements.txt"), requirements).unwrap();
+        run(
+            &["check", project.to_str().unwrap(), "--offline"],
+            &cache_dir,
+            None,
+        )
+    };
+    // No version: the newest cached release only, and a note says so.
+    let o = check("mypkg\n");
+    assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
+    assert!(
+        format!("{}{}", out(&o), err(&o)).contains("declared without a version"),
+        "{}{}",
+        out(&o),
+        err(&o)
+    );
+    // A lower bound the project chose: every release it admits.
+    let o = check("mypkg>=1.0\n");
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    assert!(out(&o).contains("mypkg.new_api"), "{}", out(&o));
+}

@@ -231,6 +231,30 @@ fn from_requirements(
             ));
         }
     }
+    // No version anywhere (`pytest` in requirements.txt) on a package known only from the
+    // cache: its newest release, what pip installs and what fetching on demand fetches. The
+    // releases an older run left in the cache (pytest 2.0.3) are no bound the project chose.
+    // Embedded and data-file packages start at a release chosen for training code: all of
+    // them are checked.
+    let unbounded = reqs.iter().all(|r| r.specifier.is_empty());
+    let cached_only = view
+        .releases()
+        .iter()
+        .all(|r| r.origin == apicompat_index::catalog::Origin::Cached);
+    if unbounded && cached_only && admitted.len() > 1 {
+        if let Some(newest) = admitted
+            .iter()
+            .filter(|v| !v.any_prerelease())
+            .max()
+            .cloned()
+        {
+            notes.push(format!(
+                "{} is declared without a version and is indexed from the cache: checked against its newest cached release, {newest} (declare a lower bound to check older ones)",
+                view.name()
+            ));
+            admitted = vec![newest];
+        }
+    }
     let releases = positions(view, &admitted);
     let described: Vec<String> = reqs
         .iter()

@@ -4,7 +4,8 @@
 //!
 //! Which releases: those the package's specifiers admit (final releases, not yanked), the
 //! newest patch of each minor series, at most `MAX_SERIES` series (the oldest admitted one and
-//! the newest ones); with no specifier, the newest release only (what `check` targets then).
+//! the newest ones); with no version specifier in any declaration (`pytest` in
+//! requirements.txt), the newest release only.
 //! Never with `--offline`, `APICOMPAT_OFFLINE` or `--no-cache`: a note names what was not
 //! checked. A failed fetch is a note, and is not tried again for `RETRY_AFTER` (a marker file
 //! in the cache, `on-demand/NAME`); `apicompat index fetch NAME` tries at once.
@@ -211,7 +212,8 @@ fn fetch_one(
 
 /// The releases to fetch: final, not yanked, admitted by every specifier (by any, when they
 /// contradict each other); the newest patch of each minor series, at most `MAX_SERIES` series
-/// (the oldest and the newest); the newest release alone when there is no specifier.
+/// (the oldest and the newest); the newest release alone when no declaration has a version
+/// specifier.
 pub fn choose_releases<'a>(
     releases: &'a [Release],
     specs: &[VersionSpecifiers],
@@ -253,7 +255,9 @@ pub fn choose_releases<'a>(
         }
     }
     let mut out: Vec<(Version, &Release)> = series.into_values().collect();
-    if specs.is_empty() {
+    // `pytest` declared with no version (in every place it is declared) is no bound: what pip
+    // installs today, not the oldest release ever published (pytest 2.0.3 of 2011).
+    if specs.iter().all(|s| s.is_empty()) {
         return out.pop().into_iter().collect();
     }
     if out.len() > MAX_SERIES {
@@ -322,6 +326,8 @@ mod tests {
         assert_eq!(pick(&all, &[">=1.0,<2"]), ["1.0.1", "1.1.2", "1.2.0"]);
         assert_eq!(pick(&all, &["==1.0.0"]), ["1.0.0"]);
         assert_eq!(pick(&all, &[]), ["2.0.0"]);
+        // Declared without a version, in two places: still no bound.
+        assert_eq!(pick(&all, &["", ""]), ["2.0.0"]);
         assert!(pick(&all, &[">=3"]).is_empty());
     }
 

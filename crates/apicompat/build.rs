@@ -23,13 +23,27 @@ fn main() {
     let mut code =
         String::from("/// Package indexes embedded at build time: (package, compressed index).\n");
     code.push_str("pub static EMBEDDED: &[(&str, &[u8])] = &[\n");
-    for name in names {
+    for name in &names {
         let path = dir.join(format!("{name}.apix"));
         let _ = writeln!(
             code,
             "    ({name:?}, include_bytes!({:?})),",
             path.display().to_string()
         );
+    }
+    code.push_str("];\n");
+    code.push_str(
+        "/// The top-level modules of each embedded index, read from its header at build time.\n",
+    );
+    code.push_str("pub static EMBEDDED_ROOTS: &[(&str, &[&str])] = &[\n");
+    for name in &names {
+        let roots = std::fs::read(dir.join(format!("{name}.apix")))
+            .ok()
+            .and_then(|b| header_roots(&b));
+        // An index whose header cannot be read gets no entry: it is decoded when asked.
+        if let Some(roots) = roots {
+            let _ = writeln!(code, "    ({name:?}, &{roots:?}),");
+        }
     }
     code.push_str("];\n");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
@@ -84,4 +98,18 @@ fn table_of_contents(bytes: &[u8]) -> Option<String> {
     }
     let len = u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?) as usize;
     String::from_utf8(bytes.get(16..16usize.checked_add(len)?)?.to_vec()).ok()
+}
+
+/// The `roots` of an index file's header (format.rs: magic, format byte, u32 header length,
+/// JSON header, inside the lz4 block).
+fn header_roots(compressed: &[u8]) -> Option<Vec<String>> {
+    let data = lz4_flex::decompress_size_prepended(compressed).ok()?;
+    let len = u32::from_le_bytes(data.get(8..12)?.try_into().ok()?) as usize;
+    let header: serde_json::Value = serde_json::from_slice(data.get(12..12 + len)?).ok()?;
+    header
+        .get("roots")?
+        .as_array()?
+        .iter()
+        .map(|r| r.as_str().map(str::to_string))
+        .collect()
 }

@@ -297,8 +297,11 @@ pub type WarningSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 struct Entry {
     load: Loader,
-    /// The top-level modules, when known without decoding (a package of the data file).
+    /// The top-level modules, when known without decoding (a package of the data file, or an
+    /// embedded one whose roots the build recorded: [`Catalog::with_embedded_roots`]).
     roots: Option<Vec<String>>,
+    /// Releases of it are in the user's cache (they may add top-level modules).
+    cached: bool,
     view: OnceLock<Result<PackageView, String>>,
 }
 
@@ -427,6 +430,7 @@ impl Catalog {
                 .filter(|_| !cached.contains_key(name))
                 .map(|e| e.roots.clone());
             let file = cached.get(name).cloned();
+            let file_known = file.is_some();
             let cache_dir = cache_dir.map(Path::to_path_buf);
             let late = catalog.late.clone();
             let sink = catalog.sink.clone();
@@ -481,6 +485,7 @@ impl Catalog {
                 Entry {
                     load,
                     roots,
+                    cached: file_known,
                     view: OnceLock::new(),
                 },
             );
@@ -518,6 +523,21 @@ impl Catalog {
 
     /// The top-level modules of a package: from the data file's table when it has them (no
     /// decoding), else from the decoded package.
+    /// The top-level modules of the embedded packages, as the build read them from their
+    /// headers (`(package, roots)`): asking a package's roots, or which package provides a
+    /// module, then decodes no index (a project that imports torch alone decoded all of
+    /// them). A package with releases in the cache is still decoded (they may add roots).
+    pub fn with_embedded_roots(mut self, table: &[(&str, &[&str])]) -> Catalog {
+        for (name, roots) in table {
+            if let Some(entry) = self.entries.get_mut(*name) {
+                if !entry.cached && entry.roots.is_none() {
+                    entry.roots = Some(roots.iter().map(|r| r.to_string()).collect());
+                }
+            }
+        }
+        self
+    }
+
     pub fn roots(&self, name: &str) -> Result<Vec<String>, IndexError> {
         if let Some(roots) = self.entries.get(name).and_then(|e| e.roots.clone()) {
             return Ok(roots);

@@ -6,7 +6,7 @@ use apicompat_requirements::parse_version;
 use apicompat_surface::{Kind, Signature, Surface, Symbol};
 
 use crate::format::{
-    put_varint, write_section, write_table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
+    put_varint, seal, write_section, write_table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
     FLAG_OPAQUE, FLAG_OPEN, FORMAT, MAGIC,
 };
 use crate::names::Derived;
@@ -304,8 +304,6 @@ impl IndexBuilder {
         for section in &derived {
             write_section(&mut out, section);
         }
-        let crc = crc32fast::hash(&out);
-        out.extend(crc.to_le_bytes());
-        Ok(lz4_flex::compress_prepend_size(&out))
+        Ok(seal(out))
     }
 }

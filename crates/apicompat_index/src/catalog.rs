@@ -330,26 +330,24 @@ pub struct Catalog {
 /// Reads a cached index. One that cannot be read is reported, moved aside (under the cache
 /// lock, after reading it again: another run may have just replaced it) and left out.
 fn load_cached(path: &Path, cache_dir: &Path) -> Result<PackageIndex, String> {
-    let read = |path: &Path| -> Result<PackageIndex, String> {
-        let data = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    // `Err((message, newer))`: `newer` when the file is a later build's, not damaged.
+    let read = |path: &Path| -> Result<PackageIndex, (String, bool)> {
+        let data = std::fs::read(path).map_err(|e| (format!("cannot read it: {e}"), false))?;
         PackageIndex::from_bytes(&data)
             .and_then(|i| i.validate().map(|()| i))
-            .map_err(|e| e.to_string())
+            .map_err(|e| (e.to_string(), matches!(e, IndexError::NewerFormat(..))))
     };
     let first = match read(path) {
         Ok(index) => return Ok(index),
-        Err(e) => e,
+        // A newer build's file stays for that build.
+        Err((e, true)) => {
+            return Err(format!(
+                "{}: {e}; left in place; the cached releases of this package are left out",
+                path.display()
+            ))
+        }
+        Err((e, false)) => e,
     };
-    // A newer build's file is not damaged: it stays for that build.
-    if let Some(Err(e @ IndexError::NewerFormat(..))) = std::fs::read(path)
-        .ok()
-        .map(|data| PackageIndex::from_bytes(&data).map(|_| ()))
-    {
-        return Err(format!(
-            "{}: {e}; left in place; the cached releases of this package are left out",
-            path.display()
-        ));
-    }
     let cache = Cache::new(cache_dir);
     let _lock = cache.lock();
     match read(path) {
@@ -358,7 +356,7 @@ fn load_cached(path: &Path, cache_dir: &Path) -> Result<PackageIndex, String> {
             "{}: {first}; it is gone now; the cached releases of this package are left out",
             path.display()
         )),
-        Err(e) => {
+        Err((e, _)) => {
             let moved = crate::cache::move_aside(path);
             Err(format!(
                 "{}: {e}; {moved}; the cached releases of this package are left out (run `apicompat index fetch` again to rebuild it)",

@@ -202,6 +202,13 @@ pub fn write_section(out: &mut Vec<u8>, section: &[u8]) {
     out.extend(section);
 }
 
+/// The file of an index body: its CRC-32 appended, lz4-compressed with its size prepended.
+pub fn seal(mut body: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&body);
+    body.extend(crc.to_le_bytes());
+    lz4_flex::compress_prepend_size(&body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -160,9 +160,7 @@ mod tests {
         }
         let mut out = body[..r.pos].to_vec();
         out[crate::format::MAGIC.len()] = 2;
-        let crc = crc32fast::hash(&out);
-        out.extend(crc.to_le_bytes());
-        lz4_flex::compress_prepend_size(&out)
+        crate::format::seal(out)
     }
 
     #[test]

@@ -10,7 +10,7 @@ use apicompat_surface::{Kind, Param, ParamKind, Signature, Symbol};
 use fst::{IntoStreamer, Streamer};
 
 use crate::format::{
-    corrupt, write_section, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
+    corrupt, seal, write_section, Reader, Table, FLAG_DECLARED, FLAG_EXTENSIBLE, FLAG_IMPORTABLE,
     FLAG_OPAQUE, FLAG_OPEN, FORMAT, KIND_MASK, MAGIC, OLDEST_FORMAT,
 };
 use crate::names::{group, subclass_range, Derived};
@@ -510,9 +510,7 @@ impl PackageIndex {
         for section in &self.derive()? {
             write_section(&mut out, section);
         }
-        let crc = crc32fast::hash(&out);
-        out.extend(crc.to_le_bytes());
-        Ok(Some(lz4_flex::compress_prepend_size(&out)))
+        Ok(Some(seal(out)))
     }
 
     /// The lookups of an index older than format 3, from one scan of its paths and facets

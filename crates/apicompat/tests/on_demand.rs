@@ -140,14 +140,41 @@ fn a_failed_fetch_is_a_note_and_is_not_retried_at_once() {
         t.contains("pkg could not be fetched, so its uses are not checked: no final release"),
         "{t}"
     );
+    // A declared dependency that could not be fetched is a warning (AC004) on its first
+    // import, not only a note.
+    assert!(
+        t.contains("warning[AC004]: `pkg` is not in the index and the project's `pkg` could not be fetched, so its uses are not checked: no final release"),
+        "{t}"
+    );
+    assert!(t.contains("--> main.py:1:"), "{t}");
+    assert!(t.contains("1 warning"), "{t}");
     let hits = server.hits.load(Ordering::SeqCst);
     let o = run(&["check"], &p, &cache, &server.base, false);
+    let t = text(&o);
+    assert!(t.contains("failed less than a day ago"), "{t}");
     assert!(
-        text(&o).contains("failed less than a day ago"),
-        "{}",
-        text(&o)
+        t.contains("warning[AC004]") && t.contains("fetching it failed less than a day ago"),
+        "{t}"
     );
     assert_eq!(server.hits.load(Ordering::SeqCst), hits);
+    // `--ignore AC004` or a `noqa` on the import silences the warning (the note stays).
+    let o = run(
+        &["check", "--ignore", "AC004"],
+        &p,
+        &cache,
+        &server.base,
+        false,
+    );
+    assert!(!text(&o).contains("warning[AC004]"), "{}", text(&o));
+    std::fs::write(
+        p.join("main.py"),
+        "from pkg.mod import f, gone  # noqa: AC004\n",
+    )
+    .unwrap();
+    let o = run(&["check"], &p, &cache, &server.base, false);
+    let t = text(&o);
+    assert!(!t.contains("warning[AC004]"), "{t}");
+    assert!(t.contains("failed less than a day ago"), "{t}");
 }
 
 #[test]

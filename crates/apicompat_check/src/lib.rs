@@ -23,6 +23,7 @@ pub mod members;
 pub mod model;
 pub mod objects;
 pub mod pgcopy;
+mod pin_advice;
 pub mod pins;
 mod presence;
 pub mod python_target;
@@ -49,7 +50,7 @@ pub use model::{
     Applicability, Autofix, BaselineCounts, Edit, Finding, Fix, FixKind, Reach, Report, Severity,
     Summary, TargetInfo,
 };
-pub use rules::{Rule, RuleSelection, UnindexedImport};
+pub use rules::{add_unfetched, ImportSite, Rule, RuleSelection, UnindexedImport};
 
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
@@ -386,7 +387,19 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
 
     let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
         python_env.iter().chain(virtual_env.iter()).collect();
-    summary.unindexed = unindexed.imports(&declared, &envs);
+    let ac004 = selection.enabled(UnindexedPackage::RULE.code);
+    summary.unindexed = unindexed.imports(&declared, &envs, |fi, range| {
+        let file = &analyzed[fi];
+        let span = span(file, range);
+        let silenced = filter.ignores(&file.path, UnindexedPackage::RULE.code)
+            || file
+                .suppressions
+                .silences(&[span.0], UnindexedPackage::RULE.code);
+        (ac004 && !silenced).then(|| rules::ImportSite {
+            path: file.path.clone(),
+            span,
+        })
+    });
     for u in catalog.unavailable() {
         if summary
             .unindexed
@@ -492,6 +505,8 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     per_file.extend(by_members);
     per_file.extend(by_pgcopy);
     per_file.extend(by_stability);
+    // A per-use pin is printed only when it breaks no other use.
+    pin_advice::vet(catalog, &eval, &chosen, &analyzed, &mut per_file);
     summary.notes.append(&mut eval.take_notes());
     summary.targets = chosen.into_values().map(|t| t.info).collect();
 

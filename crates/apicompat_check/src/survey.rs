@@ -514,7 +514,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     for p in &mut packages {
         p.uses.sort_by_key(|u| u.order);
     }
-    let unindexed = unindexed.imports(&declared, &[]);
+    let unindexed = unindexed.imports(&declared, &[], |_, _| None);
     Ok(Survey {
         project_root,
         declared,

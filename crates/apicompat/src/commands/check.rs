@@ -140,6 +140,8 @@ pub fn run(open: &dyn Fn() -> Catalog, on_demand: &OnDemand, args: CheckArgs) ->
     }
     report.summary.notes.extend(before.notes);
     report.summary.notes.extend(after.notes);
+    // A package the project names that could not be fetched: a warning where it is imported.
+    apicompat_check::add_unfetched(&mut report, &after.failed);
     let catalog = &catalog;
     if !report.summary.bad_declarations.is_empty() && !args.ignore_bad_declarations {
         let lines: Vec<String> = report

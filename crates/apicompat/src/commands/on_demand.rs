@@ -53,6 +53,9 @@ pub struct Outcome {
     /// Something was added to the cache: the catalog must be opened again.
     pub added: bool,
     pub notes: Vec<String>,
+    /// Packages that could not be fetched (not those left alone offline): distribution and
+    /// why, for AC004's warning.
+    pub failed: Vec<(String, String)>,
 }
 
 /// The packages of `imports` that can be fetched: those whose distribution is known.
@@ -113,12 +116,17 @@ impl OnDemand {
             let name = &w.distribution;
             if let Err(e) = check_package_name(name) {
                 out.notes.push(format!("{name}: not fetched: {e}"));
+                out.failed.push((name.clone(), e.to_string()));
                 continue;
             }
             let marker = dir.join("on-demand").join(name);
             if let Some(reason) = recent_failure(&marker) {
                 out.notes.push(format!(
                     "{name} is not indexed: fetching it failed less than a day ago ({reason}); `apicompat index fetch {name}` tries again"
+                ));
+                out.failed.push((
+                    name.clone(),
+                    format!("fetching it failed less than a day ago ({reason})"),
                 ));
                 continue;
             }
@@ -148,6 +156,7 @@ impl OnDemand {
                         ));
                         if added.is_empty() {
                             remember_failure(&marker, &failed.join("; "));
+                            out.failed.push((name.clone(), failed.join("; ")));
                         }
                     }
                 }
@@ -159,6 +168,7 @@ impl OnDemand {
                         "{name} could not be fetched, so its uses are not checked: {reason}"
                     ));
                     remember_failure(&marker, &reason);
+                    out.failed.push((name.clone(), reason));
                 }
             }
         }

@@ -14,7 +14,10 @@ const NOTE_LIMIT: usize = 25;
 /// ## What it does
 /// Lists the third-party packages the project imports whose releases are not in the index,
 /// with the number of files importing each: by default as one note after the findings; as a
-/// warning per package (on its first import) only when selected by name (`--select AC004`).
+/// warning per package (on its first import) only when selected by name (`--select AC004`),
+/// or when the project names the package's distribution (a declared requirement, installed
+/// metadata) and fetching it on demand failed: then its uses are not checked although the
+/// project depends on it, which is worth a warning with the reason.
 /// The distribution to fetch comes from data only: a declared requirement of the same name,
 /// else the `top_level.txt` or `RECORD` of the distribution installed in the `--python` or
 /// `VIRTUAL_ENV` environment (`PIL` is provided by `pillow`). Without such data the
@@ -63,6 +66,16 @@ pub struct UnindexedImport {
     /// The version specifiers that apply to it: `[tool.apicompat] targets` of that name, else
     /// the declared requirements, else `==V` of the installed release. Empty: none.
     pub specifiers: Vec<String>,
+    /// Its first import, where a warning would be reported: None when AC004 is not selected,
+    /// is ignored for that file, or a `noqa` comment silences it there.
+    pub site: Option<ImportSite>,
+}
+
+/// Where an import is: the file and its 1-based span (columns count characters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportSite {
+    pub path: std::path::PathBuf,
+    pub span: (u32, u32, u32, u32),
 }
 
 /// The distribution that provides import name `root`, from data only.
@@ -80,15 +93,17 @@ fn distribution_of(
 
 impl Unindexed {
     /// Each unindexed import with its distribution and specifiers (`envs`: as for `report`).
+    /// `site` says where a warning on the first import of a root may be reported.
     pub fn imports(
         &self,
         declared: &Declared,
         envs: &[&InstalledEnvironment],
+        site: impl Fn(usize, TextRange) -> Option<ImportSite>,
     ) -> Vec<UnindexedImport> {
         let installed = installed_names(envs);
         self.roots
             .iter()
-            .map(|(root, (_, files))| {
+            .map(|(root, ((fi, range), files))| {
                 let distribution = distribution_of(root, declared, &installed);
                 let specifiers = distribution
                     .as_deref()
@@ -99,6 +114,7 @@ impl Unindexed {
                     distribution,
                     files: files.len(),
                     specifiers,
+                    site: site(*fi, *range),
                 }
             })
             .collect()
@@ -182,6 +198,49 @@ impl Unindexed {
             by_use.len(),
             listed.join(", ")
         ));
+    }
+}
+
+/// Warnings for imported packages whose distribution the project names but that could not be
+/// fetched (`failed`: distribution and reason), on the first import of each (where AC004 is
+/// selected and not silenced there), unless a warning is already there (`--select AC004`).
+/// The findings are kept in order and the summary's counts updated.
+pub fn add_unfetched(report: &mut crate::Report, failed: &[(String, String)]) {
+    let mut added = false;
+    for u in &report.summary.unindexed {
+        let (Some(dist), Some(site)) = (&u.distribution, &u.site) else {
+            continue;
+        };
+        let Some((_, reason)) = failed.iter().find(|(d, _)| d == dist) else {
+            continue;
+        };
+        if report
+            .findings
+            .iter()
+            .any(|f| f.code == UnindexedPackage::RULE.code && f.symbol == u.import)
+        {
+            continue;
+        }
+        let mut f = crate::file_finding(
+            UnindexedPackage::RULE,
+            &site.path,
+            site.span,
+            format!(
+                "`{}` is not in the index and the project's `{dist}` could not be fetched, so its uses are not checked: {reason}; `apicompat index fetch {dist}` tries again",
+                u.import
+            ),
+        );
+        f.symbol = u.import.clone();
+        f.package = dist.clone();
+        report.findings.push(f);
+        report.summary.warnings += 1;
+        added = true;
+    }
+    if added {
+        report.findings.sort_by(|a, b| {
+            (&a.path, a.line, a.column, a.code, &a.symbol)
+                .cmp(&(&b.path, b.line, b.column, b.code, &b.symbol))
+        });
     }
 }
 

@@ -20,7 +20,9 @@ use crate::model::Severity;
 pub use ac001_missing_import::MissingImport;
 pub use ac002_missing_attribute::MissingAttribute;
 pub use ac003_unsupported_keyword::UnsupportedKeyword;
-pub use ac004_unindexed_package::{Unindexed, UnindexedImport, UnindexedPackage};
+pub use ac004_unindexed_package::{
+    add_unfetched, ImportSite, Unindexed, UnindexedImport, UnindexedPackage,
+};
 pub use ac005_syntax_error::SyntaxError;
 pub use ac006_io_error::IoError;
 pub use ac007_unchecked_code::UncheckedCode;

@@ -38,6 +38,7 @@ type Rows = HashMap<String, HashMap<Box<str>, Arc<Row>>>;
 #[derive(Default)]
 struct Shared {
     rows: Mutex<Rows>,
+    subclasses: judge::Subclasses,
 }
 
 /// A finding whose `moved` fixes are still to be found: [`Evaluator::add_moved`] looks for
@@ -156,12 +157,33 @@ impl<'c> Evaluator<'c> {
 
     /// The verdict on a use in one release (see [`judge::judge`]).
     fn verdict(&self, view: &PackageView, row: &Row, u: &Use, release: usize) -> Verdict {
-        let first = self.verdict_at(view, row, &u.path, u, release);
+        let first = self.bound_verdict(view, row, &u.path, u, release);
         let others = u.receiver.as_ref().map_or(&[][..], |r| &r.alternatives[..]);
         judge::any_of(std::iter::once(first).chain(others.iter().map(|alt| {
             let alt_row = self.row(view, alt);
-            self.verdict_at(view, &alt_row, alt, u, release)
+            self.bound_verdict(view, &alt_row, alt, u, release)
         })))
+    }
+
+    /// [`Self::verdict_at`], then, where it is absent on a declared bound, what the bound's
+    /// subclasses say ([`judge::through_subclasses`]).
+    fn bound_verdict(
+        &self,
+        view: &PackageView,
+        row: &Row,
+        path: &str,
+        u: &Use,
+        release: usize,
+    ) -> Verdict {
+        match self.verdict_at(view, row, path, u, release) {
+            Verdict::Absent => {
+                judge::through_subclasses(view, &self.shared.subclasses, u, path, release, |sub| {
+                    let sub_row = self.row(view, sub);
+                    self.verdict_at(view, &sub_row, sub, u, release)
+                })
+            }
+            v => v,
+        }
     }
 
     /// The verdict on `u` as a use of `path` (its own, or an alternative's).

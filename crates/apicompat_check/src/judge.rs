@@ -1,6 +1,10 @@
 //! What one release says about one use: the single judgement `check` ([`crate::evaluate`])
 //! and `range` ([`crate::survey`]) both make, from what the index says about the use's path.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use apicompat_index::{PackageView, Status};
 use apicompat_surface::{Kind, Signature};
 
 use crate::collect::{Use, UseKind};
@@ -122,6 +126,125 @@ pub fn any_of(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
 /// of objects whose class is a declared bound (a subclass may have what the class lacks).
 pub fn drift_only(u: &Use) -> bool {
     matches!(u.kind, UseKind::Call(_)) || u.receiver.as_ref().is_some_and(|r| !r.exact)
+}
+
+/// Most classes followed up from a subclass when asking whether it derives from a bound.
+const MAX_ANCESTORS: usize = 32;
+
+/// For a member of an object whose class is a declared bound (a subclass may stand for it),
+/// in a release whose bound class lacks the member or does not take the call: what the
+/// package's own subclasses of that class that define the member say (`verdict_of` judges
+/// `Sub.member` as the use). A subclass that has it, or takes the call, may be the object:
+/// unknown; none: absent. `torch.optim.Optimizer.step` requires `closure` in torch 1.13, but
+/// every optimizer overrides it with `closure=None`, so `optimizer.step()` on an
+/// `Optimizer`-typed parameter is not a break there. Candidates are the paths whose last
+/// segment is the member (the index's table by last segment: no scan), kept when their class
+/// derives from the bound class in that release (bases followed upward, bounded).
+pub fn through_subclasses(
+    view: &PackageView,
+    cache: &Subclasses,
+    u: &Use,
+    path: &str,
+    release: usize,
+    mut verdict_of: impl FnMut(&str) -> Verdict,
+) -> Verdict {
+    if !u.receiver.as_ref().is_some_and(|r| !r.exact) {
+        return Verdict::Absent;
+    }
+    let mut overall = Verdict::Absent;
+    for candidate in cache.overrides(view, path, release).iter() {
+        match verdict_of(candidate) {
+            Verdict::Present | Verdict::Unknown => overall = Verdict::Unknown,
+            Verdict::Absent => {}
+        }
+    }
+    overall
+}
+
+/// The overrides of a member in the subclasses of its class, per release, each found once
+/// (many uses share a bound and a member).
+#[derive(Default)]
+pub struct Subclasses {
+    found: Mutex<HashMap<(String, Box<str>, usize), Arc<[String]>>>,
+}
+
+impl Subclasses {
+    /// The paths `Sub.member` of the classes of `view` that derive from the class of
+    /// `path` (`Class.member`) in `release` and define the member themselves.
+    fn overrides(&self, view: &PackageView, path: &str, release: usize) -> Arc<[String]> {
+        let key = (view.name().to_string(), Box::from(path), release);
+        if let Some(found) = self.lock().get(&key) {
+            return found.clone();
+        }
+        let found: Arc<[String]> = find_overrides(view, path, release).into();
+        self.lock().insert(key, found.clone());
+        found
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, Box<str>, usize), Arc<[String]>>> {
+        self.found.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn find_overrides(view: &PackageView, path: &str, release: usize) -> Vec<String> {
+    let Some((class, member)) = path.rsplit_once('.') else {
+        return Vec::new();
+    };
+    let Some(bound) = class_canonical(view, class, release) else {
+        return Vec::new();
+    };
+    let mut seen_classes: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for candidate in view.paths_named(member) {
+        let Some((sub, _)) = candidate.rsplit_once('.') else {
+            continue;
+        };
+        let Some(canonical) = class_canonical(view, sub, release) else {
+            continue;
+        };
+        if canonical == bound || seen_classes.contains(&canonical) {
+            continue;
+        }
+        seen_classes.push(canonical.clone());
+        if derives_from(view, &canonical, &bound, release) {
+            out.push(candidate);
+        }
+    }
+    out
+}
+
+/// Where class `path` is defined in a release, if it is a class there.
+fn class_canonical(view: &PackageView, path: &str, release: usize) -> Option<String> {
+    match view.status(path, release) {
+        Ok(Status::Present {
+            path: found,
+            symbol,
+        }) if symbol.kind() == Kind::Class => Some(symbol.canonical.unwrap_or(found)),
+        _ => None,
+    }
+}
+
+/// Whether class `class` (canonical) has `bound` (canonical) among its ancestors in a release.
+fn derives_from(view: &PackageView, class: &str, bound: &str, release: usize) -> bool {
+    let mut todo: Vec<String> = vec![class.to_string()];
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(c) = todo.pop() {
+        if seen.len() >= MAX_ANCESTORS || seen.contains(&c) {
+            continue;
+        }
+        let Ok(Status::Present { symbol, .. }) = view.status(&c, release) else {
+            seen.push(c);
+            continue;
+        };
+        for base in &symbol.bases {
+            if base == bound {
+                return true;
+            }
+            todo.push(base.clone());
+        }
+        seen.push(c);
+    }
+    false
 }
 
 /// The rule a use breaks.

@@ -16,7 +16,7 @@ use apicompat_requirements::{read_project, Declared, Severity as DiagSeverity};
 use apicompat_index::Status;
 use apicompat_surface::{Kind, Signature};
 
-use crate::judge::{any_of, drift_only, judge, store_guard, Said, Verdict};
+use crate::judge::{any_of, drift_only, judge, store_guard, through_subclasses, Said, Verdict};
 
 use crate::collect::{Use, UseKind};
 use crate::files::{self, Analyzed};
@@ -58,6 +58,7 @@ enum Lite {
 struct Statuses {
     rows: HashMap<String, HashMap<String, Vec<Lite>>>,
     notes: Vec<String>,
+    subclasses: Arc<crate::judge::Subclasses>,
 }
 
 impl Statuses {
@@ -183,6 +184,7 @@ impl Statuses {
                 out.push(Presence::NotRun);
                 continue;
             }
+            let subclasses = self.subclasses.clone();
             let mut paths = vec![u.path.as_str()];
             if let Some(rec) = &u.receiver {
                 paths.extend(rec.alternatives.iter().map(String::as_str));
@@ -195,7 +197,16 @@ impl Statuses {
                     } else {
                         self.row(view, path).get(r).cloned()
                     };
-                    self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r)
+                    match self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r) {
+                        // As in `check`: a declared bound's subclasses may have it.
+                        Verdict::Absent => {
+                            through_subclasses(view, &subclasses, u, path, r, |sub| {
+                                let lite = self.row(view, sub).get(r).cloned();
+                                self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r)
+                            })
+                        }
+                        v => v,
+                    }
                 })
                 .collect();
             out.push(match any_of(verdicts) {
@@ -389,6 +400,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     let mut statuses = Statuses {
         rows: HashMap::new(),
         notes: Vec::new(),
+        subclasses: Arc::default(),
     };
     let mut pk = Packages::new(catalog);
     let mut checker = MemberChecker::new(analyzed.iter().map(|a| &a.uses));

@@ -354,3 +354,26 @@ fn a_union_of_classes_breaks_only_where_every_class_lacks_the_member() {
         &["train.py:5:5 AC002 error call-time torch.optim.AdamW.register_step_pre_hook missing=1.13.1"],
     );
 }
+
+#[test]
+fn a_declared_bound_takes_what_its_subclasses_override() {
+    // torch 1.13's `Optimizer.step(self, closure)` requires `closure`; every optimizer
+    // overrides it with `closure=None`. On a declared bound the object may be any of them.
+    let bound = "import torch\n\ndef train(opt: torch.optim.Optimizer):\n    opt.step()\n";
+    assert_eq!(
+        findings("bound-override", bound, "1.13.1"),
+        Vec::<String>::new()
+    );
+    // An object built from the base class itself is exactly that class: still a break.
+    let exact = "import torch\n\ndef train(params):\n    opt = torch.optim.Optimizer(params, {})\n    opt.step()\n";
+    assert_eq!(
+        findings("bound-exact", exact, "1.13.1"),
+        ["train.py:5:5 AC013 error call-time torch.optim.Optimizer.step() missing=1.13.1"]
+    );
+    // A member no subclass defines is still missing on the bound.
+    let hook = "import torch\n\ndef train(opt: torch.optim.Optimizer):\n    opt.register_step_pre_hook(print)\n";
+    assert_eq!(
+        findings("bound-no-override", hook, "1.13.1"),
+        ["train.py:4:5 AC002 error call-time torch.optim.Optimizer.register_step_pre_hook missing=1.13.1"]
+    );
+}

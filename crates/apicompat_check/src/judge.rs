@@ -148,7 +148,7 @@ pub fn through_subclasses(
     release: usize,
     mut verdict_of: impl FnMut(&str) -> Verdict,
 ) -> Verdict {
-    if !u.receiver.as_ref().is_some_and(|r| !r.exact) {
+    if u.receiver.as_ref().is_none_or(|r| r.exact) {
         return Verdict::Absent;
     }
     let mut overall = Verdict::Absent;
@@ -165,8 +165,11 @@ pub fn through_subclasses(
 /// (many uses share a bound and a member).
 #[derive(Default)]
 pub struct Subclasses {
-    found: Mutex<HashMap<(String, Box<str>, usize), Arc<[String]>>>,
+    found: Mutex<Overrides>,
 }
+
+/// (package, `Class.member`, release) -> the overriding paths.
+type Overrides = HashMap<(String, Box<str>, usize), Arc<[String]>>;
 
 impl Subclasses {
     /// The paths `Sub.member` of the classes of `view` that derive from the class of
@@ -181,7 +184,7 @@ impl Subclasses {
         found
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, Box<str>, usize), Arc<[String]>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Overrides> {
         self.found.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use apicompat_index::{ranges, Catalog, PackageView, Status};
 use apicompat_surface::{Kind, Signature};
 
-use crate::collect::{Use, UseKind};
+use crate::collect::{Found, PathTest, Use, UseKind};
 use crate::judge::{self, Said, Verdict};
 use crate::model::{Finding, Fix, FixKind, Reach, Severity};
 use crate::targets::Target;
@@ -253,7 +253,7 @@ impl<'c> Evaluator<'c> {
         }
         let base_row = u.base.as_deref().map(|b| (b, self.row(view, b)));
         // What its tests say about paths of this package: it runs only where that holds.
-        let required: Vec<(&str, bool, Arc<Row>)> = u
+        let required: Vec<(&PathTest, Arc<Row>)> = u
             .requires
             .iter()
             .filter(|t| {
@@ -261,7 +261,7 @@ impl<'c> Evaluator<'c> {
                 self.package_for(root)
                     .is_some_and(|v| v.name() == view.name())
             })
-            .map(|t| (t.path.as_str(), t.present, self.row(view, &t.path)))
+            .map(|t| (t, self.row(view, &t.path)))
             .collect();
         let row = self.row(view, &u.path);
         let all = view.releases();
@@ -277,15 +277,13 @@ impl<'c> Evaluator<'c> {
                     continue;
                 }
             }
-            let not_run =
-                required
-                    .iter()
-                    .any(|(p, present, row)| match self.lite(view, row, p, r) {
-                        Lite::Absent { .. } => *present,
-                        // `hasattr(C, "n")` is false for an attribute set on instances.
-                        Lite::Present { kind, .. } => !*present && *kind != Kind::Attribute,
-                        Lite::Unknown => false,
-                    });
+            let not_run = required.iter().any(|(t, row)| {
+                t.excludes(match self.lite(view, row, &t.path, r) {
+                    Lite::Absent { .. } => Found::Absent,
+                    Lite::Present { kind, .. } => Found::Present(*kind),
+                    Lite::Unknown => Found::Unknown,
+                })
+            });
             if not_run || !preds.iter().all(|p| p.admits(&release.version)) {
                 excluded.push(r);
                 continue;

@@ -19,7 +19,7 @@ use ruff_python_ast::{Expr, ExprContext, Stmt};
 use apicompat_index::{ranges, PackageView};
 use apicompat_surface::Kind;
 
-use crate::collect::{FileUses, MemberUse, MAX_DEPTH};
+use crate::collect::{FileUses, Found, MemberUse, MAX_DEPTH};
 use crate::model::{Finding, Fix, FixKind};
 use crate::rules::{DriftingAttribute, RuleInfo};
 use crate::targets::Target;
@@ -343,14 +343,13 @@ impl MemberChecker {
         let holds = |t: &crate::collect::PathTest| {
             let root = t.path.split('.').next().unwrap_or(&t.path);
             !roots.iter().any(|r| r == root)
-                || match view.status(&t.path, release) {
-                    Ok(apicompat_index::Status::Absent { .. }) => !t.present,
-                    // `hasattr(C, "n")` is false for an attribute set on instances.
+                || !t.excludes(match view.status(&t.path, release) {
+                    Ok(apicompat_index::Status::Absent { .. }) => Found::Absent,
                     Ok(apicompat_index::Status::Present { symbol, .. }) => {
-                        t.present || symbol.kind() == Kind::Attribute
+                        Found::Present(symbol.kind())
                     }
-                    _ => true,
-                }
+                    _ => Found::Unknown,
+                })
         };
         m.requires.iter().all(holds)
             && m.versions

@@ -15,7 +15,7 @@ use apicompat_semantic::{Found, IndexQuery, Model, ModuleFacts, ModuleName, Path
 use apicompat_surface::Kind;
 use ruff_text_size::TextRange;
 
-use crate::collect::{FileUses, ObjectReceiver, SiteContext, Use, UseKind};
+use crate::collect::{FileUses, ObjectReceiver, PathTest, SiteContext, Use, UseKind};
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::rules::CallShape;
@@ -162,6 +162,7 @@ pub fn member_uses(
                     .map(|o| format!("{o}.{}", site.name))
                     .collect(),
             };
+            let requires = object_tests(&ctx.requires, &object, &receiver.class);
             let make = |kind: UseKind, range: TextRange| Use {
                 guarded: ctx.guarded
                     || ctx.call_guarded && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_)),
@@ -176,7 +177,7 @@ pub fn member_uses(
                 receiver: Some(Box::new(object.clone())),
                 func: ctx.func,
                 guard_at: ctx.guard_at,
-                requires: ctx.requires.to_vec(),
+                requires: requires.clone(),
             };
             out.push((fi, make(UseKind::Attribute, site.range)));
             if let Some(call) = &site.call {
@@ -235,6 +236,27 @@ pub fn member_uses(
 }
 
 /// `self.proj` of `self.proj.load_state_dict`, as written (on one line).
+/// The tests a use runs under, where a test on an object (`hasattr(cache, "layers")` false,
+/// see [`crate::collect::OBJECT_TEST`]) on the use's own receiver becomes a test of its class
+/// (`Cache.layers`, on an instance). Tests on other objects, or on a receiver that may be of
+/// several classes, are dropped.
+fn object_tests(tests: &[PathTest], object: &ObjectReceiver, class: &str) -> Vec<PathTest> {
+    tests
+        .iter()
+        .filter_map(|t| match t.on_object() {
+            Some((text, attr)) if text == object.text && object.alternatives.is_empty() => {
+                Some(PathTest {
+                    path: format!("{class}.{attr}"),
+                    present: t.present,
+                    instance: true,
+                })
+            }
+            Some(_) => None,
+            None => Some(t.clone()),
+        })
+        .collect()
+}
+
 fn receiver_text(text: &str, range: TextRange, name: &str) -> String {
     let end = range
         .end()

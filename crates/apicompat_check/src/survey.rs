@@ -18,7 +18,7 @@ use apicompat_surface::{Kind, Signature};
 
 use crate::judge::{any_of, drift_only, judge, store_guard, through_subclasses, Said, Verdict};
 
-use crate::collect::{Use, UseKind};
+use crate::collect::{Found, Use, UseKind};
 use crate::files::{self, Analyzed};
 use crate::members::{self, MemberChecker, Packages};
 use crate::model::Reach;
@@ -161,12 +161,12 @@ impl Statuses {
             {
                 continue;
             }
-            let present = t.present;
-            let absent = self.row(view, &t.path).iter().map(|l| match l {
-                Lite::Absent => present,
-                Lite::Unknown => false,
-                // `hasattr(C, "n")` is false for an attribute set on instances.
-                Lite::Present { kind, .. } => !present && *kind != Kind::Attribute,
+            let absent = self.row(view, &t.path).iter().map(|l| {
+                t.excludes(match l {
+                    Lite::Absent => Found::Absent,
+                    Lite::Unknown => Found::Unknown,
+                    Lite::Present { kind, .. } => Found::Present(*kind),
+                })
             });
             not_run.resize(view.releases().len(), false);
             for (slot, a) in not_run.iter_mut().zip(absent) {

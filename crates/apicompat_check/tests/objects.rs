@@ -377,3 +377,18 @@ fn a_declared_bound_takes_what_its_subclasses_override() {
         ["train.py:4:5 AC002 error call-time torch.optim.Optimizer.register_step_pre_hook missing=1.13.1"]
     );
 }
+
+#[test]
+fn hasattr_false_on_an_object_counts_its_instance_attributes() {
+    // `param_groups` is set on every optimizer by `Optimizer.__init__`: where `hasattr(opt,
+    // "param_groups")` is false nothing runs. On the class it is false (an instance
+    // attribute), so the class test keeps its branch.
+    let src = "import torch\n\ndef f(params):\n    opt = torch.optim.AdamW(params)\n    if hasattr(opt, \"param_groups\"):\n        return opt\n    else:\n        opt.not_a_member_anywhere()\n\ndef g(params):\n    opt = torch.optim.AdamW(params)\n    if not hasattr(opt, \"param_groups\"):\n        opt.not_a_member_anywhere()\n\ndef h(params):\n    opt = torch.optim.AdamW(params)\n    if not hasattr(torch.optim.AdamW, \"param_groups\"):\n        opt.not_a_member_anywhere()\n\ndef k(params, other):\n    opt = torch.optim.AdamW(params)\n    if not hasattr(other, \"param_groups\"):\n        opt.not_a_member_anywhere()\n";
+    assert_eq!(
+        findings("obj-hasattr-false", src, "2.5.0"),
+        [
+            "train.py:18:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
+            "train.py:23:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
+        ]
+    );
+}

@@ -20,7 +20,7 @@ mod walk;
 
 use locals::LocalNames;
 pub(crate) use locals::{name_key, FxMap, FxSet};
-pub use reads::PathTest;
+pub use reads::{Found, PathTest, OBJECT_TEST};
 
 use conditions::implying;
 

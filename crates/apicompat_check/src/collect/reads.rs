@@ -21,6 +21,41 @@ const MAX_READ_DEPTH: usize = 32;
 pub struct PathTest {
     pub path: String,
     pub present: bool,
+    /// Tested on an object (`hasattr(cache, "layers")`, typed by the semantic model), not on
+    /// the class: attributes set on instances count.
+    pub instance: bool,
+}
+
+/// What a release says about a tested path.
+pub enum Found {
+    Present(apicompat_surface::Kind),
+    Absent,
+    Unknown,
+}
+
+/// The start of a test on an object the walk cannot resolve (`hasattr(cache, "layers")`
+/// false): `\u{1}cache\u{0}layers`, made a test of `Class.layers` by [`crate::objects`] when
+/// the semantic model knows the class of `cache` where it is read; never a package's path.
+pub const OBJECT_TEST: char = '\u{1}';
+
+impl PathTest {
+    /// Whether a release where the path is `found` keeps the test's branch from running.
+    pub fn excludes(&self, found: Found) -> bool {
+        match found {
+            Found::Absent => self.present,
+            Found::Unknown => false,
+            // `hasattr(C, "n")` is false for an attribute set on instances; on an object
+            // it is true.
+            Found::Present(kind) => {
+                !self.present && (self.instance || kind != apicompat_surface::Kind::Attribute)
+            }
+        }
+    }
+
+    /// For a test on an object: the receiver as written and the attribute tested.
+    pub fn on_object(&self) -> Option<(&str, &str)> {
+        self.path.strip_prefix(OBJECT_TEST)?.split_once('\u{0}')
+    }
 }
 
 impl<'a> Walker<'a> {
@@ -89,9 +124,15 @@ impl<'a> Walker<'a> {
                 // `hasattr(C, "n")`: `C.n` exists where it is true, not where it is false.
                 if let (Some(t), [object, name]) = (truth, &*call.arguments.args) {
                     if self.is_builtin(&call.func, "hasattr") {
-                        if let (Some((path, _)), Some(n)) = (self.resolve(object), string_lit(name))
-                        {
-                            push(out, format!("{path}.{n}"), t);
+                        match (self.resolve(object), string_lit(name)) {
+                            (Some((path, _)), Some(n)) => push(out, format!("{path}.{n}"), t),
+                            // False on an object: its class lacks `n` where the branch runs.
+                            (None, Some(n)) if !t => {
+                                if let Some(receiver) = dotted(object, 0) {
+                                    push(out, format!("{OBJECT_TEST}{receiver}\u{0}{n}"), false);
+                                }
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -227,8 +268,24 @@ fn collect_returns<'e>(s: &'e Stmt, out: &mut Vec<&'e Expr>, depth: usize) {
 }
 
 fn push(out: &mut Vec<PathTest>, path: String, present: bool) {
-    let test = PathTest { path, present };
+    let test = PathTest {
+        path,
+        present,
+        instance: false,
+    };
     if !out.contains(&test) {
         out.push(test);
+    }
+}
+
+/// `a` or `a.b.c` as written (plain names only).
+fn dotted(expr: &Expr, depth: usize) -> Option<String> {
+    if depth > MAX_READ_DEPTH {
+        return None;
+    }
+    match expr {
+        Expr::Name(n) => Some(n.id.to_string()),
+        Expr::Attribute(a) => Some(format!("{}.{}", dotted(&a.value, depth + 1)?, a.attr)),
+        _ => None,
     }
 }

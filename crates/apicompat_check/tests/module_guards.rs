@@ -98,7 +98,7 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
         "pkg/pipe.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
         "pkg/pipe.py:4:9 AC002 error import-time torch.distributed.pipelining.PipelineStage missing=2.3.0",
     ];
-    let cases: [(&str, &str, &str); 5] = [
+    let cases: [(&str, &str, &str); 6] = [
         // A plain import at module level elsewhere.
         ("module_guards_plain", "main.py", "import pkg.pipe\n"),
         // `from pkg import pipe` in a function called unconditionally.
@@ -114,6 +114,12 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
             "module_guards_importlib",
             "main.py",
             "import importlib\n\nmod = importlib.import_module(f\"pkg.{'pipe'}\")\n",
+        ),
+        // A relative dynamic import from the package, of a computed name.
+        (
+            "module_guards_importlib_relative",
+            "pkg/loader.py",
+            "import importlib\n\n\ndef load(n):\n    return importlib.import_module(\".\" + n, __name__)\n",
         ),
         // It runs as a script.
         ("module_guards_script", "pkg/pipe_main.py", ""),

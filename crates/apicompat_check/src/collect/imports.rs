@@ -81,10 +81,11 @@ impl<'a> Walker<'a> {
                     .and_then(|k| string_lit(&k.value))
             });
             let Some(package) = package else {
-                // `import_module(".x", __name__)`: relative to this very module.
+                // `import_module(".x", __name__)`: relative to a package not written out (this
+                // module or its package): everything under the file's own package.
                 self.out.dynamic_imports.push(ModuleImport {
                     level,
-                    module: Some(module.to_string()).filter(|m| !m.is_empty()),
+                    module: None,
                     names: Vec::new(),
                 });
                 return;
@@ -116,12 +117,30 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// The literal head of an f-string, up to its last `.` (`f"a.models.{n}"` -> `a.models`).
+/// The literal head of an f-string or of a `+` whose left operand is a string, up to its last
+/// `.` (`f"a.models.{n}"`, `"a.models." + n` -> `a.models`).
 fn literal_head(expr: &Expr) -> Option<String> {
+    let mut head = String::new();
+    match expr {
+        Expr::BinOp(b) if matches!(b.op, ast::Operator::Add) => {
+            head = string_lit(&b.left).or_else(|| literal_head(&b.left))?;
+            if head.trim_start_matches('.').is_empty() {
+                return Some(head);
+            }
+            // `literal_head` of the left operand already cut at its last `.`.
+            if string_lit(&b.left).is_none() {
+                return Some(head);
+            }
+            let cut = head.rfind('.')?;
+            head.truncate(cut);
+            return (!head.is_empty()).then_some(head);
+        }
+        Expr::FString(_) => {}
+        _ => return None,
+    }
     let Expr::FString(f) = expr else {
         return None;
     };
-    let mut head = String::new();
     'parts: for part in f.value.iter() {
         match part {
             ast::FStringPart::Literal(s) => head.push_str(&s.value),

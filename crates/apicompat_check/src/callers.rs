@@ -16,11 +16,23 @@
 //! of that name has a decorator (it may be registered), and for dunder names (called by Python).
 //! A call inside a function of the same name (recursion, or a delegate's method of that name)
 //! adds nothing: it runs only where a function of that name already runs.
+//!
+//! A module's import-time code (module level, class bodies) runs only where the module is
+//! imported: its *module cover* is the union, over the project's imports of it
+//! ([`crate::importers`]), of what each import statement runs under, joined with the cover
+//! of the function the statement is in, or of its own module for an import at module level
+//! (`tuners_utils.py` importing `transformers_weight_conversion` inside a function, under
+//! `if is_transformers_ge_v5:`). A call at module level likewise runs only where its module
+//! is imported. A module that some import reaches unconditionally, or none of the project's
+//! imports reaches, is unrestricted.
 
 use std::collections::HashMap;
 
-use crate::collect::{CallSite, FileUses, GuardAt};
+use ruff_text_size::TextRange;
+
+use crate::collect::{FileUses, GuardAt};
 use crate::files::Analyzed;
+use crate::importers::ImportRef;
 use crate::versions::Pred;
 
 /// Callers followed through functions inside functions; deeper chains are unrestricted.
@@ -51,6 +63,23 @@ struct Context {
 /// it is in).
 type CallRef = (usize, Option<usize>, Option<u32>);
 
+/// What one site (a call, an import statement) runs under by itself.
+struct Own {
+    guarded: bool,
+    versions: Vec<(String, Pred)>,
+    has: Vec<String>,
+    at: TextRange,
+}
+
+/// A site joined with where its function (or module) runs.
+enum Step {
+    /// Its failure is caught there.
+    Guarded(GuardAt),
+    Limited(Context),
+    /// It runs unconditionally.
+    Free,
+}
+
 struct Callers<'a> {
     files: &'a [Analyzed],
     /// Calls by name key: (file, position in `calls` or `None` for a plain call, function).
@@ -59,23 +88,31 @@ struct Callers<'a> {
     /// Cover of a name key: `None` while it is computed (a cycle: unrestricted) or
     /// unrestricted.
     memo: HashMap<u32, Option<Cover>>,
+    /// The import statements of each file's module (`None`: imported from anywhere).
+    importers: Vec<Option<Vec<ImportRef>>>,
+    /// Module cover of a file, as `memo`.
+    module_memo: HashMap<usize, Option<Cover>>,
 }
 
 /// Adds the caller condition of each function to the uses in it.
 pub(crate) fn apply(files: &mut [Analyzed]) {
-    let covers = covers(files);
-    if covers.is_empty() {
+    let (covers, modules) = covers(files);
+    if covers.is_empty() && modules.iter().all(Option::is_none) {
         return;
     }
-    for file in files.iter_mut() {
+    for (file, module) in files.iter_mut().zip(&modules) {
         let names: Vec<Option<&Cover>> = file
             .uses
             .functions
             .iter()
             .map(|f| covers.get(&f.key))
             .collect();
-        let cover_of =
-            |func: Option<u32>| -> Option<&Cover> { names.get(func? as usize).copied().flatten() };
+        let cover_of = |func: Option<u32>| -> Option<&Cover> {
+            match func {
+                Some(f) => names.get(f as usize).copied().flatten(),
+                None => module.as_ref(),
+            }
+        };
         let uses = &mut file.uses;
         for u in &mut uses.uses {
             if let Some(c) = cover_of(u.func) {
@@ -132,14 +169,17 @@ fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
     }
 }
 
-/// The cover of every function name of the project that has one, by name key. Names that share
-/// a key share their calls: each is then restricted only where all of them are.
-pub(crate) fn covers(files: &[Analyzed]) -> HashMap<u32, Cover> {
+/// The cover of every function name of the project that has one, by name key, and the module
+/// cover of each file. Names that share a key share their calls: each is then restricted only
+/// where all of them are.
+pub(crate) fn covers(files: &[Analyzed]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) {
     let mut c = Callers {
         files,
         calls: HashMap::new(),
         escaping: std::collections::HashSet::new(),
         memo: HashMap::new(),
+        importers: crate::importers::importers(files),
+        module_memo: HashMap::new(),
     };
     for (fi, f) in files.iter().enumerate() {
         c.escaping.extend(f.uses.escaping.iter().copied());
@@ -164,7 +204,8 @@ pub(crate) fn covers(files: &[Analyzed]) -> HashMap<u32, Cover> {
             }
         }
     }
-    out
+    let modules = (0..files.len()).map(|i| c.module_cover(i, 0)).collect();
+    (out, modules)
 }
 
 impl Callers<'_> {
@@ -188,73 +229,145 @@ impl Callers<'_> {
 
     fn compute(&mut self, name: u32, depth: usize) -> Option<Cover> {
         let sites = self.calls.get(&name)?.clone();
-        let mut contexts: Vec<Context> = Vec::new();
-        let mut guarded_at: Option<GuardAt> = None;
+        let mut steps = Vec::with_capacity(sites.len());
         for (file, call, func) in sites {
             let outer = func.and_then(|f| self.uses(file).functions.get(f as usize));
             if outer.is_some_and(|f| f.key == name) {
                 // A recursive call runs only where the function already runs: no new context.
                 continue;
             }
-            let own: Option<CallSite> = call.map(|i| self.uses(file).calls[i].clone());
-            let here = |range| GuardAt {
-                range,
-                file: u32::try_from(file).ok(),
-            };
-            if let Some(c) = own.as_ref().filter(|c| c.guarded) {
-                guarded_at = guarded_at.or(Some(here(c.at)));
-                continue;
-            }
-            let mut ctx = Context {
-                versions: own
-                    .as_ref()
-                    .map(|c| c.versions.to_vec())
-                    .unwrap_or_default(),
-                has: own.as_ref().map(|c| c.has.to_vec()).unwrap_or_default(),
-                at: here(own.as_ref().map(|c| c.at).unwrap_or_default()),
-            };
-            if let Some(f) = func {
-                let outer = self.uses(file).functions.get(f as usize).map(|f| f.key);
-                match outer.and_then(|n| self.cover(n, depth + 1)) {
-                    Some(Cover::Guarded { at }) => {
-                        guarded_at = guarded_at.or(Some(at));
-                        continue;
-                    }
-                    Some(Cover::Limited { versions, has, at }) => {
-                        if ctx.versions.is_empty() && ctx.has.is_empty() {
-                            ctx.at = at;
-                        }
-                        ctx.versions.extend(versions);
-                        ctx.has.extend(has);
-                    }
-                    None => {}
+            let own = call.map(|i| {
+                let c = &self.uses(file).calls[i];
+                Own {
+                    guarded: c.guarded,
+                    versions: c.versions.to_vec(),
+                    has: c.has.to_vec(),
+                    at: c.at,
                 }
+            });
+            match self.step(file, own, func, depth) {
+                Step::Free => return None,
+                step => steps.push(step),
             }
-            if ctx.versions.is_empty() && ctx.has.is_empty() {
-                // This call runs unconditionally: so may the function.
-                return None;
-            }
-            contexts.push(ctx);
         }
-        if contexts.is_empty() {
-            return guarded_at.map(|at| Cover::Guarded { at });
+        join(steps)
+    }
+
+    /// The module cover of a file: where its import-time code runs, `None` when anywhere.
+    fn module_cover(&mut self, file: usize, depth: usize) -> Option<Cover> {
+        if let Some(known) = self.module_memo.get(&file) {
+            return known.clone();
         }
-        let versions = union_versions(&contexts);
-        let has: Vec<String> = contexts[0]
-            .has
-            .iter()
-            .filter(|h| contexts[1..].iter().all(|c| c.has.contains(h)))
-            .cloned()
-            .collect();
-        if versions.is_empty() && has.is_empty() {
+        if depth > MAX_CALLER_DEPTH {
             return None;
         }
-        Some(Cover::Limited {
-            versions,
-            has,
-            at: contexts[0].at,
-        })
+        let sites = self.importers.get(file)?.clone()?;
+        self.module_memo.insert(file, None);
+        let mut steps = Vec::with_capacity(sites.len());
+        let mut free = false;
+        for (from, i) in sites {
+            if from == file {
+                // A module importing itself (or its package) adds nothing.
+                continue;
+            }
+            let s = &self.uses(from).project_imports[i];
+            let own = Own {
+                guarded: s.guarded,
+                versions: s.versions.to_vec(),
+                has: s.has.to_vec(),
+                at: s.at,
+            };
+            let func = s.func;
+            match self.step(from, Some(own), func, depth) {
+                Step::Free => {
+                    free = true;
+                    break;
+                }
+                step => steps.push(step),
+            }
+        }
+        let cover = if free { None } else { join(steps) };
+        self.module_memo.insert(file, cover.clone());
+        cover
     }
+
+    /// One site in `file` (in function `func`, or at module level), joined with where that
+    /// function or module runs.
+    fn step(&mut self, file: usize, own: Option<Own>, func: Option<u32>, depth: usize) -> Step {
+        let here = |range| GuardAt {
+            range,
+            file: u32::try_from(file).ok(),
+        };
+        if let Some(o) = own.as_ref().filter(|o| o.guarded) {
+            return Step::Guarded(here(o.at));
+        }
+        let mut ctx = match own {
+            Some(o) => Context {
+                versions: o.versions,
+                has: o.has,
+                at: here(o.at),
+            },
+            None => Context {
+                versions: Vec::new(),
+                has: Vec::new(),
+                at: here(TextRange::default()),
+            },
+        };
+        let outer = match func {
+            Some(f) => {
+                let key = self.uses(file).functions.get(f as usize).map(|f| f.key);
+                key.and_then(|n| self.cover(n, depth + 1))
+            }
+            None => self.module_cover(file, depth + 1),
+        };
+        match outer {
+            Some(Cover::Guarded { at }) => return Step::Guarded(at),
+            Some(Cover::Limited { versions, has, at }) => {
+                if ctx.versions.is_empty() && ctx.has.is_empty() {
+                    ctx.at = at;
+                }
+                ctx.versions.extend(versions);
+                ctx.has.extend(has);
+            }
+            None => {}
+        }
+        if ctx.versions.is_empty() && ctx.has.is_empty() {
+            return Step::Free;
+        }
+        Step::Limited(ctx)
+    }
+}
+
+/// The cover of sites none of which runs unconditionally: guarded when all are, else where
+/// the limited ones run.
+fn join(steps: Vec<Step>) -> Option<Cover> {
+    let mut guarded_at: Option<GuardAt> = None;
+    let mut contexts: Vec<Context> = Vec::new();
+    for s in steps {
+        match s {
+            Step::Guarded(at) => guarded_at = guarded_at.or(Some(at)),
+            Step::Limited(c) => contexts.push(c),
+            Step::Free => return None,
+        }
+    }
+    if contexts.is_empty() {
+        return guarded_at.map(|at| Cover::Guarded { at });
+    }
+    let versions = union_versions(&contexts);
+    let has: Vec<String> = contexts[0]
+        .has
+        .iter()
+        .filter(|h| contexts[1..].iter().all(|c| c.has.contains(h)))
+        .cloned()
+        .collect();
+    if versions.is_empty() && has.is_empty() {
+        return None;
+    }
+    Some(Cover::Limited {
+        versions,
+        has,
+        at: contexts[0].at,
+    })
 }
 
 /// Where any of the contexts holds, one condition per top-level module: a module is

@@ -400,6 +400,13 @@ pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
                 c.versions = v.into_boxed_slice();
             }
         }
+        for c in &mut a.uses.project_imports {
+            if c.versions.iter().any(|(_, p)| p.has_helper_call()) {
+                let mut v = c.versions.to_vec();
+                resolve_helpers(&mut v, &lookup, &constant);
+                c.versions = v.into_boxed_slice();
+            }
+        }
     }
     crate::presence::resolve(analyzed);
 }

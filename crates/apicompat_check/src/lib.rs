@@ -18,6 +18,7 @@ mod evaluate;
 pub mod exclude;
 pub mod files;
 pub mod fix;
+mod importers;
 mod judge;
 pub mod members;
 pub mod model;

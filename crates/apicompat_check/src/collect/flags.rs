@@ -17,6 +17,13 @@
 //! condition, negation included, once every file is read. Known by name, as helpers are: two
 //! modules binding the name differently, or one binding it to something else too, give no
 //! condition.
+//!
+//! A flag set in both branches of `try: import triton; TRITON3 = parse(triton.__version__) >=
+//! parse("3.0.0") except ImportError: TRITON3 = False` is still a flag
+//! ([`Walker::fallback_flag`]): the handler's `False` (or `None`) adds only the case where the
+//! `try` failed, where the flag is false, so the flag true still implies the condition. Its
+//! negation holds too when every import of the `try` body is of the flag's own package: then
+//! the failure is that package's absence, where no release of it runs.
 
 use super::*;
 use crate::versions::FLAG_REF;
@@ -81,4 +88,84 @@ impl<'a> Walker<'a> {
             ..CondInfo::default()
         })
     }
+}
+
+impl Walker<'_> {
+    /// `except ImportError: FLAG = False` (or `None`) in a handler that does not raise again,
+    /// where `FLAG` is bound to a version condition: the binding stays a condition, one way only
+    /// (true implies it) unless every import of the `try` body is of the condition's package.
+    /// Any other value set in a handler, or anywhere else, still unbinds the flag.
+    pub(super) fn fallback_flag(&mut self, name: &str, value: &Expr) -> bool {
+        let falsy =
+            matches!(value, Expr::BooleanLiteral(b) if !b.value) || value.is_none_literal_expr();
+        if !self.ctx.fallback || !falsy {
+            return false;
+        }
+        let Some(imports) = self.ctx.handler_imports.clone() else {
+            return false;
+        };
+        let module_level = self.scopes.len() == 1;
+        let Some(scope) = self.binding_scope(name) else {
+            return false;
+        };
+        let Some(Bound::Cond(r, _, _)) = scope.names.get_mut(name) else {
+            return false;
+        };
+        let Some(root) = r.parts.first().map(|(p, _)| p.clone()) else {
+            return false;
+        };
+        if !r.complete || r.parts.iter().any(|(p, _)| *p != root) {
+            return false;
+        }
+        let exact =
+            root != HELPER_ROOT && !imports.is_empty() && imports.iter().all(|m| *m == root);
+        r.complete = exact;
+        if module_level && !exact {
+            let own = self.out.helpers.iter_mut().rev().find(|(n, _)| n == name);
+            if let Some((_, Some(h))) = own.filter(|(_, h)| h.as_ref().is_some_and(|h| h.flag)) {
+                h.exact = false;
+            }
+        }
+        true
+    }
+}
+
+/// The top-level modules the import statements of a block import (`.` for a relative one),
+/// not looking into functions or classes.
+pub(super) fn imported_roots(body: &[Stmt]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut stack: Vec<&Stmt> = body.iter().rev().collect();
+    while let Some(stmt) = stack.pop() {
+        match stmt {
+            Stmt::Import(i) => out.extend(
+                i.names
+                    .iter()
+                    .map(|a| a.name.as_str().split('.').next().unwrap_or("").to_string()),
+            ),
+            Stmt::ImportFrom(i) => out.push(match (&i.module, i.level) {
+                (Some(m), 0) => m.as_str().split('.').next().unwrap_or("").to_string(),
+                _ => ".".to_string(),
+            }),
+            Stmt::If(s) => {
+                stack.extend(s.body.iter().rev());
+                for c in &s.elif_else_clauses {
+                    stack.extend(c.body.iter().rev());
+                }
+            }
+            Stmt::With(w) => stack.extend(w.body.iter().rev()),
+            Stmt::For(f) => stack.extend(f.body.iter().chain(&f.orelse).rev()),
+            Stmt::While(w) => stack.extend(w.body.iter().chain(&w.orelse).rev()),
+            Stmt::Try(t) => {
+                stack.extend(t.body.iter().chain(&t.orelse).chain(&t.finalbody).rev());
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    stack.extend(h.body.iter().rev());
+                }
+            }
+            _ => {}
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }

@@ -11,6 +11,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 
 mod conditions;
 mod flags;
+mod imports;
 mod locals;
 mod markers;
 mod reads;
@@ -18,6 +19,7 @@ mod signature;
 mod state;
 mod walk;
 
+pub use imports::ImportSite;
 use locals::LocalNames;
 pub(crate) use locals::{name_key, FxMap, FxSet};
 pub use reads::{Found, PathTest, OBJECT_TEST};
@@ -167,6 +169,12 @@ pub struct FileUses {
     /// called), of functions with decorators and of dunders, distinct: such functions may run
     /// from anywhere.
     pub escaping: Vec<u32>,
+    /// Every import of a module outside the indexed packages, with what it runs under
+    /// ([`crate::callers`]: the guards a module gets from its importers).
+    pub project_imports: Vec<imports::ImportSite>,
+    /// Modules imported by `importlib.import_module` / `__import__` with a literal name (or
+    /// f-string head): they, and the modules under them, may be imported from anywhere.
+    pub dynamic_imports: Vec<ModuleImport>,
 }
 
 /// An attribute read on an object whose type is not known statically: the receiver is a
@@ -272,6 +280,7 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
     out.calls.shrink_to_fit();
     out.functions.shrink_to_fit();
     out.imports.shrink_to_fit();
+    out.project_imports.shrink_to_fit();
     out.helpers.shrink_to_fit();
     out.foreign.shrink_to_fit();
     out.constants.shrink_to_fit();
@@ -340,6 +349,9 @@ struct Ctx {
     /// In a handler of `ImportError`, `AttributeError` and the like that does not raise again:
     /// what runs where the `try` failed (AC011 does not ask a fallback to be public).
     fallback: bool,
+    /// In such a handler: the top-level modules the `try` body imports (`.` for a relative
+    /// import), for flags it sets false ([`Walker::fallback_flag`]).
+    handler_imports: Option<std::rc::Rc<[String]>>,
     /// Paths known to exist here (`if hasattr(mod, "x")`).
     has: Vec<String>,
     versions: Vec<(String, Pred)>,
@@ -730,6 +742,7 @@ impl<'a> Walker<'a> {
             let root = full.split('.').next().unwrap_or(full);
             let bound_name = alias.asname.as_ref().map_or(root, |a| a.as_str());
             if !self.roots.contains(root) {
+                self.project_import(0, Some(full), Vec::new(), imp.range());
                 if !self.ctx.in_function {
                     self.out.imports.push(ModuleImport {
                         level: 0,
@@ -755,6 +768,14 @@ impl<'a> Walker<'a> {
                 self.roots
                     .contains(m.as_str().split('.').next().unwrap_or(m.as_str()))
             });
+        if !indexed {
+            self.project_import(
+                imp.level,
+                imp.module.as_ref().map(|m| m.as_str()),
+                imp.names.iter().map(|a| a.name.to_string()).collect(),
+                imp.range(),
+            );
+        }
         if !self.ctx.in_function && !indexed {
             self.out.imports.push(ModuleImport {
                 level: imp.level,
@@ -807,6 +828,9 @@ impl<'a> Walker<'a> {
     }
 
     fn assign_name(&mut self, name: &str, value: &Expr) {
+        if self.fallback_flag(name, value) {
+            return;
+        }
         if !matches!(
             value,
             Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
@@ -1008,6 +1032,9 @@ impl<'a> Walker<'a> {
                 Some(e) => is_guard_exception(e),
             };
             hctx.fallback |= catches_guard && !reraises;
+            if catches_guard && !reraises {
+                hctx.handler_imports = Some(flags::imported_roots(&t.body).into());
+            }
             self.with_ctx(hctx, |w| w.body(&h.body));
         }
         self.body(&t.orelse);

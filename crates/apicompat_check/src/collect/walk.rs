@@ -316,6 +316,7 @@ impl<'a> Walker<'a> {
             });
         }
         self.call_site(call);
+        self.dynamic_import(call);
         if self.is_builtin(&call.func, "getattr") && (2..=3).contains(&args.len()) {
             if let (Some((path, via)), Some(name)) = (self.resolve(&args[0]), string_lit(&args[1]))
             {

@@ -1,0 +1,122 @@
+//! Which import statements of the project import each of its modules ([`crate::callers`]
+//! turns them into the module's cover: where its import-time code runs).
+//!
+//! A module's name is the one [`crate::chains::module_names`] gives its file (and the dotted
+//! path from the project root for namespace directories). `import a.b.c` and `from a.b
+//! import c` import `a`, `a.b` and `a.b.c` (the packages' `__init__.py` run first); `from a
+//! import b` imports `a.b` when that is a module. A module stays unrestricted (no importer
+//! list) when nothing in the project imports it (an entry point, a script, a test, a public
+//! module of a library), when it runs as a script (`__main__.py`, `if __name__ ==
+//! "__main__":`), when a star import of a package above it may import it, and when a dynamic
+//! import (`importlib.import_module`) names it, a package above it or a module under it. Two
+//! files of the same name (scripts in different directories) share their importers.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::collect::ModuleImport;
+use crate::files::Analyzed;
+
+/// An import site: (importing file, position in its [`crate::collect::FileUses::project_imports`]).
+pub(crate) type ImportRef = (usize, usize);
+
+/// For each file, the import statements that import its module; `None` when it may be
+/// imported from anywhere.
+pub(crate) fn importers(files: &[Analyzed]) -> Vec<Option<Vec<ImportRef>>> {
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        for name in f.module.name.iter().chain(&f.module.aliases) {
+            by_name.entry(name.as_str()).or_default().push(i);
+        }
+    }
+    let mut sites: Vec<Vec<ImportRef>> = vec![Vec::new(); files.len()];
+    // Modules a star or dynamic import may reach: the prefix and everything under it.
+    let mut open: HashSet<String> = HashSet::new();
+    for (fi, f) in files.iter().enumerate() {
+        let package = package_of(f);
+        for (si, site) in f.uses.project_imports.iter().enumerate() {
+            let Some(base) = absolute(&site.import, package.as_deref()) else {
+                continue;
+            };
+            let mut targets: Vec<usize> = Vec::new();
+            for k in 1..=base.len() {
+                if let Some(t) = by_name.get(base[..k].join(".").as_str()) {
+                    targets.extend(t);
+                }
+            }
+            for n in &site.import.names {
+                if n == "*" {
+                    open.insert(base.join("."));
+                    continue;
+                }
+                let mut full = base.clone();
+                full.push(n.clone());
+                if let Some(t) = by_name.get(full.join(".").as_str()) {
+                    targets.extend(t);
+                }
+            }
+            targets.sort_unstable();
+            targets.dedup();
+            for t in targets {
+                sites[t].push((fi, si));
+            }
+        }
+        for d in &f.uses.dynamic_imports {
+            if let Some(base) = absolute(d, package.as_deref()) {
+                open.insert(base.join("."));
+            }
+        }
+    }
+    // Every package above an open prefix runs when it is imported.
+    let mut open_parents: HashSet<String> = HashSet::new();
+    for p in &open {
+        let parts: Vec<&str> = p.split('.').collect();
+        for k in 1..parts.len() {
+            open_parents.insert(parts[..k].join("."));
+        }
+    }
+    files
+        .iter()
+        .zip(sites)
+        .map(|(f, s)| {
+            let script = f.uses.is_main || f.path.file_name().is_some_and(|n| n == "__main__.py");
+            let names: Vec<&String> = f.module.name.iter().chain(&f.module.aliases).collect();
+            let reached = names.is_empty()
+                || names.iter().any(|n| {
+                    open_parents.contains(n.as_str()) || ancestors(n).any(|a| open.contains(a))
+                });
+            (!script && !reached && !s.is_empty()).then_some(s)
+        })
+        .collect()
+}
+
+/// The package a file's relative imports start from (its own name for an `__init__.py`).
+fn package_of(f: &Analyzed) -> Option<String> {
+    let name = f.module.name.as_deref()?;
+    if f.module.is_package {
+        return Some(name.to_string());
+    }
+    Some(name.rsplit_once('.').map_or("", |(p, _)| p).to_string())
+}
+
+/// The dotted parts of what an import statement names, made absolute.
+fn absolute(imp: &ModuleImport, package: Option<&str>) -> Option<Vec<String>> {
+    let mut base: Vec<String> = Vec::new();
+    if imp.level > 0 {
+        let mut parts: Vec<&str> = package?.split('.').filter(|p| !p.is_empty()).collect();
+        let up = (imp.level - 1) as usize;
+        if up > parts.len() {
+            return None;
+        }
+        parts.truncate(parts.len() - up);
+        base.extend(parts.iter().map(|s| s.to_string()));
+    }
+    if let Some(m) = &imp.module {
+        base.extend(m.split('.').filter(|p| !p.is_empty()).map(str::to_string));
+    }
+    (!base.is_empty()).then_some(base)
+}
+
+/// `a.b.c`, `a.b`, `a`.
+fn ancestors(name: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(name), |n| n.rsplit_once('.').map(|(p, _)| p))
+}

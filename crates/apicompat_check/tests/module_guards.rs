@@ -1,0 +1,262 @@
+//! Guards the project writes itself (fake torch index, releases 1.13.0 - 2.5.0:
+//! `torch.distributed.pipelining` from 2.4.0, `_tensor.placement_types._Partial` before 2.4.0):
+//! a module of the project imported only where guarded, and a flag set false in the handler of
+//! its `try`.
+
+mod common;
+
+use common::{brief, project, run};
+
+/// Errors only.
+fn errors(dir: &std::path::Path, target: &str) -> Vec<String> {
+    brief(&run(dir, &[target]), dir)
+        .into_iter()
+        .filter(|f| f.contains(" error "))
+        .collect()
+}
+
+const FLAGS: &str = "\
+import torch
+from packaging import version
+
+IS_24 = version.parse(torch.__version__) >= version.parse(\"2.4.0\")
+";
+
+/// Import-time uses of a module that needs torch >= 2.4.
+const PIPE: &str = "\
+import torch
+from torch.distributed.pipelining import pipeline
+
+STAGE = torch.distributed.pipelining.PipelineStage
+
+
+def build(m):
+    return pipeline(m)
+";
+
+/// `pipe` is imported only inside functions: under a flag, under a `try`, and in a function
+/// whose only call is guarded.
+const IMPORTERS: &str = "\
+from pkg.flags import IS_24
+
+
+def make(m):
+    if IS_24:
+        from pkg.pipe import build
+        return build(m)
+
+
+def other(m):
+    try:
+        from . import pipe
+    except ImportError:
+        return None
+    return pipe.build(m)
+
+
+def helper():
+    import pkg.pipe
+    return pkg.pipe
+
+
+def entry():
+    if IS_24:
+        return helper()
+";
+
+#[test]
+fn a_module_imported_only_where_guarded_is_guarded() {
+    let dir = project(
+        "module_guards_only",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/flags.py", FLAGS),
+            ("pkg/pipe.py", PIPE),
+            ("pkg/use.py", IMPORTERS),
+        ],
+    );
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    // The guard is named: one of the importers'.
+    let report = common::run_with(&dir, &["torch==2.3.0"], |o| o.show_guarded = true);
+    let guarded: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.path.ends_with("pipe.py") && f.line == 2)
+        .collect();
+    assert!(!guarded.is_empty());
+    assert!(
+        guarded
+            .iter()
+            .all(|f| f.severity.as_str() == "info" && f.guard.is_some()),
+        "{guarded:#?}"
+    );
+}
+
+#[test]
+fn one_unguarded_importer_leaves_the_module_unrestricted() {
+    let expected = [
+        "pkg/pipe.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        "pkg/pipe.py:4:9 AC002 error import-time torch.distributed.pipelining.PipelineStage missing=2.3.0",
+    ];
+    let cases: [(&str, &str, &str); 6] = [
+        // A plain import at module level elsewhere.
+        ("module_guards_plain", "main.py", "import pkg.pipe\n"),
+        // `from pkg import pipe` in a function called unconditionally.
+        (
+            "module_guards_from",
+            "main.py",
+            "def run():\n    from pkg import pipe\n    return pipe\n\nrun()\n",
+        ),
+        // A star import of the package may import it (`__all__`).
+        ("module_guards_star", "main.py", "from pkg import *\n"),
+        // So may `importlib`, by name.
+        (
+            "module_guards_importlib",
+            "main.py",
+            "import importlib\n\nmod = importlib.import_module(f\"pkg.{'pipe'}\")\n",
+        ),
+        // A relative dynamic import from the package, of a computed name.
+        (
+            "module_guards_importlib_relative",
+            "pkg/loader.py",
+            "import importlib\n\n\ndef load(n):\n    return importlib.import_module(\".\" + n, __name__)\n",
+        ),
+        // It runs as a script.
+        ("module_guards_script", "pkg/pipe_main.py", ""),
+    ];
+    for (name, file, text) in cases {
+        let mut pipe = PIPE.to_string();
+        if name == "module_guards_script" {
+            pipe.push_str("\n\nif __name__ == \"__main__\":\n    build(None)\n");
+        }
+        let dir = project(
+            name,
+            &[
+                ("pkg/__init__.py", ""),
+                ("pkg/flags.py", FLAGS),
+                ("pkg/pipe.py", &pipe),
+                ("pkg/use.py", IMPORTERS),
+                (file, text),
+            ],
+        );
+        assert_eq!(errors(&dir, "torch==2.3.0"), expected, "{name}");
+    }
+}
+
+/// Importing `pkg.sub.pipe` runs `pkg/sub/__init__.py`: a package `__init__` that imports the
+/// module at module level passes on its own cover, restricted or not.
+#[test]
+fn a_package_init_passes_on_its_cover() {
+    let files = |main: &'static str| -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("pkg/__init__.py", ""),
+            ("pkg/flags.py", FLAGS),
+            ("pkg/sub/__init__.py", "from .pipe import build\n"),
+            ("pkg/sub/pipe.py", PIPE),
+            (
+                "pkg/use.py",
+                "from pkg.flags import IS_24\n\n\ndef make(m):\n    if IS_24:\n        from pkg.sub import build\n        return build(m)\n",
+            ),
+            ("main.py", main),
+        ]
+    };
+    let dir = project("module_guards_init", &files("print(1)\n"));
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    // `import pkg.sub.other` runs `pkg/sub/__init__.py`, which imports `pipe`.
+    let dir = project(
+        "module_guards_init_open",
+        &files("import pkg.sub.flags_x\n"),
+    );
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        [
+            "pkg/sub/pipe.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "pkg/sub/pipe.py:4:9 AC002 error import-time torch.distributed.pipelining.PipelineStage missing=2.3.0",
+        ]
+    );
+}
+
+/// A module-level flag also set to `False` in the handler of its `try`.
+fn flag_module(try_imports: &str, handler_value: &str) -> String {
+    format!(
+        "\
+import torch
+from packaging import version
+
+try:
+    {try_imports}
+    TORCH24 = version.parse(torch.__version__) >= version.parse(\"2.4.0\")
+except ImportError:
+    TORCH24 = {handler_value}
+
+if TORCH24:
+    PIPE = torch.distributed.pipelining.pipeline
+else:
+    from torch.distributed._tensor.placement_types import _Partial
+"
+    )
+}
+
+const FLAG_READER: &str = "\
+import torch
+from lib import TORCH24
+
+if TORCH24:
+    PIPE = torch.distributed.pipelining.pipeline
+else:
+    from torch.distributed._tensor.placement_types import _Partial
+";
+
+#[test]
+fn a_flag_set_false_in_the_import_handler_is_still_a_flag() {
+    // The `try` imports only torch: where it fails torch is absent, so `not TORCH24` is
+    // `torch < 2.4` too; both branches are guarded, here and in a module importing the flag.
+    let dir = project(
+        "flag_handler_same",
+        &[
+            ("lib.py", &flag_module("import torch.distributed", "False")),
+            ("reader.py", FLAG_READER),
+        ],
+    );
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    assert_eq!(errors(&dir, "torch==2.4.0"), Vec::<String>::new());
+
+    // The `try` imports another package too: the flag true still implies torch >= 2.4, but
+    // false says nothing (numpy may be what failed).
+    let dir = project(
+        "flag_handler_other",
+        &[
+            (
+                "lib.py",
+                &flag_module("import numpy\n    import torch.distributed", "None"),
+            ),
+            ("reader.py", FLAG_READER),
+        ],
+    );
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    assert_eq!(
+        errors(&dir, "torch==2.4.0"),
+        [
+            "lib.py:14:59 AC001 error import-time torch.distributed._tensor.placement_types._Partial missing=2.4.0",
+            "reader.py:7:59 AC001 error import-time torch.distributed._tensor.placement_types._Partial missing=2.4.0",
+        ]
+    );
+}
+
+#[test]
+fn a_flag_set_true_in_the_handler_is_no_flag() {
+    let dir = project(
+        "flag_handler_true",
+        &[
+            ("lib.py", &flag_module("import torch.distributed", "True")),
+            ("reader.py", FLAG_READER),
+        ],
+    );
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        [
+            "lib.py:11:12 AC002 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "reader.py:5:12 AC002 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+}

@@ -823,3 +823,59 @@ def d():
         ]
     );
 }
+
+#[test]
+fn helpers_that_compare_a_version_from_a_getter_of_the_file() {
+    // LLaMA-Factory's `extras/packages.py`: the version comes from a function of the file
+    // that reads a distribution's installed version by the name it is given.
+    let got = check_files(
+        "helpers_getter",
+        &[
+            (
+                "pkg/packages.py",
+                "\
+import importlib.metadata
+from functools import lru_cache
+from packaging import version
+
+def _get_package_version(name: str):
+    try:
+        return version.parse(importlib.metadata.version(name))
+    except Exception:
+        return version.parse(\"0.0.0\")
+
+@lru_cache
+def is_torch_version_greater_than(content: str):
+    return _get_package_version(\"torch\") >= version.parse(content)
+
+@lru_cache
+def is_other_version_greater_than(content: str):
+    return _get_package_version(\"not-indexed\") >= version.parse(content)
+",
+            ),
+            (
+                "pkg/model.py",
+                "\
+from .packages import is_other_version_greater_than, is_torch_version_greater_than
+
+if is_torch_version_greater_than(\"2.4.0\"):
+    from torch.distributed.pipelining import pipeline
+
+if is_torch_version_greater_than(\"2.0.0\"):
+    from torch.utils.checkpoint import CheckpointPolicy
+
+if is_other_version_greater_than(\"2.4.0\"):
+    from torch.distributed.pipelining import Schedule1F1B
+",
+            ),
+        ],
+        &["torch>=2.3"],
+    );
+    assert_eq!(
+        got,
+        [
+            "pkg/model.py:7:40 AC001 error import-time torch.utils.checkpoint.CheckpointPolicy missing=2.3.0 - 2.4.1",
+            "pkg/model.py:10:46 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1",
+        ]
+    );
+}

@@ -633,6 +633,13 @@ impl<'a> Walker<'a> {
                         return Some(r);
                     }
                 }
+                // `_get_package_version("torch")`, a getter of this file.
+                if let Expr::Name(f) = &*call.func {
+                    if let Some(Bound::VersionGetter(at)) = self.lookup(f.id.as_str()) {
+                        let dist = string_lit(call.arguments.args.get(*at)?)?;
+                        return self.roots.contains(&dist).then_some(dist);
+                    }
+                }
                 let name = dotted(&call.func)?;
                 let last = last_segment(&name);
                 // `importlib.metadata.version("torch")` (also imported as `version`).
@@ -667,7 +674,7 @@ impl<'a> Walker<'a> {
 }
 
 /// The names of the parameters that can be passed by position, in order.
-fn positional_names(params: &ast::Parameters) -> Vec<&str> {
+pub(super) fn positional_names(params: &ast::Parameters) -> Vec<&str> {
     params
         .posonlyargs
         .iter()

@@ -11,6 +11,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 
 mod conditions;
 mod flags;
+mod getters;
 mod imports;
 mod locals;
 mod markers;
@@ -305,6 +306,10 @@ enum Bound {
     Helper(VersionHelper),
     /// Another function defined in the file (it hides helpers of the same name elsewhere).
     Function,
+    /// A function that returns the installed version of the distribution its parameter at
+    /// this position names (`def _get_package_version(name): return
+    /// version.parse(importlib.metadata.version(name))`).
+    VersionGetter(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1102,6 +1107,8 @@ impl<'a> Walker<'a> {
                 // `except ImportError: def name(...)`: a fallback keeps what the try imported.
                 if self.ctx.handler && matches!(self.lookup(name), Some(Bound::Path { .. })) {
                     self.store(name);
+                } else if let Some(at) = getters::version_getter(&f.parameters, &f.body) {
+                    self.bind(name, Bound::VersionGetter(at));
                 } else {
                     self.bind(name, Bound::Function);
                 }

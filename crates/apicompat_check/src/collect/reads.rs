@@ -128,7 +128,7 @@ impl<'a> Walker<'a> {
                             (Some((path, _)), Some(n)) => push(out, format!("{path}.{n}"), t),
                             // False on an object: its class lacks `n` where the branch runs.
                             (None, Some(n)) if !t => {
-                                if let Some(receiver) = dotted(object, 0) {
+                                if let Some(receiver) = dotted(object) {
                                     push(out, format!("{OBJECT_TEST}{receiver}\u{0}{n}"), false);
                                 }
                             }
@@ -275,17 +275,5 @@ fn push(out: &mut Vec<PathTest>, path: String, present: bool) {
     };
     if !out.contains(&test) {
         out.push(test);
-    }
-}
-
-/// `a` or `a.b.c` as written (plain names only).
-fn dotted(expr: &Expr, depth: usize) -> Option<String> {
-    if depth > MAX_READ_DEPTH {
-        return None;
-    }
-    match expr {
-        Expr::Name(n) => Some(n.id.to_string()),
-        Expr::Attribute(a) => Some(format!("{}.{}", dotted(&a.value, depth + 1)?, a.attr)),
-        _ => None,
     }
 }

@@ -879,3 +879,70 @@ if is_other_version_greater_than(\"2.4.0\"):
         ]
     );
 }
+
+#[test]
+fn decorators_whose_wrapper_leaves_unless_a_test_holds() {
+    let got = check_files(
+        "guarding_decorators",
+        &[(
+            "m.py",
+            "\
+import warnings
+from functools import wraps
+
+import torch
+from packaging import version
+
+
+def requires_pipelining(fn):
+    \"\"\"Raises unless torch has pipelining.\"\"\"
+
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not hasattr(torch.distributed, \"pipelining\"):
+            raise RuntimeError(\"needs torch>=2.4\")
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def requires_new_torch(fn):
+    def wrapper(*args, **kwargs):
+        if version.parse(torch.__version__) < version.parse(\"2.4\"):
+            return None
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def only_warns(fn):
+    def wrapper(*args, **kwargs):
+        if not hasattr(torch.distributed, \"pipelining\"):
+            warnings.warn(\"old torch\")
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@requires_pipelining
+def a():
+    return torch.distributed.pipelining.pipeline
+
+
+@requires_new_torch
+def b():
+    return torch.distributed.pipelining.pipeline
+
+
+@only_warns
+def c():
+    return torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:50:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}

@@ -27,6 +27,10 @@ impl<'a> Walker<'a> {
                         out.extend(h.implies.clone());
                         continue;
                     }
+                    Some(Bound::Guarding(g)) => {
+                        out.extend(g.versions.iter().cloned());
+                        continue;
+                    }
                     Some(_) => continue,
                     None => n.id.to_string(),
                 },
@@ -43,6 +47,19 @@ impl<'a> Walker<'a> {
                 args: 0,
             };
             out.push((HELPER_ROOT.to_string(), Pred::Helper { name, call }));
+        }
+        out
+    }
+
+    /// The paths the guarding decorators of the file among `decorators` require.
+    pub(super) fn decorator_requires(&self, decorators: &[ast::Decorator]) -> Vec<PathTest> {
+        let mut out = Vec::new();
+        for d in decorators {
+            if let Expr::Name(n) = &d.expression {
+                if let Some(Bound::Guarding(g)) = self.lookup(n.id.as_str()) {
+                    out.extend(g.requires.iter().cloned());
+                }
+            }
         }
         out
     }

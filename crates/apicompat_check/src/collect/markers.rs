@@ -9,6 +9,23 @@
 //! first parameter is a marker like `require_fsdp2 = unittest.skipUnless(...)`: what it
 //! decorates runs under the decorator's condition (resolved by name in other modules, as
 //! helpers are).
+//!
+//! A *guarding decorator* returns a wrapper that leaves (raises, returns) unless a test holds
+//! before it calls the function (LLaMA-Factory's `v1/accelerator/helper.py`):
+//!
+//! ```python
+//! def requires_accelerator(fn):
+//!     @wraps(fn)
+//!     def wrapper(*args, **kwargs):
+//!         if not hasattr(torch, "accelerator"):
+//!             raise RuntimeError("... upgrade torch to 2.7.0 or higher.")
+//!         return fn(*args, **kwargs)
+//!     return wrapper
+//! ```
+//!
+//! What it decorates runs only where every early exit's test is false: the version conditions
+//! that says, and the paths it reads for sure (`torch.accelerator` exists), as an early exit in
+//! the function itself would. Decorators of the same file only.
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
@@ -37,4 +54,48 @@ impl<'a> Walker<'a> {
         }
         self.skip_condition(&outer.func).and_then(implying)
     }
+
+    /// For a guarding decorator (see the module doc): what the function it wraps runs under.
+    pub(super) fn guarding_decorator(&self, f: &ast::StmtFunctionDef) -> Option<Guarding> {
+        let wrapped = f.parameters.iter_non_variadic_params().next()?;
+        let wrapped = wrapped.parameter.name.as_str();
+        let body = match &*f.body {
+            [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
+            b => b,
+        };
+        let [.., Stmt::FunctionDef(wrapper), Stmt::Return(ret)] = body else {
+            return None;
+        };
+        match ret.value.as_deref() {
+            Some(Expr::Name(n)) if n.id.as_str() == wrapper.name.as_str() => {}
+            _ => return None,
+        }
+        let mut out = Guarding::default();
+        let mut calls_it = false;
+        for stmt in &*wrapper.body {
+            match stmt {
+                Stmt::If(i) if i.elif_else_clauses.is_empty() && leaves(&i.body) => {
+                    if let Some(neg) = self.cond_info(&i.test).restriction.negate() {
+                        out.versions.extend(neg.parts);
+                    }
+                    self.reads_when_false(&i.test, &mut out.requires);
+                }
+                Stmt::Return(r) => {
+                    calls_it = matches!(r.value.as_deref(), Some(Expr::Call(c))
+                        if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == wrapped));
+                    break;
+                }
+                Stmt::Expr(e) if e.value.is_string_literal_expr() => {}
+                _ => break,
+            }
+        }
+        (calls_it && !(out.versions.is_empty() && out.requires.is_empty())).then_some(out)
+    }
+}
+
+/// What a guarding decorator lets the function it wraps run under.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Guarding {
+    pub versions: Vec<(String, Pred)>,
+    pub requires: Vec<PathTest>,
 }

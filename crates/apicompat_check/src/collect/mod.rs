@@ -310,6 +310,8 @@ enum Bound {
     /// this position names (`def _get_package_version(name): return
     /// version.parse(importlib.metadata.version(name))`).
     VersionGetter(usize),
+    /// A decorator whose wrapper leaves unless a test holds ([`markers::Guarding`]).
+    Guarding(Box<markers::Guarding>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1109,6 +1111,8 @@ impl<'a> Walker<'a> {
                     self.store(name);
                 } else if let Some(at) = getters::version_getter(&f.parameters, &f.body) {
                     self.bind(name, Bound::VersionGetter(at));
+                } else if let Some(g) = self.guarding_decorator(f) {
+                    self.bind(name, Bound::Guarding(Box::new(g)));
                 } else {
                     self.bind(name, Bound::Function);
                 }
@@ -1116,10 +1120,16 @@ impl<'a> Walker<'a> {
         }
         let mut ctx = self.ctx.clone();
         let conditions = self.decorator_conditions(&f.decorator_list);
-        if !conditions.is_empty() {
+        let requires = self.decorator_requires(&f.decorator_list);
+        if !conditions.is_empty() || !requires.is_empty() {
             ctx.guard_at = f.decorator_list.first().map(Ranged::range);
         }
         ctx.versions.extend(conditions);
+        for r in requires {
+            if !ctx.requires.contains(&r) {
+                ctx.requires.push(r);
+            }
+        }
         ctx.func = u32::try_from(self.out.functions.len()).ok();
         self.out.functions.push(FuncEntry {
             key: name_key(f.name.as_str()),

@@ -73,6 +73,11 @@ impl<'a> Walker<'a> {
         self.reads(expr, Some(true), 0, out);
     }
 
+    /// What `expr` says for sure about indexed paths when it is false.
+    pub(super) fn reads_when_false(&self, expr: &Expr, out: &mut Vec<PathTest>) {
+        self.reads(expr, Some(false), 0, out);
+    }
+
     /// What `expr` says for sure about indexed paths when its value turns out `truth`
     /// (`None`: whatever its value).
     fn reads(&self, expr: &Expr, truth: Option<bool>, depth: usize, out: &mut Vec<PathTest>) {

@@ -946,3 +946,31 @@ def c():
         ["m.py:50:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
 }
+
+#[test]
+fn a_fallback_import_runs_only_where_the_import_it_replaces_fails() {
+    // `_Partial` became `Partial` in 2.4: the handler runs only where `Partial` is missing.
+    let got = check_files(
+        "fallback_import",
+        &[(
+            "m.py",
+            "\
+try:
+    from torch.distributed._tensor import Partial
+except ImportError:
+    from torch.distributed._tensor import _Partial as Partial
+
+try:
+    from torch.distributed._tensor import Partial, Shard
+except ImportError:
+    from torch.distributed._tensor import _Partial
+",
+        )],
+        &["torch>=2.3"],
+    );
+    // With two names in the `try`, the handler may run wherever either is missing.
+    assert_eq!(
+        got,
+        ["m.py:9:43 AC001 error import-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0"]
+    );
+}

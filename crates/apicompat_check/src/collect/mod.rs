@@ -1021,7 +1021,9 @@ impl<'a> Walker<'a> {
             // The first handler: `except ImportError:`.
             body_ctx.guard_at = t.handlers.first().map(Ranged::range).or(body_ctx.guard_at);
         }
+        let uses_before = self.out.uses.len();
         self.with_ctx(body_ctx, |w| w.body(&t.body));
+        let only_import = self.only_import(&t.body, uses_before);
         for h in &t.handlers {
             let ast::ExceptHandler::ExceptHandler(h) = h;
             if let Some(ty) = &h.type_ {
@@ -1041,11 +1043,37 @@ impl<'a> Walker<'a> {
             hctx.fallback |= catches_guard && !reraises;
             if catches_guard && !reraises {
                 hctx.handler_imports = Some(flags::imported_roots(&t.body).into());
+                // The handler of `try: from a import b` runs only where `a.b` is missing.
+                if let Some(path) = &only_import {
+                    let test = PathTest {
+                        path: path.clone(),
+                        present: false,
+                        instance: false,
+                    };
+                    if !hctx.requires.contains(&test) {
+                        hctx.requires.push(test);
+                    }
+                }
             }
             self.with_ctx(hctx, |w| w.body(&h.body));
         }
         self.body(&t.orelse);
         self.body(&t.finalbody);
+    }
+
+    /// For a `try` body that is one import of one name of an indexed package (`from a import
+    /// b`, `import a.b`): that path (the import walked last added it, at `uses_before`).
+    /// Anything else in the body could fail too.
+    fn only_import(&self, body: &[Stmt], uses_before: usize) -> Option<String> {
+        match body {
+            [Stmt::ImportFrom(i)] if i.level == 0 && i.names.len() == 1 => {}
+            [Stmt::Import(i)] if i.names.len() == 1 => {}
+            _ => return None,
+        }
+        match self.out.uses.get(uses_before..)? {
+            [u] if u.kind == UseKind::Import && !u.path.ends_with(".*") => Some(u.path.clone()),
+            _ => None,
+        }
     }
 
     fn with_stmt(&mut self, w: &'a ast::StmtWith) {

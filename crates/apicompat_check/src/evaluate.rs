@@ -278,10 +278,17 @@ impl<'c> Evaluator<'c> {
                 }
             }
             let not_run = required.iter().any(|(t, row)| {
-                t.excludes(match self.lite(view, row, &t.path, r) {
-                    Lite::Absent { .. } => Found::Absent,
-                    Lite::Present { kind, .. } => Found::Present(*kind),
-                    Lite::Unknown => Found::Unknown,
+                t.excludes_with(|p| {
+                    let lite = if p == t.path {
+                        self.lite(view, row, p, r).clone()
+                    } else {
+                        self.status(view, p, r)
+                    };
+                    match lite {
+                        Lite::Absent { .. } => Found::Absent,
+                        Lite::Present { kind, .. } => Found::Present(kind),
+                        Lite::Unknown => Found::Unknown,
+                    }
                 })
             });
             if not_run || !preds.iter().all(|p| p.admits(&release.version)) {

@@ -343,7 +343,7 @@ impl MemberChecker {
         let holds = |t: &crate::collect::PathTest| {
             let root = t.path.split('.').next().unwrap_or(&t.path);
             !roots.iter().any(|r| r == root)
-                || !t.excludes(match view.status(&t.path, release) {
+                || !t.excludes_with(|p| match view.status(p, release) {
                     Ok(apicompat_index::Status::Absent { .. }) => Found::Absent,
                     Ok(apicompat_index::Status::Present { symbol, .. }) => {
                         Found::Present(symbol.kind())

@@ -249,6 +249,7 @@ fn object_tests(tests: &[PathTest], object: &ObjectReceiver, class: &str) -> Vec
                     path: format!("{class}.{attr}"),
                     present: t.present,
                     instance: true,
+                    or_absent: Vec::new(),
                 })
             }
             Some(_) => None,

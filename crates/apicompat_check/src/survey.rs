@@ -161,16 +161,14 @@ impl Statuses {
             {
                 continue;
             }
-            let absent = self.row(view, &t.path).iter().map(|l| {
-                t.excludes(match l {
-                    Lite::Absent => Found::Absent,
-                    Lite::Unknown => Found::Unknown,
-                    Lite::Present { kind, .. } => Found::Present(*kind),
-                })
-            });
-            not_run.resize(view.releases().len(), false);
-            for (slot, a) in not_run.iter_mut().zip(absent) {
-                *slot |= a;
+            let n = view.releases().len();
+            not_run.resize(n, false);
+            for (r, slot) in not_run.iter_mut().enumerate() {
+                *slot |= t.excludes_with(|p| match self.row(view, p).get(r) {
+                    Some(Lite::Absent) => Found::Absent,
+                    Some(Lite::Present { kind, .. }) => Found::Present(*kind),
+                    Some(Lite::Unknown) | None => Found::Unknown,
+                });
             }
         }
         let all = view.releases();

@@ -962,15 +962,23 @@ except ImportError:
 
 try:
     from torch.distributed._tensor import Partial, Shard
+    import torch.distributed
 except ImportError:
     from torch.distributed._tensor import _Partial
+
+try:
+    from torch.distributed._tensor import Partial
+    import apex
+except ImportError:
+    from torch.distributed._tensor import _Partial as Partial
 ",
         )],
         &["torch>=2.3"],
     );
-    // With two names in the `try`, the handler may run wherever either is missing.
+    // Several names: the handler runs where any of them is missing (nowhere from 2.4). A
+    // module outside the index in the `try` may fail anywhere.
     assert_eq!(
         got,
-        ["m.py:9:43 AC001 error import-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0"]
+        ["m.py:16:43 AC001 error import-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0"]
     );
 }

@@ -1043,12 +1043,14 @@ impl<'a> Walker<'a> {
             hctx.fallback |= catches_guard && !reraises;
             if catches_guard && !reraises {
                 hctx.handler_imports = Some(flags::imported_roots(&t.body).into());
-                // The handler of `try: from a import b` runs only where `a.b` is missing.
-                if let Some(path) = &only_import {
+                // The handler of `try: from a import b, c` runs only where `a.b` or `a.c`
+                // is missing.
+                if let Some((path, others)) = only_import.as_ref().and_then(|p| p.split_first()) {
                     let test = PathTest {
                         path: path.clone(),
                         present: false,
                         instance: false,
+                        or_absent: others.to_vec(),
                     };
                     if !hctx.requires.contains(&test) {
                         hctx.requires.push(test);
@@ -1061,19 +1063,26 @@ impl<'a> Walker<'a> {
         self.body(&t.finalbody);
     }
 
-    /// For a `try` body that is one import of one name of an indexed package (`from a import
-    /// b`, `import a.b`): that path (the import walked last added it, at `uses_before`).
-    /// Anything else in the body could fail too.
-    fn only_import(&self, body: &[Stmt], uses_before: usize) -> Option<String> {
-        match body {
-            [Stmt::ImportFrom(i)] if i.level == 0 && i.names.len() == 1 => {}
-            [Stmt::Import(i)] if i.names.len() == 1 => {}
-            _ => return None,
+    /// For a `try` body made only of imports of names of indexed packages (`from a import b,
+    /// c`, `import a.b`): the paths imported (the walk of the body added one use for each, from
+    /// `uses_before`). Anything else in the body (another statement, a module outside the
+    /// index, a relative import) could fail too: None.
+    fn only_import(&self, body: &[Stmt], uses_before: usize) -> Option<Vec<String>> {
+        let mut names = 0;
+        for stmt in body {
+            match stmt {
+                Stmt::ImportFrom(i) if i.level == 0 => names += i.names.len(),
+                Stmt::Import(i) => names += i.names.len(),
+                _ => return None,
+            }
         }
-        match self.out.uses.get(uses_before..)? {
-            [u] if u.kind == UseKind::Import && !u.path.ends_with(".*") => Some(u.path.clone()),
-            _ => None,
+        let added = self.out.uses.get(uses_before..)?;
+        if names == 0 || added.len() != names || added.iter().any(|u| u.kind != UseKind::Import) {
+            return None;
         }
+        let mut paths: Vec<String> = added.iter().map(|u| u.path.clone()).collect();
+        paths.dedup();
+        Some(paths)
     }
 
     fn with_stmt(&mut self, w: &'a ast::StmtWith) {

@@ -24,6 +24,9 @@ pub struct PathTest {
     /// Tested on an object (`hasattr(cache, "layers")`, typed by the semantic model), not on
     /// the class: attributes set on instances count.
     pub instance: bool,
+    /// For a test that `path` is absent: it also holds where any of these is absent (the
+    /// handler of a `try` that imports several names runs where any import fails).
+    pub or_absent: Vec<String>,
 }
 
 /// What a release says about a tested path.
@@ -39,8 +42,20 @@ pub enum Found {
 pub const OBJECT_TEST: char = '\u{1}';
 
 impl PathTest {
+    /// Whether a release keeps the test's branch from running, `found` saying what it has at
+    /// a path ([`PathTest::path`], and each of [`PathTest::or_absent`]).
+    pub fn excludes_with(&self, mut found: impl FnMut(&str) -> Found) -> bool {
+        if !self.excludes(found(&self.path)) {
+            return false;
+        }
+        // Absent where any is missing: kept off only where every one is there.
+        self.or_absent
+            .iter()
+            .all(|p| matches!(found(p), Found::Present(_)))
+    }
+
     /// Whether a release where the path is `found` keeps the test's branch from running.
-    pub fn excludes(&self, found: Found) -> bool {
+    fn excludes(&self, found: Found) -> bool {
         match found {
             Found::Absent => self.present,
             Found::Unknown => false,
@@ -277,6 +292,7 @@ fn push(out: &mut Vec<PathTest>, path: String, present: bool) {
         path,
         present,
         instance: false,
+        or_absent: Vec::new(),
     };
     if !out.contains(&test) {
         out.push(test);

@@ -7,8 +7,9 @@
 //! that names that use, and the other fixes (the moved import, a guard) remain.
 //!
 //! Cost: the targeted case reads the other findings of the package (pins x findings); the
-//! other case evaluates the package's uses on the pin's releases through the shared
-//! evaluator (its rows are cached), stopping at the first use the pin breaks.
+//! other case evaluates each use of the package once, on every release any such pin admits,
+//! through the shared evaluator (its rows are cached), stopping when every pin has a use it
+//! breaks.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -52,113 +53,184 @@ pub(crate) fn vet(
     analyzed: &[Analyzed],
     findings: &mut [(usize, Finding, Vec<u32>)],
 ) {
-    // (package, requirement) -> the findings that suggest it.
-    let mut pins: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    // package -> requirement -> the findings that suggest it.
+    let mut pins: BTreeMap<String, BTreeMap<String, Vec<usize>>> = BTreeMap::new();
     for (i, (_, f, _)) in findings.iter().enumerate() {
         if !is_break(f) {
             continue;
         }
         if let Some(req) = pin_of(f) {
-            pins.entry((f.package.clone(), req.to_string()))
+            pins.entry(f.package.clone())
+                .or_default()
+                .entry(req.to_string())
                 .or_default()
                 .push(i);
         }
     }
-    for ((package, req), group) in pins {
+    for (package, reqs) in pins {
         let (Ok(Some(view)), Some(target)) = (catalog.package(&package), chosen.get(&package))
         else {
             continue;
         };
-        let Some(breaker) = breaker(eval, view, target, analyzed, findings, &req, &group) else {
-            continue;
-        };
-        for &i in &group {
-            let f = &mut findings[i].1;
-            if let Some(fix) = f.fixes.iter_mut().find(|x| x.kind == FixKind::Pin) {
-                *fix = Fix {
-                    kind: FixKind::Pin,
-                    message: format!(
-                        "no requirement fixes it alone: `{req}` would break {breaker}"
-                    ),
-                    replacement: None,
-                    releases: Vec::new(),
-                    requirement: None,
-                };
+        let weighed: Vec<Pin> = reqs
+            .into_iter()
+            .filter_map(|(req, group)| Pin::new(view, target, req, group))
+            .collect();
+        let mut breakers: Vec<Option<String>> = weighed
+            .iter()
+            .map(|pin| pin.breaks_a_finding(view, target, findings))
+            .collect();
+        let outside: Vec<usize> = (0..weighed.len())
+            .filter(|&i| weighed[i].kept.is_empty())
+            .collect();
+        if !outside.is_empty() {
+            let found = breaks_a_use(eval, view, target, analyzed, &weighed, &outside);
+            for (i, b) in outside.into_iter().zip(found) {
+                breakers[i] = b;
+            }
+        }
+        for (pin, breaker) in weighed.iter().zip(breakers) {
+            let Some(breaker) = breaker else {
+                continue;
+            };
+            for &i in &pin.group {
+                let f = &mut findings[i].1;
+                if let Some(fix) = f.fixes.iter_mut().find(|x| x.kind == FixKind::Pin) {
+                    *fix = Fix {
+                        kind: FixKind::Pin,
+                        message: format!(
+                            "no requirement fixes it alone: `{}` would break {breaker}",
+                            pin.req
+                        ),
+                        replacement: None,
+                        releases: Vec::new(),
+                        requirement: None,
+                    };
+                }
             }
         }
     }
 }
 
-/// The first use (described for a message) that `req` breaks, if any.
-fn breaker(
-    eval: &Evaluator<'_>,
-    view: &PackageView,
-    target: &Target,
-    analyzed: &[Analyzed],
-    findings: &[(usize, Finding, Vec<u32>)],
-    req: &str,
-    group: &[usize],
-) -> Option<String> {
-    let spec = parse_requirement(req).ok()?.specifier;
-    let releases = view.releases();
-    let admitted: Vec<usize> = (0..releases.len())
-        .filter(|&r| admits(&spec, &releases[r].version))
-        .collect();
-    if admitted.is_empty() {
-        return None;
+/// One suggested requirement of a package and the releases it would leave.
+struct Pin {
+    req: String,
+    /// The findings that suggest it.
+    group: Vec<usize>,
+    /// The indexed releases it admits (positions in the view), oldest first.
+    admitted: Vec<usize>,
+    /// Those of them that are targeted.
+    kept: Vec<usize>,
+}
+
+impl Pin {
+    fn new(view: &PackageView, target: &Target, req: String, group: Vec<usize>) -> Option<Pin> {
+        let spec = parse_requirement(&req).ok()?.specifier;
+        let releases = view.releases();
+        let admitted: Vec<usize> = (0..releases.len())
+            .filter(|&r| admits(&spec, &releases[r].version))
+            .collect();
+        if admitted.is_empty() {
+            return None;
+        }
+        let kept = target
+            .releases
+            .iter()
+            .copied()
+            .filter(|r| admitted.contains(r))
+            .collect();
+        Some(Pin {
+            req,
+            group,
+            admitted,
+            kept,
+        })
     }
-    let kept: Vec<usize> = target
-        .releases
-        .iter()
-        .copied()
-        .filter(|r| admitted.contains(r))
-        .collect();
-    let targeted: HashSet<String> = target
-        .releases
-        .iter()
-        .map(|&r| releases[r].version.to_string())
-        .collect();
-    if !kept.is_empty() {
-        // Narrowing within the targets: only uses that already break somewhere can be left
-        // with no working release.
-        let kept: HashSet<String> = kept
+
+    /// Narrowing within the targets: only uses that already break somewhere can be left with
+    /// no working release. The first such finding, described for a message.
+    fn breaks_a_finding(
+        &self,
+        view: &PackageView,
+        target: &Target,
+        findings: &[(usize, Finding, Vec<u32>)],
+    ) -> Option<String> {
+        if self.kept.is_empty() {
+            return None;
+        }
+        let releases = view.releases();
+        let targeted = versions(view, &target.releases);
+        let kept: HashSet<String> = self
+            .kept
             .iter()
             .map(|&r| releases[r].version.to_string())
             .collect();
-        let mut candidates: Vec<&(usize, Finding, Vec<u32>)> = findings
+        let g = findings
             .iter()
             .enumerate()
             .filter(|(i, (_, g, _))| {
-                !group.contains(i)
+                !self.group.contains(i)
                     && g.package == view.name()
                     && is_break(g)
-                    && pin_of(g) != Some(req)
+                    && pin_of(g) != Some(self.req.as_str())
                     && works_somewhere(g, &targeted)
                     && kept.iter().all(|v| g.missing_in.contains(v))
             })
-            .map(|(_, x)| x)
-            .collect();
-        candidates.sort_by(|a, b| (&a.1.path, a.1.line).cmp(&(&b.1.path, b.1.line)));
-        let g = &candidates.first()?.1;
-        return Some(format!(
+            .map(|(_, (_, g, _))| g)
+            .min_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)))?;
+        Some(format!(
             "`{}` ({}:{}), which is missing from every targeted release it admits",
             g.symbol,
             crate::survey::display(&g.path),
             g.line
-        ));
+        ))
     }
-    // Outside the targets: every use of the package, on the releases the pin admits.
-    let outside = Target {
+}
+
+/// The versions of some releases of a view.
+fn versions(view: &PackageView, positions: &[usize]) -> HashSet<String> {
+    let releases = view.releases();
+    positions
+        .iter()
+        .filter_map(|&r| releases.get(r))
+        .map(|r| r.version.to_string())
+        .collect()
+}
+
+/// For the pins at `outside` (which keep no targeted release), the first use of the package
+/// (in file order) that works on some targeted release today and is missing from every
+/// release the pin admits. Each use is evaluated once, on every release any of them admits.
+fn breaks_a_use(
+    eval: &Evaluator<'_>,
+    view: &PackageView,
+    target: &Target,
+    analyzed: &[Analyzed],
+    pins: &[Pin],
+    outside: &[usize],
+) -> Vec<Option<String>> {
+    let mut union: Vec<usize> = outside
+        .iter()
+        .flat_map(|&i| pins[i].admitted.iter().copied())
+        .collect();
+    union.sort_unstable();
+    union.dedup();
+    let everywhere = Target {
         info: target.info.clone(),
-        releases: admitted.clone(),
+        releases: union,
         short: target.short.clone(),
     };
-    let pinned: HashSet<&str> = group
+    let targeted = versions(view, &target.releases);
+    let releases = view.releases();
+    let admitted: Vec<HashSet<String>> = outside
         .iter()
-        .map(|&i| findings[i].1.symbol.as_str())
+        .map(|&i| versions(view, &pins[i].admitted))
         .collect();
-    for file in analyzed {
+    let mut out: Vec<Option<String>> = vec![None; outside.len()];
+    'files: for file in analyzed {
         for u in &file.uses.uses {
+            if out.iter().all(Option::is_some) {
+                break 'files;
+            }
             let root = u.path.split('.').next().unwrap_or(&u.path);
             if eval
                 .package_for(root)
@@ -166,35 +238,44 @@ fn breaker(
             {
                 continue;
             }
-            let Some(there) = eval.evaluate(u, view, &outside) else {
+            let Some(there) = eval.evaluate(u, view, &everywhere) else {
                 continue;
             };
             let f = &there.finding;
-            if !is_break(f)
-                || f.missing_in.len() < admitted.len()
-                || pinned.contains(f.symbol.as_str())
-            {
+            if !is_break(f) {
                 continue;
             }
-            // It must work on some targeted release today.
-            let works_now = eval
-                .evaluate(u, view, target)
-                .is_none_or(|p| !is_break(&p.finding) || works_somewhere(&p.finding, &targeted));
-            if !works_now {
-                continue;
+            let missing: HashSet<&str> = f.missing_in.iter().map(String::as_str).collect();
+            let mut works_now: Option<bool> = None;
+            for (k, &i) in outside.iter().enumerate() {
+                // The pinned use itself has its symbol where the pin admits: never missing
+                // from all of them.
+                if out[k].is_some() || !admitted[k].iter().all(|v| missing.contains(v.as_str())) {
+                    continue;
+                }
+                // It must work on some targeted release today.
+                let works = *works_now.get_or_insert_with(|| {
+                    eval.evaluate(u, view, target).is_none_or(|p| {
+                        !is_break(&p.finding) || works_somewhere(&p.finding, &targeted)
+                    })
+                });
+                if !works {
+                    break;
+                }
+                let (line, _) = file.position(u.range.start());
+                let pin = &pins[i];
+                let (first, last) = (pin.admitted[0], pin.admitted[pin.admitted.len() - 1]);
+                out[k] = Some(format!(
+                    "`{}` ({}:{line}), which works on the targeted releases ({}) and is missing from {} {} - {}",
+                    f.symbol,
+                    crate::survey::display(&file.path),
+                    target.short,
+                    view.name(),
+                    releases[first].version,
+                    releases[last].version
+                ));
             }
-            let (line, _) = file.position(u.range.start());
-            let (first, last) = (admitted[0], admitted[admitted.len() - 1]);
-            return Some(format!(
-                "`{}` ({}:{line}), which works on the targeted releases ({}) and is missing from {} {} - {}",
-                f.symbol,
-                crate::survey::display(&file.path),
-                target.short,
-                view.name(),
-                releases[first].version,
-                releases[last].version
-            ));
         }
     }
-    None
+    out
 }

@@ -287,6 +287,10 @@ impl<'c> Evaluator<'c> {
                     match lite {
                         Lite::Absent { .. } => Found::Absent,
                         Lite::Present { kind, .. } => Found::Present(kind),
+                        // A module the release cannot import (under an open parent).
+                        Lite::Unknown if view.import_missing(p, r).ok().flatten().is_some() => {
+                            Found::Absent
+                        }
                         Lite::Unknown => Found::Unknown,
                     }
                 })

@@ -348,6 +348,8 @@ impl MemberChecker {
                     Ok(apicompat_index::Status::Present { symbol, .. }) => {
                         Found::Present(symbol.kind())
                     }
+                    // A module the release cannot import (under an open parent).
+                    _ if view.import_missing(p, release).ok().flatten().is_some() => Found::Absent,
                     _ => Found::Unknown,
                 })
         };

@@ -162,7 +162,10 @@ pub fn member_uses(
                     .map(|o| format!("{o}.{}", site.name))
                     .collect(),
             };
-            let requires = object_tests(&ctx.requires, &object, &receiver.class);
+            let requires = PathTest::for_use(
+                &object_tests(&ctx.requires, &object, &receiver.class),
+                &path,
+            );
             let make = |kind: UseKind, range: TextRange| Use {
                 guarded: ctx.guarded
                     || ctx.call_guarded && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_)),

@@ -167,6 +167,8 @@ impl Statuses {
                 *slot |= t.excludes_with(|p| match self.row(view, p).get(r) {
                     Some(Lite::Absent) => Found::Absent,
                     Some(Lite::Present { kind, .. }) => Found::Present(*kind),
+                    // A module the release cannot import (under an open parent).
+                    _ if view.import_missing(p, r).ok().flatten().is_some() => Found::Absent,
                     Some(Lite::Unknown) | None => Found::Unknown,
                 });
             }

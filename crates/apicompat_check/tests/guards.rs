@@ -982,3 +982,46 @@ except ImportError:
         ["m.py:16:43 AC001 error import-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0"]
     );
 }
+
+#[test]
+fn a_dispatch_on_the_name_of_a_module_runs_where_that_module_exists() {
+    let got = check_files(
+        "dispatch",
+        &[(
+            "m.py",
+            "\
+def a(kind):
+    if kind == \"pipelining\":
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def b(kind):
+    if kind in (\"pipelining\",):
+        import torch.distributed.pipelining.schedules
+        return torch
+
+
+def c(name):
+    if name == \"pipeline\":
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def d(kind):
+    if kind == \"other\":
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    // The name of the module used (not the name imported, not another name) restricts it.
+    assert_eq!(
+        got,
+        [
+            "m.py:15:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:21:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+}

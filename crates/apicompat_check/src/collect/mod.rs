@@ -614,7 +614,6 @@ impl<'a> Walker<'a> {
         }
         self.out.uses.push(Use {
             kind,
-            path,
             base,
             module: None,
             range,
@@ -625,7 +624,8 @@ impl<'a> Walker<'a> {
             receiver: None,
             func: self.ctx.func,
             guard_at: self.ctx.guard_at.map(|range| GuardAt { range, file: None }),
-            requires: self.ctx.requires.clone(),
+            requires: PathTest::for_use(&self.ctx.requires, &path),
+            path,
         });
     }
 

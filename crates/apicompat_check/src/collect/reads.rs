@@ -41,7 +41,85 @@ pub enum Found {
 /// the semantic model knows the class of `cache` where it is read; never a package's path.
 pub const OBJECT_TEST: char = '\u{1}';
 
+/// The start of a *dispatch* test (`x == "qwen3_next"`, `x in ("qwen3_next",)` true), made
+/// by [`PathTest::for_use`] a test that the use's path up to a segment of that name exists.
+pub const DISPATCH: char = '\u{2}';
+
+/// The one string a comparison `x == "s"` (or `x in ("s",)`, either side) is true for.
+fn dispatch_name(c: &ast::ExprCompare) -> Option<String> {
+    let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+        return None;
+    };
+    let lit = |e: &Expr| match e {
+        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+        _ => None,
+    };
+    let one = |e: &Expr| match e {
+        Expr::Tuple(t) if t.elts.len() == 1 => lit(&t.elts[0]),
+        Expr::List(l) if l.elts.len() == 1 => lit(&l.elts[0]),
+        Expr::Set(s) if s.elts.len() == 1 => lit(&s.elts[0]),
+        _ => None,
+    };
+    let name = match op {
+        ast::CmpOp::Eq => lit(right).or_else(|| lit(&c.left))?,
+        ast::CmpOp::In => one(right)?,
+        _ => return None,
+    };
+    // A name a module could have.
+    let ident = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        && !name.starts_with(|ch: char| ch.is_ascii_digit());
+    ident.then_some(name)
+}
+
 impl PathTest {
+    /// The tests a use of `path` runs under, from those of its branch: a dispatch on a name
+    /// (`if model_type == "qwen3_next":`, `if device.type == "xpu":`) that is an inner segment
+    /// of the path (`transformers.models.qwen3_next.modeling_qwen3_next.X`, `torch.xpu.
+    /// synchronize`) becomes a test that the path up to that segment exists: the branch is
+    /// written for a setting (a model type, a device) that only exists where that module
+    /// does. Dispatches on other names say nothing of it.
+    pub fn for_use(tests: &[PathTest], path: &str) -> Vec<PathTest> {
+        if !tests.iter().any(|t| t.path.starts_with(DISPATCH)) {
+            return tests.to_vec();
+        }
+        let mut out = Vec::with_capacity(tests.len());
+        for t in tests {
+            let Some(name) = t.path.strip_prefix(DISPATCH) else {
+                out.push(t.clone());
+                continue;
+            };
+            // Neither the first segment (the package itself) nor the last (the name used:
+            // `if cls_name == "X": from m import X` names what it imports, which may come
+            // from anywhere).
+            let last = path.split('.').count().saturating_sub(1);
+            let mut end = None;
+            let mut at = 0;
+            for (i, seg) in path.split('.').enumerate() {
+                if i > 0 && i < last && seg == name {
+                    end = Some(at + seg.len());
+                    break;
+                }
+                at += seg.len() + 1;
+            }
+            if let Some(end) = end {
+                let test = PathTest {
+                    path: path[..end].to_string(),
+                    present: true,
+                    instance: false,
+                    or_absent: Vec::new(),
+                };
+                if !out.contains(&test) {
+                    out.push(test);
+                }
+            }
+        }
+        out
+    }
+
     /// Whether a release keeps the test's branch from running, `found` saying what it has at
     /// a path ([`PathTest::path`], and each of [`PathTest::or_absent`]).
     pub fn excludes_with(&self, mut found: impl FnMut(&str) -> Found) -> bool {
@@ -125,6 +203,12 @@ impl<'a> Walker<'a> {
                 self.reads(&u.operand, t, d, out);
             }
             Expr::Compare(c) => {
+                // `model_type == "qwen3_next"` true: a dispatch on that name.
+                if truth == Some(true) {
+                    if let Some(name) = dispatch_name(c) {
+                        push(out, format!("{DISPATCH}{name}"), true);
+                    }
+                }
                 self.reads(&c.left, None, d, out);
                 if let Some(first) = c.comparators.first() {
                     self.reads(first, None, d, out);

@@ -155,6 +155,13 @@ impl<'c> Evaluator<'c> {
         slot.get_or_init(|| lite)
     }
 
+    /// Whether `u` breaks in release `release` of `view` (its conditions aside): a cheap test
+    /// before [`Self::evaluate`] for callers that ask about many releases.
+    pub(crate) fn absent_at(&self, u: &Use, view: &PackageView, release: usize) -> bool {
+        let row = self.row(view, &u.path);
+        self.verdict(view, &row, u, release) == Verdict::Absent
+    }
+
     /// The verdict on a use in one release (see [`judge::judge`]).
     fn verdict(&self, view: &PackageView, row: &Row, u: &Use, release: usize) -> Verdict {
         let first = self.bound_verdict(view, row, &u.path, u, release);

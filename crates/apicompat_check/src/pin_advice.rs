@@ -238,6 +238,14 @@ fn breaks_a_use(
             {
                 continue;
             }
+            // Most uses work where the pins lead: one cached lookup each says so.
+            if !outside
+                .iter()
+                .enumerate()
+                .any(|(k, &i)| out[k].is_none() && eval.absent_at(u, view, pins[i].admitted[0]))
+            {
+                continue;
+            }
             let Some(there) = eval.evaluate(u, view, &everywhere) else {
                 continue;
             };

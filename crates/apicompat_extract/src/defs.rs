@@ -1,6 +1,5 @@
 //! Functions and classes: signatures, deprecation markers, members, `self.x` attributes.
 
-use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -10,6 +9,7 @@ use crate::consts::{self, Env};
 use crate::dataclass::{self, Synth};
 use crate::facts::{Class, Function, Openness, Value, MAX_NESTING};
 use crate::getattr::{getattr_rule, GetattrRule};
+use crate::self_attrs;
 
 /// The message of `warnings.warn(msg, DeprecationWarning)` and friends.
 pub(crate) fn deprecation_warning(call: &ast::ExprCall) -> Option<String> {
@@ -303,7 +303,13 @@ fn class_body(
                     }
                 }
                 let info = function_info(f, source, true);
-                self_attributes(f, &mut class.members);
+                let attrs = self_attrs::self_attributes(f, env);
+                if attrs.dynamic {
+                    class.open = class.open.max(Openness::InstanceData);
+                }
+                for n in attrs.names {
+                    class.members.push((n, Value::Data));
+                }
                 class
                     .members
                     .push((name.to_string(), Value::Function(info)));
@@ -393,79 +399,5 @@ fn class_target(class: &mut Class, target: &Expr, value: Option<&Expr>) {
         Expr::Tuple(t) => t.elts.iter().for_each(|e| class_target(class, e, None)),
         Expr::List(l) => l.elts.iter().for_each(|e| class_target(class, e, None)),
         _ => {}
-    }
-}
-
-/// `self.x = ...` anywhere in a method binds instance attribute `x`.
-fn self_attributes(f: &ast::StmtFunctionDef, members: &mut Vec<(String, Value)>) {
-    let Some(first) = f
-        .parameters
-        .posonlyargs
-        .iter()
-        .chain(&f.parameters.args)
-        .next()
-        .map(|p| p.name().as_str())
-    else {
-        return;
-    };
-    struct Scan<'n> {
-        this: &'n str,
-        found: Vec<String>,
-    }
-    impl Scan<'_> {
-        fn target(&mut self, t: &Expr) {
-            match t {
-                Expr::Attribute(a) => {
-                    if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == self.this) {
-                        self.found.push(a.attr.to_string());
-                    }
-                }
-                Expr::Tuple(t) => t.elts.iter().for_each(|e| self.target(e)),
-                Expr::List(l) => l.elts.iter().for_each(|e| self.target(e)),
-                Expr::Starred(s) => self.target(&s.value),
-                _ => {}
-            }
-        }
-    }
-    impl<'a> Visitor<'a> for Scan<'_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            match stmt {
-                Stmt::Assign(a) => a.targets.iter().for_each(|t| self.target(t)),
-                Stmt::AnnAssign(a) => self.target(&a.target),
-                Stmt::AugAssign(a) => self.target(&a.target),
-                Stmt::For(f) => self.target(&f.target),
-                Stmt::With(w) => w
-                    .items
-                    .iter()
-                    .filter_map(|i| i.optional_vars.as_deref())
-                    .for_each(|t| self.target(t)),
-                _ => {}
-            }
-            visitor::walk_stmt(self, stmt);
-        }
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(c) = expr {
-                if consts::dotted(&c.func).as_deref() == Some("setattr") {
-                    if let [Expr::Name(obj), key, ..] = c.arguments.args.as_ref() {
-                        if obj.id.as_str() == self.this {
-                            if let Some(k) = consts::string(key, &Env::new()) {
-                                self.found.push(k);
-                            }
-                        }
-                    }
-                }
-            }
-            visitor::walk_expr(self, expr);
-        }
-    }
-    let mut scan = Scan {
-        this: first,
-        found: Vec::new(),
-    };
-    for stmt in &f.body {
-        scan.visit_stmt(stmt);
-    }
-    for name in scan.found {
-        members.push((name, Value::Data));
     }
 }

@@ -22,6 +22,7 @@ mod kwargs_wrapper;
 mod name_sets;
 pub mod nesting;
 pub mod resolve;
+mod self_attrs;
 mod stdlib;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -169,7 +169,7 @@ fn class_member(
     // are still judged), or whatever its compiled definition has beyond the stub.
     let mut undeclared = if class.open {
         Some((
-            format!("`{cur}` defines `__getattr__` (it answers the instance's own data)"),
+            format!("`{cur}` answers the instance's own data (a `__getattr__` reading it, or attributes set under computed names)"),
             true,
         ))
     } else if class.stub_only {

@@ -180,7 +180,9 @@ pub struct Symbol {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub open: bool,
     /// With `open`, for a class: its `__getattr__` answers only from the instance's own data
-    /// (`self.__dict__[...]`, `self._modules`...) and raises `AttributeError` otherwise. A name
+    /// (`self.__dict__[...]`, `self._modules`...) and raises `AttributeError` otherwise, or a
+    /// method sets attributes under names the source does not list (`setattr(self, key, v)`,
+    /// `self.__dict__.update(d)`: `apicompat_extract::self_attrs`). A name
     /// that is a method, property or nested class of the class in some release is missing in
     /// a release that lacks it; any other name is still unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -104,7 +104,13 @@ pub(crate) fn function_info(f: &ast::StmtFunctionDef, source: &str, method: bool
             | "abstractproperty" => out.property = true,
             _ => {}
         }
-        if last.starts_with("deprecat") || last == "_deprecated" {
+        // A decorator that deprecates parameters (`@deprecate_kwarg("old", new_name="new")`,
+        // `_deprecate_arguments`, `_deprecate_positional_args`) leaves the function itself
+        // current: the index has no per-parameter deprecation to record.
+        let about_parameters = ["arg", "param", "positional"]
+            .iter()
+            .any(|w| last.contains(w));
+        if (last.starts_with("deprecat") || last == "_deprecated") && !about_parameters {
             let msg = match &d.expression {
                 Expr::Call(c) => c
                     .arguments

@@ -291,6 +291,10 @@ from typing import overload
 from typing_extensions import deprecated
 @deprecated("use new_thing instead")
 def old_thing(): ...
+@deprecate_kwarg("cache_params", version="6.0", new_name="past_key_values")
+def generate(inputs=None, **kwargs): ...
+@_deprecate_arguments(version="1.0", deprecated_args=["token"])
+def upload(path, token=None): ...
 def older(x):
     """Doc."""
     warnings.warn("older is deprecated, use newer", FutureWarning)
@@ -316,6 +320,9 @@ class Config:
         s.symbols["pkg.older"].deprecated.as_deref(),
         Some("older is deprecated, use newer")
     );
+    // Decorators that deprecate a parameter leave the function current.
+    assert_eq!(s.symbols["pkg.generate"].deprecated, None);
+    assert_eq!(s.symbols["pkg.upload"].deprecated, None);
     assert_eq!(s.symbols["pkg.f"].signatures.len(), 3);
     assert_eq!(
         s.symbols["pkg.Config"].signatures[0].render(),

@@ -215,6 +215,8 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
             };
             if let Some(d) = consts::dotted(base) {
                 class.bases.push(d);
+            } else if let Some(call) = crate::class_builder::base_call(base, class.bases.len()) {
+                class.base_calls.push(call);
             }
         }
         class.metaclass = args

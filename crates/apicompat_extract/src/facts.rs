@@ -44,6 +44,8 @@ pub struct Function {
     pub decorators: Vec<String>,
     /// For a decorator: the `**kwargs` keys its wrapper takes out (`crate::kwargs_wrapper`).
     pub wrapper_keys: Vec<String>,
+    /// It builds a class from its arguments (`crate::class_builder`).
+    pub class_builder: Option<crate::class_builder::ClassBuilder>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -59,6 +61,9 @@ pub struct Class {
     pub metaclass: Option<String>,
     /// Own fields, when `__init__` is synthesized from them (`crate::dataclass`).
     pub fields: Option<Vec<apicompat_surface::Param>>,
+    /// Bases written as calls (`with_metaclass(M, B)`), expanded by the resolver
+    /// (`crate::class_builder`).
+    pub base_calls: Vec<crate::class_builder::BaseCall>,
 }
 
 /// What a class's `__getattr__` answers beyond its members (ordered: two definitions of one
@@ -178,6 +183,7 @@ pub fn file_facts(
         w.bind(&name, Value::Data);
     }
     crate::kwargs_wrapper::mark_wrappers(&mut w.facts.bindings, suite);
+    crate::class_builder::mark_builders(&mut w.facts.bindings, suite);
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).
     for f in std::mem::take(&mut w.setattr_functions) {

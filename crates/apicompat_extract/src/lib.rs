@@ -8,6 +8,7 @@
 
 mod aten_ops;
 pub mod attr_tables;
+pub mod class_builder;
 pub mod consts;
 mod dataclass;
 mod defs;

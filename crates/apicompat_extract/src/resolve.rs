@@ -164,7 +164,7 @@ impl Resolver {
                 }
             }
         }
-        Resolver {
+        let mut resolver = Resolver {
             modules,
             binding_index,
             names: HashMap::default(),
@@ -178,7 +178,9 @@ impl Resolver {
             classes,
             wrapper_names,
             wrap_depth: 0,
-        }
+        };
+        resolver.expand_base_calls();
+        resolver
     }
 
     /// The module an alias module stands for, followed to the end.
@@ -258,6 +260,7 @@ impl Resolver {
                 property: f.property,
                 decorators,
                 wrapper_keys: f.wrapper_keys.clone(),
+                class_builder: f.class_builder.clone(),
             }),
             // Members are looked up in `classes`; don't copy them here.
             Value::Class(c) => Value::Class(Class {
@@ -268,6 +271,7 @@ impl Resolver {
                 open: c.open,
                 metaclass: c.metaclass.clone(),
                 fields: c.fields.clone(),
+                base_calls: c.base_calls.clone(),
             }),
             v => v.clone(),
         })
@@ -866,6 +870,11 @@ fn collect_classes(path: &str, class: &Class, out: &mut HashMap<String, Class>) 
             for b in &class.bases {
                 if !existing.bases.contains(b) {
                     existing.bases.push(b.clone());
+                }
+            }
+            for c in &class.base_calls {
+                if !existing.base_calls.contains(c) {
+                    existing.base_calls.push(c.clone());
                 }
             }
             existing.open = existing.open.max(class.open);

@@ -159,7 +159,11 @@ fn class_member(
     depth: usize,
 ) -> Result<Step, IndexError> {
     if class.open && !class.open_instance_only {
-        return Ok(Step::Unknown(format!("`{cur}` defines `__getattr__`")));
+        // Open: a `__getattr__`, or a compiled class whose stub declares no members.
+        return Ok(Step::Unknown(format!(
+            "`{cur}` may answer names it does not declare (`__getattr__`, or a compiled class \
+             whose stub lists no members)"
+        )));
     }
     if seg.starts_with("__") && seg.ends_with("__") {
         return Ok(Step::Unknown(format!("`{seg}` may come from `object`")));

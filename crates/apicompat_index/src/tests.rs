@@ -388,6 +388,54 @@ fn stub_classes_judge_only_names_some_release_declares() {
     assert!(s.stub_only && !s.open && !s.open_instance_only);
 }
 
+/// A compiled class whose stub body is `...` in one release (open there) and lists members
+/// in another: every name is unknown where the stub is empty, also names the other release
+/// declares; a base the index does not know (`with_metaclass(...)`) leaves names unknown.
+#[test]
+fn empty_stub_classes_and_unknown_call_bases_leave_names_unknown() {
+    let class = |bases: &[&str], open: bool| Symbol {
+        kind: Some(Kind::Class),
+        bases: bases.iter().map(|b| b.to_string()).collect(),
+        stub_only: true,
+        open,
+        ..Symbol::default()
+    };
+    let function = |bases: &[&str]| Symbol {
+        stub_only: false,
+        ..class(bases, false)
+    };
+    let old = vec![
+        ("pkg", sym(Kind::Module)),
+        ("pkg._C", sym(Kind::Module)),
+        ("pkg._C._FunctionBase", class(&[], true)),
+        ("pkg.Function", function(&["pkg._C._FunctionBase"])),
+        ("pkg.Function.forward", sym(Kind::Function)),
+        ("pkg.Other", function(&["six.with_metaclass(...)"])),
+    ];
+    let new = vec![
+        ("pkg", sym(Kind::Module)),
+        ("pkg._C", sym(Kind::Module)),
+        ("pkg._C._FunctionBase", class(&[], false)),
+        ("pkg._C._FunctionBase.saved_tensors", sym(Kind::Attribute)),
+        ("pkg.Function", function(&["pkg._C._FunctionBase"])),
+        ("pkg.Function.forward", sym(Kind::Function)),
+        ("pkg.Function.apply", sym(Kind::Function)),
+        ("pkg.Other", function(&[])),
+    ];
+    let surfaces = [surface("1.0", &old), surface("2.0", &new)];
+    let index = PackageIndex::from_bytes(&build(&surfaces)).unwrap();
+    let st = |p: &str, r: usize| status(&index, p, r).unwrap();
+    let unknown = |s: Status| matches!(s, Status::Unknown { .. });
+    assert!(unknown(st("pkg.Function.apply", 0)));
+    assert!(unknown(st("pkg.Function.saved_tensors", 0)));
+    assert!(st("pkg.Function.forward", 0).is_present());
+    // The release whose stub lists members keeps the stub-class rule.
+    assert!(st("pkg.Function.saved_tensors", 1).is_present());
+    assert!(unknown(st("pkg.Function.anything", 1)));
+    assert!(unknown(st("pkg.Other.anything", 0)));
+    assert!(st("pkg.Other.anything", 1).is_absent());
+}
+
 /// numpy's migration notes repeat across releases: stored once in the header, read back
 /// whole for every release.
 #[test]

@@ -1,12 +1,14 @@
 //! Classes of a release: their members, bases, metaclass and openness.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use apicompat_surface::{Kind, Symbol};
 
 use apicompat_surface::{Param, Signature};
 
 use super::{member_rank, module_of_class, Resolver, Symbols, MAX_HOPS};
+use crate::class_builder::{self, ClassBuilder};
 use crate::dataclass;
 use crate::facts::{Openness, Value};
 
@@ -23,6 +25,67 @@ const FIELDLESS_BASES: &[&str] = &[
 ];
 
 impl Resolver {
+    /// Replaces each class base written as a call (`crate::class_builder`) by the bases and
+    /// metaclass it gives, when it calls a class-building function of the release; by `f(...)`
+    /// otherwise, a base the index does not know (the class's missing members are unknown).
+    pub(super) fn expand_base_calls(&mut self) {
+        let mut pending: Vec<String> = self
+            .classes
+            .iter()
+            .filter(|(_, c)| !c.base_calls.is_empty())
+            .map(|(p, _)| p.clone())
+            .collect();
+        if pending.is_empty() {
+            return;
+        }
+        pending.sort();
+        for path in pending {
+            let Some(class) = self.classes.get(&path).cloned() else {
+                continue;
+            };
+            let module =
+                module_of_class(path.rsplit_once('.').map_or("", |(m, _)| m), &self.modules);
+            let mut expanded = (*class).clone();
+            expanded.base_calls.clear();
+            // Later positions first, so the earlier ones stay valid.
+            let mut calls = class.base_calls.clone();
+            calls.sort_by_key(|c| std::cmp::Reverse(c.at));
+            for call in &calls {
+                let built = self
+                    .class_builder_of(&module, &call.func)
+                    .and_then(|b| class_builder::apply(&b, call));
+                let at = call.at.min(expanded.bases.len());
+                match built {
+                    Some((bases, meta)) => {
+                        for (k, b) in bases.into_iter().enumerate() {
+                            expanded.bases.insert(at + k, b);
+                        }
+                        if expanded.metaclass.is_none() {
+                            expanded.metaclass = meta;
+                        }
+                    }
+                    None => expanded.bases.insert(at, format!("{}(...)", call.func)),
+                }
+            }
+            self.classes.insert(path, Rc::new(expanded));
+        }
+        // Lookups made meanwhile saw the classes before their bases were expanded.
+        self.resolved.clear();
+    }
+
+    /// The class builder that `func`, written in `module`, resolves to.
+    fn class_builder_of(&mut self, module: &str, func: &str) -> Option<ClassBuilder> {
+        let r = self.resolve_ref(module, func)?;
+        if r.kind != Kind::Function {
+            return None;
+        }
+        let (m, n) = r.canonical.rsplit_once('.')?;
+        match self.own_binding(m, n)? {
+            Value::Function(f) => f.class_builder,
+            _ => None,
+        }
+    }
+
     /// A class reference written in `module` (a base, a metaclass): its canonical path, else
     /// what a stub's private import names (`from enum import Enum` -> `enum.Enum`), else as
     /// written.
@@ -108,6 +171,21 @@ impl Resolver {
             .iter()
             .map(|b| self.qualify(&module, b))
             .collect();
+        // A stub class whose body declares nothing (`...`, `pass`, a docstring) and whose
+        // bases are none or `object` says nothing of the compiled class's members: every name
+        // is unknown in this release, even one another release's stub declares (the
+        // stub-class rule reads a stub's silence as absence only where the stub lists
+        // members). With another base (`class FloatTensor(Tensor): ...`) the stub says the
+        // class has its base's members, and the stub-class rule stands.
+        if sym.stub_only
+            && class.members.is_empty()
+            && sym
+                .bases
+                .iter()
+                .all(|b| matches!(b.as_str(), "object" | "builtins.object"))
+        {
+            sym.open = true;
+        }
         // A metaclass adds its members to the class object (a `property` on the metaclass
         // reads as a class attribute), not to the instances: it is kept apart from the bases.
         sym.metaclass = class.metaclass.as_ref().map(|m| self.qualify(&module, m));

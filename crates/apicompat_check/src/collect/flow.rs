@@ -1,0 +1,204 @@
+//! Control flow of a block: `if`/`elif`/`else` (what each branch runs under and what falls
+//! through), `try` (handlers that guard, fallback imports) and `with suppress(...)`.
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::Ranged;
+
+use super::*;
+
+impl<'a> Walker<'a> {
+    pub(super) fn if_stmt(&mut self, s: &'a ast::StmtIf) {
+        if is_type_checking(&s.test) {
+            // Only for type checkers: the body never runs.
+            for clause in &s.elif_else_clauses {
+                if let Some(test) = &clause.test {
+                    self.visit_expr(test);
+                }
+                self.body(&clause.body);
+            }
+            return;
+        }
+        if self.scopes.len() == 1 && is_main_test(&s.test) {
+            self.out.is_main = true;
+        }
+        self.visit_expr(&s.test);
+        let info = self.test_info(&s.test);
+        let branch = self.branch_ctx(&info, true);
+        // The contexts of the branches that fall through to the rest of the block.
+        let mut through: Vec<Ctx> = Vec::new();
+        if !leaves(&s.body) {
+            through.push(branch.clone());
+        }
+        self.with_ctx(branch, |w| w.body(&s.body));
+        // Each later clause runs when the earlier conditions were false.
+        let mut before = self.branch_ctx(&info, false);
+        let mut has_else = false;
+        for clause in &s.elif_else_clauses {
+            match &clause.test {
+                Some(test) => {
+                    self.with_ctx(before.clone(), |w| w.visit_expr(test));
+                    let saved = std::mem::replace(&mut self.ctx, before.clone());
+                    let info = self.test_info(test);
+                    let inner = self.branch_ctx(&info, true);
+                    let next = self.branch_ctx(&info, false);
+                    self.ctx = saved;
+                    if !leaves(&clause.body) {
+                        through.push(inner.clone());
+                    }
+                    self.with_ctx(inner, |w| w.body(&clause.body));
+                    before = next;
+                }
+                None => {
+                    has_else = true;
+                    if !leaves(&clause.body) {
+                        through.push(before.clone());
+                    }
+                    self.with_ctx(before.clone(), |w| w.body(&clause.body));
+                }
+            }
+        }
+        if !has_else {
+            through.push(before);
+        }
+        // One way on: the rest of the block runs under its conditions.
+        if let [only] = &mut through[..] {
+            self.continuation = Some(std::mem::take(only));
+        }
+    }
+
+    /// The context of the branch taken when a condition is `truth`.
+    pub(super) fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx {
+        let mut ctx = self.ctx.clone();
+        let (versions, has, requires) = (ctx.versions.len(), ctx.has.len(), ctx.requires.len());
+        let reads = if truth {
+            ctx.versions.extend(info.restriction.parts.iter().cloned());
+            ctx.has.extend(info.has.iter().cloned());
+            &info.reads_true
+        } else {
+            if let Some(neg) = info.restriction.negate() {
+                ctx.versions.extend(neg.parts);
+            }
+            ctx.has.extend(info.has_neg.iter().cloned());
+            &info.reads_false
+        };
+        for r in reads {
+            if !ctx.requires.contains(r) {
+                ctx.requires.push(r.clone());
+            }
+        }
+        if ctx.versions.len() > versions || ctx.has.len() > has || ctx.requires.len() > requires {
+            ctx.guard_at = info.at.or(ctx.guard_at);
+        }
+        ctx
+    }
+
+    pub(super) fn try_stmt(&mut self, t: &'a ast::StmtTry) {
+        // A handler that raises again (`except ImportError: raise ImportError("needs ...")`)
+        // is no guard: the failure still happens, with another message.
+        let catches = |is: &dyn Fn(&Expr) -> bool| {
+            t.handlers.iter().any(|h| {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                let raises = matches!(h.body.last(), Some(Stmt::Raise(_)));
+                !raises
+                    && match h.type_.as_deref() {
+                        None => true,
+                        Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is),
+                        Some(e) => is(e),
+                    }
+            })
+        };
+        let guards = catches(&is_guard_exception);
+        let call_guards =
+            catches(&|e: &Expr| dotted(e).is_some_and(|d| last_segment(&d) == "TypeError"));
+        let mut body_ctx = self.ctx.clone();
+        body_ctx.try_guard |= guards;
+        body_ctx.call_guard |= call_guards;
+        if guards || call_guards {
+            // The first handler: `except ImportError:`.
+            body_ctx.guard_at = t.handlers.first().map(Ranged::range).or(body_ctx.guard_at);
+        }
+        let uses_before = self.out.uses.len();
+        self.with_ctx(body_ctx, |w| w.body(&t.body));
+        let only_import = self.only_import(&t.body, uses_before);
+        for h in &t.handlers {
+            let ast::ExceptHandler::ExceptHandler(h) = h;
+            if let Some(ty) = &h.type_ {
+                self.visit_expr(ty);
+            }
+            if let Some(name) = &h.name {
+                self.store(name.as_str());
+            }
+            let mut hctx = self.ctx.clone();
+            hctx.handler = true;
+            let reraises = matches!(h.body.last(), Some(Stmt::Raise(_)));
+            let catches_guard = match h.type_.as_deref() {
+                None => true,
+                Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is_guard_exception),
+                Some(e) => is_guard_exception(e),
+            };
+            hctx.fallback |= catches_guard && !reraises;
+            if catches_guard && !reraises {
+                hctx.handler_imports = Some(flags::imported_roots(&t.body).into());
+                // The handler of `try: from a import b, c` runs only where `a.b` or `a.c`
+                // is missing.
+                if let Some((path, others)) = only_import.as_ref().and_then(|p| p.split_first()) {
+                    let test = PathTest {
+                        path: path.clone(),
+                        present: false,
+                        instance: false,
+                        or_absent: others.to_vec(),
+                    };
+                    if !hctx.requires.contains(&test) {
+                        hctx.requires.push(test);
+                    }
+                }
+            }
+            self.with_ctx(hctx, |w| w.body(&h.body));
+        }
+        self.body(&t.orelse);
+        self.body(&t.finalbody);
+    }
+
+    /// For a `try` body made only of imports of names of indexed packages (`from a import b,
+    /// c`, `import a.b`): the paths imported (the walk of the body added one use for each, from
+    /// `uses_before`). Anything else in the body (another statement, a module outside the
+    /// index, a relative import) could fail too: None.
+    pub(super) fn only_import(&self, body: &[Stmt], uses_before: usize) -> Option<Vec<String>> {
+        let mut names = 0;
+        for stmt in body {
+            match stmt {
+                Stmt::ImportFrom(i) if i.level == 0 => names += i.names.len(),
+                Stmt::Import(i) => names += i.names.len(),
+                _ => return None,
+            }
+        }
+        let added = self.out.uses.get(uses_before..)?;
+        if names == 0 || added.len() != names || added.iter().any(|u| u.kind != UseKind::Import) {
+            return None;
+        }
+        let mut paths: Vec<String> = added.iter().map(|u| u.path.clone()).collect();
+        paths.dedup();
+        Some(paths)
+    }
+
+    pub(super) fn with_stmt(&mut self, w: &'a ast::StmtWith) {
+        let mut suppresses = false;
+        for item in &w.items {
+            self.visit_expr(&item.context_expr);
+            if let Expr::Call(call) = &item.context_expr {
+                let name = dotted(&call.func);
+                let is_suppress = name.as_deref().map(last_segment) == Some("suppress");
+                suppresses |= is_suppress && call.arguments.args.iter().any(is_guard_exception);
+            }
+            if let Some(vars) = &item.optional_vars {
+                self.visit_expr(vars);
+            }
+        }
+        let mut ctx = self.ctx.clone();
+        ctx.try_guard |= suppresses;
+        if suppresses {
+            ctx.guard_at = Some(w.range());
+        }
+        self.with_ctx(ctx, |s| s.body(&w.body));
+    }
+}

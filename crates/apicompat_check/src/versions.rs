@@ -100,6 +100,8 @@ pub struct HelperCall {
     pub root: Option<String>,
     /// How many positional arguments the call passes.
     pub args: usize,
+    /// Keyword arguments that are versions (`min_version="4.52.0"`), for helpers with bounds.
+    pub keywords: Vec<(String, Bound)>,
 }
 
 /// How many helpers that imply a condition may chain (`.is_fsdp2` -> `.fsdp_version==2` ->
@@ -142,6 +144,10 @@ pub struct VersionHelper {
     /// A module-level flag (`is_transformers_ge_v5_4_0 = parse(transformers.__version__) >=
     /// parse("5.4.0")`), read by name ([`FLAG_REF`]) in the modules that import it.
     pub flag: bool,
+    /// For a helper with optional bounds (`def in_range(min_version=None, max_version=None)`
+    /// comparing the version with each one given): each bound parameter's position, name and
+    /// comparison (the version on the left). The call's condition is every bound it gives.
+    pub bounds: Vec<(usize, String, Op)>,
 }
 
 /// [`HelperCall::args`] of a name read as a condition (`if not is_x_ge_v5:`), not called.
@@ -162,7 +168,22 @@ impl VersionHelper {
             exact: false,
             via: None,
             flag: false,
+            bounds: Vec::new(),
         }
+    }
+
+    /// For a helper with bounds: the condition of the bounds a call gives, each value found
+    /// by `given(position, name)`; `None` when it gives none (the call is always true).
+    pub fn bounded<B>(
+        &self,
+        mut given: impl FnMut(usize, &str) -> Option<B>,
+    ) -> Option<Vec<(Op, B)>> {
+        let found: Vec<(Op, B)> = self
+            .bounds
+            .iter()
+            .filter_map(|(position, name, op)| Some((*op, given(*position, name)?)))
+            .collect();
+        (!found.is_empty()).then_some(found)
     }
 
     /// The condition a call stands for: `arg` the version given, `op` the operator string's
@@ -192,6 +213,9 @@ impl VersionHelper {
         }
         if self.implies.is_some() {
             return true;
+        }
+        if !self.bounds.is_empty() {
+            return call.args <= 1 && call.op.is_none() && call.root.is_none();
         }
         match (self.version_param, self.op_param) {
             (None, None) => call.args == 1 && self.position == 0,
@@ -313,6 +337,27 @@ impl Pred {
                         root.clone()
                     };
                     return Some((pred, Some(root)));
+                }
+                if !h.bounds.is_empty() {
+                    let parts = h.bounded(|position, name| {
+                        let given = call
+                            .keywords
+                            .iter()
+                            .find(|(k, _)| k == name)
+                            .map(|(_, b)| b);
+                        let positional = (position == 0 && call.args == 1)
+                            .then_some(call.arg.as_ref())
+                            .flatten();
+                        given.or(positional)?.resolved(constants)
+                    })?;
+                    let mut preds: Vec<Pred> =
+                        parts.into_iter().map(|(op, b)| Pred::Cmp(op, b)).collect();
+                    let pred = if preds.len() == 1 {
+                        preds.remove(0)
+                    } else {
+                        Pred::And(preds)
+                    };
+                    return Some((pred, Some(h.root.clone())));
                 }
                 let arg = call.arg.as_ref()?.resolved(constants)?;
                 let (root, pred) = h.condition(arg, call.op, call.root.as_deref())?;

@@ -1025,3 +1025,84 @@ def d(kind):
         ]
     );
 }
+
+#[test]
+fn version_helpers_with_optional_bounds() {
+    // verl's `is_transformers_version_in_range(min_version=None, max_version=None)`.
+    let helper = "\
+import importlib.metadata
+from typing import Optional
+
+from packaging import version
+
+
+def is_torch_version_in_range(min_version: Optional[str] = None, max_version: Optional[str] = None) -> bool:
+    try:
+        torch_version_str = importlib.metadata.version(\"torch\")
+    except importlib.metadata.PackageNotFoundError as e:
+        raise ModuleNotFoundError(\"torch is not installed\") from e
+
+    torch_version = version.parse(torch_version_str)
+
+    lower_bound_check = True
+    if min_version is not None:
+        lower_bound_check = version.parse(min_version) <= torch_version
+
+    upper_bound_check = True
+    if max_version is not None:
+        upper_bound_check = torch_version <= version.parse(max_version)
+
+    return lower_bound_check and upper_bound_check
+";
+    let user = "\
+from pkg.compat import is_torch_version_in_range
+
+
+def a():
+    if is_torch_version_in_range(min_version=\"2.4.0\"):
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def b():
+    if is_torch_version_in_range(max_version=\"2.3.1\"):
+        return None
+    from torch.distributed.pipelining import Schedule1F1B
+    return Schedule1F1B
+
+
+def c():
+    if is_torch_version_in_range(min_version=\"2.0.0\"):
+        from torch.utils.checkpoint import CheckpointPolicy
+        return CheckpointPolicy
+";
+    let got = check_files(
+        "range_helpers",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/compat.py", helper),
+            ("pkg/user.py", user),
+        ],
+        &["torch>=2.3"],
+    );
+    // `min_version="2.0.0"` is too low for a 2.5 name: still an error on 2.3 - 2.4.
+    assert_eq!(
+        got,
+        ["pkg/user.py:19:44 AC001 error call-time torch.utils.checkpoint.CheckpointPolicy missing=2.3.0 - 2.4.1"]
+    );
+    // The helper in the same file as its calls.
+    let same = format!(
+        "{helper}\n\n{}",
+        user.replacen("from pkg.compat import is_torch_version_in_range\n", "", 1)
+    );
+    let got = check_files(
+        "range_helpers_same_file",
+        &[("m.py", &same)],
+        &["torch>=2.3"],
+    );
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].contains("torch.utils.checkpoint.CheckpointPolicy missing=2.3.0 - 2.4.1"),
+        "{got:?}"
+    );
+}

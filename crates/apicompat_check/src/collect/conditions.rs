@@ -41,6 +41,7 @@ impl<'a> Walker<'a> {
                 _ => continue,
             };
             let call = HelperCall {
+                keywords: Vec::new(),
                 arg: None,
                 op: None,
                 root: None,
@@ -102,6 +103,9 @@ impl<'a> Walker<'a> {
             [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
             b => b,
         };
+        if let Some(h) = self.range_helper(params, body) {
+            return Some(h);
+        }
         if let [Stmt::Return(ret)] = body {
             if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
                 return Some(h);
@@ -143,6 +147,7 @@ impl<'a> Walker<'a> {
                     exact: false,
                     via: None,
                     flag: false,
+                    bounds: Vec::new(),
                 });
             }
             let Expr::Name(v) = left else {
@@ -159,6 +164,7 @@ impl<'a> Walker<'a> {
                 exact: false,
                 via: None,
                 flag: false,
+                bounds: Vec::new(),
             });
         }
         // A comparator of this file given a package's version.
@@ -189,6 +195,7 @@ impl<'a> Walker<'a> {
             exact: false,
             via: None,
             flag: false,
+            bounds: Vec::new(),
         })
     }
 
@@ -299,7 +306,7 @@ impl<'a> Walker<'a> {
         let args = &call.arguments;
         let helper = match &*call.func {
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
-                Some(Bound::Helper(h)) => Some(h.clone()),
+                Some(Bound::Helper(h)) => Some((**h).clone()),
                 Some(_) => return None,
                 None => None,
             },
@@ -331,6 +338,18 @@ impl<'a> Walker<'a> {
                     complete: h.exact,
                 })
             }
+            // `in_range(min_version="4.52.0")`: every bound given.
+            Some(h) if !h.bounds.is_empty() => {
+                let parts = h.bounded(|position, name| version_arg(arg_at(position, name)?))?;
+                let mut preds: Vec<Pred> =
+                    parts.into_iter().map(|(op, b)| Pred::Cmp(op, b)).collect();
+                let pred = if preds.len() == 1 {
+                    preds.remove(0)
+                } else {
+                    Pred::And(preds)
+                };
+                (h.root.clone(), pred)
+            }
             Some(h) => {
                 let value = arg_at(h.position, &h.param)?;
                 let op = match h.op_param {
@@ -349,6 +368,14 @@ impl<'a> Walker<'a> {
                 // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
                 let call = match (&*args.args, args.keywords.is_empty()) {
                     ([], _) => HelperCall {
+                        // `h(min_version="4.52")` for a helper with bounds.
+                        keywords: args
+                            .keywords
+                            .iter()
+                            .filter_map(|k| {
+                                Some((k.arg.as_ref()?.to_string(), version_arg(&k.value)?))
+                            })
+                            .collect(),
                         arg: None,
                         op: None,
                         root: None,
@@ -362,6 +389,7 @@ impl<'a> Walker<'a> {
                             _ => return None,
                         };
                         HelperCall {
+                            keywords: Vec::new(),
                             arg: Some(version_arg(value)?),
                             op,
                             root,
@@ -775,6 +803,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         exact: false,
         via: None,
         flag: false,
+        bounds: Vec::new(),
     })
 }
 

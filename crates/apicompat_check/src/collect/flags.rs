@@ -69,6 +69,7 @@ impl<'a> Walker<'a> {
             return None;
         }
         let call = HelperCall {
+            keywords: Vec::new(),
             arg: None,
             op: None,
             root: None,

@@ -16,6 +16,7 @@ mod getters;
 mod imports;
 mod locals;
 mod markers;
+mod ranges;
 mod reads;
 mod signature;
 mod state;
@@ -304,7 +305,7 @@ enum Bound {
     /// paths when true ([`Walker::test_info`]).
     Cond(Restriction, Vec<String>, Vec<PathTest>),
     /// A function that compares a package's version with its parameter.
-    Helper(VersionHelper),
+    Helper(Box<VersionHelper>),
     /// Another function defined in the file (it hides helpers of the same name elsewhere).
     Function,
     /// A function that returns the installed version of the distribution its parameter at
@@ -850,7 +851,7 @@ impl<'a> Walker<'a> {
             if self.scopes.len() == 1 {
                 self.out.helpers.push((name.to_string(), Some(h.clone())));
             }
-            self.bind(name, Bound::Helper(h));
+            self.bind(name, Bound::Helper(Box::new(h)));
             return;
         }
         if self.scopes.len() == 1 {
@@ -873,7 +874,7 @@ impl<'a> Walker<'a> {
                 if self.scopes.len() == 1 {
                     self.out.helpers.push((name.to_string(), Some(h.clone())));
                 }
-                self.bind(name, Bound::Helper(h));
+                self.bind(name, Bound::Helper(Box::new(h)));
                 return;
             }
         }
@@ -946,7 +947,7 @@ impl<'a> Walker<'a> {
             self.out.helpers.push((f.name.to_string(), helper.clone()));
         }
         match helper {
-            Some(h) => self.bind(f.name.as_str(), Bound::Helper(h)),
+            Some(h) => self.bind(f.name.as_str(), Bound::Helper(Box::new(h))),
             None => {
                 let name = f.name.as_str();
                 // `except ImportError: def name(...)`: a fallback keeps what the try imported.

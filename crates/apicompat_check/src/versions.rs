@@ -172,18 +172,20 @@ impl VersionHelper {
         }
     }
 
-    /// For a helper with bounds: the condition of the bounds a call gives, each value found
-    /// by `given(position, name)`; `None` when it gives none (the call is always true).
-    pub fn bounded<B>(
-        &self,
-        mut given: impl FnMut(usize, &str) -> Option<B>,
-    ) -> Option<Vec<(Op, B)>> {
-        let found: Vec<(Op, B)> = self
+    /// For a helper with bounds: the condition of the bounds a call gives (all of them), each
+    /// value found by `given(position, name)`; `None` when it gives none (the call is always
+    /// true).
+    pub fn bounded(&self, mut given: impl FnMut(usize, &str) -> Option<Bound>) -> Option<Pred> {
+        let mut preds: Vec<Pred> = self
             .bounds
             .iter()
-            .filter_map(|(position, name, op)| Some((*op, given(*position, name)?)))
+            .filter_map(|(position, name, op)| Some(Pred::Cmp(*op, given(*position, name)?)))
             .collect();
-        (!found.is_empty()).then_some(found)
+        match preds.len() {
+            0 => None,
+            1 => preds.pop(),
+            _ => Some(Pred::And(preds)),
+        }
     }
 
     /// The condition a call stands for: `arg` the version given, `op` the operator string's
@@ -339,7 +341,7 @@ impl Pred {
                     return Some((pred, Some(root)));
                 }
                 if !h.bounds.is_empty() {
-                    let parts = h.bounded(|position, name| {
+                    let pred = h.bounded(|position, name| {
                         let given = call
                             .keywords
                             .iter()
@@ -350,13 +352,6 @@ impl Pred {
                             .flatten();
                         given.or(positional)?.resolved(constants)
                     })?;
-                    let mut preds: Vec<Pred> =
-                        parts.into_iter().map(|(op, b)| Pred::Cmp(op, b)).collect();
-                    let pred = if preds.len() == 1 {
-                        preds.remove(0)
-                    } else {
-                        Pred::And(preds)
-                    };
                     return Some((pred, Some(h.root.clone())));
                 }
                 let arg = call.arg.as_ref()?.resolved(constants)?;

@@ -340,14 +340,7 @@ impl<'a> Walker<'a> {
             }
             // `in_range(min_version="4.52.0")`: every bound given.
             Some(h) if !h.bounds.is_empty() => {
-                let parts = h.bounded(|position, name| version_arg(arg_at(position, name)?))?;
-                let mut preds: Vec<Pred> =
-                    parts.into_iter().map(|(op, b)| Pred::Cmp(op, b)).collect();
-                let pred = if preds.len() == 1 {
-                    preds.remove(0)
-                } else {
-                    Pred::And(preds)
-                };
+                let pred = h.bounded(|position, name| version_arg(arg_at(position, name)?))?;
                 (h.root.clone(), pred)
             }
             Some(h) => {

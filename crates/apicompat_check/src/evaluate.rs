@@ -294,12 +294,9 @@ impl<'c> Evaluator<'c> {
                     match lite {
                         Lite::Absent { .. } => Found::Absent,
                         Lite::Present { kind, .. } => Found::Present(kind),
-                        // A module the release cannot import (under an open parent).
-                        Lite::Unknown if view.import_missing(p, r).ok().flatten().is_some() => {
-                            Found::Absent
-                        }
                         Lite::Unknown => Found::Unknown,
                     }
+                    .or_unimportable(view, p, r)
                 })
             });
             if not_run || !preds.iter().all(|p| p.admits(&release.version)) {

@@ -51,7 +51,7 @@ pub use model::{
     Applicability, Autofix, BaselineCounts, Edit, Finding, Fix, FixKind, Reach, Report, Severity,
     Summary, TargetInfo,
 };
-pub use rules::{add_unfetched, ImportSite, Rule, RuleSelection, UnindexedImport};
+pub use rules::{add_unfetched, FirstImport, Rule, RuleSelection, UnindexedImport};
 
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
@@ -396,7 +396,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             || file
                 .suppressions
                 .silences(&[span.0], UnindexedPackage::RULE.code);
-        (ac004 && !silenced).then(|| rules::ImportSite {
+        (ac004 && !silenced).then(|| rules::FirstImport {
             path: file.path.clone(),
             span,
         })

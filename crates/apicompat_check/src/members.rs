@@ -343,14 +343,15 @@ impl MemberChecker {
         let holds = |t: &crate::collect::PathTest| {
             let root = t.path.split('.').next().unwrap_or(&t.path);
             !roots.iter().any(|r| r == root)
-                || !t.excludes_with(|p| match view.status(p, release) {
-                    Ok(apicompat_index::Status::Absent { .. }) => Found::Absent,
-                    Ok(apicompat_index::Status::Present { symbol, .. }) => {
-                        Found::Present(symbol.kind())
+                || !t.excludes_with(|p| {
+                    match view.status(p, release) {
+                        Ok(apicompat_index::Status::Absent { .. }) => Found::Absent,
+                        Ok(apicompat_index::Status::Present { symbol, .. }) => {
+                            Found::Present(symbol.kind())
+                        }
+                        _ => Found::Unknown,
                     }
-                    // A module the release cannot import (under an open parent).
-                    _ if view.import_missing(p, release).ok().flatten().is_some() => Found::Absent,
-                    _ => Found::Unknown,
+                    .or_unimportable(view, p, release)
                 })
         };
         m.requires.iter().all(holds)

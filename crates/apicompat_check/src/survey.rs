@@ -164,12 +164,13 @@ impl Statuses {
             let n = view.releases().len();
             not_run.resize(n, false);
             for (r, slot) in not_run.iter_mut().enumerate() {
-                *slot |= t.excludes_with(|p| match self.row(view, p).get(r) {
-                    Some(Lite::Absent) => Found::Absent,
-                    Some(Lite::Present { kind, .. }) => Found::Present(*kind),
-                    // A module the release cannot import (under an open parent).
-                    _ if view.import_missing(p, r).ok().flatten().is_some() => Found::Absent,
-                    Some(Lite::Unknown) | None => Found::Unknown,
+                *slot |= t.excludes_with(|p| {
+                    match self.row(view, p).get(r) {
+                        Some(Lite::Absent) => Found::Absent,
+                        Some(Lite::Present { kind, .. }) => Found::Present(*kind),
+                        Some(Lite::Unknown) | None => Found::Unknown,
+                    }
+                    .or_unimportable(view, p, r)
                 });
             }
         }

@@ -681,7 +681,7 @@ impl<'a> Walker<'a> {
                 let name = dotted(&call.func)?;
                 let last = last_segment(&name);
                 // `importlib.metadata.version("torch")` (also imported as `version`).
-                if name == "version" || name.ends_with("metadata.version") {
+                if is_metadata_version(&name) {
                     if let [arg] = &*call.arguments.args {
                         if let Some(dist) = string_lit(arg) {
                             return self.roots.contains(&dist).then_some(dist);

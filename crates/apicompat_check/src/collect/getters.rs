@@ -16,7 +16,7 @@
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::conditions::positional_names;
-use super::{dotted, last_segment, VERSION_PARSERS};
+use super::{dotted, is_metadata_version, last_segment, VERSION_PARSERS};
 
 /// For a function whose one `return` (or the `return` of the `try` its body is) gives the
 /// installed version of the distribution a parameter names (`version.parse(importlib.metadata
@@ -43,7 +43,7 @@ pub(super) fn version_getter(params: &ast::Parameters, body: &[Stmt]) -> Option<
         let [arg] = &*call.arguments.args else {
             return None;
         };
-        if name == "version" || name.ends_with("metadata.version") {
+        if is_metadata_version(&name) {
             let Expr::Name(p) = arg else {
                 return None;
             };

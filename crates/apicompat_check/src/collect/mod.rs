@@ -437,6 +437,11 @@ fn is_dunder(name: &str) -> bool {
     name.len() > 4 && name.starts_with("__") && name.ends_with("__")
 }
 
+/// `importlib.metadata.version` as called (also imported as `version`).
+fn is_metadata_version(callee: &str) -> bool {
+    callee == "version" || callee.ends_with("metadata.version")
+}
+
 fn last_segment(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }

@@ -36,6 +36,24 @@ pub enum Found {
     Unknown,
 }
 
+impl Found {
+    /// Unknown, but a module the release cannot import (under an open parent such as
+    /// transformers' lazy `transformers.models`): absent, as for a use of it.
+    pub fn or_unimportable(
+        self,
+        view: &apicompat_index::PackageView,
+        path: &str,
+        release: usize,
+    ) -> Found {
+        match self {
+            Found::Unknown if view.import_missing(path, release).ok().flatten().is_some() => {
+                Found::Absent
+            }
+            f => f,
+        }
+    }
+}
+
 /// The start of a test on an object the walk cannot resolve (`hasattr(cache, "layers")`
 /// false): `\u{1}cache\u{0}layers`, made a test of `Class.layers` by [`crate::objects`] when
 /// the semantic model knows the class of `cache` where it is read; never a package's path.

@@ -68,12 +68,12 @@ pub struct UnindexedImport {
     pub specifiers: Vec<String>,
     /// Its first import, where a warning would be reported: None when AC004 is not selected,
     /// is ignored for that file, or a `noqa` comment silences it there.
-    pub site: Option<ImportSite>,
+    pub site: Option<FirstImport>,
 }
 
 /// Where an import is: the file and its 1-based span (columns count characters).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportSite {
+pub struct FirstImport {
     pub path: std::path::PathBuf,
     pub span: (u32, u32, u32, u32),
 }
@@ -98,7 +98,7 @@ impl Unindexed {
         &self,
         declared: &Declared,
         envs: &[&InstalledEnvironment],
-        site: impl Fn(usize, TextRange) -> Option<ImportSite>,
+        site: impl Fn(usize, TextRange) -> Option<FirstImport>,
     ) -> Vec<UnindexedImport> {
         let installed = installed_names(envs);
         self.roots

@@ -21,7 +21,7 @@ pub use ac001_missing_import::MissingImport;
 pub use ac002_missing_attribute::MissingAttribute;
 pub use ac003_unsupported_keyword::UnsupportedKeyword;
 pub use ac004_unindexed_package::{
-    add_unfetched, ImportSite, Unindexed, UnindexedImport, UnindexedPackage,
+    add_unfetched, FirstImport, Unindexed, UnindexedImport, UnindexedPackage,
 };
 pub use ac005_syntax_error::SyntaxError;
 pub use ac006_io_error::IoError;

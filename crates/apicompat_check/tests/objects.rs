@@ -392,3 +392,23 @@ fn hasattr_false_on_an_object_counts_its_instance_attributes() {
         ]
     );
 }
+
+#[test]
+fn isinstance_tests_type_what_they_test() {
+    // `for m in model.modules()` binds what the model cannot know; the test tells it.
+    assert_break(
+        "obj-isinstance",
+        "import torch\n\ndef train(model, optimizers):\n    for opt in optimizers:\n        if not isinstance(opt, torch.optim.Optimizer):\n            continue\n        opt.register_step_pre_hook(print)\n    for m in model.modules():\n        if isinstance(m, torch.nn.Linear):\n            m.load_state_dict({}, assign=True)\n",
+        "2.0.1",
+        "2.1.0",
+        &["train.py:10:35 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=2.0.1"],
+    );
+    assert_eq!(
+        findings(
+            "obj-isinstance-13",
+            "import torch\n\ndef train(opt):\n    if isinstance(opt, torch.optim.Optimizer):\n        opt.register_step_pre_hook(print)\n",
+            "1.13.1"
+        ),
+        ["train.py:5:9 AC002 error call-time torch.optim.Optimizer.register_step_pre_hook missing=1.13.1"]
+    );
+}

@@ -172,3 +172,39 @@ fn cycles_and_deep_chains_end() {
     assert_eq!(got.len(), 3);
     assert_eq!(&got[..2], [None, None]);
 }
+
+#[test]
+fn isinstance_tests_narrow_where_they_hold_or_failed() {
+    let got = run("import lib\nfrom lib import Opt, Other\n\nclass Mine(lib.Opt):\n    pass\n\ndef f(x, y: \"Union[Opt, Other]\", items):\n    if isinstance(x, Opt):\n        x.probe\n    x.probe\n    if isinstance(y, Opt):\n        y.probe\n    else:\n        y.probe\n    if not isinstance(x, lib.Opt):\n        return\n    x.probe\n    for m in items:\n        if isinstance(m, (Opt, Other)):\n            m.probe\n    [m.probe for m in items if isinstance(m, Other)]\n    isinstance(items, Opt) and items.probe\n    z = Mine()\n    if isinstance(z, Opt):\n        z.probe\n    def inner():\n        x.probe\n");
+    // An unannotated parameter nobody passes is unknown until a test holds; a union keeps
+    // the tested alternative, its `else` the others; the code after `if not isinstance(...):
+    // return` is where it held; a tuple of classes is a union; comprehension conditions and
+    // `and` operands hold for what follows them; an exact object of a subclass stays exact;
+    // a nested function runs later (the test says nothing there).
+    assert_eq!(
+        got,
+        [
+            bound("lib.Opt"),
+            None,
+            bound("lib.Opt"),
+            bound("lib.Other"),
+            bound("lib.Opt"),
+            bound("lib.Opt"),
+            bound("lib.Other"),
+            bound("lib.Opt"),
+            exact("lib.Opt"),
+            None,
+        ]
+    );
+}
+
+#[test]
+fn a_binding_of_the_tested_name_ends_the_test() {
+    let got = run("import lib\nfrom lib import Opt\n\ndef f(x, h):\n    if isinstance(x, Opt):\n        x.probe\n        x = make()\n        x.probe\n    if isinstance(h.opt, Opt):\n        h.opt.probe\n        h.opt.step().probe\n        h.opt = None\n        h.opt.probe\n    while isinstance(x, Opt):\n        x.probe\n    assert isinstance(h, Opt)\n    h.probe\n");
+    // After `x = make()` the test no longer holds; attributes of parameters narrow too, and so
+    // do `while` tests and `assert`.
+    assert_eq!(
+        got,
+        [bound("lib.Opt"), None, bound("lib.Opt"), None, None, bound("lib.Opt"), bound("lib.Opt")]
+    );
+}

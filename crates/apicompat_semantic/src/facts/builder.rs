@@ -3,6 +3,7 @@
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
+use super::narrow;
 use super::*;
 use crate::atom::atom;
 use crate::ir::{self, Sym};
@@ -17,6 +18,7 @@ pub(super) fn read(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
         depth: 0,
         cond: 0,
         nonlocals: Vec::new(),
+        narrows: narrow::Active::default(),
     };
     b.out.scopes.push(ScopeFacts {
         kind: ScopeKind::Module,
@@ -59,6 +61,8 @@ struct Builder<'m> {
     /// Names declared `nonlocal`: the scope, the name, and how many bindings the scope had
     /// made by then.
     nonlocals: Vec<(ScopeId, Atom, usize)>,
+    /// The `isinstance` tests in force.
+    narrows: narrow::Active,
 }
 
 impl Builder<'_> {
@@ -75,6 +79,9 @@ impl Builder<'_> {
     }
 
     fn bind(&mut self, name: &str, def: Def) {
+        if self.narrows.len() > 0 {
+            self.narrows.rebound(&Sym::Name(atom(name)));
+        }
         let scope = &mut self.out.scopes[self.scope as usize];
         // A `global x` in a function binds the module's `x`.
         let target = if scope.globals.iter().any(|g| &**g == name) {
@@ -104,10 +111,33 @@ impl Builder<'_> {
         (n.id.as_str() == name).then_some(class)
     }
 
+    /// A block: the tests an `assert` or an early exit (`if not isinstance(x, C): return`)
+    /// put in force hold until its end.
     fn body(&mut self, body: &[Stmt]) {
+        let active = self.narrows.len();
         for s in body {
             self.stmt(s);
+            match s {
+                Stmt::Assert(a) => self.narrows.push_all(narrow::implied(&a.test, true)),
+                Stmt::If(i) if narrow::ends_in_jump(&i.body) => {
+                    // With every branch a jump and no `else`, each test failed after it.
+                    let clauses = &i.elif_else_clauses;
+                    if clauses
+                        .iter()
+                        .all(|c| c.test.is_some() && narrow::ends_in_jump(&c.body))
+                    {
+                        self.narrows.push_all(narrow::implied(&i.test, false));
+                        for c in clauses {
+                            if let Some(t) = &c.test {
+                                self.narrows.push_all(narrow::implied(t, false));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
+        self.narrows.truncate(active);
     }
 
     /// A body that may not run (a branch, a loop, a `try`).
@@ -115,6 +145,27 @@ impl Builder<'_> {
         self.cond += 1;
         self.body(body);
         self.cond -= 1;
+    }
+
+    /// A branch that runs where `holds` tests held and `failed` ones failed.
+    fn branch(&mut self, holds: &[&Expr], failed: &[&Expr], body: &[Stmt]) {
+        let active = self.narrows.len();
+        for t in holds {
+            self.narrows.push_all(narrow::implied(t, true));
+        }
+        for t in failed {
+            self.narrows.push_all(narrow::implied(t, false));
+        }
+        self.cond_body(body);
+        self.narrows.truncate(active);
+    }
+
+    /// An expression evaluated where `test` held (`holds`) or failed.
+    fn expr_where(&mut self, test: &Expr, holds: bool, e: &Expr, depth: usize) {
+        let active = self.narrows.len();
+        self.narrows.push_all(narrow::implied(test, holds));
+        self.expr_at(e, depth);
+        self.narrows.truncate(active);
     }
 
     /// `key` set on `name`'s mapping here (`None`: a change the model cannot follow). A key
@@ -178,17 +229,27 @@ impl Builder<'_> {
             }
             Stmt::While(w) => {
                 self.expr(&w.test);
-                self.cond_body(&w.body);
+                self.branch(&[&w.test], &[], &w.body);
                 self.cond_body(&w.orelse);
             }
             Stmt::If(i) => {
                 self.expr(&i.test);
-                self.cond_body(&i.body);
+                self.branch(&[&i.test], &[], &i.body);
+                let mut failed: Vec<&Expr> = vec![&i.test];
                 for c in &i.elif_else_clauses {
-                    if let Some(t) = &c.test {
-                        self.expr(t);
+                    match &c.test {
+                        Some(t) => {
+                            let active = self.narrows.len();
+                            for f in &failed {
+                                self.narrows.push_all(narrow::implied(f, false));
+                            }
+                            self.expr(t);
+                            self.narrows.truncate(active);
+                            self.branch(&[t], &failed, &c.body);
+                            failed.push(t);
+                        }
+                        None => self.branch(&[], &failed, &c.body),
                     }
-                    self.cond_body(&c.body);
                 }
             }
             Stmt::With(w) => {
@@ -403,6 +464,10 @@ impl Builder<'_> {
     /// `x.name = ...`: on the instance in a method, an attribute of the class; elsewhere a
     /// name that may be on any object.
     fn store(&mut self, a: &ast::ExprAttribute, def: Def) {
+        if self.narrows.len() > 0 {
+            let path = Sym::Attr(Box::new(ir::value(&a.value)), atom(a.attr.as_str()));
+            self.narrows.rebound(&path);
+        }
         match self.is_receiver(&a.value) {
             Some(class) => {
                 let scope = self.scope;
@@ -513,6 +578,7 @@ impl Builder<'_> {
             generator: f.is_async,
         });
         let (saved_scope, saved_func, saved_cond) = (self.scope, self.func, self.cond);
+        let saved_narrows = self.narrows.take();
         self.scope = scope;
         self.func = Some(id);
         self.cond = 0;
@@ -536,6 +602,7 @@ impl Builder<'_> {
             self.bind(name, def);
         }
         self.body(&f.body);
+        self.narrows = saved_narrows;
         self.scope = saved_scope;
         self.func = saved_func;
         self.cond = saved_cond;
@@ -577,9 +644,11 @@ impl Builder<'_> {
             stores: Multimap::default(),
         });
         let (saved_scope, saved_func) = (self.scope, self.func);
+        let saved_narrows = self.narrows.take();
         self.scope = scope;
         self.func = None;
         self.body(&c.body);
+        self.narrows = saved_narrows;
         let defines_getattr = ["__getattr__", "__getattribute__", "__slots__"]
             .iter()
             .any(|n| self.out.scopes[scope as usize].bindings.contains(n));
@@ -675,6 +744,7 @@ impl Builder<'_> {
                     }
                 }
                 let saved = self.scope;
+                let saved_narrows = self.narrows.take();
                 self.scope = self.new_scope(ScopeKind::Hidden);
                 if let Some(params) = &l.parameters {
                     for p in params.iter() {
@@ -682,6 +752,7 @@ impl Builder<'_> {
                     }
                 }
                 self.expr_at(&l.body, d);
+                self.narrows = saved_narrows;
                 self.scope = saved;
             }
             Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
@@ -700,20 +771,40 @@ impl Builder<'_> {
                     self.expr_at(&g.iter, d);
                 }
                 let saved = self.scope;
+                let active = self.narrows.len();
                 self.scope = self.new_scope(ScopeKind::Hidden);
                 for (i, g) in generators.iter().enumerate() {
                     if i > 0 {
                         self.expr_at(&g.iter, d);
                     }
                     self.unknown_target(&g.target);
+                    // Each condition holds for what follows it.
                     for cond in &g.ifs {
                         self.expr_at(cond, d);
+                        self.narrows.push_all(narrow::implied(cond, true));
                     }
                 }
                 for p in parts {
                     self.expr_at(p, d);
                 }
+                self.narrows.truncate(active);
                 self.scope = saved;
+            }
+            // `isinstance(x, C) and x.m`: each operand runs where the ones before held (for
+            // `and`) or failed (for `or`).
+            Expr::BoolOp(b) => {
+                let holds = b.op == ast::BoolOp::And;
+                let active = self.narrows.len();
+                for v in &b.values {
+                    self.expr_at(v, d);
+                    self.narrows.push_all(narrow::implied(v, holds));
+                }
+                self.narrows.truncate(active);
+            }
+            Expr::If(i) => {
+                self.expr_at(&i.test, d);
+                self.expr_where(&i.test, true, &i.body, d);
+                self.expr_where(&i.test, false, &i.orelse, d);
             }
             Expr::Yield(_) | Expr::YieldFrom(_) => {
                 if let Some(f) = self.func {
@@ -807,13 +898,32 @@ impl Builder<'_> {
         if matches!(receiver, Sym::Unknown | Sym::Literal | Sym::None) {
             return;
         }
+        let narrow = self.narrowing(&receiver);
         self.out.sites.push(Site {
             range: a.range(),
             scope: self.scope,
             receiver,
             name: atom(a.attr.as_str()),
             call,
+            narrow,
         });
+    }
+
+    /// The index of the tests in force on `receiver` in [`ModuleFacts::narrowings`] (the
+    /// last set is reused when it is the same).
+    fn narrowing(&mut self, receiver: &Sym) -> u32 {
+        if self.narrows.len() == 0 {
+            return NO_NARROW;
+        }
+        let on = self.narrows.on(receiver);
+        if on.is_empty() {
+            return NO_NARROW;
+        }
+        let list = &mut self.out.narrowings;
+        if list.last().is_none_or(|last| **last != on[..]) {
+            list.push(on.into_boxed_slice());
+        }
+        u32::try_from(list.len() - 1).unwrap_or(NO_NARROW)
     }
 }
 

@@ -9,6 +9,9 @@ use crate::atom::{atom, Atom};
 use crate::ir::Sym;
 
 mod builder;
+pub(crate) mod narrow;
+
+pub use narrow::Narrow;
 
 /// Statements nested deeper than this are not followed (the checker reports them).
 pub const MAX_STMT_DEPTH: usize = 256;
@@ -134,7 +137,13 @@ pub struct Site {
     /// When the attribute is called: the keywords given (name and range), the number of
     /// positional arguments, and whether `*args` / `**kwargs` were passed.
     pub call: Option<Box<CallShape>>,
+    /// The `isinstance` tests that hold where the read is, on the receiver or a part of it:
+    /// an index into [`ModuleFacts::narrowings`] ([`NO_NARROW`] when none).
+    pub narrow: u32,
 }
+
+/// [`Site::narrow`] when no test applies.
+pub const NO_NARROW: u32 = u32::MAX;
 
 /// A `**mapping` argument of a call.
 #[derive(Debug, Clone)]
@@ -185,6 +194,8 @@ pub struct ModuleFacts {
     /// Attribute names the module stores on objects other than `self`, or sets with
     /// `setattr(x, "name", ...)`: such a name may be on any object.
     pub stored_names: Vec<Atom>,
+    /// The sets of `isinstance` tests that hold at some sites ([`Site::narrow`]).
+    pub narrowings: Vec<Box<[Narrow]>>,
     /// Nesting got too deep somewhere: some facts are missing.
     pub truncated: bool,
 }
@@ -217,7 +228,10 @@ pub fn extract_with(
     let mut out = builder::read(suite, module);
     // Reads whose receiver can never be known take most of the memory on large projects.
     let sites = std::mem::take(&mut out.sites);
-    let mut sites: Vec<Site> = sites.into_iter().filter(|s| out.may_know(s)).collect();
+    let mut sites: Vec<Site> = sites
+        .into_iter()
+        .filter(|s| s.narrow != NO_NARROW || out.may_know(s))
+        .collect();
     // Every module's facts are kept until the model is built: no spare capacity.
     sites.shrink_to_fit();
     out.sites = sites;
@@ -273,6 +287,13 @@ pub fn extract_with(
 }
 
 impl ModuleFacts {
+    /// The `isinstance` tests that hold at a site.
+    pub fn narrowing(&self, site: &Site) -> &[Narrow] {
+        self.narrowings
+            .get(site.narrow as usize)
+            .map_or(&[], |n| &n[..])
+    }
+
     /// The scope that binds `name` as seen from `scope`, Python's way: a class body is not
     /// visible from the functions inside it; `global` names live in the module.
     pub fn binding_scope(&self, scope: ScopeId, name: &str) -> Option<ScopeId> {

@@ -125,6 +125,27 @@ impl Model<'_> {
     }
 }
 
+impl Model<'_> {
+    /// An object of class `a` is an instance of `c`: the same class (by canonical path), or a
+    /// project class with `c` among its project or indexed bases.
+    pub(super) fn derives_from(&self, a: &Class, c: &Class) -> bool {
+        let canonical = |p: &str| self.find(p).map(|f| f.canonical);
+        match (a, c) {
+            (Class::Indexed(x), Class::Indexed(y)) => {
+                x == y || canonical(x).is_some_and(|cx| Some(cx) == canonical(y))
+            }
+            (Class::Project(k), Class::Project(j)) => self.class_info(*k).mro.contains(j),
+            (Class::Project(k), Class::Indexed(y)) => {
+                let Some(cy) = canonical(y) else {
+                    return false;
+                };
+                self.class_info(*k).indexed.iter().any(|(_, c)| *c == cy)
+            }
+            (Class::Indexed(_), Class::Project(_)) => false,
+        }
+    }
+}
+
 /// A project class's hierarchy.
 #[derive(Debug, Default)]
 pub(super) struct ClassInfo {

@@ -13,6 +13,7 @@
 use crate::atom::Atom;
 mod callers;
 mod classes;
+mod narrow;
 
 use classes::ClassInfo;
 
@@ -172,7 +173,7 @@ impl<'q> Model<'q> {
         if name.starts_with("__") && name.ends_with("__") || self.stored.contains(name) {
             return None;
         }
-        let ty = self.value(Ns::Project(m, site.scope), &site.receiver);
+        let ty = self.receiver_type(m, site);
         self.receiver_of(&ty, name)
     }
 
@@ -312,7 +313,7 @@ impl<'q> Model<'q> {
     /// whose function returned it), when every value it may hold comes from one; empty when
     /// not known.
     pub fn origins(&self, m: u32, site: &Site) -> Vec<String> {
-        let ty = self.value(Ns::Project(m, site.scope), &site.receiver);
+        let ty = self.receiver_type(m, site);
         let mut out: Vec<String> = Vec::new();
         for alt in ty.alternatives() {
             let r = match alt {
@@ -331,9 +332,10 @@ impl<'q> Model<'q> {
         out
     }
 
-    /// The type of a site's receiver (for diagnostics and tests).
+    /// The type of a site's receiver, where the `isinstance` tests around it held or failed.
     pub fn receiver_type(&self, m: u32, site: &Site) -> Ty {
-        self.value(Ns::Project(m, site.scope), &site.receiver)
+        let narrows = self.modules[m as usize].narrowing(site);
+        self.narrowed(Ns::Project(m, site.scope), &site.receiver, narrows)
     }
 
     // ----- the index -----
@@ -492,12 +494,7 @@ impl<'q> Model<'q> {
                 let f = self.value(ns, &c.func);
                 self.call(&f)
             }
-            Sym::Subscript(v) => match self.value(ns, v) {
-                Ty::Items(items) => Ty::union(items),
-                Ty::Tuple(items) => Ty::union(items),
-                t @ Ty::From(_) => t,
-                _ => Ty::Unknown,
-            },
+            Sym::Subscript(v) => narrow::item_of(self.value(ns, v)),
             Sym::Union(v) => Ty::union(v.iter().map(|s| self.value(ns, s))),
             Sym::Seq(v) => Ty::Tuple(v.iter().map(|s| self.value(ns, s)).collect()),
             Sym::Dict(items) => Ty::Items(items.iter().map(|(_, s)| self.value(ns, s)).collect()),

@@ -93,6 +93,24 @@ fn python_modules_removed_in_3_12() {
 }
 
 #[test]
+fn tests_of_the_python_version_guard_what_they_test() {
+    // `tomllib` comes in 3.11, `distutils` and `imp` go in 3.12: each use sits where its test
+    // admits only the versions that have it, through `sys.version_info` (also sliced, imported
+    // by name, or kept in a flag) and `platform.python_version()`.
+    let src = "import sys\nimport platform\nfrom sys import version_info\nfrom packaging.version import Version\n\nif sys.version_info >= (3, 11):\n    import tomllib\nelse:\n    tomllib = None\n\nif sys.version_info[:2] < (3, 12):\n    from distutils.version import LooseVersion\n\nPY312 = version_info >= (3, 12)\n\n\ndef load():\n    if PY312:\n        return None\n    import imp\n    return imp\n\n\ndef later():\n    if Version(platform.python_version()) >= Version(\"3.11\"):\n        import tomllib as t\n        return t\n\n\ndef unguarded():\n    if sys.version_info.minor >= 11:\n        import tomllib as t\n        return t\n";
+    let dir = project("python-guards", &[("main.py", src)]);
+    let o = check(&dir, &["--target", "python>=3.8"]);
+    let (out, _) = text(&o);
+    // `.minor` is a number, not a version: that test says nothing (one error, on 3.8 - 3.10).
+    assert_eq!(out.matches("error[").count(), 1, "{out}");
+    assert!(
+        out.contains("error[AC001]: `tomllib` is not in python 3.8, 3.9, 3.10"),
+        "{out}"
+    );
+    assert!(out.contains("main.py:32"), "{out}");
+}
+
+#[test]
 fn index_list_shows_the_dependency_set() {
     let o = bin()
         .args(["--no-cache", "index", "list"])

@@ -655,12 +655,24 @@ impl<'a> Walker<'a> {
                 Bound::Path { path, .. } if last_segment(path) == "__version__" => {
                     path.split('.').next().map(str::to_string)
                 }
+                Bound::Path { path, .. } if path == PYTHON_VERSION => Some("sys".to_string()),
                 _ => None,
             },
             Expr::Attribute(a) => {
                 if a.attr.as_str() == "__version__" {
                     let (path, _) = self.resolve(expr)?;
                     return path.split('.').next().map(str::to_string);
+                }
+                // `sys.version_info`: the version of Python (the `python` package, which owns
+                // `sys`); its fields (`.minor`) are numbers, not versions.
+                if a.attr.as_str() == "version_info" {
+                    let (path, _) = self.resolve(expr)?;
+                    return (path == PYTHON_VERSION).then(|| "sys".to_string());
+                }
+                if let Expr::Attribute(inner) = &*a.value {
+                    if inner.attr.as_str() == "version_info" {
+                        return None;
+                    }
                 }
                 self.version_root(&a.value, d)
             }
@@ -680,6 +692,11 @@ impl<'a> Walker<'a> {
                 }
                 let name = dotted(&call.func)?;
                 let last = last_segment(&name);
+                // `platform.python_version()`: the version of Python.
+                if last == "python_version" && call.arguments.is_empty() {
+                    let (path, _) = self.resolve(&call.func)?;
+                    return (path == "platform.python_version").then(|| "platform".to_string());
+                }
                 // `importlib.metadata.version("torch")` (also imported as `version`).
                 if is_metadata_version(&name) {
                     if let [arg] = &*call.arguments.args {
@@ -710,6 +727,9 @@ impl<'a> Walker<'a> {
         }
     }
 }
+
+/// The tuple of the running Python's version.
+const PYTHON_VERSION: &str = "sys.version_info";
 
 /// The names of the parameters that can be passed by position, in order.
 pub(super) fn positional_names(params: &ast::Parameters) -> Vec<&str> {

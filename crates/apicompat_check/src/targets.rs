@@ -152,6 +152,24 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         }
     }
 
+    // `deepspeed @ git+https://...`: installed from that source (a fork, a checkout), which
+    // no indexed release stands for.
+    if let Some(d) = sources.declared.direct.iter().find(|d| d.name == name) {
+        notes.push(format!(
+            "{} is declared as `{}` ({}): it is installed from that source, not from a release of the package index, so its uses are not checked (`--target {}==VERSION` checks them against a release)",
+            view.name(),
+            d.raw,
+            d.source,
+            view.name()
+        ));
+        return make(
+            Vec::new(),
+            "direct",
+            format!("declared `{}` ({})", d.raw, d.source),
+            format!("declared `{}`", d.raw),
+        );
+    }
+
     let declared: Vec<&DeclaredRequirement> = sources
         .declared
         .requirements
@@ -175,7 +193,10 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .or_else(|| all.len().checked_sub(1));
     let releases: Vec<usize> = newest.into_iter().collect();
     let v = newest.map(|i| all[i].to_string()).unwrap_or_default();
-    if sources.declared.requirements.is_empty() && sources.declared.tool_config.targets.is_empty() {
+    if sources.declared.requirements.is_empty()
+        && sources.declared.direct.is_empty()
+        && sources.declared.tool_config.targets.is_empty()
+    {
         // Nothing declared at all: one line for the project, not one per package.
         if !notes.iter().any(|n| n.starts_with(NOTHING_DECLARED)) {
             notes.push(format!(

@@ -173,6 +173,39 @@ fn nothing_declared_checks_the_newest_release_and_says_so() {
 }
 
 #[test]
+fn a_package_declared_by_a_direct_reference_is_not_checked_against_releases() {
+    // A fork installed from git is no release of the package index: its uses are not judged
+    // against the releases (which lack what the fork adds), and the note says why.
+    let dir = project(
+        "direct",
+        &[
+            ("m.py", "import torch.nope\n"),
+            (
+                "requirements.txt",
+                "torch @ git+https://github.com/example/torch-fork.git@0123abc#egg=torch\n",
+            ),
+        ],
+    );
+    let report = run(&dir, &[]);
+    assert_eq!(brief(&report, &dir), Vec::<String>::new());
+    assert_eq!(report.summary.targets[0].origin, "direct");
+    assert!(report.summary.targets[0].releases.is_empty());
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains("torch is declared as `torch @ git+https://github.com/example/torch-fork.git"),
+        "{notes}"
+    );
+    assert!(notes.contains("(requirements.txt:1)"), "{notes}");
+    assert!(!notes.contains("declares no requirements"), "{notes}");
+    // `--target` still checks it against a release.
+    let report = run(&dir, &["torch==2.5.0"]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:1:8 AC001 error import-time torch.nope missing=2.5.0"]
+    );
+}
+
+#[test]
 fn bad_target_and_unknown_rule_are_usage_errors() {
     let dir = project("usage", &[("m.py", "import torch\n")]);
     let opts = |t: &str, s: &str| apicompat_check::Options {

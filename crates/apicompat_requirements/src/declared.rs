@@ -233,6 +233,22 @@ pub struct Declared {
     pub tool_config: ToolConfig,
     /// Files that were read, relative to the root when inside it.
     pub files: Vec<PathBuf>,
+    /// Requirements given by a direct reference with no version (`deepspeed @
+    /// git+https://...`): the package comes from that source, not from a release of the
+    /// package index. Not in [`Declared::requirements`].
+    pub direct: Vec<DirectReference>,
+}
+
+/// A requirement given by a URL or path that names no version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectReference {
+    /// Normalized (PEP 503) distribution name.
+    pub name: String,
+    pub source: Source,
+    /// The requirement text as written.
+    pub raw: String,
+    /// The optional-dependency group, extra or dependency group it belongs to.
+    pub group: Option<String>,
 }
 
 impl Declared {
@@ -544,14 +560,12 @@ impl Collector {
                             );
                         }
                         None => {
-                            self.diag(
-                                at.file,
-                                Some(at.line),
-                                Severity::Note,
-                                format!(
-                                    "`{text}` is a direct reference with no version to check; skipped"
-                                ),
-                            );
+                            self.out.direct.push(DirectReference {
+                                name: parsed.name.clone(),
+                                source,
+                                raw: text.to_string(),
+                                group: at.group.map(str::to_string),
+                            });
                             return None;
                         }
                     }

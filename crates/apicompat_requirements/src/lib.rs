@@ -27,8 +27,8 @@ mod yaml_env;
 
 pub use declared::{
     normalize_name, parse_requirement, read_file, read_project, requirements_scope, Declared,
-    DeclaredRequirement, Diagnostic, ParsedRequirement, RequirementError, Severity, Source,
-    ToolConfig,
+    DeclaredRequirement, Diagnostic, DirectReference, ParsedRequirement, RequirementError,
+    Severity, Source, ToolConfig,
 };
 pub use environment::{
     find_site_packages, open_environment, open_environment_at, read_distributions, EnvError,

@@ -14,11 +14,13 @@ impl Declared {
     pub fn in_scopes(&self, scopes: &[String]) -> Declared {
         let wanted: Vec<String> = scopes.iter().map(|s| normalize_name(s)).collect();
         let mut out = self.clone();
-        out.requirements.retain(|r| {
-            r.group
+        let kept = |group: &Option<String>| {
+            group
                 .as_ref()
                 .is_none_or(|g| wanted.contains(&normalize_name(g)))
-        });
+        };
+        out.requirements.retain(|r| kept(&r.group));
+        out.direct.retain(|r| kept(&r.group));
         out
     }
 

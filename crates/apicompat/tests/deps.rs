@@ -111,6 +111,42 @@ fn tests_of_the_python_version_guard_what_they_test() {
 }
 
 #[test]
+fn releases_another_declared_package_rules_out_are_not_checked() {
+    // Every peft 0.11 - 0.20 requires `accelerate>=0.21.0` (their Requires-Dist in the index):
+    // declared together, accelerate 0.16 - 0.20 are never installed, so a use missing there
+    // is reported only on the releases peft leaves.
+    let src = "from accelerate.utils import is_peft_model\n";
+    let alone = project(
+        "requirers-alone",
+        &[("train.py", src), ("requirements.txt", "accelerate>=0.16\n")],
+    );
+    let o = check(&alone, &["--select", "AC001"]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("is not in accelerate 0.16.0 - 0.26.1"),
+        "{out}"
+    );
+    let both = project(
+        "requirers-both",
+        &[
+            ("train.py", src),
+            ("requirements.txt", "accelerate>=0.16\npeft>=0.11,<0.21\n"),
+        ],
+    );
+    let o = check(&both, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("is not in accelerate 0.21.0 - 0.26.1"),
+        "{out}\n{err}"
+    );
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("accelerate 0.16.0 - 0.20.3 left out: no release of peft that `peft>=0.11,<0.21` (requirements.txt:2) admits accepts them (peft 0.11.1 requires `accelerate (>=0.21.0)`)"),
+        "{all}"
+    );
+}
+
+#[test]
 fn index_list_shows_the_dependency_set() {
     let o = bin()
         .args(["--no-cache", "index", "list"])

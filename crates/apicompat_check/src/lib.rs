@@ -28,6 +28,7 @@ mod pin_advice;
 pub mod pins;
 mod presence;
 pub mod python_target;
+mod requirers;
 pub mod rules;
 mod stability;
 mod stdlib;
@@ -275,11 +276,13 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
 
     // Targets of the packages used.
     let eval = Evaluator::new(catalog);
+    let requirers = requirers::Requirers::new(catalog, &declared);
     let target_sources = targets::Sources {
         cli: &specs,
         python: python_env.as_ref(),
         declared: &declared,
         virtual_env: virtual_env.as_ref(),
+        requirers: Some(&requirers),
     };
     let mut chosen: BTreeMap<String, targets::Target> = BTreeMap::new();
     let mut unindexed = rules::Unindexed::default();

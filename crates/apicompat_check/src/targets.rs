@@ -12,6 +12,7 @@ use apicompat_requirements::{
 
 use crate::model::TargetInfo;
 use crate::python_target;
+use crate::requirers::Requirers;
 
 /// The start of the note for a project that declares no requirements at all.
 pub const NOTHING_DECLARED: &str =
@@ -51,6 +52,8 @@ pub struct Sources<'a> {
     pub declared: &'a Declared,
     /// From `VIRTUAL_ENV`: used when nothing is declared.
     pub virtual_env: Option<&'a InstalledEnvironment>,
+    /// What the other declared packages accept of a declared one.
+    pub requirers: Option<&'a Requirers>,
 }
 
 /// The releases of one package to check.
@@ -176,7 +179,19 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .iter()
         .filter(|r| r.name == name)
         .collect();
-    if let Some(t) = from_requirements(view, &all, &declared, "declared", notes) {
+    if let Some(mut t) = from_requirements(view, &all, &declared, "declared", notes) {
+        if let Some(requirers) = sources.requirers {
+            let (kept, by) = requirers.narrow(view, &t.releases, notes);
+            if !by.is_empty() {
+                t.info.releases = kept.iter().map(|&i| all[i].to_string()).collect();
+                t.info.description = format!(
+                    "{}, within what {} accepts",
+                    t.info.description,
+                    by.join(", ")
+                );
+                t.releases = kept;
+            }
+        }
         return t;
     }
 

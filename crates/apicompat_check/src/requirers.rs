@@ -1,0 +1,178 @@
+//! Releases the project's other declared packages rule out. A release of P that no release of
+//! Q within Q's declaration accepts (by the unconditional `Requires-Dist` on P recorded in the
+//! index) cannot be installed beside Q: `trl>=0.15` requires `transformers>=4.46.0` in every
+//! release, so a project declaring both never runs transformers 4.45 and older.
+
+use apicompat_index::{ranges, Catalog, PackageView};
+use apicompat_requirements::{
+    normalize_name, parse_requirement, satisfies, select, Declared, Version, VersionSpecifiers,
+};
+
+/// The declared packages of the index and what each admitted release requires.
+#[derive(Default)]
+pub struct Requirers {
+    packages: Vec<Requirer>,
+}
+
+struct Requirer {
+    /// Normalized name.
+    name: String,
+    /// The declarations, as written (`` `trl>=0.15,<1.0` (requirements.txt:3) ``).
+    declared: String,
+    /// Per admitted release: its version and its unconditional requirements (normalized
+    /// name, specifier, text).
+    releases: Vec<(String, Vec<Requires>)>,
+}
+
+/// One unconditional requirement of a release: normalized name, specifier, text.
+type Requires = (String, VersionSpecifiers, String);
+
+impl Requirers {
+    /// Reads the declared packages the index has (main requirements without markers; a
+    /// constraint or a conditional requirement does not always install the package).
+    pub fn new(catalog: &Catalog, declared: &Declared) -> Requirers {
+        let mut names: Vec<&str> = declared
+            .requirements
+            .iter()
+            .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none())
+            .map(|r| r.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let index_names = catalog.names();
+        let mut packages = Vec::new();
+        for name in names {
+            let Some(index_name) = index_names.iter().find(|n| normalize_name(n) == name) else {
+                continue;
+            };
+            let Ok(Some(view)) = catalog.package(index_name) else {
+                continue;
+            };
+            let reqs = declared.requirements_for(name);
+            let all: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+            let mut admitted: Vec<usize> = (0..all.len()).collect();
+            for r in &reqs {
+                let picked = select(&r.specifier, &all);
+                admitted.retain(|&i| picked.contains(&all[i]));
+            }
+            let releases = admitted
+                .iter()
+                .map(|&i| (all[i].to_string(), requirements_of(view, i)))
+                .collect();
+            let declared = reqs
+                .iter()
+                .map(|r| format!("`{}` ({})", r.raw, r.source))
+                .collect::<Vec<_>>()
+                .join(", ");
+            packages.push(Requirer {
+                name: name.to_string(),
+                declared,
+                releases,
+            });
+        }
+        Requirers { packages }
+    }
+
+    /// The releases of `view` among `releases` (positions) that every other declared package
+    /// accepts, and the declarations that left some out (each with a note). A package that
+    /// would leave out every release narrows nothing (the declarations contradict each other;
+    /// a note says so).
+    pub fn narrow(
+        &self,
+        view: &PackageView,
+        releases: &[usize],
+        notes: &mut Vec<String>,
+    ) -> (Vec<usize>, Vec<String>) {
+        let name = normalize_name(view.name());
+        let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+        let mut kept = releases.to_vec();
+        let mut by = Vec::new();
+        for q in self.packages.iter().filter(|q| q.name != name) {
+            let Some((accepted, example)) = accepted_by(q, &name, &kept, &versions) else {
+                continue;
+            };
+            if !accepted.iter().any(|&a| a) {
+                notes.push(format!(
+                    "no release of {} the project admits is accepted by the releases of {} it declares ({}): each declaration is checked on its own",
+                    view.name(),
+                    q.name,
+                    q.declared
+                ));
+                continue;
+            }
+            let mut left_out = vec![false; versions.len()];
+            for (&r, &a) in kept.iter().zip(&accepted) {
+                left_out[r] = !a;
+            }
+            let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
+            notes.push(format!(
+                "{} {} left out: no release of {} that {} admits accepts them ({example})",
+                view.name(),
+                ranges(&names, &left_out).join(", "),
+                q.name,
+                q.declared,
+            ));
+            kept = kept
+                .iter()
+                .zip(&accepted)
+                .filter(|(_, &a)| a)
+                .map(|(&r, _)| r)
+                .collect();
+            by.push(q.declared.clone());
+        }
+        (kept, by)
+    }
+}
+
+/// Which of `kept` some release of `q` accepts, with the requirement of the first release that
+/// rejects some; `None` when every one is accepted.
+fn accepted_by(
+    q: &Requirer,
+    name: &str,
+    kept: &[usize],
+    versions: &[Version],
+) -> Option<(Vec<bool>, String)> {
+    let mut accepted = vec![false; kept.len()];
+    let mut example: Option<String> = None;
+    for (version, reqs) in &q.releases {
+        let on: Vec<&Requires> = reqs.iter().filter(|(n, _, _)| n == name).collect();
+        if on.is_empty() {
+            return None;
+        }
+        let mut rejects = false;
+        for (a, &r) in accepted.iter_mut().zip(kept) {
+            if on.iter().all(|(_, spec, _)| satisfies(spec, &versions[r])) {
+                *a = true;
+            } else {
+                rejects = true;
+            }
+        }
+        if rejects && example.is_none() {
+            let texts: Vec<String> = on.iter().map(|(_, _, t)| format!("`{t}`")).collect();
+            example = Some(format!("{} {version} requires {}", q.name, texts.join(", ")));
+        }
+    }
+    if accepted.iter().all(|&a| a) || q.releases.is_empty() {
+        return None;
+    }
+    Some((accepted, example.unwrap_or_default()))
+}
+
+/// The unconditional requirements of release `i` of `view`.
+fn requirements_of(view: &PackageView, i: usize) -> Vec<Requires> {
+    let Some(header) = view.header(i) else {
+        return Vec::new();
+    };
+    header
+        .requires_dist
+        .iter()
+        .filter(|t| !t.contains(';'))
+        .filter_map(|t| {
+            let r = parse_requirement(t).ok()?;
+            if r.url.is_some() {
+                return None;
+            }
+            Some((normalize_name(&r.name), r.specifier, t.trim().to_string()))
+        })
+        .collect()
+}

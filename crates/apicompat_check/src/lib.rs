@@ -54,6 +54,7 @@ pub use model::{
 };
 pub use rules::{add_unfetched, FirstImport, Rule, RuleSelection, UnindexedImport};
 
+use crate::collect::UseKind;
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::rules::{
@@ -431,6 +432,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     // the semantic model finds the members of objects whose class it knows and AC010 follows
     // process groups (both walk on one thread each: together they keep both cores busy).
     let modules = objects::take_facts(&mut analyzed);
+    let stored = invented_paths(&eval, &analyzed);
     let mut by_pgcopy = Vec::new();
     let ((typed, origins), (mut evaluated, mut places)) = pool.install(|| {
         rayon::join(
@@ -442,7 +444,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
                             .par_iter()
                             .enumerate()
                             .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
-                        evaluate_uses(&eval, &chosen, &analyzed, uses)
+                        evaluate_uses(&eval, &chosen, &analyzed, &stored, uses)
                     },
                     || pgcopy::check_files(catalog, &analyzed, &mut by_pgcopy),
                 )
@@ -471,6 +473,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             &eval,
             &chosen,
             &analyzed,
+            &stored,
             typed.par_iter().map(|(fi, u)| (*fi, u)),
         )
     });
@@ -614,12 +617,16 @@ fn evaluate_uses<'c, 'u>(
     eval: &Evaluator<'c>,
     chosen: &BTreeMap<String, targets::Target>,
     analyzed: &[Analyzed],
+    stored: &HashSet<String>,
     uses: impl ParallelIterator<Item = (usize, &'u collect::Use)>,
 ) -> (
     Vec<(&'c apicompat_index::PackageView, evaluate::Pending)>,
     Vec<(usize, Vec<u32>)>,
 ) {
     uses.filter_map(|(fi, u)| {
+        if u.kind != UseKind::Store && under_stored(&u.path, stored) {
+            return None;
+        }
         let file = &analyzed[fi];
         let root = u.path.split('.').next().unwrap_or(&u.path);
         let view = eval.package_for(root)?;
@@ -636,6 +643,45 @@ fn evaluate_uses<'c, 'u>(
         Some(((view, p), (fi, vec![l, stmt_line])))
     })
     .unzip()
+}
+
+/// The paths of indexed packages the project assigns that no release of the package has
+/// (`masking_utils.origin_mask = masking_utils.create_causal_mask`): names the project puts
+/// there itself, in any file. A name some release has is judged as usual where it is read
+/// (the original is read before a patch replaces it: `orig = mod.f; mod.f = patched`).
+fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Analyzed]) -> HashSet<String> {
+    let mut stored: Vec<&str> = analyzed
+        .iter()
+        .flat_map(|f| f.uses.uses.iter())
+        .filter(|u| u.kind == UseKind::Store)
+        .map(|u| u.path.as_str())
+        .collect();
+    stored.sort_unstable();
+    stored.dedup();
+    stored
+        .into_iter()
+        .filter(|path| {
+            let root = path.split('.').next().unwrap_or(path);
+            eval.package_for(root).is_some_and(|view| {
+                (0..view.releases().len()).all(|r| {
+                    !matches!(
+                        view.status(path, r),
+                        Ok(apicompat_index::Status::Present { .. })
+                    )
+                })
+            })
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// `path` is a path the project invents, or something read through one.
+fn under_stored(path: &str, stored: &HashSet<String>) -> bool {
+    !stored.is_empty()
+        && (stored.contains(path)
+            || path
+                .match_indices('.')
+                .any(|(i, _)| stored.contains(&path[..i])))
 }
 
 /// A guard as written (its first line) and where: `` `if hasattr(torch, "xpu"):` (line 12) ``,

@@ -1106,3 +1106,28 @@ def c():
         "{got:?}"
     );
 }
+
+#[test]
+fn names_the_project_puts_on_a_module_are_its_own() {
+    // `torch.distributed.orig_barrier` is in no release: the project assigns it (in another
+    // file), so reading it is not judged. `pipelining` is in releases 2.4.0+: the read that
+    // saves the original before the patch still needs it.
+    let got = check_files(
+        "stored-names",
+        &[
+            (
+                "patch.py",
+                "import torch.distributed as dist\n\ndef patch(fn):\n    dist.orig_barrier = dist.all_gather_into_tensor\n    saved = dist.pipelining\n    dist.pipelining = fn\n    return saved\n",
+            ),
+            (
+                "use.py",
+                "import torch.distributed as dist\n\ndef run():\n    return dist.orig_barrier()\n",
+            ),
+        ],
+        &["torch>=2.3.0"],
+    );
+    assert_eq!(
+        got,
+        ["patch.py:5:13 AC002 error call-time torch.distributed.pipelining missing=2.3.0 - 2.3.1"]
+    );
+}

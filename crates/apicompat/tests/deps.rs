@@ -147,6 +147,27 @@ fn releases_another_declared_package_rules_out_are_not_checked() {
 }
 
 #[test]
+fn a_use_whose_test_on_another_package_never_holds_is_not_checked() {
+    // `numpy.typing` is in every targeted numpy, so the handler never runs; no targeted numpy
+    // is 9 or newer. A test that holds on some numpy leaves the torch use checked.
+    let src = "import numpy as np\n\ntry:\n    from numpy.typing import NDArray\n\n    def f(x):\n        return x\nexcept:\n    from torch.distributed.pipelining import pipeline\n\nif np.__version__ >= \"9\":\n    from torch.distributed.pipelining import SplitPoint\n\nif np.__version__ >= \"1.26\":\n    from torch.distributed.pipelining import PipelineStage\n";
+    let dir = project(
+        "other-package-tests",
+        &[
+            ("train.py", src),
+            ("requirements.txt", "numpy>=1.21,<2\ntorch==2.3.0\n"),
+        ],
+    );
+    let o = check(&dir, &["--select", "AC001"]);
+    let (out, _) = text(&o);
+    assert_eq!(out.matches("error[").count(), 1, "{out}");
+    assert!(
+        out.contains("`torch.distributed.pipelining.PipelineStage` is not in torch 2.3.0"),
+        "{out}"
+    );
+}
+
+#[test]
 fn index_list_shows_the_dependency_set() {
     let o = bin()
         .args(["--no-cache", "index", "list"])

@@ -245,6 +245,44 @@ impl<'c> Evaluator<'c> {
         self.lite(view, &row, path, release).clone()
     }
 
+    /// Whether the use never runs on any targeted release: a test of its on another package's
+    /// paths, or a version condition on another package, holds on none of that package's
+    /// targeted releases (`try: from torchvision.transforms import InterpolationMode` /
+    /// `except: from timm... import _pil_interp` where every targeted torchvision has it).
+    pub fn never_runs(
+        &self,
+        u: &Use,
+        view: &PackageView,
+        chosen: &std::collections::BTreeMap<String, Target>,
+    ) -> bool {
+        if u.requires.is_empty() && u.versions.is_empty() {
+            return false;
+        }
+        let other = |root: &str| {
+            let v = self.package_for(root).filter(|v| v.name() != view.name())?;
+            let t = chosen.get(v.name()).filter(|t| !t.releases.is_empty())?;
+            Some((v, &t.releases))
+        };
+        let dead_test = u.requires.iter().any(|t| {
+            let root = t.path.split('.').next().unwrap_or(&t.path);
+            other(root).is_some_and(|(v, releases)| {
+                releases.iter().all(|&r| {
+                    t.excludes_with(|p| found(self.status(v, p, r)).or_unimportable(v, p, r))
+                })
+            })
+        });
+        dead_test
+            || u.versions.iter().any(|(root, pred)| {
+                other(root).is_some_and(|(v, releases)| {
+                    releases.iter().all(|&r| {
+                        v.releases()
+                            .get(r)
+                            .is_some_and(|rel| !pred.admits(&rel.version))
+                    })
+                })
+            })
+    }
+
     /// The finding for a use, if some targeted release breaks it. Its `moved` fixes are added
     /// by [`Evaluator::add_moved`].
     pub fn evaluate(&self, u: &Use, view: &PackageView, target: &Target) -> Option<Pending> {
@@ -291,12 +329,7 @@ impl<'c> Evaluator<'c> {
                     } else {
                         self.status(view, p, r)
                     };
-                    match lite {
-                        Lite::Absent { .. } => Found::Absent,
-                        Lite::Present { kind, .. } => Found::Present(kind),
-                        Lite::Unknown => Found::Unknown,
-                    }
-                    .or_unimportable(view, p, r)
+                    found(lite).or_unimportable(view, p, r)
                 })
             });
             if not_run || !preds.iter().all(|p| p.admits(&release.version)) {
@@ -703,5 +736,14 @@ fn guard_fix(u: &Use, missing: Option<&str>, since: Option<&String>) -> Fix {
         replacement: None,
         releases: Vec::new(),
         requirement: None,
+    }
+}
+
+/// What a status says of a path for a test.
+fn found(lite: Lite) -> Found {
+    match lite {
+        Lite::Absent { .. } => Found::Absent,
+        Lite::Present { kind, .. } => Found::Present(kind),
+        Lite::Unknown => Found::Unknown,
     }
 }

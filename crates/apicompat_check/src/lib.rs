@@ -631,6 +631,9 @@ fn evaluate_uses<'c, 'u>(
         let root = u.path.split('.').next().unwrap_or(&u.path);
         let view = eval.package_for(root)?;
         let target = chosen.get(view.name())?;
+        if eval.never_runs(u, view, chosen) {
+            return None;
+        }
         let mut p = eval.evaluate(u, view, target)?;
         let f = &mut p.finding;
         let (l, c, el, ec) = span(file, u.range);

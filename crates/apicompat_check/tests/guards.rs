@@ -971,15 +971,39 @@ try:
     import apex
 except ImportError:
     from torch.distributed._tensor import _Partial as Partial
+
+try:
+    from torch.distributed._tensor import Partial
+    HAS_PARTIAL = True
+
+    def make(kind=\"sum\"):
+        return Partial(kind)
+except:
+    from torch.distributed._tensor import _Partial as Partial
+    HAS_PARTIAL = False
+
+try:
+    from torch.distributed._tensor import Partial
+
+    @torch.no_grad()
+    def make2():
+        return Partial()
+except:
+    from torch.distributed._tensor import _Partial as Partial
 ",
         )],
         &["torch>=2.3"],
     );
     // Several names: the handler runs where any of them is missing (nowhere from 2.4). A
-    // module outside the index in the `try` may fail anywhere.
+    // module outside the index in the `try` may fail anywhere; so may a decorator. A literal
+    // flag and a plain function beside the import cannot, and a bare `except:` catches the
+    // `ImportError` too.
     assert_eq!(
         got,
-        ["m.py:16:43 AC001 error import-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0"]
+        [
+            "m.py:16:43 AC001 error import-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0",
+            "m.py:35:43 AC001 error import-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0",
+        ]
     );
 }
 

@@ -142,10 +142,11 @@ impl<'a> Walker<'a> {
                 // The handler of `try: from a import b, c` runs only where `a.b` or `a.c`
                 // is missing.
                 if let Some((path, others)) = only_import.as_ref().and_then(|p| p.split_first()) {
+                    // An imported attribute is a module global: the import finds it.
                     let test = PathTest {
                         path: path.clone(),
                         present: false,
-                        instance: false,
+                        instance: true,
                         or_absent: others.to_vec(),
                     };
                     if !hctx.requires.contains(&test) {
@@ -165,14 +166,23 @@ impl<'a> Walker<'a> {
     /// index, a relative import) could fail too: None.
     pub(super) fn only_import(&self, body: &[Stmt], uses_before: usize) -> Option<Vec<String>> {
         let mut names = 0;
+        let mut imports: Vec<TextRange> = Vec::new();
         for stmt in body {
             match stmt {
                 Stmt::ImportFrom(i) if i.level == 0 => names += i.names.len(),
                 Stmt::Import(i) => names += i.names.len(),
+                s if cannot_fail(s) => continue,
                 _ => return None,
             }
+            imports.push(stmt.range());
         }
-        let added = self.out.uses.get(uses_before..)?;
+        let added: Vec<&Use> = self
+            .out
+            .uses
+            .get(uses_before..)?
+            .iter()
+            .filter(|u| imports.iter().any(|r| r.contains_range(u.range)))
+            .collect();
         if names == 0 || added.len() != names || added.iter().any(|u| u.kind != UseKind::Import) {
             return None;
         }
@@ -200,5 +210,35 @@ impl<'a> Walker<'a> {
             ctx.guard_at = Some(w.range());
         }
         self.with_ctx(ctx, |s| s.body(&w.body));
+    }
+}
+
+/// A statement beside the imports of a `try` that cannot raise where it runs: `pass`, a name
+/// bound to a literal (`HAS_APEX = True`), a function defined without decorators whose
+/// defaults are literals (its body runs only when called).
+fn cannot_fail(stmt: &Stmt) -> bool {
+    let literal = |e: &Expr| {
+        matches!(
+            e,
+            Expr::NoneLiteral(_)
+                | Expr::BooleanLiteral(_)
+                | Expr::NumberLiteral(_)
+                | Expr::StringLiteral(_)
+        )
+    };
+    match stmt {
+        Stmt::Pass(_) => true,
+        Stmt::Assign(a) => {
+            matches!(&*a.targets, [Expr::Name(_)]) && literal(&a.value)
+        }
+        Stmt::FunctionDef(f) => {
+            f.decorator_list.is_empty()
+                && f.returns.is_none()
+                && f
+                    .parameters
+                    .iter_non_variadic_params()
+                    .all(|p| p.parameter.annotation.is_none() && p.default.as_deref().is_none_or(literal))
+        }
+        _ => false,
     }
 }

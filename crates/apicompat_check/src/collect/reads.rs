@@ -21,8 +21,8 @@ const MAX_READ_DEPTH: usize = 32;
 pub struct PathTest {
     pub path: String,
     pub present: bool,
-    /// Tested on an object (`hasattr(cache, "layers")`, typed by the semantic model), not on
-    /// the class: attributes set on instances count.
+    /// Tested on an object (`hasattr(cache, "layers")`, typed by the semantic model) or by an
+    /// import (`from a import b` in a `try`), not on a class: attributes count.
     pub instance: bool,
     /// For a test that `path` is absent: it also holds where any of these is absent (the
     /// handler of a `try` that imports several names runs where any import fails).

@@ -130,3 +130,35 @@ class Other:
         "{got:#?}"
     );
 }
+
+#[test]
+fn attributes_set_to_a_version_condition_guard_their_tests() {
+    // `self.new_torch` holds `torch >= 2.4` (or `False`); `self.spoiled` is also set to a
+    // value that may be true on any release.
+    let src = "\
+import torch
+from packaging import version
+
+
+class Runner:
+    def __init__(self, force):
+        self.new_torch = version.parse(torch.__version__) >= version.parse(\"2.4.0\")
+        if force is None:
+            self.new_torch = False
+        self.spoiled = version.parse(torch.__version__) >= version.parse(\"2.4.0\")
+
+    def enable(self, value):
+        self.spoiled = value
+
+    def run(self):
+        if self.new_torch:
+            return torch.distributed.pipelining.pipeline
+        if self.spoiled:
+            return torch.distributed.pipelining.PipelineStage
+";
+    let dir = project("self_flags", &[("runner.py", src)]);
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        ["runner.py:19:20 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=2.3.0"]
+    );
+}

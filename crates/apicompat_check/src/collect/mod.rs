@@ -258,9 +258,11 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
         signature_helpers: FxSet::default(),
         imported: FxSet::default(),
         flag_names: FxSet::default(),
+        self_flags: FxMap::default(),
     };
     w.body(suite);
     w.run_deferred();
+    w.export_self_flags();
     let mut escaping: Vec<u32> = w.escaping.iter().map(|n| name_key(n)).collect();
     escaping.sort_unstable();
     escaping.dedup();
@@ -413,6 +415,9 @@ struct Walker<'a> {
     imported: FxSet<&'a str>,
     /// Module-level names exported as version flags (`flags.rs`).
     flag_names: FxSet<String>,
+    /// `self.x = <version condition>` in methods: the condition, or `None` once `self.x` is
+    /// also set to something that may be true without it (`state.rs`).
+    self_flags: FxMap<String, Option<VersionHelper>>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[

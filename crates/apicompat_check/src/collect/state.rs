@@ -15,6 +15,11 @@
 //! when two classes record different facts for one name, neither counts. The implication goes
 //! one way (under `not X.is_fsdp2` nothing is assumed), and the state is assumed not to change
 //! after construction.
+//!
+//! An attribute a method sets to a version condition is such a fact too: `self.datasets_4 =
+//! version.parse(datasets.__version__) >= version.parse("4.0")` makes `if self.datasets_4:`
+//! imply `datasets >= 4.0`, unless the file also sets `self.datasets_4` to something that may be
+//! true without it (`False` and `None` keep the implication).
 
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 
@@ -69,6 +74,58 @@ fn state_pred(name: String) -> (String, Pred) {
 }
 
 impl<'a> Walker<'a> {
+    /// `self.x = value` in a method: a version condition records a fact for `.x`; another
+    /// value that may be true spoils it.
+    pub(super) fn self_store(&mut self, target: &ast::ExprAttribute, value: &Expr) {
+        if !is_self(&target.value) || !self.ctx.in_function {
+            return;
+        }
+        let attr = target.attr.as_str();
+        let fact = matches!(
+            value,
+            Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
+        )
+        .then(|| {
+            let info = self.cond_info(value);
+            if !info.restriction.complete {
+                return None;
+            }
+            let mut h = implying(info.restriction.parts)?;
+            h.exact = true;
+            Some(h)
+        })
+        .flatten();
+        let falsy = value.is_none_literal_expr()
+            || matches!(value, Expr::BooleanLiteral(b) if !b.value);
+        match (fact, self.self_flags.get_mut(attr)) {
+            (Some(h), None) => {
+                self.self_flags.insert(attr.to_string(), Some(h));
+            }
+            (Some(h), Some(prev)) => {
+                if prev.as_ref() != Some(&h) {
+                    *prev = None;
+                }
+            }
+            (None, Some(prev)) if !falsy => *prev = None,
+            (None, None) if !falsy => {
+                self.self_flags.insert(attr.to_string(), None);
+            }
+            (None, _) => {}
+        }
+    }
+
+    /// The facts of [`Walker::self_store`] the file never spoiled, exported as properties'
+    /// facts are (another file's different fact for the name cancels both).
+    pub(super) fn export_self_flags(&mut self) {
+        let mut flags: Vec<(String, Option<VersionHelper>)> = self.self_flags.drain().collect();
+        flags.sort_by(|a, b| a.0.cmp(&b.0));
+        for (attr, fact) in flags {
+            if fact.is_some() {
+                self.out.helpers.push((format!(".{attr}"), fact));
+            }
+        }
+    }
+
     /// What a test on an object's state says, to be resolved once every file is read: `X.a ==
     /// K` and a property read `X.p` (not a path of an indexed package).
     pub(super) fn state_test(&self, e: &Expr) -> Option<(String, Pred)> {

@@ -28,7 +28,12 @@ impl<'a> Visitor<'a> for Walker<'a> {
                 self.visit_expr(&a.value);
                 match &*a.targets {
                     [Expr::Name(n)] => self.assign_name(n.id.as_str(), &a.value),
-                    targets => targets.iter().for_each(|t| self.visit_expr(t)),
+                    targets => {
+                        if let [Expr::Attribute(t)] = targets {
+                            self.self_store(t, &a.value);
+                        }
+                        targets.iter().for_each(|t| self.visit_expr(t))
+                    }
                 }
             }
             Stmt::AnnAssign(a) => {

@@ -68,12 +68,17 @@ impl<'c> Facts<'c> {
                     return f.clone();
                 }
                 if let Ok(symbol) = index.symbol(facet) {
+                    // A symbol without a recorded definition is defined at the path itself:
+                    // the fact depends on the path, and symbols are shared between paths.
+                    let cacheable = symbol.canonical.is_some();
                     let fact = Fact::Present {
                         class: symbol.kind() == Kind::Class,
                         canonical: Rc::from(symbol.canonical.unwrap_or_else(|| path.to_string())),
                         deprecated: symbol.deprecated.map(|d| Rc::from(d.as_str())),
                     };
-                    self.symbols.insert(key, fact.clone());
+                    if cacheable {
+                        self.symbols.insert(key, fact.clone());
+                    }
                     return fact;
                 }
             }

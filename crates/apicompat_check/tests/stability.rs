@@ -199,3 +199,29 @@ def step(model, x):
     let old = run(real, &dir, &["torch==2.3.1"]);
     assert_eq!(brief(&old), Vec::<String>::new());
 }
+
+#[test]
+fn a_private_module_is_not_the_same_object_as_another_module_of_its_name() {
+    // `torch.distributed.config` (2.11+) is another config module: its symbol looks like
+    // `torch._inductor.config`'s (the index shares one record between them), but it is not
+    // the same object, whichever is looked up first.
+    let dir = project(
+        "stability-config-modules",
+        &[(
+            "m.py",
+            "import torch.distributed.config\nimport torch._inductor.config\n\ntorch._inductor.config.freezing = True\n",
+        )],
+    );
+    let report = run(real_catalog(), &dir, &["torch==2.12.0"]);
+    let f = report
+        .findings
+        .iter()
+        .find(|f| f.symbol == "torch._inductor.config")
+        .expect("AC011 on the private module");
+    assert!(!f.message.contains("torch.distributed.config"), "{}", f.message);
+    assert!(
+        f.message.contains("no public path names the same object"),
+        "{}",
+        f.message
+    );
+}

@@ -636,6 +636,15 @@ fn evaluate_uses<'c, 'u>(
         }
         let mut p = eval.evaluate(u, view, target)?;
         let f = &mut p.finding;
+        // A fallback import already sits in a handler: no advice to wrap it in another.
+        let fallbacks = &file.uses.fallbacks;
+        if u.kind == UseKind::Import
+            && fallbacks
+                .iter()
+                .any(|&i| file.uses.uses.get(i as usize).is_some_and(|x| x.range == u.range))
+        {
+            f.fixes.retain(|x| x.kind != model::FixKind::Guard);
+        }
         let (l, c, el, ec) = span(file, u.range);
         f.path = file.path.clone();
         if f.reach == Reach::Guarded {

@@ -1155,3 +1155,26 @@ fn names_the_project_puts_on_a_module_are_its_own() {
         ["patch.py:5:13 AC002 error call-time torch.distributed.pipelining missing=2.3.0 - 2.3.1"]
     );
 }
+
+#[test]
+fn a_fallback_import_gets_no_advice_to_guard_it_again() {
+    let dir = project(
+        "fallback_advice",
+        &[(
+            "m.py",
+            "try:\n    from torch.distributed._tensor import Partial\n    import apex\nexcept ImportError:\n    from torch.distributed._tensor import _Partial as Partial\n",
+        )],
+    );
+    let report = run(&dir, &["torch>=2.3"]);
+    let f = report
+        .findings
+        .iter()
+        .find(|f| f.line == 5)
+        .expect("the handler's import breaks from 2.4");
+    assert!(
+        !f.fixes.iter().any(|x| x.message.contains("guard the import")),
+        "{:?}",
+        f.fixes
+    );
+    assert!(!f.fixes.is_empty(), "the pin stays");
+}

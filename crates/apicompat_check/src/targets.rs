@@ -7,7 +7,7 @@ use std::path::Path;
 use apicompat_index::{PackageView, ReleaseRef};
 use apicompat_requirements::{
     normalize_name, parse_requirement, release_of, select, Declared, DeclaredRequirement,
-    InstalledEnvironment, Version, VersionSpecifiers,
+    InstalledEnvironment, Operator, Version, VersionSpecifiers,
 };
 
 use crate::model::TargetInfo;
@@ -253,6 +253,15 @@ fn from_requirements(
         for r in reqs {
             admitted.extend(select(&r.specifier, all));
         }
+        // `transformers==4.38.0` where the index has 4.38.2 of that series.
+        if admitted.is_empty() {
+            if let Some(pinned) = exact_pin(reqs) {
+                if let Some(i) = same_series(all, &pinned) {
+                    notes.push(series_note(view.name(), &pinned, &all[i]));
+                    admitted.push(all[i].clone());
+                }
+            }
+        }
         if admitted.is_empty() {
             notes.push(format!(
                 "the declared {} admits no indexed release of {}; add them with `apicompat index fetch '{}'`",
@@ -340,15 +349,17 @@ fn installed(
             dist.version
         )
     };
-    let releases = match all.iter().position(|v| *v == release) {
-        Some(i) => vec![i],
-        None => {
-            notes.push(format!(
-                "{label} is not in the index; add it with `apicompat index fetch {}=={release}`",
-                view.name()
-            ));
-            Vec::new()
-        }
+    let releases = if let Some(i) = all.iter().position(|v| *v == release) {
+        vec![i]
+    } else if let Some(i) = same_series(all, &release) {
+        notes.push(series_note(view.name(), &release, &all[i]));
+        vec![i]
+    } else {
+        notes.push(format!(
+            "{label} is not in the index; add it with `apicompat index fetch {}=={release}`",
+            view.name()
+        ));
+        Vec::new()
     };
     Some(Target {
         info: TargetInfo {
@@ -360,6 +371,55 @@ fn installed(
         releases,
         short: label,
     })
+}
+
+/// The version every declaration pins exactly (`==4.38.0`), if they agree on one.
+fn exact_pin(reqs: &[&DeclaredRequirement]) -> Option<Version> {
+    let mut pinned: Option<Version> = None;
+    for r in reqs {
+        let mut clauses = r.specifier.iter();
+        let (Some(c), None) = (clauses.next(), clauses.next()) else {
+            return None;
+        };
+        if !matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
+            return None;
+        }
+        let v = release_of(c.version());
+        if pinned.as_ref().is_some_and(|p| *p != v) {
+            return None;
+        }
+        pinned = Some(v);
+    }
+    pinned
+}
+
+/// The indexed release of the series (epoch, major, minor) of `version`: the first one at or
+/// after it, else the newest before it (the index keeps the newest patch of each series for
+/// most packages).
+fn same_series(all: &[Version], version: &Version) -> Option<usize> {
+    let series = |v: &Version| {
+        let r = v.release();
+        (
+            v.epoch(),
+            r.first().copied().unwrap_or(0),
+            r.get(1).copied().unwrap_or(0),
+        )
+    };
+    let want = series(version);
+    let same: Vec<usize> = (0..all.len())
+        .filter(|&i| series(&all[i]) == want && !all[i].any_prerelease())
+        .collect();
+    same.iter()
+        .copied()
+        .filter(|&i| all[i] >= *version)
+        .min_by(|&a, &b| all[a].cmp(&all[b]))
+        .or_else(|| same.iter().copied().max_by(|&a, &b| all[a].cmp(&all[b])))
+}
+
+fn series_note(package: &str, wanted: &Version, used: &Version) -> String {
+    format!(
+        "{package} {wanted} is not indexed; checked against {used}, the indexed release of the same series (patch releases seldom change the API; `apicompat index fetch '{package}=={wanted}'` adds it)"
+    )
 }
 
 /// Where the project's declarations are: the nearest directory at or above `start` that has a

@@ -206,6 +206,33 @@ fn a_package_declared_by_a_direct_reference_is_not_checked_against_releases() {
 }
 
 #[test]
+fn an_exact_pin_on_a_release_the_index_lacks_is_checked_on_its_series() {
+    // 2.4.2 is not indexed: 2.4.1 of the same series stands for it, and a note says so; 2.6.0
+    // has no indexed series at all.
+    let dir = project(
+        "pin-series",
+        &[
+            ("m.py", "import torch.nope\n"),
+            ("requirements.txt", "torch==2.4.2\n"),
+        ],
+    );
+    let report = run(&dir, &[]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:1:8 AC001 error import-time torch.nope missing=2.4.1"]
+    );
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains("torch 2.4.2 is not indexed; checked against 2.4.1, the indexed release of the same series"),
+        "{notes}"
+    );
+    std::fs::write(dir.join("requirements.txt"), "torch==2.6.0\n").expect("write");
+    let report = run(&dir, &[]);
+    assert_eq!(brief(&report, &dir), Vec::<String>::new());
+    assert!(report.summary.targets[0].releases.is_empty());
+}
+
+#[test]
 fn bad_target_and_unknown_rule_are_usage_errors() {
     let dir = project("usage", &[("m.py", "import torch\n")]);
     let opts = |t: &str, s: &str| apicompat_check::Options {

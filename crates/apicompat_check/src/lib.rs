@@ -32,6 +32,7 @@ mod requirers;
 pub mod rules;
 mod stability;
 mod stdlib;
+mod subprojects;
 mod suppress;
 pub mod survey;
 pub mod targets;
@@ -103,6 +104,17 @@ pub struct Options {
     /// `--scope NAME`: requirement scopes (extras, dependency groups, other requirements
     /// files) checked with the main requirements.
     pub scopes: Vec<String>,
+    /// Directories left out of this run (sub-projects checked on their own, see
+    /// [`subprojects`]); with none, the tree is split into its projects.
+    pub skip_dirs: Vec<PathBuf>,
+    /// For a sub-project: the project whose declarations complete its own.
+    pub inherit: Option<PathBuf>,
+    /// For a sub-project: the top-level packages the enclosing project provides (its examples
+    /// import them from the same tree).
+    pub own_roots: Vec<String>,
+    /// Directories read for what they tell about the others (helpers, callers, classes of the
+    /// enclosing project), whose own findings are not reported.
+    pub context: Vec<PathBuf>,
 }
 
 /// A failure of the run itself (exit code 2).
@@ -117,8 +129,13 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// Runs a check.
+/// Runs a check: each project of the tree against its own declarations ([`subprojects`]).
 pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
+    subprojects::check(catalog, options)
+}
+
+/// Runs a check of one project.
+pub(crate) fn check_project(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
     let specs = options
         .targets
         .iter()
@@ -183,7 +200,25 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         };
         targets::find_project_root(&start)
     });
-    let all_declared = read_project(&project_root);
+    let mut all_declared = read_project(&project_root);
+    // A sub-project's packages whose declarations are the enclosing project's: AC008 on them
+    // belongs to that project's run.
+    let mut inherited: HashSet<String> = HashSet::new();
+    if let Some(parent) = &options.inherit {
+        let own: HashSet<String> = all_declared
+            .requirements
+            .iter()
+            .filter(|r| !r.specifier.is_empty())
+            .map(|r| r.name.clone())
+            .collect();
+        all_declared = subprojects::inherit(&read_project(parent), all_declared);
+        inherited = all_declared
+            .requirements
+            .iter()
+            .filter(|r| !own.contains(&r.name))
+            .map(|r| r.name.clone())
+            .collect();
+    }
     let declared = all_declared.in_scopes(&options.scopes);
     scope_notes(catalog, &all_declared, &options.scopes, &mut summary.notes);
     for d in &declared.diagnostics {
@@ -236,7 +271,16 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
 
     // Files.
     let filter = file_filter(&project_root, config, &options.files, &mut summary.notes);
-    let discovered = files::discover(&paths, &filter);
+    let walked: Vec<PathBuf> = paths.iter().chain(&options.context).cloned().collect();
+    let mut discovered = files::discover(&walked, &filter);
+    if !options.skip_dirs.is_empty() {
+        discovered
+            .files
+            .retain(|f| !subprojects::skipped(f, &options.skip_dirs));
+    }
+    discovered
+        .own_packages
+        .extend(options.own_roots.iter().cloned());
 
     // Top-level modules of every indexed package, but those the project provides itself.
     // (A package of the data file is not decoded for this: the file's table names its roots.)
@@ -262,7 +306,11 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
         &roots,
         &project_root,
     )?;
-    summary.files = analyzed.len();
+    let reported: Vec<bool> = analyzed
+        .iter()
+        .map(|a| !subprojects::skipped(&a.path, &options.context))
+        .collect();
+    summary.files = reported.iter().filter(|&&r| r).count();
 
     let mut findings: Vec<Finding> = Vec::new();
     for (path, message) in &discovered.errors {
@@ -368,7 +416,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             ));
         }
         for (root, range) in &file.uses.foreign {
-            if !stdlib::is_stdlib(root) && !discovered.first_party.contains(root) {
+            if reported[fi] && !stdlib::is_stdlib(root) && !discovered.first_party.contains(root) {
                 unindexed.note(root, fi, *range);
             }
         }
@@ -440,9 +488,12 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
             || {
                 rayon::join(
                     || {
+                        // The files read for context only are not judged.
+                        let reported = &reported;
                         let uses = analyzed
                             .par_iter()
                             .enumerate()
+                            .filter(move |(fi, _)| reported[*fi])
                             .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
                         evaluate_uses(&eval, &chosen, &analyzed, &stored, uses)
                     },
@@ -514,6 +565,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     per_file.extend(by_stability);
     // A per-use pin is printed only when it breaks no other use.
     pin_advice::vet(catalog, &eval, &chosen, &analyzed, &mut per_file);
+    per_file.retain(|(fi, _, _)| reported.get(*fi).copied().unwrap_or(true));
     summary.notes.append(&mut eval.take_notes());
     summary.targets = chosen.into_values().map(|t| t.info).collect();
 
@@ -571,7 +623,9 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
     }
     if selection.enabled(RequirementAdmitsBroken::RULE.code) {
         for (f, text) in breaking.findings(catalog, &summary.targets, &declared, &project_root) {
-            if filter.ignores(&f.path, f.code) {
+            if filter.ignores(&f.path, f.code)
+                || inherited.contains(&apicompat_requirements::normalize_name(&f.package))
+            {
                 continue;
             }
             if let Some(text) = text {

@@ -98,6 +98,22 @@ pub(crate) fn function_info(f: &ast::StmtFunctionDef, source: &str, method: bool
         if !name.is_empty() && !matches!(d.expression, Expr::Call(_)) {
             out.decorators.push(name.clone());
         }
+        if let (Expr::Call(c), false) = (&d.expression, name.is_empty()) {
+            let lit = |e: &Expr| match e {
+                Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+                _ => None,
+            };
+            out.decorator_calls.push(crate::facts::DecoratorCall {
+                name: name.clone(),
+                args: c.arguments.args.iter().map(lit).collect(),
+                keywords: c
+                    .arguments
+                    .keywords
+                    .iter()
+                    .filter_map(|k| Some((k.arg.as_ref()?.to_string(), lit(&k.value))))
+                    .collect(),
+            });
+        }
         match last {
             "staticmethod" => drop_first = false,
             "property" | "cached_property" | "setter" | "getter" | "deleter"

@@ -44,8 +44,22 @@ pub struct Function {
     pub decorators: Vec<String>,
     /// For a decorator: the `**kwargs` keys its wrapper takes out (`crate::kwargs_wrapper`).
     pub wrapper_keys: Vec<String>,
+    /// For a decorator factory (`@deprecate_kwarg("old", ...)`): its parameters (position,
+    /// name) whose values name keys the wrapper takes out of `**kwargs`.
+    pub wrapper_params: Vec<(usize, String)>,
+    /// Decorators called with arguments (`@a.b("x", k="y")`): the dotted name and the string
+    /// literals given (by position, `None` where not a literal; by keyword).
+    pub decorator_calls: Vec<DecoratorCall>,
     /// It builds a class from its arguments (`crate::class_builder`).
     pub class_builder: Option<crate::class_builder::ClassBuilder>,
+}
+
+/// A decorator called with arguments, as [`Function::decorator_calls`] keeps it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DecoratorCall {
+    pub name: String,
+    pub args: Vec<Option<String>>,
+    pub keywords: Vec<(String, Option<String>)>,
 }
 
 #[derive(Debug, Clone, Default)]

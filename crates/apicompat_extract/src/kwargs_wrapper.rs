@@ -10,9 +10,16 @@
 //! function decorated with `d` accepts: `kw.pop("k", ...)`, `del kw["k"]`, `"k" in kw`, also
 //! through copies (`x = kw.copy()`, `dict(kw)`, `{**kw}`) and in functions of the same module
 //! that `kw` is passed to (positionally or by keyword; up to [`MAX_CALL_DEPTH`] calls deep).
-//! A wrapper that passes `kw` on unchanged gives no keys (the wrapped signature stands);
-//! decorator factories (`@d(arg)`) and anything else are not read (the signature stands).
-//! Applied in `resolve/wrapped.rs`.
+//! A wrapper that passes `kw` on unchanged gives no keys (the wrapped signature stands).
+//!
+//! A decorator factory `d(old_name, ...)` whose body returns `def wrapper(func)`, which returns
+//! `def w(*args, **kw)`, is read the same way for keys named by its own parameters
+//! (`kw.pop(old_name)`, `old_name in kw`): transformers' `deprecate_kwarg("tokenizer",
+//! new_name="processing_class", version="5.0.0")` takes `tokenizer` out, so
+//! `Trainer(tokenizer=...)` binds until 5.0. Such parameters are recorded
+//! ([`crate::facts::Function::wrapper_params`]) and each decoration's literal argument for
+//! them is the key. Anything else is not read (the signature stands). Applied in
+//! `resolve/wrapped.rs`.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -28,20 +35,30 @@ const MAX_CALL_DEPTH: usize = 3;
 /// Sets `wrapper_keys` on the module-level functions of `suite` that are such decorators.
 pub(crate) fn mark_wrappers(bindings: &mut [(String, Value)], suite: &[Stmt]) {
     let mut wrappers: HashMap<&str, Vec<String>> = HashMap::new();
+    let mut factories: HashMap<&str, Vec<(usize, String)>> = HashMap::new();
     for stmt in suite {
         if let Stmt::FunctionDef(f) = stmt {
             let keys = wrapper_keys(f, suite);
             if !keys.is_empty() {
                 wrappers.insert(f.name.as_str(), keys);
             }
+            let params = factory_params(f);
+            if !params.is_empty() {
+                factories.insert(f.name.as_str(), params);
+            }
         }
     }
-    if wrappers.is_empty() {
+    if wrappers.is_empty() && factories.is_empty() {
         return;
     }
     for (name, v) in bindings {
-        if let (Value::Function(f), Some(keys)) = (v, wrappers.get(name.as_str())) {
-            f.wrapper_keys.clone_from(keys);
+        if let Value::Function(f) = v {
+            if let Some(keys) = wrappers.get(name.as_str()) {
+                f.wrapper_keys.clone_from(keys);
+            }
+            if let Some(params) = factories.get(name.as_str()) {
+                f.wrapper_params.clone_from(params);
+            }
         }
     }
 }
@@ -65,6 +82,57 @@ fn wrapper_keys(d: &ast::StmtFunctionDef, module: &[Stmt]) -> Vec<String> {
     let mut keys = BTreeSet::new();
     collect(&wrapper.body, kw.name.as_str(), &functions, 0, &mut keys);
     keys.into_iter().collect()
+}
+
+/// For a decorator factory (see the module doc): its parameters (position among those that
+/// can be given by position, else `usize::MAX`; name) whose values are keys the wrapper takes
+/// out of `**kwargs`, in order.
+fn factory_params(d: &ast::StmtFunctionDef) -> Vec<(usize, String)> {
+    let Some(decorator) = returned_wrapper(d) else {
+        return Vec::new();
+    };
+    if decorator.parameters.kwarg.is_some() {
+        return Vec::new();
+    }
+    let Some(wrapper) = returned_wrapper(decorator) else {
+        return Vec::new();
+    };
+    let Some(kw) = &wrapper.parameters.kwarg else {
+        return Vec::new();
+    };
+    let p = &d.parameters;
+    let positional: Vec<&str> = p
+        .posonlyargs
+        .iter()
+        .chain(&p.args)
+        .map(|a| a.parameter.name.as_str())
+        .collect();
+    let all: Vec<String> = positional
+        .iter()
+        .map(|n| n.to_string())
+        .chain(p.kwonlyargs.iter().map(|a| a.parameter.name.to_string()))
+        .collect();
+    let mut v = KeyReader {
+        names: vec![kw.name.to_string()],
+        calls: Vec::new(),
+        keys: BTreeSet::new(),
+        params: all,
+        param_keys: BTreeSet::new(),
+    };
+    v.visit_body(&wrapper.body);
+    let mut out: Vec<(usize, String)> = v
+        .param_keys
+        .into_iter()
+        .map(|n| {
+            let at = positional
+                .iter()
+                .position(|p| *p == n)
+                .unwrap_or(usize::MAX);
+            (at, n)
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// `def w(...)` at the top of `d`'s body when `d`'s body also says `return w`.
@@ -94,6 +162,8 @@ fn collect(
         names: vec![kw.to_string()],
         calls: Vec::new(),
         keys: BTreeSet::new(),
+        params: Vec::new(),
+        param_keys: BTreeSet::new(),
     };
     v.visit_body(body);
     keys.append(&mut v.keys);
@@ -138,9 +208,26 @@ struct KeyReader {
     /// Plain-name callees the mapping is passed to.
     calls: Vec<(String, Arg)>,
     keys: BTreeSet<String>,
+    /// A factory's parameters: a key given as one of them is recorded by name.
+    params: Vec<String>,
+    param_keys: BTreeSet<String>,
 }
 
 impl KeyReader {
+    /// A key expression: a literal is a key; a factory's parameter names one.
+    fn key(&mut self, e: Option<&Expr>) {
+        let Some(e) = e else {
+            return;
+        };
+        if let Some(k) = literal(e) {
+            self.keys.insert(k);
+        } else if let Expr::Name(n) = e {
+            if self.params.iter().any(|p| p == n.id.as_str()) {
+                self.param_keys.insert(n.id.to_string());
+            }
+        }
+    }
+
     fn is_map(&self, e: &Expr) -> bool {
         matches!(e, Expr::Name(n) if self.names.iter().any(|m| m == n.id.as_str()))
     }
@@ -207,7 +294,7 @@ impl<'a> Visitor<'a> for KeyReader {
             Expr::Call(c) => {
                 if let Expr::Attribute(a) = &*c.func {
                     if a.attr.as_str() == "pop" && self.is_map(&a.value) {
-                        self.keys.extend(c.arguments.args.first().and_then(literal));
+                        self.key(c.arguments.args.first());
                     }
                 }
                 if let Some(callee) = consts::dotted(&c.func).filter(|d| !d.contains('.')) {
@@ -233,7 +320,7 @@ impl<'a> Visitor<'a> for KeyReader {
                     .zip(c.comparators.iter())
                     .any(|(op, right)| matches!(op, ast::CmpOp::In) && self.is_map(right));
                 if tested && c.ops.len() == 1 {
-                    self.keys.extend(literal(&c.left));
+                    self.key(Some(&c.left));
                 }
             }
             _ => {}

@@ -260,6 +260,8 @@ impl Resolver {
                 property: f.property,
                 decorators,
                 wrapper_keys: f.wrapper_keys.clone(),
+                wrapper_params: f.wrapper_params.clone(),
+                decorator_calls: f.decorator_calls.clone(),
                 class_builder: f.class_builder.clone(),
             }),
             // Members are looked up in `classes`; don't copy them here.

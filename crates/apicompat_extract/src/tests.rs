@@ -642,6 +642,69 @@ fn loops_over_another_modules_dir_copy_all_its_names() {
 }
 
 #[test]
+fn keys_a_decorator_factory_names_are_accepted() {
+    // The shape of transformers' `@deprecate_kwarg("tokenizer", new_name="processing_class",
+    // version="5.0.0")` (4.46 - 4.57).
+    let s = extract(
+        &tree(&[
+            (
+                "pkg/deprecation.py",
+                r#"
+from functools import wraps
+def deprecate_kwarg(old_name, version, new_name=None, raise_if_both_names=False):
+    def wrapper(func):
+        @wraps(func)
+        def wrapped_func(*args, **kwargs):
+            if old_name in kwargs and new_name in kwargs:
+                kwargs.pop(old_name)
+            elif old_name in kwargs and new_name is not None:
+                kwargs[new_name] = kwargs.pop(old_name)
+            return func(*args, **kwargs)
+        return wrapped_func
+    return wrapper
+def keep(name):
+    def wrapper(func):
+        def inner(*args, **kwargs):
+            return func(*args, **kwargs)
+        return inner
+    return wrapper
+"#,
+            ),
+            (
+                "pkg/trainer.py",
+                r#"
+from .deprecation import deprecate_kwarg, keep
+class Trainer:
+    @deprecate_kwarg("tokenizer", new_name="processing_class", version="5.0.0")
+    def __init__(self, model=None, processing_class=None): ...
+    @deprecate_kwarg(old_name="past_key_value", version="4.58", new_name="past_key_values")
+    def forward(self, x, past_key_values=None): ...
+    @keep("x")
+    def other(self, y): ...
+name = "tok"
+@deprecate_kwarg(name, "1.0")
+def computed(a): ...
+"#,
+            ),
+        ]),
+        "pkg",
+        "1",
+    );
+    let render = |p: &str| s.symbols[p].signatures[0].render();
+    assert_eq!(
+        render("pkg.trainer.Trainer.__init__"),
+        "(model=..., processing_class=..., *, tokenizer=...)"
+    );
+    assert_eq!(
+        render("pkg.trainer.Trainer.forward"),
+        "(x, past_key_values=..., *, past_key_value=...)"
+    );
+    // A factory that takes nothing out, and a key that is not a literal: as written.
+    assert_eq!(render("pkg.trainer.Trainer.other"), "(y)");
+    assert_eq!(render("pkg.trainer.computed"), "(a)");
+}
+
+#[test]
 fn keys_a_decorator_wrapper_takes_out_of_kwargs_are_accepted() {
     // The shape of huggingface_hub 1.x's `@validate_hf_hub_args`.
     let s = extract(

@@ -17,7 +17,7 @@ pub(super) fn wrapper_names(modules: &HashMap<String, ModuleInfo>) -> HashSet<St
     for info in modules.values() {
         for f in &info.files {
             for (n, v) in &f.bindings {
-                if matches!(v, Value::Function(func) if !func.wrapper_keys.is_empty()) {
+                if matches!(v, Value::Function(func) if !func.wrapper_keys.is_empty() || !func.wrapper_params.is_empty()) {
                     out.insert(n.clone());
                 }
             }
@@ -30,7 +30,8 @@ impl Resolver {
     /// A function defined in `module` at `path`, with the keywords its decorators accept.
     pub(super) fn function_in(&mut self, module: &str, path: &str, f: &Function) -> Resolved {
         let mut r = function_resolved(path, f);
-        if f.decorators.is_empty() || self.wrap_depth >= MAX_DEPTH {
+        if f.decorators.is_empty() && f.decorator_calls.is_empty() || self.wrap_depth >= MAX_DEPTH
+        {
             return r;
         }
         self.wrap_depth += 1;
@@ -51,6 +52,40 @@ impl Resolver {
             };
             if let Some(Value::Function(def)) = self.own_binding(m, n) {
                 keys.extend(def.wrapper_keys);
+            }
+        }
+        // `@deprecate_kwarg("tokenizer", new_name=...)`: the literal given for each parameter
+        // of the factory that names a key.
+        for call in &f.decorator_calls {
+            let last = call.name.rsplit('.').next().unwrap_or(&call.name);
+            if !self.wrapper_names.contains(last) {
+                continue;
+            }
+            let Some(dec) = self.resolve_ref(module, &call.name) else {
+                continue;
+            };
+            if dec.kind != Kind::Function {
+                continue;
+            }
+            let Some((m, n)) = dec.canonical.rsplit_once('.') else {
+                continue;
+            };
+            let Some(Value::Function(def)) = self.own_binding(m, n) else {
+                continue;
+            };
+            for (at, name) in &def.wrapper_params {
+                let given = call
+                    .args
+                    .get(*at)
+                    .cloned()
+                    .flatten()
+                    .or_else(|| {
+                        call.keywords
+                            .iter()
+                            .find(|(k, _)| k == name)
+                            .and_then(|(_, v)| v.clone())
+                    });
+                keys.extend(given);
             }
         }
         self.wrap_depth -= 1;

@@ -118,7 +118,10 @@ fn releases_another_declared_package_rules_out_are_not_checked() {
     let src = "from accelerate.utils import is_peft_model\n";
     let alone = project(
         "requirers-alone",
-        &[("train.py", src), ("requirements.txt", "accelerate>=0.16\n")],
+        &[
+            ("train.py", src),
+            ("requirements.txt", "accelerate>=0.16\n"),
+        ],
     );
     let o = check(&alone, &["--select", "AC001"]);
     let (out, _) = text(&o);

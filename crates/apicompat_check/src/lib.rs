@@ -693,9 +693,12 @@ fn evaluate_uses<'c, 'u>(
         // A fallback import already sits in a handler: no advice to wrap it in another.
         let fallbacks = &file.uses.fallbacks;
         if u.kind == UseKind::Import
-            && fallbacks
-                .iter()
-                .any(|&i| file.uses.uses.get(i as usize).is_some_and(|x| x.range == u.range))
+            && fallbacks.iter().any(|&i| {
+                file.uses
+                    .uses
+                    .get(i as usize)
+                    .is_some_and(|x| x.range == u.range)
+            })
         {
             f.fixes.retain(|x| x.kind != model::FixKind::Guard);
         }

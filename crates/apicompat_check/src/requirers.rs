@@ -149,7 +149,11 @@ fn accepted_by(
         }
         if rejects && example.is_none() {
             let texts: Vec<String> = on.iter().map(|(_, _, t)| format!("`{t}`")).collect();
-            example = Some(format!("{} {version} requires {}", q.name, texts.join(", ")));
+            example = Some(format!(
+                "{} {version} requires {}",
+                q.name,
+                texts.join(", ")
+            ));
         }
     }
     if accepted.iter().all(|&a| a) || q.releases.is_empty() {

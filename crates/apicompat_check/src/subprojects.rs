@@ -18,7 +18,12 @@ use crate::model::Report;
 use crate::{check_project, file_filter, files, targets, Options, UsageError};
 
 /// Files that mark a directory as a project with declarations.
-const MARKERS: &[&str] = &["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"];
+const MARKERS: &[&str] = &[
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+];
 
 /// Sub-projects below the root at most (more are checked with the root's declarations).
 const MAX_SUBPROJECTS: usize = 64;
@@ -50,7 +55,12 @@ pub(crate) fn check(catalog: &Catalog, options: &Options) -> Result<Report, Usag
         let shown: Vec<String> = subs
             .iter()
             .take(5)
-            .map(|s| format!("`{}`", crate::survey::display(s.strip_prefix(&root).unwrap_or(s))))
+            .map(|s| {
+                format!(
+                    "`{}`",
+                    crate::survey::display(s.strip_prefix(&root).unwrap_or(s))
+                )
+            })
             .collect();
         report.summary.notes.push(format!(
             "{} director{} ({}{}) have declarations of their own, checked here against the project's (checking each apart would read the project's packages again for each); `apicompat check DIR` checks one against its own",
@@ -79,14 +89,11 @@ pub(crate) fn check(catalog: &Catalog, options: &Options) -> Result<Report, Usag
             .cloned()
             .collect();
         let part = check_project(catalog, &o)?;
-        report
-            .summary
-            .notes
-            .push(format!(
-                "`{}` has declarations of its own: its {} file(s) are checked against them",
-                crate::survey::display(sub.strip_prefix(&root).unwrap_or(sub)),
-                part.summary.files
-            ));
+        report.summary.notes.push(format!(
+            "`{}` has declarations of its own: its {} file(s) are checked against them",
+            crate::survey::display(sub.strip_prefix(&root).unwrap_or(sub)),
+            part.summary.files
+        ));
         join(&mut report, part);
     }
     report.findings.sort_by(|a, b| {

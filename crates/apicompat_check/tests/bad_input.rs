@@ -192,7 +192,9 @@ fn a_package_declared_by_a_direct_reference_is_not_checked_against_releases() {
     assert!(report.summary.targets[0].releases.is_empty());
     let notes = report.summary.notes.join("\n");
     assert!(
-        notes.contains("torch is declared as `torch @ git+https://github.com/example/torch-fork.git"),
+        notes.contains(
+            "torch is declared as `torch @ git+https://github.com/example/torch-fork.git"
+        ),
         "{notes}"
     );
     assert!(notes.contains("(requirements.txt:1)"), "{notes}");

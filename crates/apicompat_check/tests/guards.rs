@@ -1172,7 +1172,9 @@ fn a_fallback_import_gets_no_advice_to_guard_it_again() {
         .find(|f| f.line == 5)
         .expect("the handler's import breaks from 2.4");
     assert!(
-        !f.fixes.iter().any(|x| x.message.contains("guard the import")),
+        !f.fixes
+            .iter()
+            .any(|x| x.message.contains("guard the import")),
         "{:?}",
         f.fixes
     );

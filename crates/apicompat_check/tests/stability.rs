@@ -218,7 +218,11 @@ fn a_private_module_is_not_the_same_object_as_another_module_of_its_name() {
         .iter()
         .find(|f| f.symbol == "torch._inductor.config")
         .expect("AC011 on the private module");
-    assert!(!f.message.contains("torch.distributed.config"), "{}", f.message);
+    assert!(
+        !f.message.contains("torch.distributed.config"),
+        "{}",
+        f.message
+    );
     assert!(
         f.message.contains("no public path names the same object"),
         "{}",

@@ -6,7 +6,8 @@ mod common;
 
 use common::{brief, project, run_with};
 
-const USE: &str = "import torch\n\n\ndef build():\n    return torch.distributed.pipelining.pipeline\n";
+const USE: &str =
+    "import torch\n\n\ndef build():\n    return torch.distributed.pipelining.pipeline\n";
 
 #[test]
 fn sub_projects_are_checked_against_their_own_bounds() {
@@ -44,8 +45,14 @@ fn sub_projects_are_checked_against_their_own_bounds() {
         ]
     );
     let notes = report.summary.notes.join("\n");
-    assert!(notes.contains("`newer` has declarations of its own"), "{notes}");
-    assert!(notes.contains("`guarded` has declarations of its own: its 2 file(s)"), "{notes}");
+    assert!(
+        notes.contains("`newer` has declarations of its own"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("`guarded` has declarations of its own: its 2 file(s)"),
+        "{notes}"
+    );
     assert!(!notes.contains("`bare` has declarations"), "{notes}");
     // Given explicitly, the project is one.
     let report = run_with(&dir, &[], |_| {});

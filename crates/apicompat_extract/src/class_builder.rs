@@ -118,12 +118,7 @@ pub(crate) fn mark_builders(bindings: &mut [(String, Value)], suite: &[Stmt]) {
 /// What `f` builds, when its body has one of the shapes of the module docs.
 pub(crate) fn builder(f: &ast::StmtFunctionDef) -> Option<ClassBuilder> {
     let p = &f.parameters;
-    let positional: Vec<&str> = p
-        .posonlyargs
-        .iter()
-        .chain(&p.args)
-        .map(|a| a.parameter.name.as_str())
-        .collect();
+    let positional = crate::consts::positional_names(p);
     let vararg = p.vararg.as_ref().map(|v| v.name.as_str());
     let mut reader = Reader {
         positional,

@@ -268,3 +268,12 @@ mod tests {
         assert!(eval_src("unknown_name", &env).is_none());
     }
 }
+
+/// The names of the parameters that can be given by position, in order.
+pub(crate) fn positional_names(p: &ruff_python_ast::Parameters) -> Vec<&str> {
+    p.posonlyargs
+        .iter()
+        .chain(&p.args)
+        .map(|a| a.parameter.name.as_str())
+        .collect()
+}

@@ -101,12 +101,7 @@ fn factory_params(d: &ast::StmtFunctionDef) -> Vec<(usize, String)> {
         return Vec::new();
     };
     let p = &d.parameters;
-    let positional: Vec<&str> = p
-        .posonlyargs
-        .iter()
-        .chain(&p.args)
-        .map(|a| a.parameter.name.as_str())
-        .collect();
+    let positional = consts::positional_names(p);
     let all: Vec<String> = positional
         .iter()
         .map(|n| n.to_string())

@@ -205,6 +205,14 @@ fn a_binding_of_the_tested_name_ends_the_test() {
     // do `while` tests and `assert`.
     assert_eq!(
         got,
-        [bound("lib.Opt"), None, bound("lib.Opt"), None, None, bound("lib.Opt"), bound("lib.Opt")]
+        [
+            bound("lib.Opt"),
+            None,
+            bound("lib.Opt"),
+            None,
+            None,
+            bound("lib.Opt"),
+            bound("lib.Opt")
+        ]
     );
 }

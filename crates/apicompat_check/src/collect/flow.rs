@@ -228,16 +228,13 @@ fn cannot_fail(stmt: &Stmt) -> bool {
     };
     match stmt {
         Stmt::Pass(_) => true,
-        Stmt::Assign(a) => {
-            matches!(&*a.targets, [Expr::Name(_)]) && literal(&a.value)
-        }
+        Stmt::Assign(a) => matches!(&*a.targets, [Expr::Name(_)]) && literal(&a.value),
         Stmt::FunctionDef(f) => {
             f.decorator_list.is_empty()
                 && f.returns.is_none()
-                && f
-                    .parameters
-                    .iter_non_variadic_params()
-                    .all(|p| p.parameter.annotation.is_none() && p.default.as_deref().is_none_or(literal))
+                && f.parameters.iter_non_variadic_params().all(|p| {
+                    p.parameter.annotation.is_none() && p.default.as_deref().is_none_or(literal)
+                })
         }
         _ => false,
     }

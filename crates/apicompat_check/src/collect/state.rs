@@ -95,8 +95,8 @@ impl<'a> Walker<'a> {
             Some(h)
         })
         .flatten();
-        let falsy = value.is_none_literal_expr()
-            || matches!(value, Expr::BooleanLiteral(b) if !b.value);
+        let falsy =
+            value.is_none_literal_expr() || matches!(value, Expr::BooleanLiteral(b) if !b.value);
         match (fact, self.self_flags.get_mut(attr)) {
             (Some(h), None) => {
                 self.self_flags.insert(attr.to_string(), Some(h));

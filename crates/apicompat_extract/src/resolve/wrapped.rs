@@ -17,7 +17,8 @@ pub(super) fn wrapper_names(modules: &HashMap<String, ModuleInfo>) -> HashSet<St
     for info in modules.values() {
         for f in &info.files {
             for (n, v) in &f.bindings {
-                if matches!(v, Value::Function(func) if !func.wrapper_keys.is_empty() || !func.wrapper_params.is_empty()) {
+                if matches!(v, Value::Function(func) if !func.wrapper_keys.is_empty() || !func.wrapper_params.is_empty())
+                {
                     out.insert(n.clone());
                 }
             }
@@ -30,8 +31,7 @@ impl Resolver {
     /// A function defined in `module` at `path`, with the keywords its decorators accept.
     pub(super) fn function_in(&mut self, module: &str, path: &str, f: &Function) -> Resolved {
         let mut r = function_resolved(path, f);
-        if f.decorators.is_empty() && f.decorator_calls.is_empty() || self.wrap_depth >= MAX_DEPTH
-        {
+        if f.decorators.is_empty() && f.decorator_calls.is_empty() || self.wrap_depth >= MAX_DEPTH {
             return r;
         }
         self.wrap_depth += 1;
@@ -74,17 +74,12 @@ impl Resolver {
                 continue;
             };
             for (at, name) in &def.wrapper_params {
-                let given = call
-                    .args
-                    .get(*at)
-                    .cloned()
-                    .flatten()
-                    .or_else(|| {
-                        call.keywords
-                            .iter()
-                            .find(|(k, _)| k == name)
-                            .and_then(|(_, v)| v.clone())
-                    });
+                let given = call.args.get(*at).cloned().flatten().or_else(|| {
+                    call.keywords
+                        .iter()
+                        .find(|(k, _)| k == name)
+                        .and_then(|(_, v)| v.clone())
+                });
                 keys.extend(given);
             }
         }

@@ -43,8 +43,12 @@ impl Model<'_> {
                 // A class the model does not know (a builtin, a computed one): unknown.
                 None => Ty::Unknown,
                 Some(c) => {
-                    let kept: Vec<Ty> =
-                        t.alternatives().iter().filter(|a| of(a, c)).cloned().collect();
+                    let kept: Vec<Ty> = t
+                        .alternatives()
+                        .iter()
+                        .filter(|a| of(a, c))
+                        .cloned()
+                        .collect();
                     if kept.is_empty() {
                         Ty::Instance {
                             class: c.clone(),

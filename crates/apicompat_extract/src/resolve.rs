@@ -603,7 +603,9 @@ impl Resolver {
                 canonical: path.to_string(),
                 signatures: match c.fields {
                     Some(_) => self.synthesized_init(path),
-                    None => c.signatures.clone(),
+                    None => self
+                        .decorated_init(module, path)
+                        .unwrap_or_else(|| c.signatures.clone()),
                 },
                 deprecated: c.deprecated.clone(),
             },

@@ -695,6 +695,11 @@ def computed(a): ...
         render("pkg.trainer.Trainer.__init__"),
         "(model=..., processing_class=..., *, tokenizer=...)"
     );
+    // Calls of the class bind against its decorated `__init__`.
+    assert_eq!(
+        render("pkg.trainer.Trainer"),
+        "(model=..., processing_class=..., *, tokenizer=...)"
+    );
     assert_eq!(
         render("pkg.trainer.Trainer.forward"),
         "(x, past_key_values=..., *, past_key_value=...)"

@@ -2,7 +2,7 @@
 //! `**kwargs` (`crate::kwargs_wrapper`): each such key is a keyword the function accepts,
 //! added to its signatures as a keyword-only parameter with a default.
 
-use apicompat_surface::{Kind, Param, ParamKind};
+use apicompat_surface::{Kind, Param, ParamKind, Signature};
 
 use super::{function_resolved, HashMap, HashSet, ModuleInfo, Resolved, Resolver};
 use crate::facts::{Function, Value};
@@ -28,6 +28,33 @@ pub(super) fn wrapper_names(modules: &HashMap<String, ModuleInfo>) -> HashSet<St
 }
 
 impl Resolver {
+    /// The call signatures of the class at `path` when its own `__init__` is decorated: those
+    /// of the `__init__` with the keywords its decorators accept (`Trainer(tokenizer=...)`
+    /// through `@deprecate_kwarg("tokenizer", ...)`).
+    pub(super) fn decorated_init(&mut self, module: &str, path: &str) -> Option<Vec<Signature>> {
+        let class = self.classes.get(path).cloned()?;
+        let init = class
+            .members
+            .iter()
+            .find_map(|(n, v)| match (n.as_str(), v) {
+                ("__init__", Value::Function(f)) => Some(f),
+                _ => None,
+            })?;
+        if init.decorators.is_empty() && init.decorator_calls.is_empty() {
+            return None;
+        }
+        let r = self.function_in(module, &format!("{path}.__init__"), init);
+        Some(
+            r.signatures
+                .into_iter()
+                .map(|s| Signature {
+                    params: s.params,
+                    returns: None,
+                })
+                .collect(),
+        )
+    }
+
     /// A function defined in `module` at `path`, with the keywords its decorators accept.
     pub(super) fn function_in(&mut self, module: &str, path: &str, f: &Function) -> Resolved {
         let mut r = function_resolved(path, f);

@@ -727,6 +727,8 @@ fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Analyzed]) -> HashSet<String
         .collect();
     stored.sort_unstable();
     stored.dedup();
+    // Each is looked up in every release: a bounded number (the others are judged as usual).
+    stored.truncate(MAX_STORED_PATHS);
     stored
         .into_iter()
         .filter(|path| {
@@ -743,6 +745,9 @@ fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Analyzed]) -> HashSet<String
         .map(str::to_string)
         .collect()
 }
+
+/// Assigned paths looked up in the index at most (see [`invented_paths`]).
+const MAX_STORED_PATHS: usize = 4096;
 
 /// `path` is a path the project invents, or something read through one.
 fn under_stored(path: &str, stored: &HashSet<String>) -> bool {

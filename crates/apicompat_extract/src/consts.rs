@@ -227,6 +227,15 @@ pub fn last_name(expr: &Expr) -> Option<&str> {
     }
 }
 
+/// The names of the parameters that can be given by position, in order.
+pub(crate) fn positional_names(p: &ruff_python_ast::Parameters) -> Vec<&str> {
+    p.posonlyargs
+        .iter()
+        .chain(&p.args)
+        .map(|a| a.parameter.name.as_str())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,13 +276,4 @@ mod tests {
         assert!(eval_src("foo()", &env).is_none());
         assert!(eval_src("unknown_name", &env).is_none());
     }
-}
-
-/// The names of the parameters that can be given by position, in order.
-pub(crate) fn positional_names(p: &ruff_python_ast::Parameters) -> Vec<&str> {
-    p.posonlyargs
-        .iter()
-        .chain(&p.args)
-        .map(|a| a.parameter.name.as_str())
-        .collect()
 }

@@ -679,6 +679,8 @@ class Trainer:
     def __init__(self, model=None, processing_class=None): ...
     @deprecate_kwarg(old_name="past_key_value", version="4.58", new_name="past_key_values")
     def forward(self, x, past_key_values=None): ...
+    @deprecate_kwarg("input_embeds", version="5.6.0", new_name="inputs_embeds")
+    def mask(self, config, inputs_embeds, attention_mask): ...
     @keep("x")
     def other(self, y): ...
 name = "tok"
@@ -703,6 +705,11 @@ def computed(a): ...
     assert_eq!(
         render("pkg.trainer.Trainer.forward"),
         "(x, past_key_values=..., *, past_key_value=...)"
+    );
+    // The renamed parameter may be filled through the old name: no longer required.
+    assert_eq!(
+        render("pkg.trainer.Trainer.mask"),
+        "(config, inputs_embeds=..., attention_mask, *, input_embeds=...)"
     );
     // A factory that takes nothing out, and a key that is not a literal: as written.
     assert_eq!(render("pkg.trainer.Trainer.other"), "(y)");

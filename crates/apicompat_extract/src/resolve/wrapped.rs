@@ -82,7 +82,10 @@ impl Resolver {
             }
         }
         // `@deprecate_kwarg("tokenizer", new_name=...)`: the literal given for each parameter
-        // of the factory that names a key.
+        // of the factory that names a key. The keys of one decoration go together: a key that
+        // is already a parameter may be filled through another (`input_embeds` renamed to the
+        // required `inputs_embeds`), so it is no longer required.
+        let mut groups: Vec<Vec<String>> = Vec::new();
         for call in &f.decorator_calls {
             let last = call.name.rsplit('.').next().unwrap_or(&call.name);
             if !self.wrapper_names.contains(last) {
@@ -100,6 +103,7 @@ impl Resolver {
             let Some(Value::Function(def)) = self.own_binding(m, n) else {
                 continue;
             };
+            let mut group = Vec::new();
             for (at, name) in &def.wrapper_params {
                 let given = call.args.get(*at).cloned().flatten().or_else(|| {
                     call.keywords
@@ -107,11 +111,23 @@ impl Resolver {
                         .find(|(k, _)| k == name)
                         .and_then(|(_, v)| v.clone())
                 });
-                keys.extend(given);
+                group.extend(given);
             }
+            keys.extend(group.iter().cloned());
+            groups.push(group);
         }
         self.wrap_depth -= 1;
         for sig in &mut r.signatures {
+            for group in &groups {
+                let added = group
+                    .iter()
+                    .any(|k| !sig.params.iter().any(|p| p.name == *k));
+                if added {
+                    for p in sig.params.iter_mut().filter(|p| group.contains(&p.name)) {
+                        p.default = true;
+                    }
+                }
+            }
             for k in &keys {
                 if sig.params.iter().any(|p| p.name == *k) {
                     continue;

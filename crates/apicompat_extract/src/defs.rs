@@ -262,31 +262,24 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
     }
     let mut fields = Vec::new();
     class_body(&mut class, &c.body, source, env, depth + 1, &mut fields);
-    let init = class
-        .members
-        .iter()
-        .find_map(|(n, v)| match (n.as_str(), v) {
-            ("__init__", Value::Function(f)) => Some(f),
-            _ => None,
+    let constructor = class
+        .method("__init__")
+        .or(class.method("__new__"))
+        .map(|f| {
+            let signatures: Vec<Signature> = f
+                .signatures
+                .iter()
+                .map(|s| Signature {
+                    params: s.params.clone(),
+                    returns: None,
+                })
+                .collect();
+            (signatures, f.deprecated.clone())
         });
-    let new = class
-        .members
-        .iter()
-        .find_map(|(n, v)| match (n.as_str(), v) {
-            ("__new__", Value::Function(f)) => Some(f),
-            _ => None,
-        });
-    if let Some(f) = init.or(new) {
-        class.signatures = f
-            .signatures
-            .iter()
-            .map(|s| Signature {
-                params: s.params.clone(),
-                returns: None,
-            })
-            .collect();
+    if let Some((signatures, deprecated)) = constructor {
+        class.signatures = signatures;
         if class.deprecated.is_none() {
-            class.deprecated.clone_from(&f.deprecated);
+            class.deprecated = deprecated;
         }
     } else if let Some(synth) = synth {
         let fields = dataclass::finish(synth, fields);

@@ -80,6 +80,16 @@ pub struct Class {
     pub base_calls: Vec<crate::class_builder::BaseCall>,
 }
 
+impl Class {
+    /// The function the class body binds to `name` (`__init__`, `__new__`).
+    pub fn method(&self, name: &str) -> Option<&Function> {
+        self.members.iter().find_map(|(n, v)| match v {
+            Value::Function(f) if n == name => Some(f),
+            _ => None,
+        })
+    }
+}
+
 /// What a class's `__getattr__` answers beyond its members (ordered: two definitions of one
 /// class answer what the more open one does).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]

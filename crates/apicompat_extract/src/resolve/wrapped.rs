@@ -33,13 +33,7 @@ impl Resolver {
     /// through `@deprecate_kwarg("tokenizer", ...)`).
     pub(super) fn decorated_init(&mut self, module: &str, path: &str) -> Option<Vec<Signature>> {
         let class = self.classes.get(path).cloned()?;
-        let init = class
-            .members
-            .iter()
-            .find_map(|(n, v)| match (n.as_str(), v) {
-                ("__init__", Value::Function(f)) => Some(f),
-                _ => None,
-            })?;
+        let init = class.method("__init__")?;
         if init.decorators.is_empty() && init.decorator_calls.is_empty() {
             return None;
         }

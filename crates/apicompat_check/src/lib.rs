@@ -131,11 +131,26 @@ impl std::error::Error for UsageError {}
 
 /// Runs a check: each project of the tree against its own declarations ([`subprojects`]).
 pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
-    subprojects::check(catalog, options)
+    match check_project(catalog, options, true)? {
+        Checked::Done(report) => Ok(*report),
+        Checked::Split(plan) => subprojects::run(catalog, options, plan),
+    }
 }
 
-/// Runs a check of one project.
-pub(crate) fn check_project(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
+/// What [`check_project`] did.
+pub(crate) enum Checked {
+    Done(Box<Report>),
+    /// The tree holds sub-projects to check apart (asked for with `split`).
+    Split(subprojects::Plan),
+}
+
+/// Runs a check of one project; with `split`, a tree that holds sub-projects is not checked
+/// but planned ([`subprojects::plan`], from the files found here: one walk of the tree).
+pub(crate) fn check_project(
+    catalog: &Catalog,
+    options: &Options,
+    split: bool,
+) -> Result<Checked, UsageError> {
     let specs = options
         .targets
         .iter()
@@ -281,6 +296,18 @@ pub(crate) fn check_project(catalog: &Catalog, options: &Options) -> Result<Repo
     discovered
         .own_packages
         .extend(options.own_roots.iter().cloned());
+    let may_split = split
+        && options.project.is_none()
+        && options.stdin.is_none()
+        && options.documents.is_empty();
+    if may_split {
+        if let Some(plan) = subprojects::plan(&project_root, &all_declared, &discovered, &filter) {
+            if plan.affordable {
+                return Ok(Checked::Split(plan));
+            }
+            summary.notes.push(plan.note());
+        }
+    }
 
     // Top-level modules of every indexed package, but those the project provides itself.
     // (A package of the data file is not decoded for this: the file's table names its roots.)
@@ -634,10 +661,7 @@ pub(crate) fn check_project(catalog: &Catalog, options: &Options) -> Result<Repo
             findings.push(f);
         }
     }
-    findings.sort_by(|a, b| {
-        (&a.path, a.line, a.column, a.code, &a.symbol)
-            .cmp(&(&b.path, b.line, b.column, b.code, &b.symbol))
-    });
+    sort_findings(&mut findings);
     for f in &findings {
         match f.severity {
             Severity::Error => summary.errors += 1,
@@ -661,7 +685,7 @@ pub(crate) fn check_project(catalog: &Catalog, options: &Options) -> Result<Repo
         config_baseline,
     };
     fix::attach(catalog, &mut report);
-    Ok(report)
+    Ok(Checked::Done(Box::new(report)))
 }
 
 /// Evaluates uses (file number, use) against the chosen targets, in parallel: the pending
@@ -712,6 +736,14 @@ fn evaluate_uses<'c, 'u>(
         Some(((view, p), (fi, vec![l, stmt_line])))
     })
     .unzip()
+}
+
+/// Findings in the order they are reported: by file, position, rule and symbol.
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (&a.path, a.line, a.column, a.code, &a.symbol)
+            .cmp(&(&b.path, b.line, b.column, b.code, &b.symbol))
+    });
 }
 
 /// The paths of indexed packages the project assigns that no release of the package has

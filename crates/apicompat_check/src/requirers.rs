@@ -5,13 +5,18 @@
 
 use apicompat_index::{ranges, Catalog, PackageView};
 use apicompat_requirements::{
-    normalize_name, parse_requirement, satisfies, select, Declared, Version, VersionSpecifiers,
+    normalize_name, parse_requirement, satisfies, Declared, Version, VersionSpecifiers,
 };
 
-/// The declared packages of the index and what each admitted release requires.
-#[derive(Default)]
-pub struct Requirers {
-    packages: Vec<Requirer>,
+use crate::targets::admitted_by;
+
+/// The declared packages of the index and what each admitted release requires, read on the
+/// first narrowing asked for (most runs ask none: a single declared package, or targets from
+/// elsewhere).
+pub struct Requirers<'a> {
+    catalog: &'a Catalog,
+    declared: &'a Declared,
+    packages: std::cell::OnceCell<Vec<Requirer>>,
 }
 
 struct Requirer {
@@ -27,50 +32,53 @@ struct Requirer {
 /// One unconditional requirement of a release: normalized name, specifier, text.
 type Requires = (String, VersionSpecifiers, String);
 
-impl Requirers {
-    /// Reads the declared packages the index has (main requirements without markers; a
-    /// constraint or a conditional requirement does not always install the package).
-    pub fn new(catalog: &Catalog, declared: &Declared) -> Requirers {
-        let mut names: Vec<&str> = declared
-            .requirements
-            .iter()
-            .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none())
-            .map(|r| r.name.as_str())
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        let index_names = catalog.names();
-        let mut packages = Vec::new();
-        for name in names {
-            let Some(index_name) = index_names.iter().find(|n| normalize_name(n) == name) else {
-                continue;
-            };
-            let Ok(Some(view)) = catalog.package(index_name) else {
-                continue;
-            };
-            let reqs = declared.requirements_for(name);
-            let all: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
-            let mut admitted: Vec<usize> = (0..all.len()).collect();
-            for r in &reqs {
-                let picked = select(&r.specifier, &all);
-                admitted.retain(|&i| picked.contains(&all[i]));
-            }
-            let releases = admitted
-                .iter()
-                .map(|&i| (all[i].to_string(), requirements_of(view, i)))
-                .collect();
-            let declared = reqs
-                .iter()
-                .map(|r| format!("`{}` ({})", r.raw, r.source))
-                .collect::<Vec<_>>()
-                .join(", ");
-            packages.push(Requirer {
-                name: name.to_string(),
-                declared,
-                releases,
-            });
+impl<'a> Requirers<'a> {
+    pub fn new(catalog: &'a Catalog, declared: &'a Declared) -> Requirers<'a> {
+        Requirers {
+            catalog,
+            declared,
+            packages: std::cell::OnceCell::new(),
         }
-        Requirers { packages }
+    }
+
+    /// The declared packages the index has (main requirements without markers; a constraint
+    /// or a conditional requirement does not always install the package).
+    fn packages(&self) -> &[Requirer] {
+        self.packages.get_or_init(|| {
+            let (catalog, declared) = (self.catalog, self.declared);
+            let mut names: Vec<&str> = declared
+                .requirements
+                .iter()
+                .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none())
+                .map(|r| r.name.as_str())
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            let mut packages = Vec::new();
+            for name in names {
+                let Some(Ok(Some(view))) = catalog.name_of(name).map(|n| catalog.package(n)) else {
+                    continue;
+                };
+                let reqs = declared.requirements_for(name);
+                let all: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+                let admitted = admitted_by(&reqs, &all);
+                let releases = (0..all.len())
+                    .filter(|&i| admitted.contains(&all[i]))
+                    .map(|i| (all[i].to_string(), requirements_of(view, i)))
+                    .collect();
+                let declared = reqs
+                    .iter()
+                    .map(|r| format!("`{}` ({})", r.raw, r.source))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                packages.push(Requirer {
+                    name: name.to_string(),
+                    declared,
+                    releases,
+                });
+            }
+            packages
+        })
     }
 
     /// The releases of `view` among `releases` (positions) that every other declared package
@@ -87,7 +95,11 @@ impl Requirers {
         let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
         let mut kept = releases.to_vec();
         let mut by = Vec::new();
-        for q in self.packages.iter().filter(|q| q.name != name) {
+        // A single declared package has no other to be narrowed by.
+        if self.declared.requirements.len() < 2 {
+            return (kept, by);
+        }
+        for q in self.packages().iter().filter(|q| q.name != name) {
             let Some((accepted, example)) = accepted_by(q, &name, &kept, &versions) else {
                 continue;
             };

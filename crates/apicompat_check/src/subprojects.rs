@@ -14,8 +14,10 @@ use std::path::{Path, PathBuf};
 use apicompat_index::Catalog;
 use apicompat_requirements::{read_project, Declared, ToolConfig};
 
+use crate::exclude::FileFilter;
+use crate::files::{self, Discovered};
 use crate::model::Report;
-use crate::{check_project, file_filter, files, targets, Options, UsageError};
+use crate::{check_project, sort_findings, Checked, Options, UsageError};
 
 /// Files that mark a directory as a project with declarations.
 const MARKERS: &[&str] = &[
@@ -28,83 +30,8 @@ const MARKERS: &[&str] = &[
 /// Sub-projects below the root at most (more are checked with the root's declarations).
 const MAX_SUBPROJECTS: usize = 64;
 
-/// Runs `check`, one part per project of the tree.
-pub(crate) fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
-    let split = if options.project.is_none()
-        && options.inherit.is_none()
-        && options.stdin.is_none()
-        && options.documents.is_empty()
-        && options.skip_dirs.is_empty()
-    {
-        plan(options)
-    } else {
-        None
-    };
-    let Some(Plan {
-        root,
-        subs,
-        own,
-        context,
-        affordable,
-    }) = split
-    else {
-        return check_project(catalog, options);
-    };
-    if !affordable {
-        let mut report = check_project(catalog, options)?;
-        let shown: Vec<String> = subs
-            .iter()
-            .take(5)
-            .map(|s| {
-                format!(
-                    "`{}`",
-                    crate::survey::display(s.strip_prefix(&root).unwrap_or(s))
-                )
-            })
-            .collect();
-        report.summary.notes.push(format!(
-            "{} director{} ({}{}) have declarations of their own, checked here against the project's (checking each apart would read the project's packages again for each); `apicompat check DIR` checks one against its own",
-            subs.len(),
-            if subs.len() == 1 { "y" } else { "ies" },
-            shown.join(", "),
-            if subs.len() > 5 { ", ..." } else { "" }
-        ));
-        return Ok(report);
-    }
-    let mut root_options = options.clone();
-    root_options.project = Some(root.clone());
-    let inherit_from = root.clone();
-    root_options.skip_dirs = subs.clone();
-    let mut report = check_project(catalog, &root_options)?;
-    for sub in &subs {
-        let mut o = options.clone();
-        o.paths = vec![sub.clone()];
-        o.project = Some(sub.clone());
-        o.inherit = Some(inherit_from.clone());
-        o.own_roots = own.clone();
-        o.context = context.clone();
-        o.skip_dirs = subs
-            .iter()
-            .filter(|s| *s != sub && s.starts_with(sub))
-            .cloned()
-            .collect();
-        let part = check_project(catalog, &o)?;
-        report.summary.notes.push(format!(
-            "`{}` has declarations of its own: its {} file(s) are checked against them",
-            crate::survey::display(sub.strip_prefix(&root).unwrap_or(sub)),
-            part.summary.files
-        ));
-        join(&mut report, part);
-    }
-    report.findings.sort_by(|a, b| {
-        (&a.path, a.line, a.column, a.code, &a.symbol)
-            .cmp(&(&b.path, b.line, b.column, b.code, &b.symbol))
-    });
-    Ok(report)
-}
-
 /// How a tree is split.
-struct Plan {
+pub(crate) struct Plan {
     root: PathBuf,
     /// The sub-projects below the root.
     subs: Vec<PathBuf>,
@@ -114,30 +41,83 @@ struct Plan {
     /// classes) and not reported there.
     context: Vec<PathBuf>,
     /// Reading the root's packages once more per sub-project costs no more than the tree.
-    affordable: bool,
+    pub(crate) affordable: bool,
 }
 
-/// The sub-projects of the tree, when there are any and reading the root's packages once
-/// more for each costs no more than the tree itself (else the tree is one project, and a note
-/// says which directories have declarations of their own).
-fn plan(options: &Options) -> Option<Plan> {
-    let paths: Vec<PathBuf> = if options.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        options.paths.clone()
-    };
-    let start = paths.first().cloned().unwrap_or_else(|| PathBuf::from("."));
-    let start = if start.exists() {
-        start
-    } else {
-        PathBuf::from(".")
-    };
-    let root = targets::find_project_root(&start);
-    let declared = read_project(&root);
-    let mut notes = Vec::new();
-    let filter = file_filter(&root, &declared.tool_config, &options.files, &mut notes);
-    let discovered = files::discover(&paths, &filter);
-    let root_abs = std::fs::canonicalize(&root).ok()?;
+impl Plan {
+    /// The note of a tree checked as one project though it holds sub-projects.
+    pub(crate) fn note(&self) -> String {
+        let shown: Vec<String> = self
+            .subs
+            .iter()
+            .take(5)
+            .map(|s| format!("`{}`", self.shown(s)))
+            .collect();
+        format!(
+            "{} director{} ({}{}) have declarations of their own, checked here against the project's (checking each apart would read the project's packages again for each); `apicompat check DIR` checks one against its own",
+            self.subs.len(),
+            if self.subs.len() == 1 { "y" } else { "ies" },
+            shown.join(", "),
+            if self.subs.len() > 5 { ", ..." } else { "" }
+        )
+    }
+
+    fn shown(&self, sub: &Path) -> String {
+        crate::survey::display(sub.strip_prefix(&self.root).unwrap_or(sub))
+    }
+}
+
+/// Checks each part of a planned tree: the root's files without the sub-projects, then each
+/// sub-project with its own declarations completed by the root's.
+pub(crate) fn run(catalog: &Catalog, options: &Options, plan: Plan) -> Result<Report, UsageError> {
+    let mut root_options = options.clone();
+    root_options.project = Some(plan.root.clone());
+    root_options.skip_dirs = plan.subs.clone();
+    let mut report = part(catalog, &root_options)?;
+    for sub in &plan.subs {
+        let mut o = options.clone();
+        o.paths = vec![sub.clone()];
+        o.project = Some(sub.clone());
+        o.inherit = Some(plan.root.clone());
+        o.own_roots = plan.own.clone();
+        o.context = plan.context.clone();
+        o.skip_dirs = plan
+            .subs
+            .iter()
+            .filter(|s| *s != sub && s.starts_with(sub))
+            .cloned()
+            .collect();
+        let sub_report = part(catalog, &o)?;
+        report.summary.notes.push(format!(
+            "`{}` has declarations of its own: its {} file(s) are checked against them",
+            plan.shown(sub),
+            sub_report.summary.files
+        ));
+        join(&mut report, sub_report);
+    }
+    sort_findings(&mut report.findings);
+    Ok(report)
+}
+
+/// One part of a planned tree (never planned again: it is not split).
+fn part(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
+    match check_project(catalog, options, false)? {
+        Checked::Done(report) => Ok(*report),
+        Checked::Split(_) => Err(UsageError(
+            "a part of the tree was planned again".to_string(),
+        )),
+    }
+}
+
+/// The sub-projects of the tree at `root` whose `discovered` files were found with `filter`,
+/// when there are any; `declared` are the root's declarations.
+pub(crate) fn plan(
+    root: &Path,
+    declared: &Declared,
+    discovered: &Discovered,
+    filter: &FileFilter,
+) -> Option<Plan> {
+    let root_abs = std::fs::canonicalize(root).ok()?;
     // The nearest directory with a marker above each file, below the root.
     let mut marked: HashMap<PathBuf, bool> = HashMap::new();
     let mut found: BTreeSet<PathBuf> = BTreeSet::new();
@@ -166,11 +146,7 @@ fn plan(options: &Options) -> Option<Plan> {
         .filter(|d| {
             std::fs::canonicalize(d).is_ok_and(|a| a.starts_with(&root_abs) && a != root_abs)
         })
-        .filter(|d| {
-            let own = read_project(d);
-            let merged = inherit(&declared, own);
-            bounds(&merged) != bounds(&declared)
-        })
+        .filter(|d| bounds(&inherit(declared, read_project(d))) != bounds(declared))
         .take(MAX_SUBPROJECTS)
         .collect();
     if subs.is_empty() {
@@ -186,11 +162,11 @@ fn plan(options: &Options) -> Option<Plan> {
     let context_files = if context.is_empty() {
         0
     } else {
-        files::discover(&context, &filter).files.len()
+        files::discover(&context, filter).files.len()
     };
     let affordable = context_files.saturating_mul(subs.len()) <= discovered.files.len();
     Some(Plan {
-        root,
+        root: root.to_path_buf(),
         subs,
         own,
         context,
@@ -269,8 +245,7 @@ fn join(report: &mut Report, part: Report) {
     s.bad_declarations.extend(p.bad_declarations);
     s.unindexed.extend(p.unindexed);
     report.sources.extend(part.sources);
-    let chains: BTreeMap<PathBuf, Vec<String>> = part.chains;
-    report.chains.extend(chains);
+    report.chains.extend(part.chains);
 }
 
 /// Whether `file` lies in one of `dirs`.

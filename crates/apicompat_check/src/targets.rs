@@ -53,7 +53,7 @@ pub struct Sources<'a> {
     /// From `VIRTUAL_ENV`: used when nothing is declared.
     pub virtual_env: Option<&'a InstalledEnvironment>,
     /// What the other declared packages accept of a declared one.
-    pub requirers: Option<&'a Requirers>,
+    pub requirers: Option<&'a Requirers<'a>>,
 }
 
 /// The releases of one package to check.
@@ -244,11 +244,7 @@ fn from_requirements(
     }
     // Every declaration holds at once (pip intersects them); if they contradict each other,
     // each is checked.
-    let mut admitted: Vec<Version> = all.to_vec();
-    for r in reqs {
-        let picked = select(&r.specifier, all);
-        admitted.retain(|v| picked.contains(v));
-    }
+    let mut admitted = admitted_by(reqs, all);
     if admitted.is_empty() {
         for r in reqs {
             admitted.extend(select(&r.specifier, all));
@@ -371,6 +367,16 @@ fn installed(
         releases,
         short: label,
     })
+}
+
+/// The releases among `all` that every one of `reqs` admits (pip intersects them).
+pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Version> {
+    let mut admitted: Vec<Version> = all.to_vec();
+    for r in reqs {
+        let picked = select(&r.specifier, all);
+        admitted.retain(|v| picked.contains(v));
+    }
+    admitted
 }
 
 /// The version every declaration pins exactly (`==4.38.0`), if they agree on one.

@@ -253,13 +253,9 @@ fn format(template: &str, args: &[String], kwargs: &[(&str, String)]) -> Option<
 /// with an `else:` that warns and returns, or `if param in T:` that warns and returns
 /// (deprecated names).
 pub fn getattr_tables(f: &ast::StmtFunctionDef) -> Vec<(String, TableUse)> {
-    let Some(param) = f
-        .parameters
-        .posonlyargs
-        .iter()
-        .chain(&f.parameters.args)
-        .next()
-        .map(|p| p.name().to_string())
+    let Some(param) = crate::consts::positional_names(&f.parameters)
+        .first()
+        .map(|p| p.to_string())
     else {
         return Vec::new();
     };

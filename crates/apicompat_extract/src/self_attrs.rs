@@ -57,14 +57,7 @@ enum Key {
 
 /// The attributes method `f` binds on its first parameter; `env` holds its module's constants.
 pub(crate) fn self_attributes(f: &ast::StmtFunctionDef, env: &Env) -> SelfAttrs {
-    let Some(first) = f
-        .parameters
-        .posonlyargs
-        .iter()
-        .chain(&f.parameters.args)
-        .next()
-        .map(|p| p.name().as_str())
-    else {
+    let Some(&first) = crate::consts::positional_names(&f.parameters).first() else {
         return SelfAttrs::default();
     };
     let mut scan = Scan {

@@ -514,6 +514,16 @@ impl Catalog {
         self.entries.keys().map(String::as_str).collect()
     }
 
+    /// The name the catalog knows a distribution by, however it is spelled
+    /// (`huggingface_hub` is `huggingface-hub`: PEP 503 normalization).
+    pub fn name_of(&self, distribution: &str) -> Option<&str> {
+        let wanted = apicompat_requirements::normalize_name(distribution);
+        self.entries
+            .keys()
+            .find(|n| apicompat_requirements::normalize_name(n) == wanted)
+            .map(String::as_str)
+    }
+
     /// The packages of the data file that cannot be read, and why.
     pub fn unavailable(&self) -> &[Unavailable] {
         &self.unavailable

@@ -10,7 +10,7 @@ use apicompat_check::pins::requirement_line;
 use apicompat_index::{ranges, Catalog, PackageView};
 
 use apicompat_requirements::{
-    normalize_name, parse_requirement, parse_specifiers, satisfies, select, Declared, Version,
+    normalize_name, parse_requirement, parse_specifiers, satisfies, Declared, Version,
     VersionSpecifiers,
 };
 
@@ -110,12 +110,7 @@ struct Var<'c> {
 }
 
 fn index_name(catalog: &Catalog, requirement_name: &str) -> Option<String> {
-    let wanted = normalize_name(requirement_name);
-    catalog
-        .names()
-        .into_iter()
-        .find(|n| normalize_name(n) == wanted)
-        .map(str::to_string)
+    catalog.name_of(requirement_name).map(str::to_string)
 }
 
 fn declared_mask(declared: &Declared, name: &str, parsed: &[Version]) -> Option<Vec<bool>> {
@@ -123,11 +118,7 @@ fn declared_mask(declared: &Declared, name: &str, parsed: &[Version]) -> Option<
     if reqs.is_empty() {
         return None;
     }
-    let mut admitted: Vec<Version> = parsed.to_vec();
-    for r in &reqs {
-        let picked = select(&r.specifier, parsed);
-        admitted.retain(|v| picked.contains(v));
-    }
+    let admitted = apicompat_check::targets::admitted_by(&reqs, parsed);
     Some(parsed.iter().map(|v| admitted.contains(v)).collect())
 }
 

@@ -147,12 +147,9 @@ fn package_view<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c PackageView,
     if let Some(v) = catalog.package(name).map_err(err)? {
         return Ok(v);
     }
-    let wanted = apicompat_requirements::normalize_name(name);
-    for n in catalog.names() {
-        if apicompat_requirements::normalize_name(n) == wanted {
-            if let Some(v) = catalog.package(n).map_err(err)? {
-                return Ok(v);
-            }
+    if let Some(n) = catalog.name_of(name) {
+        if let Some(v) = catalog.package(n).map_err(err)? {
+            return Ok(v);
         }
     }
     if let Some(v) = catalog.package_for_module(name).map_err(err)? {

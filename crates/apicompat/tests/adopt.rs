@@ -391,3 +391,75 @@ fn conda_names_and_projects_without_declarations() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn packages_only_extras_require_are_checked_against_what_the_extras_admit() {
+    // torch is required only by extras: `gpu` directly, `all` through `p[gpu]` (an extra of
+    // the project itself); every install that brings torch in admits 2.3.x only.
+    let dir = project(
+        "extras_only",
+        &[
+            ("pyproject.toml", "[project]\nname = \"P\"\ndependencies = [\"rich\"]\n\n[project.optional-dependencies]\ngpu = [\"torch>=2.3.0,<2.4\"]\nall = [\"p[gpu]\"]\n"),
+            ("m.py", BREAKS_ON_23),
+        ],
+    );
+    let (code, list, report) = findings(&dir, &["--select", "AC001"]);
+    assert_eq!(
+        (code, list),
+        (1, vec!["m.py:1:AC001".to_string()]),
+        "{report}"
+    );
+    let target = &report["summary"]["targets"][0];
+    assert_eq!(target["origin"], "extras", "{report}");
+    assert_eq!(target["releases"], serde_json::json!(["2.3.0", "2.3.1"]));
+    assert_eq!(
+        target["description"],
+        "declared in extras `all`, `gpu`: `torch>=2.3.0,<2.4` (pyproject.toml:6)"
+    );
+    let notes = report["summary"]["notes"].to_string();
+    assert!(!notes.contains("not declared"), "{notes}");
+    assert!(!notes.contains("scopes not checked"), "{notes}");
+    // `--scope all` brings in `gpu` through the self-reference: a declared target.
+    let (_, _, report) = findings(&dir, &["--select", "AC001", "--scope", "all"]);
+    let target = &report["summary"]["targets"][0];
+    assert_eq!(target["origin"], "declared", "{report}");
+    assert_eq!(target["releases"], serde_json::json!(["2.3.0", "2.3.1"]));
+    // Two extras with different ranges: the releases either admits.
+    let dir = project(
+        "extras_union",
+        &[
+            ("setup.py", "from setuptools import setup\nsetup(name='p', install_requires=['rich'], extras_require={'a': ['torch==2.3.0'], 'b': ['torch==2.5.0']})\n"),
+            ("m.py", BREAKS_ON_23),
+        ],
+    );
+    let (_, _, report) = findings(&dir, &["--select", "AC001"]);
+    let target = &report["summary"]["targets"][0];
+    assert_eq!(
+        target["releases"],
+        serde_json::json!(["2.3.0", "2.5.0"]),
+        "{report}"
+    );
+    // Only a version-less mention in an extra (a test extra): the newest release, said so.
+    let dir = project(
+        "extras_unbounded",
+        &[
+            (
+                "setup.py",
+                "from setuptools import setup
+extras = {}
+extras['test'] = ['torch']
+setup(name='p', install_requires=['rich'], extras_require=extras)
+",
+            ),
+            ("m.py", BREAKS_ON_23),
+        ],
+    );
+    let (_, _, report) = findings(&dir, &["--select", "AC001"]);
+    let target = &report["summary"]["targets"][0];
+    assert_eq!(target["origin"], "newest", "{report}");
+    let notes = report["summary"]["notes"].to_string();
+    assert!(
+        notes.contains("torch is declared without a version, in extras only (`test`)"),
+        "{notes}"
+    );
+}

@@ -77,6 +77,25 @@ fn exit_1_with_errors_in_every_output_format() {
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     let o = check(&dir, &["--target", "torch==2.5.0"]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // An exact target the index lacks: the indexed release of its series, said so.
+    let o = check(&dir, &["--target", "torch==2.3.7"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("against torch 2.3.1 (--target `torch==2.3.7`)"),
+        "{out}"
+    );
+    assert!(
+        (out.clone() + &err).contains("torch 2.3.7 is not indexed; checked against 2.3.1"),
+        "{out}{err}"
+    );
+    // No indexed release at all: not a pass in disguise.
+    let o = check(&dir, &["--target", "torch==9.0"]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("torch (not checked: no indexed release; --target `torch==9.0`)"),
+        "{out}{err}"
+    );
 }
 
 #[test]

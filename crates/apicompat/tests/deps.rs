@@ -147,6 +147,32 @@ fn releases_another_declared_package_rules_out_are_not_checked() {
         all.contains("accelerate 0.16.0 - 0.20.3 left out: no release of peft that `peft>=0.11,<0.21` (requirements.txt:2) admits accepts them (peft 0.11.1 requires `accelerate (>=0.21.0)`)"),
         "{all}"
     );
+    // The other direction: torchvision releases before 0.21 pin a torch older than 2.6 (their
+    // own Requires-Dist), so beside `torch>=2.6` they are never installed. `v2` came in 0.15.
+    let beside = project(
+        "requirers-own",
+        &[
+            (
+                "train.py",
+                "from torchvision.transforms import v2
+",
+            ),
+            (
+                "requirements.txt",
+                "torch>=2.6
+torchvision
+",
+            ),
+        ],
+    );
+    let o = check(&beside, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains("torchvision 0.21.0 - "), "{out}");
+    assert!(
+        format!("{out}{err}").contains("torchvision 0.14.0 - 0.20.1 left out: they require releases of torch that `torch>=2.6` (requirements.txt:1) does not admit (torchvision 0.14.0 requires `torch (==1.13.0)`)"),
+        "{out}{err}"
+    );
 }
 
 #[test]

@@ -359,6 +359,7 @@ pub(crate) fn check_project(
         declared: &declared,
         virtual_env: virtual_env.as_ref(),
         requirers: Some(&requirers),
+        unscoped: &all_declared,
     };
     let mut chosen: BTreeMap<String, targets::Target> = BTreeMap::new();
     let mut unindexed = rules::Unindexed::default();
@@ -836,22 +837,51 @@ fn scope_notes(
             ));
         }
     }
-    let wanted: Vec<String> = wanted
+    // The scopes asked for and the extras they bring in (`base = ["proj[hf]"]`) are checked;
+    // so are the extras' requirements on packages the main requirements do not name (they
+    // are what installs bring in, `targets::from_extras`).
+    let wanted = declared.scope_closure(wanted);
+    let main: HashSet<&str> = declared
+        .requirements
         .iter()
-        .map(|w| apicompat_requirements::normalize_name(w))
+        .filter(|r| {
+            r.group
+                .as_deref()
+                .is_none_or(|g| wanted.contains(&apicompat_requirements::normalize_name(g)))
+        })
+        .map(|r| r.name.as_str())
         .collect();
-    let unchecked: Vec<String> = scopes
+    let listed: Vec<(&String, Vec<String>)> = scopes
         .iter()
         .filter(|(name, _)| !wanted.contains(name))
         .filter_map(|(name, reqs)| {
             let indexed: Vec<String> = reqs
                 .iter()
+                .filter(|r| main.contains(r.name.as_str()))
                 .filter(|r| matches!(catalog.package(&r.name), Ok(Some(_))))
                 .map(|r| format!("`{}` ({})", r.raw, r.source))
                 .collect();
-            (!indexed.is_empty()).then(|| format!("`{name}`: {}", indexed.join(", ")))
+            (!indexed.is_empty()).then_some((name, indexed))
         })
         .collect();
+    // A project with an extra per accelerator lists hundreds: the first few of each.
+    let mut unchecked: Vec<String> = listed
+        .iter()
+        .take(MAX_SCOPES_LISTED)
+        .map(|(name, reqs)| {
+            let mut shown: Vec<String> = reqs.iter().take(MAX_SCOPES_LISTED).cloned().collect();
+            if reqs.len() > MAX_SCOPES_LISTED {
+                shown.push(format!("and {} more", reqs.len() - MAX_SCOPES_LISTED));
+            }
+            format!("`{name}`: {}", shown.join(", "))
+        })
+        .collect();
+    if listed.len() > MAX_SCOPES_LISTED {
+        unchecked.push(format!(
+            "and {} more scopes",
+            listed.len() - MAX_SCOPES_LISTED
+        ));
+    }
     if !unchecked.is_empty() {
         notes.push(format!(
             "requirement scopes not checked (extras, dependency groups, other requirements files): {}; `--scope NAME` checks one with the main requirements",
@@ -859,6 +889,9 @@ fn scope_notes(
         ));
     }
 }
+
+/// Scopes, and requirements of each, listed in the note on scopes not checked.
+const MAX_SCOPES_LISTED: usize = 4;
 
 /// The exclusions and per-file ignores of the project, the command line over
 /// `[tool.apicompat]`; globs that do not compile and unknown codes become notes.

@@ -100,7 +100,11 @@ impl<'a> Requirers<'a> {
             return (kept, by);
         }
         for q in self.packages().iter().filter(|q| q.name != name) {
-            let Some((accepted, example)) = accepted_by(q, &name, &kept, &versions) else {
+            let found = match accepted_by(q, &name, &kept, &versions) {
+                Some(f) => Some((f, false)),
+                None => installable_beside(q, view, &kept).map(|f| (f, true)),
+            };
+            let Some(((accepted, example), own)) = found else {
                 continue;
             };
             if !accepted.iter().any(|&a| a) {
@@ -117,12 +121,21 @@ impl<'a> Requirers<'a> {
                 left_out[r] = !a;
             }
             let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
+            let why = if own {
+                format!(
+                    "they require releases of {} that {} does not admit",
+                    q.name, q.declared
+                )
+            } else {
+                format!(
+                    "no release of {} that {} admits accepts them",
+                    q.name, q.declared
+                )
+            };
             notes.push(format!(
-                "{} {} left out: no release of {} that {} admits accepts them ({example})",
+                "{} {} left out: {why} ({example})",
                 view.name(),
                 ranges(&names, &left_out).join(", "),
-                q.name,
-                q.declared,
             ));
             kept = kept
                 .iter()
@@ -169,6 +182,52 @@ fn accepted_by(
         }
     }
     if accepted.iter().all(|&a| a) || q.releases.is_empty() {
+        return None;
+    }
+    Some((accepted, example.unwrap_or_default()))
+}
+
+/// The other direction: which of `kept` (releases of `view`) can be installed beside some
+/// admitted release of `q`, by their own requirements on `q` (`torchvision 0.20.1` requires
+/// `torch==2.5.1`: with `torch>=2.6` declared it cannot be installed), with the requirement of
+/// the first that cannot; `None` when every one can.
+fn installable_beside(
+    q: &Requirer,
+    view: &PackageView,
+    kept: &[usize],
+) -> Option<(Vec<bool>, String)> {
+    if q.releases.is_empty() {
+        return None;
+    }
+    let admitted: Vec<Version> = q
+        .releases
+        .iter()
+        .filter_map(|(v, _)| v.parse().ok())
+        .collect();
+    let mut example: Option<String> = None;
+    let accepted: Vec<bool> = kept
+        .iter()
+        .map(|&r| {
+            let reqs = requirements_of(view, r);
+            let on: Vec<&Requires> = reqs.iter().filter(|(n, _, _)| *n == q.name).collect();
+            let ok = on.is_empty()
+                || admitted
+                    .iter()
+                    .any(|v| on.iter().all(|(_, spec, _)| satisfies(spec, v)));
+            if !ok && example.is_none() {
+                let texts: Vec<String> = on.iter().map(|(_, _, t)| format!("`{t}`")).collect();
+                let version = view.releases().get(r).map(|x| x.version.to_string());
+                example = Some(format!(
+                    "{} {} requires {}",
+                    view.name(),
+                    version.unwrap_or_default(),
+                    texts.join(", ")
+                ));
+            }
+            ok
+        })
+        .collect();
+    if accepted.iter().all(|&a| a) {
         return None;
     }
     Some((accepted, example.unwrap_or_default()))

@@ -54,6 +54,9 @@ pub struct Sources<'a> {
     pub virtual_env: Option<&'a InstalledEnvironment>,
     /// What the other declared packages accept of a declared one.
     pub requirers: Option<&'a Requirers<'a>>,
+    /// Every declaration, the scopes not checked included: a package the main requirements
+    /// do not name is checked against what the extras that require it admit.
+    pub unscoped: &'a Declared,
 }
 
 /// The releases of one package to check.
@@ -104,7 +107,17 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     if !cli.is_empty() {
         let mut chosen = Vec::new();
         for t in &cli {
-            let picked = select(&t.specifier, &all);
+            let mut picked = select(&t.specifier, &all);
+            // `--target transformers==4.52.3` where the index has 4.52.4.
+            if picked.is_empty() {
+                let pinned = pin_of(&t.specifier);
+                if let Some((wanted, i)) =
+                    pinned.and_then(|p| Some((p.clone(), same_series(&all, &p)?)))
+                {
+                    notes.push(series_note(view.name(), &wanted, &all[i]));
+                    picked.push(all[i].clone());
+                }
+            }
             if picked.is_empty() {
                 notes.push(format!(
                     "--target `{}` admits no indexed release of {}; add it with `apicompat index fetch '{}'`",
@@ -195,6 +208,10 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         return t;
     }
 
+    if let Some(t) = from_extras(view, &all, sources.unscoped, notes) {
+        return t;
+    }
+
     if let Some(env) = sources.virtual_env {
         if let Some(t) = installed(view, env, &all, notes, "VIRTUAL_ENV") {
             return t;
@@ -218,6 +235,11 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
                 "{NOTHING_DECLARED}: each package it uses is checked against its newest indexed release; declare what it needs (`torch>=2.4` in requirements.txt or `[project] dependencies` in pyproject.toml) to check every release it admits"
             ));
         }
+    } else if let Some((extra, _)) = sources.unscoped.extras_requiring(view.name()).first() {
+        notes.push(format!(
+            "{} is declared without a version, in extras only (`{extra}`); checked against the newest indexed release, {v}",
+            view.name()
+        ));
     } else {
         notes.push(format!(
             "{} is not declared or installed; checked against the newest indexed release, {v}",
@@ -231,6 +253,71 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         "the newest indexed release".to_string(),
     )
 }
+
+/// A package only extras require (`hf = ["transformers>=4.51,<=5.5"]`, and `all =
+/// ["proj[hf]"]`): every install of the project that brings it in goes through one of them,
+/// so the releases any of them admits (each extra's requirements hold together).
+fn from_extras(
+    view: &PackageView,
+    all: &[Version],
+    declared: &Declared,
+    notes: &mut Vec<String>,
+) -> Option<Target> {
+    // An extra that names the package without a version says nothing of its releases (a test
+    // extra's `transformers`): such extras alone leave the newest release.
+    let extras: Vec<_> = declared
+        .extras_requiring(view.name())
+        .into_iter()
+        .filter(|(_, reqs)| reqs.iter().any(|r| !r.specifier.is_empty()))
+        .collect();
+    if extras.is_empty() {
+        return None;
+    }
+    let mut releases: Vec<usize> = Vec::new();
+    let mut reqs_seen: Vec<&DeclaredRequirement> = Vec::new();
+    for (_, reqs) in &extras {
+        if let Some(t) = from_requirements(view, all, reqs, "declared", notes) {
+            releases.extend(t.releases);
+        }
+        for r in reqs {
+            if !reqs_seen
+                .iter()
+                .any(|s| s.source == r.source && s.raw == r.raw)
+            {
+                reqs_seen.push(r);
+            }
+        }
+    }
+    releases.sort_unstable();
+    releases.dedup();
+    let names: Vec<&str> = extras.iter().map(|(e, _)| e.as_str()).collect();
+    let plural = if names.len() == 1 { "" } else { "s" };
+    let extras_text = capped(&names, |e| format!("`{e}`"));
+    let described = capped(&reqs_seen, |r| format!("`{}` ({})", r.raw, rel_source(r)));
+    let short = capped(&reqs_seen, |r| format!("`{}`", r.raw));
+    Some(Target {
+        info: TargetInfo {
+            package: view.name().to_string(),
+            releases: releases.iter().map(|&i| all[i].to_string()).collect(),
+            origin: "extras",
+            description: format!("declared in extra{plural} {extras_text}: {described}"),
+        },
+        releases,
+        short: format!("declared in extra{plural} {extras_text}: {short}"),
+    })
+}
+
+/// The first few items, then how many more: `` `a`, `b`, `c` and 2 more ``.
+fn capped<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
+    let mut out: Vec<String> = items.iter().take(MAX_EXTRAS_SHOWN).map(show).collect();
+    if items.len() > MAX_EXTRAS_SHOWN {
+        out.push(format!("and {} more", items.len() - MAX_EXTRAS_SHOWN));
+    }
+    out.join(", ")
+}
+
+/// Extras named in a target's description, at most.
+const MAX_EXTRAS_SHOWN: usize = 3;
 
 fn from_requirements(
     view: &PackageView,
@@ -383,20 +470,25 @@ pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Versio
 fn exact_pin(reqs: &[&DeclaredRequirement]) -> Option<Version> {
     let mut pinned: Option<Version> = None;
     for r in reqs {
-        let mut clauses = r.specifier.iter();
-        let (Some(c), None) = (clauses.next(), clauses.next()) else {
-            return None;
-        };
-        if !matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
-            return None;
-        }
-        let v = release_of(c.version());
+        let v = pin_of(&r.specifier)?;
         if pinned.as_ref().is_some_and(|p| *p != v) {
             return None;
         }
         pinned = Some(v);
     }
     pinned
+}
+
+/// The version a specifier pins exactly (`==4.38.0`, its only clause).
+fn pin_of(specifier: &VersionSpecifiers) -> Option<Version> {
+    let mut clauses = specifier.iter();
+    let (Some(c), None) = (clauses.next(), clauses.next()) else {
+        return None;
+    };
+    if !matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
+        return None;
+    }
+    Some(release_of(c.version()))
 }
 
 /// The indexed release of the series (epoch, major, minor) of `version`: the first one at or

@@ -1036,6 +1036,12 @@ def d(kind):
     if kind == \"other\":
         from torch.distributed.pipelining import pipeline
         return pipeline
+
+
+def e(kind):
+    if \"pipelining\" in kind.name:
+        import torch.distributed.pipelining.schedules
+        return torch
 ",
         )],
         &["torch==2.3.0"],

@@ -143,3 +143,83 @@ fn namespace_packages_of_the_project_are_its_own_code() {
         .iter()
         .any(|n| n.contains("`extensions` is a package of the project itself")));
 }
+
+/// A module-level patch puts a removed name back (`if torch.__version__ >= "2.0": torch._six =
+/// ...`, the polyfill form of `np.NaN = np.nan` on numpy 2): reads after it in the same file
+/// fail only where the patch does not run and the release lacks the name; a read before it,
+/// or a patch whose condition misses releases, is still an error.
+#[test]
+fn module_level_patches_put_names_back_for_the_reads_after_them() {
+    let catalog = real_catalog();
+    let polyfill = "import math\nimport types\n\nimport torch\n\nearly = torch._six.inf\n\nif COND:\n    torch._six = types.SimpleNamespace(inf=math.inf)\n\n\ndef clip():\n    return torch._six.inf\n\n\nlate = torch._six.inf\n";
+    let check = |name: &str, cond: &str| {
+        let dir = project(
+            name,
+            &[
+                ("main.py", &polyfill.replace("COND", cond)),
+                ("requirements.txt", "torch>=1.13\n"),
+            ],
+        );
+        let report = run(catalog, &dir, &[]);
+        brief(&report, &dir)
+            .into_iter()
+            .filter(|f| f.starts_with("main.py"))
+            .collect::<Vec<_>>()
+    };
+    let early = "main.py:6:9 AC002 error import-time torch._six.inf missing=2.0.0 - 2.15.0";
+    assert_eq!(
+        check("patch_version", "torch.__version__ >= \"2.0\""),
+        [early]
+    );
+    assert_eq!(
+        check("patch_hasattr", "not hasattr(torch, \"_six\")"),
+        [early]
+    );
+    assert_eq!(check("patch_always", "True or torch"), [early]);
+    // The patch runs only from 2.5: 2.0 - 2.4.1 still lack the name after it.
+    assert_eq!(
+        check("patch_late", "torch.__version__ >= \"2.5\""),
+        [
+            early,
+            "main.py:13:12 AC002 error call-time torch._six.inf missing=2.0.0 - 2.4.1",
+            "main.py:16:8 AC002 error import-time torch._six.inf missing=2.0.0 - 2.4.1",
+        ]
+    );
+}
+
+/// `try: from a import f` / `except ImportError: f = None`, then `if f is not None: ... else:
+/// <old API>`: the `else` branch runs only where the import failed, so it is judged on those
+/// releases alone (and the early exit `if f is None: return` the same way).
+#[test]
+fn a_none_sentinel_of_a_fallback_import_ties_its_branches_to_the_import() {
+    let catalog = real_catalog();
+    let source = |fallback: &str| {
+        format!(
+            "try:\n    from torch.distributed.pipelining import pipeline\nexcept ImportError:\n    pipeline = None\n\n\ndef build(m):\n    if pipeline is not None:\n        return pipeline(m, mb_args=())\n    else:\n        from {fallback}\n        return Pipe(m)\n\n\ndef stage(m):\n    if pipeline is None:\n        from {fallback}\n        return Pipe(m)\n    return pipeline(m)\n"
+        )
+    };
+    let check = |name: &str, fallback: &str| {
+        let dir = project(
+            name,
+            &[
+                ("main.py", &source(fallback)),
+                ("requirements.txt", "torch>=2.1\n"),
+            ],
+        );
+        let report = run(catalog, &dir, &[]);
+        brief(&report, &dir)
+            .into_iter()
+            .filter(|f| f.starts_with("main.py"))
+            .collect::<Vec<_>>()
+    };
+    // The old API exists wherever the new one does not (2.1 - 2.3.1).
+    assert!(check("sentinel_ok", "torch.distributed.pipeline.sync import Pipe").is_empty());
+    // A fallback that is itself missing where it runs is still reported, on those releases.
+    assert_eq!(
+        check("sentinel_bad", "torch.distributed._pipe_missing import Pipe"),
+        [
+            "main.py:11:53 AC001 error call-time torch.distributed._pipe_missing.Pipe missing=2.1.0 - 2.3.1",
+            "main.py:17:53 AC001 error call-time torch.distributed._pipe_missing.Pipe missing=2.1.0 - 2.3.1",
+        ]
+    );
+}

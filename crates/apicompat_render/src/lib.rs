@@ -370,7 +370,12 @@ pub fn summary_line(report: &Report) -> String {
                 let span = match (all.first(), all.last()) {
                     (Some(a), Some(b)) if a != b => format!("{a} - {b}"),
                     (Some(a), _) => a.clone(),
-                    _ => "no release".to_string(),
+                    _ => {
+                        return format!(
+                            "{} (not checked: no indexed release; {})",
+                            t.package, t.description
+                        )
+                    }
                 };
                 format!("{} {span} ({})", t.package, t.description)
             })

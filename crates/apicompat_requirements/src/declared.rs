@@ -183,6 +183,9 @@ pub struct DeclaredRequirement {
     pub group: Option<String>,
     /// Declared with `-c`: constrains a version without requiring the package.
     pub is_constraint: bool,
+    /// `group` is an extra (`pip install proj[NAME]`), not a dependency group or another
+    /// requirements file (they may share a name: `dev`).
+    pub extra: bool,
     /// File and line of the declaration.
     pub source: Source,
     /// The requirement text as written (continuations joined, comments and options removed).
@@ -237,6 +240,12 @@ pub struct Declared {
     /// git+https://...`): the package comes from that source, not from a release of the
     /// package index. Not in [`Declared::requirements`].
     pub direct: Vec<DirectReference>,
+    /// The project's name (`[project] name`, `name=` of `setup()`, `[metadata] name`),
+    /// normalized: a requirement on it in an extra (`proj[hf]`) includes that extra.
+    pub name: Option<String>,
+    /// The scopes that are extras (`pip install proj[NAME]`), normalized; the other scopes
+    /// are dependency groups and other requirements files.
+    pub extras: Vec<String>,
 }
 
 /// A requirement given by a URL or path that names no version.
@@ -579,6 +588,7 @@ impl Collector {
                     url: parsed.url,
                     group: at.group.map(str::to_string),
                     is_constraint: at.is_constraint,
+                    extra: at.extra,
                     source,
                     raw: text.to_string(),
                 })
@@ -596,6 +606,7 @@ impl Collector {
                         url: Some(text.to_string()),
                         group: at.group.map(str::to_string),
                         is_constraint: at.is_constraint,
+                        extra: at.extra,
                         source,
                         raw: text.to_string(),
                     });
@@ -637,6 +648,8 @@ pub(crate) struct Declaration<'a> {
     pub(crate) line: u32,
     pub(crate) group: Option<&'a str>,
     pub(crate) is_constraint: bool,
+    /// `group` is an extra (see [`DeclaredRequirement::extra`]).
+    pub(crate) extra: bool,
 }
 
 pub(crate) fn looks_like_url_or_path(text: &str) -> bool {

@@ -41,6 +41,9 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
 
     if let Some(project) = lookup(root, "project") {
         if let Some(table) = r.table(c, project, "[project]") {
+            if let Some(name) = lookup(table, "name").and_then(|n| n.get_ref().as_str()) {
+                c.out.name = Some(crate::normalize_name(name));
+            }
             if let Some(deps) = lookup(table, "dependencies") {
                 r.requirement_list(c, deps, "project.dependencies", None);
             }
@@ -48,6 +51,7 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
                 if let Some(groups) = r.table(c, optional, "project.optional-dependencies") {
                     for (key, value) in sorted_entries(groups) {
                         let group = key.get_ref().to_string();
+                        c.out.extras.push(crate::normalize_name(&group));
                         let what = format!("project.optional-dependencies.{group}");
                         r.requirement_list(c, value, &what, Some(&group));
                     }
@@ -73,6 +77,7 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
                                 line: index.line(item.span().start),
                                 group: Some(&group),
                                 is_constraint: false,
+                                extra: false,
                             },
                         );
                     }
@@ -187,6 +192,7 @@ impl Reader<'_> {
                     line,
                     group,
                     is_constraint: false,
+                    extra: group.is_some(),
                 },
             );
         }
@@ -212,6 +218,7 @@ impl Reader<'_> {
                             line,
                             group: None,
                             is_constraint: false,
+                            extra: false,
                         };
                         if let Some(req) = c.add_requirement(&text, &at) {
                             c.out.tool_config.targets.push(req);

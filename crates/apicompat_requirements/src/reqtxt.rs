@@ -176,6 +176,7 @@ pub(crate) fn process_line(
             line,
             group: scope.as_deref(),
             is_constraint,
+            extra: false,
         },
     );
 }

@@ -68,7 +68,16 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
     for value in parse_ini(&text) {
         let group = match (value.section.as_str(), value.key.as_str()) {
             ("options", "install_requires") => None,
-            ("options.extras_require", extra) => Some(extra.to_string()),
+            ("options.extras_require", extra) => {
+                c.out.extras.push(crate::normalize_name(extra));
+                Some(extra.to_string())
+            }
+            ("metadata", "name") => {
+                if let Some((name, _)) = value.parts.first() {
+                    c.out.name.get_or_insert(crate::normalize_name(name));
+                }
+                continue;
+            }
             _ => continue,
         };
         read_list(c, path, &value, group.as_deref());
@@ -124,6 +133,7 @@ fn read_list(c: &mut Collector, path: &Path, value: &IniValue, group: Option<&st
                 line,
                 group,
                 is_constraint: false,
+                extra: group.is_some(),
             },
         );
     }

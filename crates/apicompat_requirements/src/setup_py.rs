@@ -55,6 +55,7 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
         path,
         index: &index,
         assignments: &walk.assignments,
+        items: &walk.items,
         value_steps: Cell::new(0),
         file_steps: Cell::new(0),
     };
@@ -66,6 +67,13 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
             match arg.as_str() {
                 "install_requires" => r.install_requires(c, kw),
                 "extras_require" => r.extras_require(c, kw),
+                "name" => {
+                    if let Expr::StringLiteral(n) = &kw.value {
+                        c.out
+                            .name
+                            .get_or_insert(crate::normalize_name(n.value.to_str()));
+                    }
+                }
                 _ => {}
             }
         }
@@ -78,6 +86,8 @@ struct Walk<'a> {
     assignments: HashMap<&'a str, &'a Expr>,
     /// Keywords of each `setup(...)` / `setuptools.setup(...)` call statement.
     calls: Vec<&'a [Keyword]>,
+    /// `NAME["key"] = value` statements, by name, in order (`extra_deps["nlp"] = [...]`).
+    items: HashMap<&'a str, Vec<(&'a str, &'a Expr)>>,
 }
 
 impl<'a> Walk<'a> {
@@ -94,8 +104,19 @@ impl<'a> Walk<'a> {
         match stmt {
             Stmt::Assign(a) => {
                 for target in &a.targets {
-                    if let Expr::Name(name) = target {
-                        self.assignments.insert(name.id.as_str(), &a.value);
+                    match target {
+                        Expr::Name(name) => {
+                            self.assignments.insert(name.id.as_str(), &a.value);
+                        }
+                        Expr::Subscript(sub) => {
+                            if let (Expr::Name(name), Expr::StringLiteral(key)) =
+                                (&*sub.value, &*sub.slice)
+                            {
+                                let items = self.items.entry(name.id.as_str()).or_default();
+                                items.push((key.value.to_str(), &a.value));
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 self.expr(&a.value);
@@ -154,6 +175,7 @@ struct Reader<'a> {
     path: &'a Path,
     index: &'a LineIndex,
     assignments: &'a HashMap<&'a str, &'a Expr>,
+    items: &'a HashMap<&'a str, Vec<(&'a str, &'a Expr)>>,
     /// Steps spent on the value being read.
     value_steps: Cell<usize>,
     /// Steps spent on the whole file.
@@ -233,6 +255,7 @@ impl Reader<'_> {
                     line,
                     group,
                     is_constraint: false,
+                    extra: group.is_some(),
                 },
             );
         }
@@ -253,14 +276,25 @@ impl Reader<'_> {
             Ok(_) => return self.not_read(c, kw, "not a literal dict"),
             Err(why) => return self.given_up(c, kw, why, ""),
         };
+        let mut entries: Vec<(&str, &Expr)> = Vec::new();
         for item in &dict.items {
             let Some(Expr::StringLiteral(key)) = &item.key else {
                 self.not_read(c, kw, "a key is not a string literal");
                 continue;
             };
-            let group = key.value.to_str().to_string();
+            entries.push((key.value.to_str(), &item.value));
+        }
+        // `extra_deps = {}` then `extra_deps["nlp"] = [...]`.
+        if let Expr::Name(name) = &kw.value {
+            if let Some(items) = self.items.get(name.id.as_str()) {
+                entries.extend(items.iter().copied());
+            }
+        }
+        for (key, value) in entries {
+            let group = key.to_string();
+            c.out.extras.push(crate::normalize_name(&group));
             self.start_value();
-            match self.list(&item.value, 0) {
+            match self.list(value, 0) {
                 Ok(items) => self.push_all(c, items, Some(&group)),
                 Err(why) => self.given_up(c, kw, why, &format!("extra `{group}`: ")),
             }

@@ -155,6 +155,7 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
                     line,
                     group: None,
                     is_constraint: false,
+                    extra: false,
                 },
             );
         }

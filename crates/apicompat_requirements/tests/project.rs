@@ -692,3 +692,42 @@ fn name_normalization() {
     );
     assert!(apicompat_requirements::parse_requirement("torch>=>2").is_err());
 }
+
+#[test]
+fn extras_and_the_project_name_are_known_and_self_references_expand() {
+    let dir = fixture_dir("extras_items");
+    write(
+        &dir,
+        "setup.py",
+        "from setuptools import setup\nextra_deps = {}\nextra_deps['nlp'] = [\n    'transformers<4.54',\n]\nextra_deps['all'] = ['Demo_Pkg[nlp]']\nsetup(name='demo-pkg', extras_require=extra_deps)\n",
+    );
+    let d = read_project(&dir);
+    assert_eq!(d.name.as_deref(), Some("demo-pkg"));
+    assert_eq!(d.extras, ["nlp", "all"]);
+    assert_eq!(
+        summary(&d),
+        [
+            triple("transformers", "<4.54", "setup.py:4"),
+            triple("demo-pkg", "", "setup.py:6"),
+        ]
+    );
+    assert_eq!(d.scope_closure(&["all".to_string()]), ["all", "nlp"]);
+    let by_extra: Vec<(String, usize)> = d
+        .extras_requiring("Transformers")
+        .into_iter()
+        .map(|(e, reqs)| (e, reqs.len()))
+        .collect();
+    assert_eq!(by_extra, [("all".to_string(), 1), ("nlp".to_string(), 1)]);
+    assert_eq!(d.in_scopes(&["all".to_string()]).requirements.len(), 2);
+
+    let dir = fixture_dir("extras_pyproject");
+    write(
+        &dir,
+        "pyproject.toml",
+        "[project]\nname = \"p\"\n[project.optional-dependencies]\nhf = [\"transformers\"]\nbase = [\"p[hf]\"]\n",
+    );
+    let d = read_project(&dir);
+    assert_eq!(d.name.as_deref(), Some("p"));
+    assert_eq!(d.extras, ["hf", "base"]);
+    assert_eq!(d.scope_closure(&["base".to_string()]), ["base", "hf"]);
+}

@@ -16,6 +16,7 @@ mod getters;
 mod imports;
 mod locals;
 mod markers;
+mod patches;
 mod ranges;
 mod reads;
 mod signature;
@@ -259,10 +260,12 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
         imported: FxSet::default(),
         flag_names: FxSet::default(),
         self_flags: FxMap::default(),
+        sentinels: FxMap::default(),
     };
     w.body(suite);
     w.run_deferred();
     w.export_self_flags();
+    patches::apply(&mut w.out.uses);
     let mut escaping: Vec<u32> = w.escaping.iter().map(|n| name_key(n)).collect();
     escaping.sort_unstable();
     escaping.dedup();
@@ -418,6 +421,9 @@ struct Walker<'a> {
     /// `self.x = <version condition>` in methods: the condition, or `None` once `self.x` is
     /// also set to something that may be true without it (`state.rs`).
     self_flags: FxMap<String, Option<VersionHelper>>,
+    /// Names a fallback import's handler sets to `None` (`except ImportError: f = None`):
+    /// the path imported and the test the handler runs under (`reads.rs`: `f is None`).
+    sentinels: FxMap<String, (String, PathTest)>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[
@@ -917,8 +923,20 @@ impl<'a> Walker<'a> {
             self.bind(name, b);
             return;
         }
-        if value.is_none_literal_expr() && matches!(self.lookup(name), Some(Bound::Path { .. })) {
-            return;
+        if value.is_none_literal_expr() {
+            if let Some(Bound::Path { path, .. }) = self.lookup(name) {
+                // `except ImportError: f = None`: `f is None` holds where the handler ran.
+                let handler_test = self
+                    .ctx
+                    .requires
+                    .iter()
+                    .find(|t| !t.present && (t.path == *path || t.or_absent.contains(path)));
+                if let (true, Some(t)) = (self.ctx.fallback, handler_test) {
+                    let entry = (path.clone(), t.clone());
+                    self.sentinels.insert(name.to_string(), entry);
+                }
+                return;
+            }
         }
         self.store(name);
     }

@@ -80,7 +80,11 @@ fn dispatch_name(c: &ast::ExprCompare) -> Option<String> {
     };
     let name = match op {
         ast::CmpOp::Eq => lit(right).or_else(|| lit(&c.left))?,
-        ast::CmpOp::In => one(right)?,
+        // `device in ("xpu",)`, or `"xpu" in device_type` (a substring of the setting).
+        ast::CmpOp::In => one(right).or_else(|| match right {
+            Expr::Name(_) | Expr::Attribute(_) => lit(&c.left),
+            _ => None,
+        })?,
         _ => return None,
     };
     // A name a module could have.
@@ -227,6 +231,9 @@ impl<'a> Walker<'a> {
                         push(out, format!("{DISPATCH}{name}"), true);
                     }
                 }
+                if let Some(t) = truth {
+                    self.sentinel_test(c, t, out);
+                }
                 self.reads(&c.left, None, d, out);
                 if let Some(first) = c.comparators.first() {
                     self.reads(first, None, d, out);
@@ -312,6 +319,32 @@ impl<'a> Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
+    /// `f is None` / `f is not None` on a name a fallback import's handler sets to `None`
+    /// (`try: from a import f` / `except ImportError: f = None`): not `None`, `a.f` exists;
+    /// `None`, the handler ran (some import of the `try` failed).
+    fn sentinel_test(&self, c: &ast::ExprCompare, truth: bool, out: &mut Vec<PathTest>) {
+        let (Expr::Name(n), [op], [Expr::NoneLiteral(_)]) = (&*c.left, &*c.ops, &*c.comparators)
+        else {
+            return;
+        };
+        let is_not = match op {
+            ast::CmpOp::IsNot => true,
+            ast::CmpOp::Is => false,
+            _ => return,
+        };
+        let Some((path, handler)) = self.sentinels.get(n.id.as_str()) else {
+            return;
+        };
+        if !matches!(self.lookup(n.id.as_str()), Some(Bound::Path { path: p, .. }) if p == path) {
+            return;
+        }
+        if truth == is_not {
+            push(out, path.clone(), true);
+        } else if !out.contains(handler) {
+            out.push(handler.clone());
+        }
+    }
+
     /// What every `return` of `body` that may give a true value says about paths when it does
     /// (see [`crate::presence`]); empty when one says nothing.
     pub(super) fn true_returns(&self, body: &[Stmt]) -> Vec<PathTest> {

@@ -216,10 +216,10 @@ fn a_none_sentinel_of_a_fallback_import_ties_its_branches_to_the_import() {
     assert!(check("sentinel_ok", "torch.distributed.pipeline.sync import Pipe").is_empty());
     // A fallback that is itself missing where it runs is still reported, on those releases.
     assert_eq!(
-        check("sentinel_bad", "torch.distributed._pipe_missing import Pipe"),
+        check("sentinel_bad", "torch.distributed.tensor import Shard as Pipe"),
         [
-            "main.py:11:53 AC001 error call-time torch.distributed._pipe_missing.Pipe missing=2.1.0 - 2.3.1",
-            "main.py:17:53 AC001 error call-time torch.distributed._pipe_missing.Pipe missing=2.1.0 - 2.3.1",
+            "main.py:11:46 AC001 error call-time torch.distributed.tensor.Shard missing=2.1.0 - 2.3.1",
+            "main.py:17:46 AC001 error call-time torch.distributed.tensor.Shard missing=2.1.0 - 2.3.1",
         ]
     );
 }

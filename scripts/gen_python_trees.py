@@ -5,6 +5,8 @@ typeshed copy inside the mypy wheel, for `apicompat index build --package python
 A module is in a version's tree when typeshed's `stdlib/VERSIONS` says that version has it (the
 most specific entry of a module or its parent package decides). `_typeshed` (not present at run
 time) and `typing_extensions` / `mypy_extensions` (packages of their own) are left out.
+Files are copied unchanged: the extractor decides their `sys.version_info` branches for the
+version it indexes (`crates/apicompat_extract/src/py_version.rs`).
 
     python3 scripts/gen_python_trees.py TYPESHED_STDLIB_DIR OUT_DIR
 """

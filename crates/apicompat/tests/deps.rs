@@ -93,6 +93,45 @@ fn python_modules_removed_in_3_12() {
 }
 
 #[test]
+fn standard_library_deprecations_name_their_versions() {
+    let src = "import asyncio\nimport ctypes\nimport os\nimport shutil\nimport ssl\nimport sysconfig\n\n\ndef run():\n    shutil.which(\"git\")\n    ctypes.POINTER(ctypes.c_size_t)\n    sysconfig.get_config_var(\"Py_GIL_DISABLED\")\n    os.path.commonprefix([\"a\", \"b\"])\n    os.popen(\"ls\")\n    asyncio.get_event_loop_policy()\n    ssl.SSLContext.set_npn_protocols\n    ssl.wrap_socket\n";
+    let dir = project("python-deprecations", &[("main.py", src)]);
+    let o = check(&dir, &["--target", "python>=3.8"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    // Deprecated overloads (Windows only, a string, the `"SO"` key) and a deprecation of 3.15
+    // deprecate nothing in 3.8 - 3.14; a soft deprecation warns of nothing.
+    for name in [
+        "shutil.which",
+        "ctypes.POINTER",
+        "sysconfig.get_config_var",
+        "os.path.commonprefix",
+        "os.popen",
+    ] {
+        assert!(!out.contains(&format!("`{name}`")), "{name}: {out}");
+    }
+    assert!(
+        out.contains(
+            "`asyncio.get_event_loop_policy` is deprecated since python 3.14 (targeted: 3.14)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("`ssl.SSLContext.set_npn_protocols` is deprecated since python 3.10 (targeted: 3.10 - 3.14)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`ssl.wrap_socket` is deprecated in python 3.8 - 3.11 (targeted: 3.8 - 3.11)"),
+        "{out}"
+    );
+    // Before 3.10 nothing here is deprecated.
+    let o = check(&dir, &["--target", "python==3.9"]);
+    let (out, _) = text(&o);
+    assert!(!out.contains("set_npn_protocols"), "{out}");
+    assert!(!out.contains("get_event_loop_policy"), "{out}");
+}
+
+#[test]
 fn tests_of_the_python_version_guard_what_they_test() {
     // `tomllib` comes in 3.11, `distutils` and `imp` go in 3.12: each use sits where its test
     // admits only the versions that have it, through `sys.version_info` (also sliced, imported

@@ -338,3 +338,54 @@ fn check_reports_an_operator_that_is_gone() {
     let (o, out) = check(&dir, "torch==1.13.1");
     assert_eq!(o.status.code(), Some(0), "{out}");
 }
+
+/// The standard library's deprecations in the embedded `python` index follow the version
+/// and every definition (`crates/apicompat_extract/src/py_version.rs`): a deprecated overload
+/// or one under `sys.platform == "win32"` does not deprecate the function, a `sys.version_info`
+/// branch belongs to the versions that take it, and a message's "since Python 3.N" (or
+/// "removed in Python 3.N", two versions before) is where it starts.
+#[test]
+fn python_deprecations_follow_the_version_and_every_overload() {
+    let catalog = apicompat::embedded_catalog();
+    let v = package(&catalog, "python");
+    let versions = v.versions();
+    let deprecated_in = |path: &str| -> Vec<&str> {
+        versions
+            .iter()
+            .enumerate()
+            .filter(|(r, _)| match v.status(path, *r).unwrap() {
+                Status::Present { symbol, .. } => symbol.deprecated.is_some(),
+                other => panic!("{path} in {}: {other:?}", versions[*r]),
+            })
+            .map(|(_, version)| version.as_str())
+            .collect()
+    };
+    let none: Vec<&str> = Vec::new();
+    for path in [
+        "shutil.which",
+        "ctypes.POINTER",
+        "sysconfig.get_config_var",
+        "os.path.commonprefix",
+        "os.popen",
+        "ssl.SSLContext",
+    ] {
+        assert_eq!(deprecated_in(path), none, "{path}");
+    }
+    assert_eq!(
+        deprecated_in("ssl.SSLContext.set_npn_protocols"),
+        ["3.10", "3.11", "3.12", "3.13", "3.14"]
+    );
+    assert_eq!(deprecated_in("asyncio.get_event_loop_policy"), ["3.14"]);
+    assert_eq!(deprecated_in("asyncio.get_child_watcher"), ["3.12", "3.13"]);
+    assert_eq!(
+        deprecated_in("ssl.wrap_socket"),
+        ["3.8", "3.9", "3.10", "3.11"]
+    );
+    assert_eq!(
+        deprecated_in("threading.Thread.setDaemon"),
+        ["3.10", "3.11", "3.12", "3.13", "3.14"]
+    );
+    assert_eq!(deprecated_in("ast.Num"), ["3.12", "3.13"]);
+    // Typeshed marks it on every version and names none (CPython deprecated it in 3.12).
+    assert_eq!(deprecated_in("datetime.datetime.utcnow"), versions);
+}

@@ -9,6 +9,8 @@ use crate::consts::{self, Env};
 use crate::dataclass::{self, Synth};
 use crate::facts::{Class, Function, Openness, Value, MAX_NESTING};
 use crate::getattr::{getattr_rule, GetattrRule};
+use crate::py_version::Branch;
+use crate::resolve::HashMap;
 use crate::self_attrs;
 
 /// The message of `warnings.warn(msg, DeprecationWarning)` and friends.
@@ -220,9 +222,95 @@ fn signature(
     }
 }
 
-/// A class statement; `env` holds the constants of the module it is written in.
-pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: usize) -> Class {
-    let mut class = Class::default();
+/// Whether a definition is an `@overload`.
+fn is_overload(f: &Function) -> bool {
+    f.decorators
+        .iter()
+        .any(|d| d.rsplit('.').next() == Some("overload"))
+}
+
+/// Whether a definition is a property's `@x.setter` or `@x.deleter`.
+fn is_accessor(f: &Function) -> bool {
+    f.decorators
+        .iter()
+        .any(|d| matches!(d.rsplit('.').next(), Some("setter" | "deleter")))
+}
+
+/// The deprecation of a name that several definitions of one scope bind (`@overload`s, an
+/// implementation, the branches of an `if`, a property's accessors): a definition off the
+/// indexed Python version's branches does not count (`crate::py_version`), nor a property's
+/// setter or deleter; where an implementation (a definition that is
+/// not an `@overload`, or a class) is left, those decide, else the overloads; the name is
+/// deprecated only when every one that decides is (PEP 702: a deprecated overload deprecates
+/// that way of calling, not the function). The message is the first one's.
+pub(crate) fn merged_deprecation<'a>(
+    definitions: impl IntoIterator<Item = &'a Value>,
+) -> Option<String> {
+    let mut implementations = Vec::new();
+    let mut overloads = Vec::new();
+    for v in definitions {
+        match v {
+            // A property's setter and deleter: reading it is what a use is, the getter decides.
+            Value::Function(f) if is_accessor(f) => {}
+            Value::Function(f) if !f.off_version => {
+                if is_overload(f) {
+                    overloads.push(&f.deprecated);
+                } else {
+                    implementations.push(&f.deprecated);
+                }
+            }
+            Value::Class(c) if !c.off_version => implementations.push(&c.deprecated),
+            _ => {}
+        }
+    }
+    let deciding = if implementations.is_empty() {
+        overloads
+    } else {
+        implementations
+    };
+    if deciding.iter().all(|d| d.is_some()) {
+        deciding.first().and_then(|d| (*d).clone())
+    } else {
+        None
+    }
+}
+
+/// Gives every method of a class body the deprecation of all its definitions there
+/// ([`merged_deprecation`]).
+fn merge_method_deprecations(members: &mut [(String, Value)]) {
+    let mut definitions: HashMap<&str, Vec<&Value>> = HashMap::default();
+    for (name, v) in members.iter() {
+        if matches!(v, Value::Function(_)) {
+            definitions.entry(name).or_default().push(v);
+        }
+    }
+    let merged: HashMap<String, Option<String>> = definitions
+        .into_iter()
+        .filter(|(_, defs)| defs.len() > 1)
+        .map(|(name, defs)| (name.to_string(), merged_deprecation(defs)))
+        .collect();
+    for (name, v) in members.iter_mut() {
+        if let (Value::Function(f), Some(d)) = (v, merged.get(name.as_str())) {
+            if !f.off_version {
+                f.deprecated.clone_from(d);
+            }
+        }
+    }
+}
+
+/// A class statement; `env` holds the constants of the module it is written in, `branch`
+/// where it stands among `sys.version_info` branches (`crate::py_version`).
+pub(crate) fn class_info(
+    c: &ast::StmtClassDef,
+    source: &str,
+    env: &Env,
+    depth: usize,
+    branch: Branch,
+) -> Class {
+    let mut class = Class {
+        off_version: branch.off,
+        ..Class::default()
+    };
     if let Some(args) = &c.arguments {
         for base in args.args.iter() {
             let base = match base {
@@ -248,7 +336,7 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
         let name = decorator_name(d).unwrap_or_default();
         let last = name.rsplit('.').next().unwrap_or("");
         if last.starts_with("deprecat") {
-            class.deprecated = Some(match &d.expression {
+            class.deprecated = branch.deprecation(Some(match &d.expression {
                 Expr::Call(c) => c
                     .arguments
                     .args
@@ -256,12 +344,28 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
                     .map(message_text)
                     .unwrap_or_default(),
                 _ => String::new(),
-            });
+            }));
         }
         synth = synth.or(dataclass::decorator(d));
     }
     let mut fields = Vec::new();
-    class_body(&mut class, &c.body, source, env, depth + 1, &mut fields);
+    class_body(
+        &mut class,
+        &c.body,
+        source,
+        env,
+        depth + 1,
+        &mut fields,
+        branch,
+    );
+    merge_method_deprecations(&mut class.members);
+    // Creating one is deprecated when the constructor the version has is (all its overloads).
+    let constructor_deprecated = ["__init__", "__new__"].iter().find_map(|name| {
+        class.members.iter().find_map(|(n, v)| match v {
+            Value::Function(f) if n == name && !f.off_version => Some(f.deprecated.clone()),
+            _ => None,
+        })
+    });
     let constructor = class
         .method("__init__")
         .or(class.method("__new__"))
@@ -274,7 +378,7 @@ pub(crate) fn class_info(c: &ast::StmtClassDef, source: &str, env: &Env, depth: 
                     returns: None,
                 })
                 .collect();
-            (signatures, f.deprecated.clone())
+            (signatures, constructor_deprecated.flatten())
         });
     if let Some((signatures, deprecated)) = constructor {
         class.signatures = signatures;
@@ -299,6 +403,7 @@ fn class_body(
     env: &Env,
     depth: usize,
     fields: &mut Vec<Param>,
+    branch: Branch,
 ) {
     if depth > MAX_NESTING {
         return;
@@ -319,7 +424,8 @@ fn class_body(
                         class.members.push((n, Value::Data));
                     }
                 }
-                let info = function_info(f, source, true);
+                let mut info = function_info(f, source, true);
+                branch.apply(&mut info);
                 let attrs = self_attrs::self_attributes(f, env);
                 if attrs.dynamic {
                     class.open = class.open.max(Openness::InstanceData);
@@ -332,7 +438,7 @@ fn class_body(
                     .push((name.to_string(), Value::Function(info)));
             }
             Stmt::ClassDef(c) => {
-                let nested = class_info(c, source, env, depth);
+                let nested = class_info(c, source, env, depth, branch);
                 class
                     .members
                     .push((c.name.to_string(), Value::Class(nested)));
@@ -347,22 +453,23 @@ fn class_body(
                 class_target(class, &a.target, a.value.as_deref());
             }
             Stmt::If(i) => {
-                class_body(class, &i.body, source, env, depth + 1, fields);
-                for clause in &i.elif_else_clauses {
-                    class_body(class, &clause.body, source, env, depth + 1, fields);
+                let bodies =
+                    std::iter::once(&i.body).chain(i.elif_else_clauses.iter().map(|c| &c.body));
+                for (body, branch) in bodies.zip(branch.clauses(i)) {
+                    class_body(class, body, source, env, depth + 1, fields, branch);
                 }
             }
             Stmt::Try(t) => {
-                class_body(class, &t.body, source, env, depth + 1, fields);
+                class_body(class, &t.body, source, env, depth + 1, fields, branch);
                 for handler in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = handler;
-                    class_body(class, &h.body, source, env, depth + 1, fields);
+                    class_body(class, &h.body, source, env, depth + 1, fields, branch);
                 }
-                class_body(class, &t.orelse, source, env, depth + 1, fields);
-                class_body(class, &t.finalbody, source, env, depth + 1, fields);
+                class_body(class, &t.orelse, source, env, depth + 1, fields, branch);
+                class_body(class, &t.finalbody, source, env, depth + 1, fields, branch);
             }
-            Stmt::With(w) => class_body(class, &w.body, source, env, depth + 1, fields),
-            Stmt::For(f) => class_body(class, &f.body, source, env, depth + 1, fields),
+            Stmt::With(w) => class_body(class, &w.body, source, env, depth + 1, fields, branch),
+            Stmt::For(f) => class_body(class, &f.body, source, env, depth + 1, fields, branch),
             Stmt::Import(imp) => {
                 for alias in &imp.names {
                     let bound = alias.asname.as_ref().map_or_else(

@@ -14,6 +14,7 @@ pub(crate) use crate::dynamic_scan::is_this_module;
 use crate::dynamic_scan::{Dynamic, DynamicScan};
 use crate::getattr::{getattr_rule, GetattrRule};
 use crate::name_sets::{self, Copy, Filter, NameList};
+use crate::py_version::{Branch, PyVersion};
 
 /// How a name in a module or class got its value.
 #[derive(Debug, Clone)]
@@ -52,6 +53,9 @@ pub struct Function {
     pub decorator_calls: Vec<DecoratorCall>,
     /// It builds a class from its arguments (`crate::class_builder`).
     pub class_builder: Option<crate::class_builder::ClassBuilder>,
+    /// Defined in a branch the indexed Python version does not take (`crate::py_version`):
+    /// its signature is kept, its deprecation is none.
+    pub off_version: bool,
 }
 
 /// A decorator called with arguments, as [`Function::decorator_calls`] keeps it.
@@ -78,6 +82,8 @@ pub struct Class {
     /// Bases written as calls (`with_metaclass(M, B)`), expanded by the resolver
     /// (`crate::class_builder`).
     pub base_calls: Vec<crate::class_builder::BaseCall>,
+    /// Defined in a branch the indexed Python version does not take (`crate::py_version`).
+    pub off_version: bool,
 }
 
 impl Class {
@@ -87,6 +93,17 @@ impl Class {
             Value::Function(f) if n == name => Some(f),
             _ => None,
         })
+    }
+
+    /// The deprecation of method `name`: that of its first definition on the indexed version's
+    /// branches (each carries the deprecation of all its definitions in its class body,
+    /// `crate::defs::merged_deprecation`; a class defined in two files, or in two branches,
+    /// has the members of both, the first file's first).
+    pub fn method_deprecation(&self, name: &str) -> Option<String> {
+        self.members.iter().find_map(|(n, v)| match v {
+            Value::Function(f) if n == name && !f.off_version => Some(f.deprecated.clone()),
+            _ => None,
+        })?
     }
 }
 
@@ -174,6 +191,10 @@ impl FileFacts {
 /// Walks one parsed file, keeping at most `max_bindings` module-level bindings (a file of
 /// 8 million `x = 0` lines would otherwise keep 200 bytes of facts per binding); past that the
 /// module is open (names unknown, never missing) and `bindings_truncated` is set.
+///
+/// `python` is the version when the file is part of the standard library indexed as the
+/// package `python` (`crate::py_version`): its `sys.version_info` branches then decide which
+/// definitions' deprecations count.
 pub fn file_facts(
     module: &str,
     is_package: bool,
@@ -181,9 +202,11 @@ pub fn file_facts(
     source: &str,
     suite: &[Stmt],
     max_bindings: usize,
+    python: Option<PyVersion>,
 ) -> FileFacts {
     let mut w = Walker {
         max_bindings,
+        branch: Branch { python, off: false },
         facts: FileFacts {
             module: module.to_string(),
             is_package,
@@ -241,6 +264,8 @@ const MAX_UNROLL: usize = 256;
 struct Walker<'s> {
     /// Bindings kept at most (see [`file_facts`]).
     max_bindings: usize,
+    /// The branch of `sys.version_info` tests being walked (`crate::py_version`).
+    branch: Branch,
     facts: FileFacts,
     source: &'s str,
     env: Env,
@@ -293,12 +318,13 @@ impl Walker<'_> {
                 if f.name.as_str() == "__getattr__" {
                     self.module_getattr(f);
                 }
-                let function = function_info(f, self.source, false);
+                let mut function = function_info(f, self.source, false);
+                self.branch.apply(&mut function);
                 self.scan_dynamic(f.name.as_str(), &f.body);
                 self.bind(f.name.as_str(), Value::Function(function));
             }
             Stmt::ClassDef(c) => {
-                let class = class_info(c, self.source, &self.env, depth);
+                let class = class_info(c, self.source, &self.env, depth, self.branch);
                 self.bind(c.name.as_str(), Value::Class(class));
             }
             Stmt::Import(imp) => {
@@ -352,10 +378,15 @@ impl Walker<'_> {
                 }
             }
             Stmt::If(i) => {
-                self.module_body(&i.body, false, depth + 1);
-                for clause in &i.elif_else_clauses {
-                    self.module_body(&clause.body, false, depth + 1);
+                let outer = self.branch;
+                let branches = outer.clauses(i);
+                let bodies =
+                    std::iter::once(&i.body).chain(i.elif_else_clauses.iter().map(|c| &c.body));
+                for (body, branch) in bodies.zip(branches) {
+                    self.branch = branch;
+                    self.module_body(body, false, depth + 1);
                 }
+                self.branch = outer;
             }
             Stmt::Try(t) => {
                 let start = self.facts.bindings.len();

@@ -22,6 +22,7 @@ mod installed;
 mod kwargs_wrapper;
 mod name_sets;
 pub mod nesting;
+mod py_version;
 pub mod resolve;
 mod self_attrs;
 mod stdlib;
@@ -151,6 +152,7 @@ fn parse_budget(tree: &SourceTree, per_file: usize, per_release: usize) -> Vec<R
 }
 
 fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
+    let python = py_version::of_release(package, version);
     let budget = parse_budget(tree, MAX_PARSE_FILE_BYTES, MAX_PARSE_RELEASE_BYTES);
     let bindings_left = AtomicUsize::new(MAX_BINDINGS_PER_RELEASE);
     let parsed: Vec<Parsed> = tree
@@ -201,6 +203,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
                 &text,
                 parsed.suite(),
                 left.min(MAX_BINDINGS_PER_FILE),
+                python,
             );
             let kept = facts.bindings.len();
             let _ = bindings_left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use apicompat_surface::{Kind, Signature, Symbol};
 
+use crate::defs::merged_deprecation;
 use crate::facts::{AllPart, Class, FileFacts, Function, Value};
 
 mod classes;
@@ -253,27 +254,43 @@ impl Resolver {
                 }
             }
         }
+        // Deprecated when the definitions of the first file that defines it for this version
+        // all are (`crate::defs::merged_deprecation`; sources come before stubs).
+        let binding = |&(fi, bi): &(usize, usize)| &info.files[fi].bindings[bi].1;
+        let defines = |v: &Value| match v {
+            Value::Function(f) => !f.off_version,
+            Value::Class(c) => !c.off_version,
+            _ => false,
+        };
+        let deprecated = positions
+            .iter()
+            .find(|p| defines(binding(p)))
+            .and_then(|&(file, _)| {
+                merged_deprecation(positions.iter().filter(|p| p.0 == file).map(binding))
+            });
         Some(match best? {
             Value::Function(f) => Value::Function(Function {
                 signatures,
-                deprecated: f.deprecated.clone(),
+                deprecated,
                 property: f.property,
                 decorators,
                 wrapper_keys: f.wrapper_keys.clone(),
                 wrapper_params: f.wrapper_params.clone(),
                 decorator_calls: f.decorator_calls.clone(),
                 class_builder: f.class_builder.clone(),
+                off_version: f.off_version,
             }),
             // Members are looked up in `classes`; don't copy them here.
             Value::Class(c) => Value::Class(Class {
                 bases: c.bases.clone(),
                 members: Vec::new(),
                 signatures: c.signatures.clone(),
-                deprecated: c.deprecated.clone(),
+                deprecated,
                 open: c.open,
                 metaclass: c.metaclass.clone(),
                 fields: c.fields.clone(),
                 base_calls: c.base_calls.clone(),
+                off_version: c.off_version,
             }),
             v => v.clone(),
         })
@@ -713,6 +730,10 @@ impl Resolver {
                         canonical: path,
                         signatures: Vec::new(),
                         deprecated: None,
+                    },
+                    Value::Function(_) => Resolved {
+                        deprecated: info.method_deprecation(name),
+                        ..self.resolve_value(&module, &path, &v)
                     },
                     v => self.resolve_value(&module, &path, &v),
                 });

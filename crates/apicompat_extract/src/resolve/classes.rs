@@ -190,12 +190,20 @@ impl Resolver {
         // reads as a class attribute), not to the instances: it is kept apart from the bases.
         sym.metaclass = class.metaclass.as_ref().map(|m| self.qualify(&module, m));
         let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
+        // A method's deprecation: its first definition on the version's branches
+        // (`Class::method_deprecation`), found in the same pass.
+        let mut deprecations: BTreeMap<&str, &Option<String>> = BTreeMap::new();
         for (n, v) in &class.members {
             let keep = members
                 .get(n.as_str())
                 .is_none_or(|old| member_rank(v) > member_rank(old));
             if keep {
                 members.insert(n, v);
+            }
+            if let Value::Function(f) = v {
+                if !f.off_version {
+                    deprecations.entry(n).or_insert(&f.deprecated);
+                }
             }
         }
         for (name, value) in members {
@@ -206,7 +214,7 @@ impl Resolver {
                     Symbol {
                         kind: Some(r.kind),
                         signatures: r.signatures,
-                        deprecated: r.deprecated,
+                        deprecated: deprecations.get(name).and_then(|d| (*d).clone()),
                         ..Symbol::default()
                     }
                 }

@@ -373,18 +373,6 @@ impl<'c> Evaluator<'c> {
                 }),
         };
         let mut finding = self.finding(u, view, target, &missing, &present, last_absent);
-        // A name no indexed release has, where the index holds more than the targeted
-        // releases: a release newer than the index, a vendor build (`torch.xpu` of Intel's
-        // extension, `torch.version.cann`) or a runtime patch may add it, or the use never
-        // worked; the index cannot tell which, so it is not an error. (A package fetched for
-        // its targeted releases only says nothing more than those.)
-        if present.is_empty()
-            && n > target.releases.len()
-            && finding.severity == Severity::Error
-            && !matches!(u.kind, UseKind::Keyword(_) | UseKind::Call(_))
-        {
-            finding.severity = Severity::Warning;
-        }
         if silenced {
             finding.severity = Severity::Info;
             finding.reach = Reach::Guarded;
@@ -475,7 +463,7 @@ impl<'c> Evaluator<'c> {
                     _ => String::new(),
                 };
                 let tail = if present.is_empty() {
-                    "it is in no indexed release (a newer release, a vendor build or a runtime patch may add it; if none does, this use never worked)".to_string()
+                    "it is in no indexed release".to_string()
                 } else {
                     format!("it exists {from_on}")
                 };

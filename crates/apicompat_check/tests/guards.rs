@@ -111,6 +111,48 @@ from torch.utils.checkpoint import CheckpointPolicy
 }
 
 #[test]
+fn a_test_skipped_where_a_condition_fails_runs_only_where_it_holds() {
+    // `pytest.skip(...)` and unittest's `self.skipTest(...)` raise: what follows runs only
+    // where the test before them is false. A call that does not leave (`print`) guards nothing.
+    // `@pytest.mark.skipif(C)` runs the body where `C` is false: what that says of paths too.
+    let got = check_files(
+        "skips",
+        &[(
+            "test_m.py",
+            "\
+import pytest
+import torch
+
+def test_a():
+    if not hasattr(torch.distributed, \"pipelining\"):
+        pytest.skip(\"needs pipelining\")
+    torch.distributed.pipelining.pipeline
+
+class T:
+    def test_b(self):
+        if torch.__version__ < \"2.4\":
+            self.skipTest(\"old torch\")
+        torch.distributed.pipelining.pipeline
+
+def test_c():
+    if not hasattr(torch.distributed, \"pipelining\"):
+        print(\"no pipelining\")
+    torch.distributed.pipelining.pipeline
+
+@pytest.mark.skipif(not hasattr(torch.distributed, \"pipelining\"), reason=\"old\")
+def test_d():
+    torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    assert_eq!(
+        got,
+        ["test_m.py:18:5 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}
+
+#[test]
 fn an_else_that_leaves_restricts_the_rest_to_the_if_branch() {
     let got = check_files(
         "early_else",

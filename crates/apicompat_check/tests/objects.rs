@@ -271,7 +271,7 @@ fn honesty_exact_bound_and_guards() {
     // Guarded reads and names the project stores give nothing.
     assert_eq!(
         findings("obj-honesty", src, "1.13.1"),
-        ["train.py:5:5 AC002 warning call-time torch.optim.AdamW.not_a_member_anywhere missing=1.13.1"]
+        ["train.py:5:5 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=1.13.1"]
     );
 }
 
@@ -387,8 +387,8 @@ fn hasattr_false_on_an_object_counts_its_instance_attributes() {
     assert_eq!(
         findings("obj-hasattr-false", src, "2.5.0"),
         [
-            "train.py:18:9 AC002 warning call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
-            "train.py:23:9 AC002 warning call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
+            "train.py:18:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
+            "train.py:23:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
         ]
     );
 }

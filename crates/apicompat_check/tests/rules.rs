@@ -64,8 +64,8 @@ torch.load('f').whatever
         [
             "m.py:6:1 AC002 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.1.0",
             "m.py:7:1 AC002 error import-time torch.distributed.all_gather_into_tensor missing=2.1.0",
-            "m.py:9:1 AC002 warning import-time torch.distributed._tensor.DTensor.to_local missing=2.1.0",
-            "m.py:11:1 AC002 warning import-time torch.nn.Linear.no_such_method missing=2.1.0",
+            "m.py:9:1 AC002 error import-time torch.distributed._tensor.DTensor.to_local missing=2.1.0",
+            "m.py:11:1 AC002 error import-time torch.nn.Linear.no_such_method missing=2.1.0",
             "m.py:12:1 AC002 error import-time torch.distributed.all_gather_into_tensor missing=2.1.0",
             "m.py:15:1 AC002 error import-time torch.distributed.all_gather_into_tensor missing=2.1.0",
         ]

@@ -52,10 +52,20 @@ impl<'a> Walker<'a> {
         out
     }
 
-    /// The paths the guarding decorators of the file among `decorators` require.
+    /// The paths the guarding decorators of the file among `decorators` require, and what
+    /// the condition of a test-skipping decorator says about paths where the body runs
+    /// (`@pytest.mark.skipif(not hasattr(torch.ops.aten, "_grouped_mm"))`).
     pub(super) fn decorator_requires(&self, decorators: &[ast::Decorator]) -> Vec<PathTest> {
         let mut out = Vec::new();
         for d in decorators {
+            if let Some((runs_if, cond)) = skip_call(&d.expression) {
+                if runs_if {
+                    self.reads_when_true(cond, &mut out);
+                } else {
+                    self.reads_when_false(cond, &mut out);
+                }
+                continue;
+            }
             if let Expr::Name(n) = &d.expression {
                 if let Some(Bound::Guarding(g)) = self.lookup(n.id.as_str()) {
                     out.extend(g.requires.iter().cloned());
@@ -67,16 +77,7 @@ impl<'a> Walker<'a> {
 
     /// The condition a test-skipping decorator lets the body run under.
     pub(super) fn skip_condition(&self, e: &Expr) -> Option<Vec<(String, Pred)>> {
-        let Expr::Call(call) = e else {
-            return None;
-        };
-        let name = dotted(&call.func)?;
-        let runs_if = match last_segment(&name) {
-            "skipUnless" => true,
-            "skipIf" | "skipif" => false,
-            _ => return None,
-        };
-        let cond = call.arguments.args.first()?;
+        let (runs_if, cond) = skip_call(e)?;
         let info = self.cond_info(cond);
         if runs_if {
             Some(info.restriction.parts)
@@ -897,4 +898,20 @@ pub(super) fn const_bound(expr: &Expr) -> Option<VBound> {
         }
         _ => None,
     }
+}
+
+/// A test-skipping decorator's call: whether the body runs where its condition holds
+/// (`unittest.skipUnless(C, ...)`) or where it does not (`unittest.skipIf`,
+/// `pytest.mark.skipif`), and the condition.
+fn skip_call(e: &Expr) -> Option<(bool, &Expr)> {
+    let Expr::Call(call) = e else {
+        return None;
+    };
+    let name = dotted(&call.func)?;
+    let runs_if = match last_segment(&name) {
+        "skipUnless" => true,
+        "skipIf" | "skipif" => false,
+        _ => return None,
+    };
+    Some((runs_if, call.arguments.args.first()?))
 }

@@ -1041,8 +1041,10 @@ impl<'a> Walker<'a> {
 }
 
 /// Whether a block never falls through to what follows it: it ends with `return`, `raise`,
-/// `continue`, `break`, `sys.exit(...)` / `exit()` / `os._exit(...)`, or an `if` whose every
-/// branch (an `else` included) does.
+/// `continue`, `break`, `sys.exit(...)` / `exit()` / `os._exit(...)`, a test framework's call
+/// that raises (`pytest.skip(...)`, `pytest.fail`, `pytest.xfail`, `pytest.exit`, unittest's
+/// `self.skipTest(...)` / `self.fail(...)`), or an `if` whose every branch (an `else`
+/// included) does.
 fn leaves(body: &[Stmt]) -> bool {
     match body.last() {
         Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)) => true,
@@ -1050,7 +1052,17 @@ fn leaves(body: &[Stmt]) -> bool {
             Expr::Call(call) => dotted(&call.func).is_some_and(|name| {
                 matches!(
                     name.as_str(),
-                    "sys.exit" | "exit" | "quit" | "os._exit" | "os.abort"
+                    "sys.exit"
+                        | "exit"
+                        | "quit"
+                        | "os._exit"
+                        | "os.abort"
+                        | "pytest.skip"
+                        | "pytest.fail"
+                        | "pytest.xfail"
+                        | "pytest.exit"
+                        | "self.skipTest"
+                        | "self.fail"
                 )
             }),
             _ => false,

@@ -460,3 +460,31 @@ setup(name='p', install_requires=['rich'], extras_require=extras)
         "{notes}"
     );
 }
+
+#[test]
+fn a_sub_project_takes_the_enclosing_projects_python_and_extras() {
+    // `sub/` bounds torch itself, so it is checked as a project of its own; it declares no
+    // Python and no transformers: the root's `requires-python` and extras apply to it.
+    let dir = project(
+        "sub_inherits",
+        &[
+            ("pyproject.toml", "[project]\nname = \"p\"\nrequires-python = \">=3.10\"\ndependencies = [\"torch>=2.3.0\"]\n\n[project.optional-dependencies]\nhf = [\"transformers>=4.40,<4.46\"]\n"),
+            ("main.py", "import torch\n"),
+            ("sub/requirements.txt", "torch>=2.4.0\n"),
+            ("sub/run.py", "import tomllib\nfrom transformers import Trainer\n\n\ndef f(m):\n    return Trainer(m, processing_class=None)\n"),
+        ],
+    );
+    let (_, list, report) = findings(&dir, &["--select", "AC001,AC003"]);
+    assert_eq!(
+        list,
+        ["sub/run.py:1:AC001", "sub/run.py:6:AC003"],
+        "{report}"
+    );
+    let targets = report["summary"]["targets"].as_array().expect("targets");
+    let pythons: Vec<&serde_json::Value> = targets
+        .iter()
+        .filter(|t| t["package"] == "python")
+        .collect();
+    assert_eq!(pythons.len(), 1, "{report}");
+    assert_eq!(pythons[0]["releases"][0], "3.10", "{report}");
+}

@@ -54,12 +54,21 @@ impl Discovered {
                     .filter(|n| !matches!(catalog.package(n), Ok(Some(_)))),
             )
             .filter(|p| roots.contains(*p))
+            // `__main__.py` at the top: a script, never imported as a package.
+            .filter(|p| !(p.starts_with("__") && p.ends_with("__")))
             .cloned()
             .collect();
         own.sort();
         own.dedup();
         own
     }
+}
+
+/// The note for a top-level module the project provides itself ([`Discovered::own_roots`]).
+pub fn own_root_note(name: &str) -> String {
+    format!(
+        "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
+    )
 }
 
 /// An ignore file of `dir` the walker would read that is not a regular file of a sane size:

@@ -322,9 +322,7 @@ pub(crate) fn check_project(
     }
     for name in discovered.own_roots(&roots, catalog) {
         roots.remove(&name);
-        summary.notes.push(format!(
-            "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
-        ));
+        summary.notes.push(files::own_root_note(&name));
     }
     let (pool, mut analyzed) = files::analyze_project(
         &discovered.files,
@@ -360,6 +358,7 @@ pub(crate) fn check_project(
         virtual_env: virtual_env.as_ref(),
         requirers: Some(&requirers),
         unscoped: &all_declared,
+        parent: options.inherit.as_deref(),
     };
     let mut chosen: BTreeMap<String, targets::Target> = BTreeMap::new();
     let mut unindexed = rules::Unindexed::default();

@@ -376,9 +376,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     // The project's own packages are its code, not indexed releases (as in `check`).
     for name in discovered.own_roots(&roots, catalog) {
         roots.remove(&name);
-        notes.push(format!(
-            "`{name}` is a package of the project itself: its imports are the project's code, not checked against the index"
-        ));
+        notes.push(files::own_root_note(&name));
     }
     let mut io_failure = !discovered.errors.is_empty();
     for (path, message) in &discovered.errors {

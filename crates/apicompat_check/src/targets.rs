@@ -57,6 +57,9 @@ pub struct Sources<'a> {
     /// Every declaration, the scopes not checked included: a package the main requirements
     /// do not name is checked against what the extras that require it admit.
     pub unscoped: &'a Declared,
+    /// For a sub-project: the enclosing project's root, whose `requires-python` applies when
+    /// the sub-project declares none.
+    pub parent: Option<&'a std::path::Path>,
 }
 
 /// The releases of one package to check.
@@ -161,10 +164,11 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     }
 
     if name == python_target::PYTHON {
-        if let Some(t) =
-            python_target::from_requires_python(view, &sources.declared.root, &all, notes)
-        {
-            return t;
+        let roots = std::iter::once(sources.declared.root.as_path()).chain(sources.parent);
+        for root in roots {
+            if let Some(t) = python_target::from_requires_python(view, root, &all, notes) {
+                return t;
+            }
         }
     }
 

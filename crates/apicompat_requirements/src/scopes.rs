@@ -59,11 +59,18 @@ impl Declared {
     /// the project with that extra installs a release they all admit.
     pub fn extras_requiring(&self, name: &str) -> Vec<(String, Vec<&DeclaredRequirement>)> {
         let name = normalize_name(name);
-        let mut extras: Vec<&String> = self.extras.iter().collect();
+        // The extras named by requirements (a sub-project's declarations carry the enclosing
+        // project's extras without their list).
+        let mut extras: Vec<String> = self
+            .requirements
+            .iter()
+            .filter(|r| r.extra)
+            .filter_map(|r| r.group.as_deref().map(normalize_name))
+            .collect();
         extras.sort_unstable();
         extras.dedup();
         extras
-            .into_iter()
+            .iter()
             .filter_map(|extra| {
                 let closure = self.scope_closure(std::slice::from_ref(extra));
                 let reqs: Vec<&DeclaredRequirement> = self

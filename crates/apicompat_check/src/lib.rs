@@ -662,6 +662,7 @@ pub(crate) fn check_project(
         }
     }
     sort_findings(&mut findings);
+    suppress::drop_deprecations_of_missing(&mut findings);
     for f in &findings {
         match f.severity {
             Severity::Error => summary.errors += 1,

@@ -85,6 +85,33 @@ fn parse_directive(text: &str) -> Option<Directive> {
     }))
 }
 
+/// An AC012 warning that a name is deprecated says nothing more where the same line already
+/// has an error that the name is missing (AC001, AC002): `datasets.load_metric`, deprecated in
+/// 2.x and gone in 3.0. `findings` is sorted.
+pub(crate) fn drop_deprecations_of_missing(findings: &mut Vec<crate::model::Finding>) {
+    let missing: std::collections::HashSet<(&std::path::Path, u32, &str)> = findings
+        .iter()
+        .filter(|f| {
+            f.severity == crate::model::Severity::Error && matches!(f.code, "AC001" | "AC002")
+        })
+        .map(|f| (f.path.as_path(), f.line, f.symbol.as_str()))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let dropped: Vec<bool> = findings
+        .iter()
+        .map(|f| {
+            f.code == "AC012" && missing.contains(&(f.path.as_path(), f.line, f.symbol.as_str()))
+        })
+        .collect();
+    let mut i = 0;
+    findings.retain(|_| {
+        i += 1;
+        !dropped[i - 1]
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +134,41 @@ mod tests {
         assert!(!s.whole_file);
         s.add_comment(9, "# apicompat: ignore-file");
         assert!(s.whole_file);
+    }
+
+    #[test]
+    fn a_deprecation_of_a_missing_name_on_the_same_line_is_dropped() {
+        use crate::model::{Finding, Reach, Severity};
+        let rule = |code: &'static str, severity| crate::rules::Rule {
+            code,
+            name: "r",
+            severity,
+            summary: "",
+        };
+        let at = |code, severity, line: u32, symbol: &str| Finding {
+            path: "m.py".into(),
+            line,
+            symbol: symbol.to_string(),
+            ..Finding::of_use(&rule(code, severity), false, Reach::ImportTime)
+        };
+        let mut findings = vec![
+            at("AC001", Severity::Error, 4, "datasets.load_metric"),
+            at("AC012", Severity::Warning, 4, "datasets.load_metric"),
+            at("AC012", Severity::Warning, 5, "datasets.load_metric"),
+            at("AC012", Severity::Warning, 4, "datasets.other"),
+        ];
+        super::drop_deprecations_of_missing(&mut findings);
+        let left: Vec<(&str, u32, &str)> = findings
+            .iter()
+            .map(|f| (f.code, f.line, f.symbol.as_str()))
+            .collect();
+        assert_eq!(
+            left,
+            [
+                ("AC001", 4, "datasets.load_metric"),
+                ("AC012", 5, "datasets.load_metric"),
+                ("AC012", 4, "datasets.other"),
+            ]
+        );
     }
 }

@@ -153,6 +153,52 @@ def test_d():
 }
 
 #[test]
+fn a_patch_in_a_function_serves_the_reads_after_it_there() {
+    // `monkeypatch.setattr(..., raising=False)`, `setattr(...)` and `x.y = v` create the name
+    // for the later statements of the same function; pytest's default `raising=True` reads it
+    // first. Another function, or a patch under a test the walk does not understand, serves
+    // nothing.
+    let got = check_files(
+        "function_patches",
+        &[(
+            "test_m.py",
+            "\
+import torch
+
+def test_a(monkeypatch):
+    monkeypatch.setattr(torch.distributed, \"pipelining\", object(), raising=False)
+    return torch.distributed.pipelining
+
+def test_b(monkeypatch):
+    monkeypatch.setattr(torch.distributed, \"pipelining\", object())
+    return torch.distributed.pipelining
+
+def c():
+    return torch.distributed.pipelining
+
+def d():
+    setattr(torch.distributed, \"pipelining\", None)
+    return torch.distributed.pipelining
+
+def e(flag):
+    if flag:
+        torch.distributed.pipelining = None
+    return torch.distributed.pipelining
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    assert_eq!(
+        got,
+        [
+            "test_m.py:8:44 AC002 error call-time torch.distributed.pipelining missing=2.3.0",
+            "test_m.py:12:12 AC002 error call-time torch.distributed.pipelining missing=2.3.0",
+            "test_m.py:21:12 AC002 error call-time torch.distributed.pipelining missing=2.3.0",
+        ]
+    );
+}
+
+#[test]
 fn an_else_that_leaves_restricts_the_rest_to_the_if_branch() {
     let got = check_files(
         "early_else",

@@ -175,7 +175,27 @@ fn module_level_patches_put_names_back_for_the_reads_after_them() {
         check("patch_hasattr", "not hasattr(torch, \"_six\")"),
         [early]
     );
-    assert_eq!(check("patch_always", "True or torch"), [early]);
+    // A test the walk does not understand: the patch may not run.
+    assert_eq!(
+        check("patch_opaque", "True or torch"),
+        [
+            early,
+            "main.py:13:12 AC002 error call-time torch._six.inf missing=2.0.0 - 2.15.0",
+            "main.py:16:8 AC002 error import-time torch._six.inf missing=2.0.0 - 2.15.0",
+        ]
+    );
+    // No test at all (`if True:` is folded away here by writing the patch directly).
+    let direct = polyfill.replace("if COND:\n    torch._six", "torch._six");
+    let dir = project(
+        "patch_direct",
+        &[("main.py", &direct), ("requirements.txt", "torch>=1.13\n")],
+    );
+    let report = run(catalog, &dir, &[]);
+    let got: Vec<String> = brief(&report, &dir)
+        .into_iter()
+        .filter(|f| f.starts_with("main.py"))
+        .collect();
+    assert_eq!(got, [early]);
     // The patch runs only from 2.5: 2.0 - 2.4.1 still lack the name after it.
     assert_eq!(
         check("patch_late", "torch.__version__ >= \"2.5\""),

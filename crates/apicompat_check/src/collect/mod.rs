@@ -265,7 +265,7 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
     w.body(suite);
     w.run_deferred();
     w.export_self_flags();
-    patches::apply(&mut w.out.uses);
+    patches::apply(&mut w.out.uses, suite);
     let mut escaping: Vec<u32> = w.escaping.iter().map(|n| name_key(n)).collect();
     escaping.sort_unstable();
     escaping.dedup();

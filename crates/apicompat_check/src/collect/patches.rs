@@ -1,17 +1,22 @@
-//! Module-level patches of a package's attribute: `if np.__version__ >= "2.0": np.NaN =
-//! np.nan`, `if not hasattr(np, "NaN"): np.NaN = np.nan`, or an unconditional `mod.f = g`.
-//! After the patch has run, a read of the path in the same file finds the name wherever the
-//! patch ran, so such a read fails only on releases where the patch's condition does not hold
-//! (and the package lacks the name): the read runs under the negation of that condition.
+//! Patches of a package's attribute: `if np.__version__ >= "2.0": np.NaN = np.nan`, `if not
+//! hasattr(np, "NaN"): np.NaN = np.nan`, an unconditional `mod.f = g`, `setattr(mod, "f", g)`
+//! or pytest's `monkeypatch.setattr(mod, "f", g, raising=False)`. After the patch has run, a
+//! read of the path in the same scope finds the name wherever the patch ran, so such a read
+//! fails only on releases where the patch's condition does not hold (and the package lacks the
+//! name): the read runs under the negation of that condition.
 //!
-//! Reads that follow the patch: those inside functions of the file (they run once the module
-//! is imported) and the module-level statements after it. A read before the patch, or in the
-//! patch's own statement (`torch.load = wrap(torch.load)`), reads the original and is judged
-//! as usual; so are reads in other files, which may run before this module is imported.
+//! Reads that follow a module-level patch: those inside functions of the file (they run once
+//! the module is imported) and the module-level statements after it. Reads that follow a patch
+//! in a function: the later statements of the same function. A read before the patch, or in
+//! the patch's own statement (`torch.load = wrap(torch.load)`), reads the original and is
+//! judged as usual; so are reads in other files and other functions, which may run before the
+//! patch. A patch with no condition counts only as a statement directly in the module's or the
+//! function's body (one under a test the walk does not understand may not run).
 
-use ruff_text_size::TextSize;
+use ruff_python_ast::Stmt;
+use ruff_text_size::{Ranged, TextSize};
 
-use super::{PathTest, Use, UseKind};
+use super::{FxSet, PathTest, Use, UseKind, MAX_DEPTH};
 use crate::model::Reach;
 use crate::versions::Pred;
 
@@ -23,6 +28,8 @@ const MAX_PATCHES: usize = 64;
 struct Patch {
     path: String,
     stmt_start: TextSize,
+    /// The function the patch is in (`None`: module level).
+    func: Option<u32>,
     unless: Unless,
 }
 
@@ -35,13 +42,19 @@ enum Unless {
     Test(PathTest),
 }
 
-/// Adds to every read that follows a module-level patch of its path the negation of the
-/// patch's condition (see the module documentation).
-pub(super) fn apply(uses: &mut [Use]) {
+/// Adds to every read that follows a patch of its path the negation of the patch's condition
+/// (see the module documentation). `suite` is the file's module body.
+pub(super) fn apply(uses: &mut [Use], suite: &[Stmt]) {
+    if !uses.iter().any(|u| u.kind == UseKind::Store) {
+        return;
+    }
+    let mut direct = FxSet::default();
+    direct_statements(suite, &mut direct, 0);
     let patches: Vec<Patch> = uses
         .iter()
-        .filter(|u| u.kind == UseKind::Store && u.func.is_none() && u.reach != Reach::CallTime)
-        .filter_map(patch_of)
+        .filter(|u| u.kind == UseKind::Store)
+        .filter(|u| u.func.is_some() || u.reach != Reach::CallTime)
+        .filter_map(|u| patch_of(u, &direct))
         .take(MAX_PATCHES)
         .collect();
     if patches.is_empty() {
@@ -55,7 +68,10 @@ pub(super) fn apply(uses: &mut [Use]) {
             let under = u.path == p.path
                 || (u.path.starts_with(&p.path)
                     && u.path.as_bytes().get(p.path.len()) == Some(&b'.'));
-            let after = u.func.is_some() || u.stmt_start > p.stmt_start;
+            let after = match p.func {
+                None => u.func.is_some() || u.stmt_start > p.stmt_start,
+                Some(f) => u.func == Some(f) && u.stmt_start > p.stmt_start,
+            };
             if !under || !after {
                 continue;
             }
@@ -73,11 +89,34 @@ pub(super) fn apply(uses: &mut [Use]) {
     }
 }
 
-/// The patch a store is, if its condition can be negated: no condition, version conditions on
-/// one package, or a single test of a path.
-fn patch_of(u: &Use) -> Option<Patch> {
+/// The starts of the statements directly in the module's body or in a function's body (not
+/// under an `if`, a loop, a `try` or a `with`), through nested definitions.
+fn direct_statements(body: &[Stmt], out: &mut FxSet<TextSize>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for s in body {
+        out.insert(s.start());
+        match s {
+            Stmt::FunctionDef(f) => direct_statements(&f.body, out, depth + 1),
+            Stmt::ClassDef(c) => {
+                for m in &c.body {
+                    if let Stmt::FunctionDef(f) = m {
+                        direct_statements(&f.body, out, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The patch a store is, if its condition can be negated: no condition (a statement directly
+/// in its body), version conditions on one package, or a single test of a path.
+fn patch_of(u: &Use, direct: &FxSet<TextSize>) -> Option<Patch> {
     let unless = match (u.versions.as_slice(), u.requires.as_slice()) {
-        ([], []) => Unless::Never,
+        ([], []) if direct.contains(&u.stmt_start) => Unless::Never,
+        ([], []) => return None,
         (versions, []) => {
             let root = &versions[0].0;
             if versions.iter().any(|(r, _)| r != root) {
@@ -102,6 +141,7 @@ fn patch_of(u: &Use) -> Option<Patch> {
     Some(Patch {
         path: u.path.clone(),
         stmt_start: u.stmt_start,
+        func: u.func,
         unless,
     })
 }

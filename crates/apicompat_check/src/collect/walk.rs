@@ -336,6 +336,21 @@ impl<'a> Walker<'a> {
                 );
                 self.ctx.try_guard = saved;
             }
+        } else if let Some((raising, object, name)) = self.setattr_call(call) {
+            // `setattr(mod, "x", v)`, `monkeypatch.setattr(mod, "x", v)`: an assignment; pytest
+            // refuses to set a name the object lacks unless `raising=False`, so that reads it.
+            if let Some((path, via)) = self.resolve(object) {
+                let path = format!("{path}.{name}");
+                if raising {
+                    self.emit(
+                        UseKind::Attribute,
+                        path.clone(),
+                        args[1].range(),
+                        Some(&via),
+                    );
+                }
+                self.emit(UseKind::Store, path, args[1].range(), Some(&via));
+            }
         } else if let Some((path, via)) = self.resolve(&call.func) {
             if let Some(shape) = call_shape(call) {
                 self.emit(UseKind::Call(shape), path.clone(), call.range(), Some(&via));
@@ -352,6 +367,37 @@ impl<'a> Walker<'a> {
             }
         }
         visitor::walk_expr(self, expr);
+    }
+}
+
+impl<'a> Walker<'a> {
+    /// `setattr(OBJ, "NAME", V)` (builtin: never raises for a missing name) or pytest's
+    /// `monkeypatch.setattr(OBJ, "NAME", V)` (raises unless `raising=False`): whether it
+    /// reads the name first, the object and the name.
+    fn setattr_call(&self, call: &'a ast::ExprCall) -> Option<(bool, &'a Expr, String)> {
+        let args = &call.arguments.args;
+        let [object, name, _, ..] = &**args else {
+            return None;
+        };
+        let name = string_lit(name)?;
+        if self.is_builtin(&call.func, "setattr") && args.len() == 3 {
+            return Some((false, object, name));
+        }
+        let Expr::Attribute(a) = &*call.func else {
+            return None;
+        };
+        let receiver = dotted(&a.value)?;
+        if a.attr.as_str() != "setattr" || !last_segment(&receiver).contains("monkeypatch") {
+            return None;
+        }
+        let is_false = |e: &Expr| matches!(e, Expr::BooleanLiteral(b) if !b.value);
+        let raising = !args.get(3).is_some_and(is_false)
+            && !call
+                .arguments
+                .keywords
+                .iter()
+                .any(|k| k.arg.as_deref() == Some("raising") && is_false(&k.value));
+        Some((raising, object, name))
     }
 }
 

@@ -199,6 +199,53 @@ def e(flag):
 }
 
 #[test]
+fn version_fields_and_conjuncts_of_earlier_tests_restrict_branches() {
+    // `V.major`, `(V.major, V.minor)`, `V.release` compare the leading components; after `if
+    // A and B:` is false, `elif A:` runs where `B` is false (unsloth's `if is_distilbert and
+    // transformers4: ... elif is_distilbert: <5.x API>`).
+    let got = check_files(
+        "fields",
+        &[(
+            "m.py",
+            "\
+import torch
+from packaging.version import Version
+
+V = Version(torch.__version__)
+
+def a():
+    if V.major >= 2 and (V.major, V.minor) >= (2, 4):
+        return torch.distributed.pipelining.pipeline
+
+def b():
+    if V.release >= (2, 4):
+        return torch.distributed.pipelining.pipeline
+
+def c(kind):
+    old = (V.major, V.minor) < (2, 4)
+    if kind == \"x\" and old:
+        return None
+    elif kind == \"x\":
+        return torch.distributed.pipelining.pipeline
+
+def d(kind):
+    old = V.minor < 4
+    if kind == \"x\" and old:
+        return None
+    elif kind == \"x\":
+        return torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch>=2.3.0"],
+    );
+    // `V.minor` alone says nothing of the version: `d` stays judged.
+    assert_eq!(
+        got,
+        ["m.py:26:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+}
+
+#[test]
 fn an_else_that_leaves_restricts_the_rest_to_the_if_branch() {
     let got = check_files(
         "early_else",

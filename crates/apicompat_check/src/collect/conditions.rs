@@ -625,7 +625,16 @@ impl<'a> Walker<'a> {
         let mut left: &Expr = &c.left;
         for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
             let part = op_of(*op).and_then(|op| {
-                if let (Some(root), Some(b)) = (self.version_root(left, 0), const_bound(right)) {
+                // `V.major >= 5`, `(V.major, V.minor) < (2, 4)`, `V.release >= (2, 4)`: the
+                // leading components (a tuple bound compares as many as it has).
+                if let (Some(root), Some(b)) = (self.version_fields(left), int_bound(right)) {
+                    Some((root, Pred::Cmp(op, b)))
+                } else if let (Some(b), Some(root)) = (int_bound(left), self.version_fields(right))
+                {
+                    Some((root, Pred::Cmp(op.flipped(), b)))
+                } else if let (Some(root), Some(b)) =
+                    (self.version_root(left, 0), const_bound(right))
+                {
                     Some((root, Pred::Cmp(op, b)))
                 } else if let (Some(b), Some(root)) =
                     (const_bound(left), self.version_root(right, 0))
@@ -642,6 +651,34 @@ impl<'a> Walker<'a> {
             left = right;
         }
         out
+    }
+
+    /// The top-level module whose version's leading components an expression is: `V.major`,
+    /// `V.release`, `(V.major, V.minor)`, `(V.major, V.minor, V.micro)` for `V` derived from
+    /// its version (`Version(torch.__version__)`, `sys.version_info`).
+    fn version_fields(&self, e: &Expr) -> Option<String> {
+        match e {
+            Expr::Attribute(a) if matches!(a.attr.as_str(), "major" | "release") => {
+                self.version_root(&a.value, 0)
+            }
+            Expr::Tuple(t) if (1..=3).contains(&t.elts.len()) => {
+                let mut root: Option<String> = None;
+                for (el, field) in t.elts.iter().zip(["major", "minor", "micro"]) {
+                    let Expr::Attribute(a) = el else {
+                        return None;
+                    };
+                    if a.attr.as_str() != field {
+                        return None;
+                    }
+                    let r = self.version_root(&a.value, 0)?;
+                    if root.get_or_insert_with(|| r.clone()) != &r {
+                        return None;
+                    }
+                }
+                root
+            }
+            _ => None,
+        }
     }
 
     /// The top-level module whose version an expression is derived from.
@@ -896,6 +933,18 @@ pub(super) fn const_bound(expr: &Expr) -> Option<VBound> {
                 _ => None,
             }
         }
+        _ => None,
+    }
+}
+
+/// An integer or a tuple of integers compared with a version's leading components.
+fn int_bound(e: &Expr) -> Option<VBound> {
+    match e {
+        Expr::NumberLiteral(n) => match &n.value {
+            ast::Number::Int(i) => Some(VBound::Tuple(vec![i.as_u64()?])),
+            _ => None,
+        },
+        Expr::Tuple(_) => const_bound(e),
         _ => None,
     }
 }

@@ -1,6 +1,7 @@
 //! Control flow of a block: `if`/`elif`/`else` (what each branch runs under and what falls
 //! through), `try` (handlers that guard, fallback imports) and `with suppress(...)`.
 
+use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -33,14 +34,23 @@ impl<'a> Walker<'a> {
         // Each later clause runs when the earlier conditions were false.
         let mut before = self.branch_ctx(&info, false);
         let mut has_else = false;
+        // The tests found false so far.
+        let mut falses: Vec<&Expr> = vec![&s.test];
         for clause in &s.elif_else_clauses {
             match &clause.test {
                 Some(test) => {
                     self.with_ctx(before.clone(), |w| w.visit_expr(test));
                     let saved = std::mem::replace(&mut self.ctx, before.clone());
                     let info = self.test_info(test);
-                    let inner = self.branch_ctx(&info, true);
+                    let mut inner = self.branch_ctx(&info, true);
                     let next = self.branch_ctx(&info, false);
+                    // `if A and B: ... elif A: ...`: B is false where the `elif` runs.
+                    for other in falses.iter().filter_map(|f| other_conjunct(f, test)) {
+                        self.ctx = inner;
+                        let info = self.test_info(other);
+                        inner = self.branch_ctx(&info, false);
+                    }
+                    falses.push(test);
                     self.ctx = saved;
                     if !leaves(&clause.body) {
                         through.push(inner.clone());
@@ -237,5 +247,28 @@ fn cannot_fail(stmt: &Stmt) -> bool {
                 })
         }
         _ => false,
+    }
+}
+
+/// For an earlier test `A and B` found false and a later test that holds `A` (it is `A`, or `A
+/// and ...`): `B`, the one conjunct the later test does not hold, which must then be false.
+fn other_conjunct<'e>(earlier: &'e Expr, later: &Expr) -> Option<&'e Expr> {
+    let Expr::BoolOp(b) = earlier else {
+        return None;
+    };
+    if b.op != ast::BoolOp::And {
+        return None;
+    }
+    let held: Vec<ComparableExpr> = match later {
+        Expr::BoolOp(l) if l.op == ast::BoolOp::And => l.values.iter().map(Into::into).collect(),
+        e => vec![e.into()],
+    };
+    let mut rest = b
+        .values
+        .iter()
+        .filter(|v| !held.contains(&ComparableExpr::from(*v)));
+    match (rest.next(), rest.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
     }
 }

@@ -1,0 +1,242 @@
+//! Definitions and assignments: what a name is bound to (`def`, `class`, `NAME = value`), and
+//! the function bodies walked once their scope is done.
+
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+use super::*;
+
+impl<'a> Walker<'a> {
+    pub(super) fn run_deferred(&mut self) {
+        let list = self
+            .deferred
+            .last_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
+        for (f, ctx) in list {
+            self.function_body(f, ctx);
+        }
+    }
+
+    pub(super) fn function_body(&mut self, f: &'a ast::StmtFunctionDef, ctx: Ctx) {
+        let mut scope = Scope::new(ScopeKind::Function);
+        let mut locals = LocalNames {
+            walrus: self.walrus,
+            ..LocalNames::default()
+        };
+        for p in f.parameters.iter() {
+            locals.names.insert(p.name().to_string());
+        }
+        for stmt in &f.body {
+            locals.visit_stmt(stmt);
+        }
+        scope.locals = locals.names;
+        scope.globals = locals.globals;
+        self.scopes.push(scope);
+        self.deferred.push(Vec::new());
+        let ctx = Ctx {
+            in_function: true,
+            try_guard: false,
+            call_guard: false,
+            handler: false,
+            ..ctx
+        };
+        let saved_start = self.stmt_start;
+        self.with_ctx(ctx, |w| {
+            w.body(&f.body);
+            if w.scopes.len() == 2 {
+                let tests = w.true_returns(&f.body);
+                w.out.presence.push((f.name.to_string(), tests));
+            }
+            w.run_deferred();
+        });
+        self.stmt_start = saved_start;
+        self.deferred.pop();
+        self.scopes.pop();
+    }
+
+    pub(super) fn assign_name(&mut self, name: &str, value: &Expr) {
+        if self.fallback_flag(name, value) {
+            return;
+        }
+        if !matches!(
+            value,
+            Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
+        ) {
+            self.module_binding(name, None);
+        }
+        // `require_fsdp2 = unittest.skipUnless(is_torch_version(">=", "2.5"), "...")`.
+        if let Some(h) = self.skip_condition(value).and_then(implying) {
+            if self.scopes.len() == 1 {
+                self.out.helpers.push((name.to_string(), Some(h.clone())));
+            }
+            self.bind(name, Bound::Helper(Box::new(h)));
+            return;
+        }
+        if self.scopes.len() == 1 {
+            if let Some(text) = string_lit(value) {
+                if text.len() <= 64 {
+                    self.out.constants.push((name.to_string(), text));
+                }
+            }
+        }
+        if let Some(root) = self.version_root(value, 0) {
+            self.bind(name, Bound::VersionOf(root));
+            return;
+        }
+        if let Expr::Lambda(l) = value {
+            if let Some(h) = l
+                .parameters
+                .as_deref()
+                .and_then(|p| self.helper_expr(p, &l.body))
+            {
+                if self.scopes.len() == 1 {
+                    self.out.helpers.push((name.to_string(), Some(h.clone())));
+                }
+                self.bind(name, Bound::Helper(Box::new(h)));
+                return;
+            }
+        }
+        if matches!(
+            value,
+            Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)
+        ) {
+            // What a test bound to a name says about paths (`has_x = any(... fields(C))`,
+            // `ok = hasattr(m, "x")`, `ok = is_x_available()`); the result of a call of an
+            // indexed function is a value, not a test (and most assignments are such calls).
+            let mut info = self.cond_info(value);
+            let indexed_call = matches!(value, Expr::Call(c) if self.resolve(&c.func).is_some());
+            if !indexed_call {
+                self.reads_when_true(value, &mut info.reads_true);
+            }
+            self.module_binding(name, Some(&info));
+            if !info.restriction.parts.is_empty()
+                || !info.has.is_empty()
+                || !info.reads_true.is_empty()
+            {
+                self.bind(
+                    name,
+                    Bound::Cond(info.restriction, info.has, info.reads_true),
+                );
+                return;
+            }
+        }
+        if let Some((path, via)) = self.resolve(value) {
+            let b = self.path_binding(path, Some(&via));
+            self.bind(name, b);
+            return;
+        }
+        if value.is_none_literal_expr() {
+            if let Some(Bound::Path { path, .. }) = self.lookup(name) {
+                // `except ImportError: f = None`: `f is None` holds where the handler ran.
+                let handler_test = self
+                    .ctx
+                    .requires
+                    .iter()
+                    .find(|t| !t.present && (t.path == *path || t.or_absent.contains(path)));
+                if let (true, Some(t)) = (self.ctx.fallback, handler_test) {
+                    let entry = (path.clone(), t.clone());
+                    self.sentinels.insert(name.to_string(), entry);
+                }
+                return;
+            }
+        }
+        self.store(name);
+    }
+
+    pub(super) fn function_def(&mut self, f: &'a ast::StmtFunctionDef) {
+        for d in &f.decorator_list {
+            self.visit_expr(&d.expression);
+        }
+        for p in f.parameters.iter_non_variadic_params() {
+            if let Some(default) = &p.default {
+                self.visit_expr(default);
+            }
+        }
+        for p in f.parameters.iter() {
+            if let Some(ann) = p.annotation() {
+                self.visit_annotation(ann);
+            }
+        }
+        if let Some(r) = &f.returns {
+            self.visit_annotation(r);
+        }
+        let helper = self
+            .version_helper(&f.parameters, &f.body)
+            .or_else(|| self.marker_function(f));
+        if self
+            .scopes
+            .last()
+            .is_some_and(|s| s.kind == ScopeKind::Class)
+        {
+            self.state_facts(f);
+        }
+        if self.scopes.len() == 1 && signature::lists_parameters(f) {
+            self.signature_helpers.insert(f.name.as_str());
+        }
+        if self.scopes.len() == 1 {
+            self.out.helpers.push((f.name.to_string(), helper.clone()));
+        }
+        match helper {
+            Some(h) => self.bind(f.name.as_str(), Bound::Helper(Box::new(h))),
+            None => {
+                let name = f.name.as_str();
+                // `except ImportError: def name(...)`: a fallback keeps what the try imported.
+                if self.ctx.handler && matches!(self.lookup(name), Some(Bound::Path { .. })) {
+                    self.store(name);
+                } else if let Some(at) = getters::version_getter(&f.parameters, &f.body) {
+                    self.bind(name, Bound::VersionGetter(at));
+                } else if let Some(g) = self.guarding_decorator(f) {
+                    self.bind(name, Bound::Guarding(Box::new(g)));
+                } else {
+                    self.bind(name, Bound::Function);
+                }
+            }
+        }
+        let mut ctx = self.ctx.clone();
+        let conditions = self.decorator_conditions(&f.decorator_list);
+        let requires = self.decorator_requires(&f.decorator_list);
+        if !conditions.is_empty() || !requires.is_empty() {
+            ctx.guard_at = f.decorator_list.first().map(Ranged::range);
+        }
+        ctx.versions.extend(conditions);
+        for r in requires {
+            if !ctx.requires.contains(&r) {
+                ctx.requires.push(r);
+            }
+        }
+        ctx.func = u32::try_from(self.out.functions.len()).ok();
+        self.out.functions.push(FuncEntry {
+            key: name_key(f.name.as_str()),
+        });
+        // A decorator may register the function to be called from anywhere; Python calls
+        // dunders.
+        if !f.decorator_list.is_empty() || is_dunder(f.name.as_str()) {
+            self.escaping.insert(f.name.as_str());
+        }
+        if let Some(list) = self.deferred.last_mut() {
+            list.push((f, ctx));
+        }
+    }
+
+    pub(super) fn class_def(&mut self, c: &'a ast::StmtClassDef) {
+        for d in &c.decorator_list {
+            self.visit_expr(&d.expression);
+        }
+        if let Some(args) = &c.arguments {
+            for a in args.args.iter() {
+                self.visit_expr(a);
+            }
+            for k in args.keywords.iter() {
+                self.visit_expr(&k.value);
+            }
+        }
+        let conditions = self.decorator_conditions(&c.decorator_list);
+        self.scopes.push(Scope::new(ScopeKind::Class));
+        let mut ctx = self.ctx.clone();
+        ctx.versions.extend(conditions);
+        self.with_ctx(ctx, |w| w.body(&c.body));
+        self.scopes.pop();
+        self.store(c.name.as_str());
+    }
+}

@@ -215,6 +215,44 @@ torchvision
 }
 
 #[test]
+fn python_releases_no_declared_package_supports_are_not_checked() {
+    // numpy 1.21.6 requires Python `>=3.7,<3.11`: beside it, Python 3.11 and later never run
+    // the project, so `imp` (gone in 3.12) breaks nothing; without the pin it does.
+    let src = "import imp\nimport numpy\n";
+    let pyproject = |deps: &str| {
+        format!("[project]\nname = \"p\"\nrequires-python = \">=3.9\"\ndependencies = [{deps}]\n")
+    };
+    let pinned = project(
+        "python-by-requires",
+        &[
+            ("m.py", src),
+            ("pyproject.toml", &pyproject("\"numpy==1.21.6\"")),
+        ],
+    );
+    let o = check(&pinned, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("python 3.9 - 3.10 (declared requires-python"),
+        "{out}"
+    );
+    assert!(
+        format!("{out}{err}").contains("python 3.11 - 3.14 left out: no release of numpy that `numpy==1.21.6` (pyproject.toml:4) admits supports them (numpy 1.21.6 requires Python `>=3.7,<3.11`)"),
+        "{out}{err}"
+    );
+    let loose = project(
+        "python-by-requires-loose",
+        &[("m.py", src), ("pyproject.toml", &pyproject("\"numpy\""))],
+    );
+    let o = check(&loose, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("`imp` is not in python 3.12, 3.13, 3.14"),
+        "{out}\n{err}"
+    );
+}
+
+#[test]
 fn a_use_whose_test_on_another_package_never_holds_is_not_checked() {
     // `numpy.typing` is in every targeted numpy, so the handler never runs; no targeted numpy
     // is 9 or newer. A test that holds on some numpy leaves the torch use checked.

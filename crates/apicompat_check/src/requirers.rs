@@ -27,6 +27,8 @@ struct Requirer {
     /// Per admitted release: its version and its unconditional requirements (normalized
     /// name, specifier, text).
     releases: Vec<(String, Vec<Requires>)>,
+    /// Per admitted release (as `releases`): its `Requires-Python`, when it has one that parses.
+    requires_python: Vec<Option<(VersionSpecifiers, String)>>,
 }
 
 /// One unconditional requirement of a release: normalized name, specifier, text.
@@ -62,9 +64,20 @@ impl<'a> Requirers<'a> {
                 let reqs = declared.requirements_for(name);
                 let all: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
                 let admitted = admitted_by(&reqs, &all);
-                let releases = (0..all.len())
+                let kept: Vec<usize> = (0..all.len())
                     .filter(|&i| admitted.contains(&all[i]))
-                    .map(|i| (all[i].to_string(), requirements_of(view, i)))
+                    .collect();
+                let releases = kept
+                    .iter()
+                    .map(|&i| (all[i].to_string(), requirements_of(view, i)))
+                    .collect();
+                let requires_python = kept
+                    .iter()
+                    .map(|&i| {
+                        let text = view.header(i)?.requires_python.clone()?;
+                        let spec = text.trim().parse::<VersionSpecifiers>().ok()?;
+                        Some((spec, text))
+                    })
                     .collect();
                 let declared = reqs
                     .iter()
@@ -75,6 +88,7 @@ impl<'a> Requirers<'a> {
                     name: name.to_string(),
                     declared,
                     releases,
+                    requires_python,
                 });
             }
             packages
@@ -136,6 +150,78 @@ impl<'a> Requirers<'a> {
                 "{} {} left out: {why} ({example})",
                 view.name(),
                 ranges(&names, &left_out).join(", "),
+            ));
+            kept = kept
+                .iter()
+                .zip(&accepted)
+                .filter(|(_, &a)| a)
+                .map(|(&r, _)| r)
+                .collect();
+            by.push(q.declared.clone());
+        }
+        (kept, by)
+    }
+}
+
+impl Requirers<'_> {
+    /// The releases of Python (`view` is the `python` package) among `releases` on which every
+    /// declared package has an admitted release whose `Requires-Python` admits it (`numpy<2`:
+    /// numpy 1.26.4 requires `<3.13`, so Python 3.13 and later cannot run the project), and
+    /// the declarations that left some out (each with a note). A package that would leave out
+    /// every release narrows nothing.
+    pub fn narrow_python(
+        &self,
+        view: &PackageView,
+        releases: &[usize],
+        notes: &mut Vec<String>,
+    ) -> (Vec<usize>, Vec<String>) {
+        let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+        let mut kept = releases.to_vec();
+        let mut by = Vec::new();
+        // `3.9` meets `>=3.9.1` (some 3.9 does); `3.13` does not meet `<3.13`.
+        let admits = |spec: &VersionSpecifiers, v: &Version| {
+            satisfies(spec, v)
+                || format!("{v}.99")
+                    .parse::<Version>()
+                    .is_ok_and(|p| satisfies(spec, &p))
+        };
+        for q in self.packages() {
+            if q.requires_python.is_empty() {
+                continue;
+            }
+            let accepted: Vec<bool> = kept
+                .iter()
+                .map(|&r| {
+                    q.requires_python.iter().any(|rp| {
+                        rp.as_ref()
+                            .is_none_or(|(spec, _)| admits(spec, &versions[r]))
+                    })
+                })
+                .collect();
+            if accepted.iter().all(|&a| a) || !accepted.iter().any(|&a| a) {
+                continue;
+            }
+            let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
+            let mut left_out = vec![false; versions.len()];
+            for (&r, &a) in kept.iter().zip(&accepted) {
+                left_out[r] = !a;
+            }
+            let newest = q
+                .releases
+                .iter()
+                .zip(&q.requires_python)
+                .rev()
+                .find_map(|((v, _), rp)| {
+                    rp.as_ref()
+                        .map(|(_, t)| format!("{} {v} requires Python `{t}`", q.name))
+                })
+                .unwrap_or_default();
+            notes.push(format!(
+                "{} {} left out: no release of {} that {} admits supports them ({newest})",
+                view.name(),
+                ranges(&names, &left_out).join(", "),
+                q.name,
+                q.declared,
             ));
             kept = kept
                 .iter()

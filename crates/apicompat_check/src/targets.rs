@@ -166,7 +166,11 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     if name == python_target::PYTHON {
         let roots = std::iter::once(sources.declared.root.as_path()).chain(sources.parent);
         for root in roots {
-            if let Some(t) = python_target::from_requires_python(view, root, &all, notes) {
+            if let Some(mut t) = python_target::from_requires_python(view, root, &all, notes) {
+                if let Some(requirers) = sources.requirers {
+                    let (kept, by) = requirers.narrow_python(view, &t.releases, notes);
+                    within(&mut t, kept, &by, &all);
+                }
                 return t;
             }
         }
@@ -199,15 +203,7 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     if let Some(mut t) = from_requirements(view, &all, &declared, "declared", notes) {
         if let Some(requirers) = sources.requirers {
             let (kept, by) = requirers.narrow(view, &t.releases, notes);
-            if !by.is_empty() {
-                t.info.releases = kept.iter().map(|&i| all[i].to_string()).collect();
-                t.info.description = format!(
-                    "{}, within what {} accepts",
-                    t.info.description,
-                    by.join(", ")
-                );
-                t.releases = kept;
-            }
+            within(&mut t, kept, &by, &all);
         }
         return t;
     }
@@ -256,6 +252,20 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         format!("the newest indexed release ({v})"),
         "the newest indexed release".to_string(),
     )
+}
+
+/// `t` narrowed to `kept` by the declarations `by` (nothing when `by` is empty).
+fn within(t: &mut Target, kept: Vec<usize>, by: &[String], all: &[Version]) {
+    if by.is_empty() {
+        return;
+    }
+    t.info.releases = kept.iter().map(|&i| all[i].to_string()).collect();
+    t.info.description = format!(
+        "{}, within what {} accepts",
+        t.info.description,
+        by.join(", ")
+    );
+    t.releases = kept;
 }
 
 /// A package only extras require (`hf = ["transformers>=4.51,<=5.5"]`, and `all =

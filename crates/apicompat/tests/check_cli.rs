@@ -30,6 +30,11 @@ fn exit_0_without_errors_warnings_included() {
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     // The unindexed `pandas` is a warning: it does not change the exit code.
     assert!(out.contains("AC004"), "{out}");
+    // `--quiet` shows errors only; its summary is the whole run's (files with warnings too).
+    let o = check(&dir, &["-q", "--select", "AC004"]);
+    let (quiet, _) = text(&o);
+    assert!(!quiet.contains("warning[AC004]"), "{quiet}");
+    assert!(quiet.contains("Found 1 warning in 1 file"), "{quiet}");
 
     // A use that breaks on some release, guarded: exit 0 too.
     let dir = project(

@@ -263,13 +263,19 @@ fn frame(
 
 /// The text report: a code frame per finding, then notes and a summary line.
 pub fn text(report: &Report, color: bool) -> String {
+    text_of(report, color, |_| true)
+}
+
+/// [`text`] showing only the findings `shown` keeps (`--quiet`: errors); the notes, the
+/// summary and the fixable count still speak of every finding.
+pub fn text_of(report: &Report, color: bool, shown: impl Fn(&Finding) -> bool) -> String {
     let renderer = if color {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
     let mut out = String::new();
-    for f in &report.findings {
+    for f in report.findings.iter().filter(|f| shown(f)) {
         let path = escape_control(&display_path(&f.path)).into_owned();
         let source = report.sources.get(&f.path).map(|s| mask_source(s));
         out.push_str(&frame(

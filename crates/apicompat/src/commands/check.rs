@@ -172,13 +172,11 @@ pub fn run(open: &dyn Fn() -> Catalog, on_demand: &OnDemand, args: CheckArgs) ->
 
 fn render(report: &apicompat_check::Report, format: CheckFormat) -> String {
     match format {
-        // `--quiet`: errors only (the summary still counts everything).
+        // `--quiet`: errors only (the summary still counts everything, files included).
         CheckFormat::Text if crate::ui::quiet() => {
-            let mut report = report.clone();
-            report
-                .findings
-                .retain(|f| f.severity == apicompat_check::Severity::Error);
-            apicompat_render::text(&report, crate::ui::color_stdout())
+            apicompat_render::text_of(report, crate::ui::color_stdout(), |f| {
+                f.severity == apicompat_check::Severity::Error
+            })
         }
         CheckFormat::Text => apicompat_render::text(report, crate::ui::color_stdout()),
         CheckFormat::Json => apicompat_render::json(report) + "\n",

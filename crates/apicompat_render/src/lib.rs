@@ -157,6 +157,10 @@ fn reach_label(f: &Finding) -> String {
     } else {
         f.missing_ranges.join(", ")
     };
+    // A requirement is no module: its message says which releases fail how.
+    if f.code == "AC008" {
+        return format!("admits {} {on}, where the project breaks", f.package);
+    }
     match f.reach {
         Reach::ImportTime => format!(
             "import-time: importing this module fails on {} {on}",

@@ -258,3 +258,29 @@ fn hostile_names_and_literals_cannot_forge_output() {
         "pkg/evil%0A%3A%3Awarning%20file%3Dx.py%2Cline%3D1%3A%3Aforged%1B%5B2J.py"
     );
 }
+
+#[test]
+fn a_requirement_is_labelled_with_the_releases_it_admits_not_as_a_module() {
+    let mut r = report();
+    let f = &mut r.findings[0];
+    f.code = "AC008";
+    f.path = PathBuf::from("./requirements.txt");
+    f.line = 1;
+    f.column = 1;
+    f.end_column = 13;
+    f.missing_in = vec![
+        "2.0.0".into(),
+        "2.1.0".into(),
+        "2.2.0".into(),
+        "2.3.0".into(),
+    ];
+    f.missing_ranges = vec!["2.0.0 - 2.3.0".into()];
+    r.sources
+        .insert(PathBuf::from("./requirements.txt"), "torch>=2.0.0\n".into());
+    let out = apicompat_render::text(&r, false);
+    assert!(
+        out.contains("^^^^^^^^^^^^ admits torch 2.0.0 - 2.3.0, where the project breaks"),
+        "{out}"
+    );
+    assert!(!out.contains("importing this module"), "{out}");
+}

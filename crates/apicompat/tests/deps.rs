@@ -215,6 +215,29 @@ torchvision
 }
 
 #[test]
+fn distutils_after_setuptools_is_setuptools_copy() {
+    // Python 3.12 has no `distutils`; importing setuptools first installs its own copy.
+    let run = |name: &str, src: &str| {
+        let dir = project(name, &[("setup.py", src)]);
+        let o = check(&dir, &["--select", "AC001", "--target", "python==3.12"]);
+        text(&o).0
+    };
+    let after = run(
+        "distutils-after",
+        "from setuptools import setup\nfrom distutils.version import LooseVersion\n",
+    );
+    assert!(after.contains("No errors"), "{after}");
+    let before = run(
+        "distutils-before",
+        "from distutils.version import LooseVersion\nfrom setuptools import setup\n",
+    );
+    assert!(
+        before.contains("`distutils.version.LooseVersion` is not in python 3.12"),
+        "{before}"
+    );
+}
+
+#[test]
 fn python_releases_no_declared_package_supports_are_not_checked() {
     // numpy 1.21.6 requires Python `>=3.7,<3.11`: beside it, Python 3.11 and later never run
     // the project, so `imp` (gone in 3.12) breaks nothing; without the pin it does.

@@ -267,6 +267,7 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
     w.run_deferred();
     w.export_self_flags();
     patches::apply(&mut w.out.uses, suite);
+    patches::setuptools_distutils(&mut w.out.uses, suite);
     let mut escaping: Vec<u32> = w.escaping.iter().map(|n| name_key(n)).collect();
     escaping.sort_unstable();
     escaping.dedup();

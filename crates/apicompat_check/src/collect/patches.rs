@@ -145,3 +145,42 @@ fn patch_of(u: &Use, direct: &FxSet<TextSize>) -> Option<Patch> {
         unless,
     })
 }
+
+/// Importing setuptools installs its copy of `distutils` (setuptools >= 60, `_distutils_hack`),
+/// so on Python 3.12 and later, where the standard library has none, `distutils` imports after
+/// a module-level `import setuptools` / `from setuptools import ...` in the same file work:
+/// each such use needs `distutils` only where the standard library has it. (A rule that knows
+/// one package, setuptools; `docs/check-guards.md`.)
+pub(super) fn setuptools_distutils(uses: &mut [Use], suite: &[Stmt]) {
+    let imports_setuptools = |s: &Stmt| match s {
+        Stmt::Import(i) => i
+            .names
+            .iter()
+            .any(|a| a.name.as_str().split('.').next() == Some("setuptools")),
+        Stmt::ImportFrom(i) => {
+            i.level == 0
+                && i.module
+                    .as_ref()
+                    .is_some_and(|m| m.as_str().split('.').next() == Some("setuptools"))
+        }
+        _ => false,
+    };
+    let Some(at) = suite
+        .iter()
+        .find(|s| imports_setuptools(s))
+        .map(Ranged::start)
+    else {
+        return;
+    };
+    for u in uses.iter_mut() {
+        let distutils = u.path == "distutils" || u.path.starts_with("distutils.");
+        if distutils && (u.func.is_some() || u.stmt_start > at) {
+            u.requires.push(PathTest {
+                path: "distutils".to_string(),
+                present: true,
+                instance: false,
+                or_absent: Vec::new(),
+            });
+        }
+    }
+}

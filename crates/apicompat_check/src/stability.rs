@@ -67,7 +67,10 @@ impl<'c> Facts<'c> {
                 if let Some(f) = self.symbols.get(&key) {
                     return f.clone();
                 }
-                if let Ok(symbol) = index.symbol(facet) {
+                // A submodule its package binds an object over (`Symbol::shadow`) names
+                // that object: asked below.
+                let symbol = index.symbol(facet).ok();
+                if let Some(symbol) = symbol.filter(|s| s.shadow.is_none()) {
                     // A symbol without a recorded definition is defined at the path itself:
                     // the fact depends on the path, and symbols are shared between paths.
                     let cacheable = symbol.canonical.is_some();

@@ -172,6 +172,9 @@ pub struct FileFacts {
     /// More module-level bindings than the walk keeps (see [`file_facts`]): the rest were
     /// dropped and the module is open.
     pub bindings_truncated: bool,
+    /// `name = f(...)` at module level, `f` a dotted name: (name, `f`). Read only for the
+    /// objects a package binds over a submodule (`Symbol::instance_of`).
+    pub instances: Vec<(String, String)>,
 }
 
 impl FileFacts {
@@ -600,6 +603,11 @@ impl Walker<'_> {
                     let f = consts::dotted(&c.func);
                     if c.arguments.is_empty() && matches!(f.as_deref(), Some("globals" | "vars")) {
                         self.globals_aliases.push(name.to_string());
+                    }
+                }
+                if let Some(Expr::Call(c)) = value {
+                    if let Some(f) = consts::dotted(&c.func) {
+                        self.facts.instances.push((name.to_string(), f));
                     }
                 }
                 let v = match value {

@@ -29,6 +29,8 @@ struct Facet {
     signatures: Vec<Signature>,
     bases: Vec<String>,
     metaclass: Option<String>,
+    /// A module's `shadow`, or another facet's `instance_of` (one slot, see format.rs).
+    target: Option<String>,
 }
 
 impl From<&Symbol> for Facet {
@@ -51,6 +53,11 @@ impl From<&Symbol> for Facet {
             signatures: s.signatures.clone(),
             bases: s.bases.clone(),
             metaclass: s.metaclass.clone(),
+            target: if s.kind() == Kind::Module {
+                s.shadow.clone()
+            } else {
+                s.instance_of.clone()
+            },
         }
     }
 }
@@ -158,6 +165,7 @@ impl IndexBuilder {
             strings.extend(f.deprecated.as_deref());
             strings.extend(f.bases.iter().map(String::as_str));
             strings.extend(f.metaclass.as_deref());
+            strings.extend(f.target.as_deref());
             for s in &f.signatures {
                 signatures.insert(s);
                 strings.extend(s.returns.as_deref());
@@ -213,6 +221,10 @@ impl IndexBuilder {
                     put_varint(&mut b, string_id(base));
                 }
                 put_varint(&mut b, opt(&f.metaclass));
+                // Written only when set: facets without it keep their bytes.
+                if f.target.is_some() {
+                    put_varint(&mut b, opt(&f.target));
+                }
                 b
             })
             .collect();

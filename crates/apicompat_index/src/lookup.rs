@@ -80,10 +80,18 @@ pub fn status(index: &PackageIndex, path: &str, release: usize) -> Result<Status
             }
         }
     }
-    Ok(Status::Present {
-        path: cur,
-        symbol: index.symbol(facet)?,
-    })
+    let symbol = index.symbol(facet)?;
+    // A submodule its package binds an object over: the path names that object (what
+    // attribute access, `from pkg import sub` and calls see); an import finds either.
+    if let Some(object) = symbol.shadow.as_deref() {
+        if let Some(f) = index.facet_in(object, release)? {
+            return Ok(Status::Present {
+                path: object.to_string(),
+                symbol: index.symbol(f)?,
+            });
+        }
+    }
+    Ok(Status::Present { path: cur, symbol })
 }
 
 enum Step {
@@ -115,11 +123,16 @@ fn member(
             "`{cur}` is defined through too many steps"
         )));
     }
+    let (kind, open, opaque) = index.kind(facet)?;
+    if kind == Kind::Module {
+        if let Some(object) = index.symbol(facet)?.shadow {
+            return shadowed_member(index, cur, facet, &object, seg, release, depth);
+        }
+    }
     let direct = format!("{cur}.{seg}");
     if let Some(f) = index.facet_in(&direct, release)? {
         return Ok(Step::Found(direct, f));
     }
-    let (kind, open, opaque) = index.kind(facet)?;
     let symbol = index.symbol(facet)?;
     // A re-exported class or module: look in its definition.
     if let Some(canonical) = symbol.canonical.as_deref().filter(|c| *c != cur) {
@@ -141,9 +154,86 @@ fn member(
         ))),
         Kind::Module => Ok(Step::Missing),
         Kind::Class => class_member(index, cur, &symbol, seg, release, depth),
+        Kind::Attribute if symbol.instance_of.is_some() => {
+            instance_member(index, cur, &symbol, seg, release, depth)
+        }
         _ => Ok(Step::Unknown(format!(
             "`{cur}` is a {}; its attributes are not indexed",
             kind.as_str()
+        ))),
+    }
+}
+
+/// `seg` on submodule `cur` whose package binds another object under its name (`shadow`,
+/// `triton.runtime.driver` is a `DriverConfig()`): attribute access on the package finds the
+/// object, `from cur import seg` and names bound by it the module. The path cannot tell which
+/// way it was reached, so either view's answer counts: found in either, else unknown in
+/// either, else missing. (An attribute chain reading a name only the module has is then
+/// taken as present: a missed error, where the other choice would break every import.)
+fn shadowed_member(
+    index: &PackageIndex,
+    cur: &str,
+    facet: FacetId,
+    object: &str,
+    seg: &str,
+    release: usize,
+    depth: usize,
+) -> Result<Step, IndexError> {
+    let as_object = match index.facet_in(object, release)? {
+        Some(f) => member(index, object, f, seg, release, depth + 1)?,
+        None => Step::Unknown(format!(
+            "`{cur}` is `{object}`, which is outside this package's index"
+        )),
+    };
+    if matches!(as_object, Step::Found(..) | Step::Std(..)) {
+        return Ok(as_object);
+    }
+    let direct = format!("{cur}.{seg}");
+    if let Some(f) = index.facet_in(&direct, release)? {
+        return Ok(Step::Found(direct, f));
+    }
+    // The module's own answer (open, compiled), its shadow aside.
+    let (_, open, opaque) = index.kind(facet)?;
+    let as_module = if opaque {
+        Step::Unknown(format!("`{cur}` is a compiled module without a stub"))
+    } else if open {
+        Step::Unknown(format!("`{cur}` answers attributes dynamically"))
+    } else {
+        Step::Missing
+    };
+    Ok(match as_object {
+        Step::Missing => as_module,
+        other => other,
+    })
+}
+
+/// `seg` on an instance (`instance_of`): the members of its class and bases, not those of
+/// the class's metaclass (they are attributes of the class object only).
+fn instance_member(
+    index: &PackageIndex,
+    cur: &str,
+    instance: &Symbol,
+    seg: &str,
+    release: usize,
+    depth: usize,
+) -> Result<Step, IndexError> {
+    let Some(class) = instance.instance_of.as_deref() else {
+        return Ok(Step::Unknown(format!("`{cur}`'s class is not known")));
+    };
+    match index.facet_in(class, release)? {
+        Some(f) if index.kind(f)?.0 == Kind::Class => {
+            let direct = format!("{class}.{seg}");
+            if let Some(f) = index.facet_in(&direct, release)? {
+                return Ok(Step::Found(direct, f));
+            }
+            let symbol = Symbol {
+                metaclass: None,
+                ..index.symbol(f)?
+            };
+            class_member(index, class, &symbol, seg, release, depth + 1)
+        }
+        _ => Ok(Step::Unknown(format!(
+            "`{cur}` is an instance of `{class}`, which is not a class in this release"
         ))),
     }
 }

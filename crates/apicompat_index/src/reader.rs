@@ -382,6 +382,17 @@ impl PackageIndex {
         } else {
             None
         };
+        // An optional last slot (format 3): a module's shadow, another facet's class.
+        let target = if self.format >= 3 && r.pos < bytes.len() {
+            self.opt_string(r.varint()?)?
+        } else {
+            None
+        };
+        let (shadow, instance_of) = if kind == Kind::Module {
+            (target, None)
+        } else {
+            (None, target)
+        };
         let open = flags & FLAG_OPEN != 0;
         let declared = !open && flags & FLAG_DECLARED != 0;
         Ok(Symbol {
@@ -399,6 +410,8 @@ impl PackageIndex {
             evidence: flags & FLAG_OPAQUE != 0 && kind != Kind::Module,
             importable: flags & FLAG_IMPORTABLE != 0,
             extensible: flags & FLAG_EXTENSIBLE != 0,
+            shadow,
+            instance_of,
         })
     }
 

@@ -535,3 +535,101 @@ fn data_file_round_trip_and_damage() {
     assert!(catalog.unavailable()[0].reason.contains("missing"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn attribute_chains_through_a_shadowed_submodule_see_the_object() {
+    let module = |shadow: Option<&str>| Symbol {
+        kind: Some(Kind::Module),
+        importable: true,
+        shadow: shadow.map(str::to_string),
+        ..Symbol::default()
+    };
+    let f = Symbol {
+        kind: Some(Kind::Function),
+        signatures: vec![Signature::default()],
+        ..Symbol::default()
+    };
+    let common = |driver: Symbol, fsdp: Symbol, object: Symbol| {
+        vec![
+            ("pkg", sym(Kind::Module)),
+            ("pkg.runtime", module(None)),
+            ("pkg.runtime.driver", driver),
+            ("pkg.runtime.driver.DriverConfig", sym(Kind::Class)),
+            (
+                "pkg.runtime.driver.DriverConfig.active",
+                sym(Kind::Property),
+            ),
+            (
+                "pkg.runtime.driver.DriverConfig.set_active",
+                sym(Kind::Function),
+            ),
+            ("pkg.runtime.driver.driver", object),
+            ("pkg.fsdp", module(None)),
+            ("pkg.fsdp.fully_shard", fsdp),
+            ("pkg.fsdp.fully_shard.fully_shard", f.clone()),
+        ]
+    };
+    let instance = Symbol {
+        kind: Some(Kind::Attribute),
+        instance_of: Some("pkg.runtime.driver.DriverConfig".into()),
+        ..Symbol::default()
+    };
+    let surfaces = [
+        // 1.0: the package does not rebind the names.
+        surface(
+            "1.0",
+            &common(module(None), module(None), sym(Kind::Attribute)),
+        ),
+        surface(
+            "2.0",
+            &common(
+                module(Some("pkg.runtime.driver.driver")),
+                module(Some("pkg.fsdp.fully_shard.fully_shard")),
+                instance,
+            ),
+        ),
+    ];
+    let index = PackageIndex::from_bytes(&build(&surfaces)).unwrap();
+    let st = |p: &str, r: usize| status(&index, p, r).unwrap();
+    // Attribute access sees the instance: its class's members.
+    assert!(st("pkg.runtime.driver.active", 1).is_present());
+    assert!(st("pkg.runtime.driver.set_active", 1).is_present());
+    assert!(st("pkg.runtime.driver.active", 0).is_absent());
+    // Imports from the module still find it.
+    assert!(st("pkg.runtime.driver.DriverConfig", 1).is_present());
+    assert!(st("pkg.runtime.driver.driver.active", 1).is_present());
+    // What neither the object nor the module has is missing.
+    assert_eq!(
+        st("pkg.runtime.driver.nothing", 1),
+        Status::Absent {
+            missing: "pkg.runtime.driver.nothing".into()
+        }
+    );
+    // The path itself names the object: a function, whose calls are judged.
+    match st("pkg.fsdp.fully_shard", 1) {
+        Status::Present { path, symbol } => {
+            assert_eq!(path, "pkg.fsdp.fully_shard.fully_shard");
+            assert_eq!(symbol.kind(), Kind::Function);
+        }
+        other => panic!("{other:?}"),
+    }
+    match st("pkg.fsdp.fully_shard", 0) {
+        Status::Present { symbol, .. } => assert_eq!(symbol.kind(), Kind::Module),
+        other => panic!("{other:?}"),
+    }
+    assert!(st("pkg.fsdp.fully_shard.fully_shard", 1).is_present());
+    // The fields survive the index.
+    let f = index.facet_in("pkg.runtime.driver", 1).unwrap().unwrap();
+    assert_eq!(
+        index.symbol(f).unwrap().shadow.as_deref(),
+        Some("pkg.runtime.driver.driver")
+    );
+    let f = index
+        .facet_in("pkg.runtime.driver.driver", 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        index.symbol(f).unwrap().instance_of.as_deref(),
+        Some("pkg.runtime.driver.DriverConfig")
+    );
+}

@@ -261,8 +261,8 @@ fn the_pin_of_a_removed_name_caps_at_its_removal() {
 
 /// "The same object" only where the index links the definitions: `torch.compile` (absent in
 /// 1.13) is not offered `NvFuserBackend.compile` (a method); FSDP2's `fully_shard` is, in 2.5.0,
-/// the same object as `torch.distributed._composable.fsdp.fully_shard.fully_shard` (that path
-/// names FSDP2's definition in the newest release), never FSDP1's
+/// the same object as `torch.distributed._composable.fsdp.fully_shard` (the package's attribute,
+/// which its `__init__` binds to the function over the submodule of that name), never FSDP1's
 /// `torch.distributed._composable.fully_shard.fully_shard`.
 #[test]
 fn moved_fixes_name_the_same_object_only() {
@@ -313,6 +313,6 @@ fn moved_fixes_name_the_same_object_only() {
     assert_eq!(same.len(), 1, "{shard:?}");
     assert_eq!(
         same[0].replacement.as_deref(),
-        Some("torch.distributed._composable.fsdp.fully_shard.fully_shard")
+        Some("torch.distributed._composable.fsdp.fully_shard")
     );
 }

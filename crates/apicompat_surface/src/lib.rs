@@ -212,6 +212,18 @@ pub struct Symbol {
     /// names on it): a name no release defines is unknown there, not missing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub extensible: bool,
+    /// For a submodule (`triton.runtime.driver`): what attribute access on its package finds
+    /// under its name instead of the module, because the package's `__init__` binds the name
+    /// by importing it from that very submodule (`from .driver import driver`, or a star
+    /// import that exports it): the path of that object's definition. Import statements
+    /// (`import a.b`, `from a.b import n`) still find the module through `sys.modules`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<String>,
+    /// For an attribute that some package binds over a submodule (a [`Symbol::shadow`]) and
+    /// that is an instance made at module level (`driver = DriverConfig()`): its class
+    /// (canonical), whose members are the instance's attributes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_of: Option<String>,
 }
 
 impl Symbol {

@@ -27,6 +27,9 @@ struct Answer {
     signatures: Vec<RangeValue>,
     deprecated: Vec<RangeValue>,
     unknown_reasons: Vec<RangeValue>,
+    /// Releases where the path is also a submodule that its package binds another object
+    /// over (`Symbol::shadow`): `import` finds the module, attribute access the object.
+    module_too: Vec<String>,
     did_you_mean: Vec<String>,
 }
 
@@ -107,7 +110,13 @@ fn answer(view: &PackageView, symbol: &str) -> Result<Answer, Failure> {
         (vec![None; n], vec![None; n], vec![None; n], vec![None; n]);
     let mut kinds: Vec<&'static str> = Vec::new();
     let (mut absent_in, mut unknown_in) = (Vec::new(), Vec::new());
+    let mut module_too = vec![false; n];
     for (i, version) in versions.iter().enumerate() {
+        if let Some((index, position)) = view.index_of(i) {
+            if let Some(f) = index.facet_in(symbol, position)? {
+                module_too[i] = index.symbol(f)?.shadow.is_some();
+            }
+        }
         match view.status(symbol, i)? {
             Status::Present { path, symbol: sym } => {
                 present[i] = true;
@@ -167,6 +176,7 @@ fn answer(view: &PackageView, symbol: &str) -> Result<Answer, Failure> {
         signatures: group(view, &signatures),
         deprecated: group(view, &deprecated),
         unknown_reasons: group(view, &reasons),
+        module_too: ranges(&versions, &module_too),
         did_you_mean,
     })
 }
@@ -211,6 +221,12 @@ fn text(a: &Answer, total: usize) -> String {
             String::new()
         };
         out.push_str(&format!("  signature {}{suffix}\n", s.value));
+    }
+    if !a.module_too.is_empty() {
+        out.push_str(&format!(
+            "  also a module in {}: `import` finds the module, attribute access the object its package binds over it\n",
+            a.module_too.join(", ")
+        ));
     }
     for d in &a.deprecated {
         out.push_str(&format!(

@@ -865,27 +865,20 @@ fn scope_notes(
         })
         .collect();
     // A project with an extra per accelerator lists hundreds: the first few of each.
-    let mut unchecked: Vec<String> = listed
-        .iter()
-        .take(MAX_SCOPES_LISTED)
-        .map(|(name, reqs)| {
-            let mut shown: Vec<String> = reqs.iter().take(MAX_SCOPES_LISTED).cloned().collect();
-            if reqs.len() > MAX_SCOPES_LISTED {
-                shown.push(format!("and {} more", reqs.len() - MAX_SCOPES_LISTED));
-            }
-            format!("`{name}`: {}", shown.join(", "))
-        })
-        .collect();
-    if listed.len() > MAX_SCOPES_LISTED {
-        unchecked.push(format!(
-            "and {} more scopes",
-            listed.len() - MAX_SCOPES_LISTED
-        ));
-    }
+    let unchecked = targets::capped(
+        &listed,
+        MAX_SCOPES_LISTED,
+        "; ",
+        " scopes",
+        |(name, reqs)| {
+            let reqs = targets::capped(reqs, MAX_SCOPES_LISTED, ", ", "", |r| r.clone());
+            format!("`{name}`: {reqs}")
+        },
+    );
     if !unchecked.is_empty() {
         notes.push(format!(
             "requirement scopes not checked (extras, dependency groups, other requirements files): {}; `--scope NAME` checks one with the main requirements",
-            unchecked.join("; ")
+            unchecked
         ));
     }
 }

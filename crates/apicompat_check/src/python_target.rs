@@ -65,6 +65,14 @@ pub fn from_interpreter(
     Some(target(view, all, releases, "installed", label))
 }
 
+/// Whether `spec` admits the minor release `v` of Python (`3.9`): some `3.9.z` does, so
+/// `>=3.8` admits `3.8` and so does `>=3.8.1` (compared as `X.Y` and `X.Y.99`); `<3.13` does not
+/// admit `3.13`.
+pub(crate) fn admits_minor(spec: &apicompat_requirements::VersionSpecifiers, v: &Version) -> bool {
+    let one = |v: &Version| !select(spec, std::slice::from_ref(v)).is_empty();
+    one(v) || apicompat_requirements::parse_version(&format!("{v}.99")).is_ok_and(|p| one(&p))
+}
+
 /// The versions the project's `requires-python` admits.
 pub fn from_requires_python(
     view: &PackageView,
@@ -79,16 +87,10 @@ pub fn from_requires_python(
             return None;
         }
     };
-    // `>=3.8` admits `3.8`; `>=3.8.1` should admit 3.8 too: compare `X.Y.99`.
-    let picked = select(&declared.specifier, all);
     let mut releases: Vec<usize> = all
         .iter()
         .enumerate()
-        .filter(|(_, v)| {
-            picked.contains(v)
-                || apicompat_requirements::parse_version(&format!("{v}.99"))
-                    .is_ok_and(|p| select(&declared.specifier, std::slice::from_ref(&p)).len() == 1)
-        })
+        .filter(|(_, v)| admits_minor(&declared.specifier, v))
         .map(|(i, _)| i)
         .collect();
     releases.sort_unstable();

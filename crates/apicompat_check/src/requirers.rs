@@ -8,6 +8,7 @@ use apicompat_requirements::{
     normalize_name, parse_requirement, satisfies, Declared, Version, VersionSpecifiers,
 };
 
+use crate::python_target::admits_minor;
 use crate::targets::admitted_by;
 
 /// The declared packages of the index and what each admitted release requires, read on the
@@ -26,7 +27,7 @@ struct Requirer {
     declared: String,
     /// Per admitted release: its version and its unconditional requirements (normalized
     /// name, specifier, text).
-    releases: Vec<(String, Vec<Requires>)>,
+    releases: Vec<(Version, Vec<Requires>)>,
     /// Per admitted release (as `releases`): its `Requires-Python`, when it has one that parses.
     requires_python: Vec<Option<(VersionSpecifiers, String)>>,
 }
@@ -69,7 +70,7 @@ impl<'a> Requirers<'a> {
                     .collect();
                 let releases = kept
                     .iter()
-                    .map(|&i| (all[i].to_string(), requirements_of(view, i)))
+                    .map(|&i| (all[i].clone(), requirements_of(view, i)))
                     .collect();
                 let requires_python = kept
                     .iter()
@@ -113,10 +114,16 @@ impl<'a> Requirers<'a> {
         if self.declared.requirements.len() < 2 {
             return (kept, by);
         }
+        // Each release's own requirements, read once for every other package.
+        let own: std::collections::HashMap<usize, Vec<Requires>> = kept
+            .iter()
+            .map(|&r| (r, requirements_of(view, r)))
+            .collect();
+        let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         for q in self.packages().iter().filter(|q| q.name != name) {
             let found = match accepted_by(q, &name, &kept, &versions) {
                 Some(f) => Some((f, false)),
-                None => installable_beside(q, view, &kept).map(|f| (f, true)),
+                None => installable_beside(q, view, &kept, &own_of).map(|f| (f, true)),
             };
             let Some(((accepted, example), own)) = found else {
                 continue;
@@ -130,11 +137,6 @@ impl<'a> Requirers<'a> {
                 ));
                 continue;
             }
-            let mut left_out = vec![false; versions.len()];
-            for (&r, &a) in kept.iter().zip(&accepted) {
-                left_out[r] = !a;
-            }
-            let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
             let why = if own {
                 format!(
                     "they require releases of {} that {} does not admit",
@@ -146,21 +148,33 @@ impl<'a> Requirers<'a> {
                     q.name, q.declared
                 )
             };
+            let left_out;
+            (kept, left_out) = split(&versions, &kept, &accepted);
             notes.push(format!(
-                "{} {} left out: {why} ({example})",
-                view.name(),
-                ranges(&names, &left_out).join(", "),
+                "{} {left_out} left out: {why} ({example})",
+                view.name()
             ));
-            kept = kept
-                .iter()
-                .zip(&accepted)
-                .filter(|(_, &a)| a)
-                .map(|(&r, _)| r)
-                .collect();
             by.push(q.declared.clone());
         }
         (kept, by)
     }
+}
+
+/// `kept` without the releases `accepted` refuses (one flag per release of `kept`), and those
+/// releases as ranges of `versions`.
+fn split(versions: &[Version], kept: &[usize], accepted: &[bool]) -> (Vec<usize>, String) {
+    let mut left_out = vec![false; versions.len()];
+    for (&r, &a) in kept.iter().zip(accepted) {
+        left_out[r] = !a;
+    }
+    let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
+    let kept = kept
+        .iter()
+        .zip(accepted)
+        .filter(|(_, &a)| a)
+        .map(|(&r, _)| r)
+        .collect();
+    (kept, ranges(&names, &left_out).join(", "))
 }
 
 impl Requirers<'_> {
@@ -178,13 +192,6 @@ impl Requirers<'_> {
         let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
         let mut kept = releases.to_vec();
         let mut by = Vec::new();
-        // `3.9` meets `>=3.9.1` (some 3.9 does); `3.13` does not meet `<3.13`.
-        let admits = |spec: &VersionSpecifiers, v: &Version| {
-            satisfies(spec, v)
-                || format!("{v}.99")
-                    .parse::<Version>()
-                    .is_ok_and(|p| satisfies(spec, &p))
-        };
         for q in self.packages() {
             if q.requires_python.is_empty() {
                 continue;
@@ -194,17 +201,12 @@ impl Requirers<'_> {
                 .map(|&r| {
                     q.requires_python.iter().any(|rp| {
                         rp.as_ref()
-                            .is_none_or(|(spec, _)| admits(spec, &versions[r]))
+                            .is_none_or(|(spec, _)| admits_minor(spec, &versions[r]))
                     })
                 })
                 .collect();
             if accepted.iter().all(|&a| a) || !accepted.iter().any(|&a| a) {
                 continue;
-            }
-            let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
-            let mut left_out = vec![false; versions.len()];
-            for (&r, &a) in kept.iter().zip(&accepted) {
-                left_out[r] = !a;
             }
             let newest = q
                 .releases
@@ -216,19 +218,14 @@ impl Requirers<'_> {
                         .map(|(_, t)| format!("{} {v} requires Python `{t}`", q.name))
                 })
                 .unwrap_or_default();
+            let left_out;
+            (kept, left_out) = split(&versions, &kept, &accepted);
             notes.push(format!(
-                "{} {} left out: no release of {} that {} admits supports them ({newest})",
+                "{} {left_out} left out: no release of {} that {} admits supports them ({newest})",
                 view.name(),
-                ranges(&names, &left_out).join(", "),
                 q.name,
                 q.declared,
             ));
-            kept = kept
-                .iter()
-                .zip(&accepted)
-                .filter(|(_, &a)| a)
-                .map(|(&r, _)| r)
-                .collect();
             by.push(q.declared.clone());
         }
         (kept, by)
@@ -277,29 +274,25 @@ fn accepted_by(
 /// admitted release of `q`, by their own requirements on `q` (`torchvision 0.20.1` requires
 /// `torch==2.5.1`: with `torch>=2.6` declared it cannot be installed), with the requirement of
 /// the first that cannot; `None` when every one can.
-fn installable_beside(
+fn installable_beside<'o>(
     q: &Requirer,
     view: &PackageView,
     kept: &[usize],
+    own_of: &dyn Fn(usize) -> Option<&'o [Requires]>,
 ) -> Option<(Vec<bool>, String)> {
     if q.releases.is_empty() {
         return None;
     }
-    let admitted: Vec<Version> = q
-        .releases
-        .iter()
-        .filter_map(|(v, _)| v.parse().ok())
-        .collect();
     let mut example: Option<String> = None;
     let accepted: Vec<bool> = kept
         .iter()
         .map(|&r| {
-            let reqs = requirements_of(view, r);
+            let reqs = own_of(r).unwrap_or_default();
             let on: Vec<&Requires> = reqs.iter().filter(|(n, _, _)| *n == q.name).collect();
             let ok = on.is_empty()
-                || admitted
+                || q.releases
                     .iter()
-                    .any(|v| on.iter().all(|(_, spec, _)| satisfies(spec, v)));
+                    .any(|(v, _)| on.iter().all(|(_, spec, _)| satisfies(spec, v)));
             if !ok && example.is_none() {
                 let texts: Vec<String> = on.iter().map(|(_, _, t)| format!("`{t}`")).collect();
                 let version = view.releases().get(r).map(|x| x.version.to_string());

@@ -208,7 +208,8 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         return t;
     }
 
-    if let Some(t) = from_extras(view, &all, sources.unscoped, notes) {
+    let extras = sources.unscoped.extras_requiring(view.name());
+    if let Some(t) = from_extras(view, &all, &extras, notes) {
         return t;
     }
 
@@ -235,7 +236,7 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
                 "{NOTHING_DECLARED}: each package it uses is checked against its newest indexed release; declare what it needs (`torch>=2.4` in requirements.txt or `[project] dependencies` in pyproject.toml) to check every release it admits"
             ));
         }
-    } else if let Some((extra, _)) = sources.unscoped.extras_requiring(view.name()).first() {
+    } else if let Some((extra, _)) = extras.first() {
         notes.push(format!(
             "{} is declared without a version, in extras only (`{extra}`); checked against the newest indexed release, {v}",
             view.name()
@@ -274,14 +275,13 @@ fn within(t: &mut Target, kept: Vec<usize>, by: &[String], all: &[Version]) {
 fn from_extras(
     view: &PackageView,
     all: &[Version],
-    declared: &Declared,
+    extras: &[(String, Vec<&DeclaredRequirement>)],
     notes: &mut Vec<String>,
 ) -> Option<Target> {
     // An extra that names the package without a version says nothing of its releases (a test
     // extra's `transformers`): such extras alone leave the newest release.
-    let extras: Vec<_> = declared
-        .extras_requiring(view.name())
-        .into_iter()
+    let extras: Vec<_> = extras
+        .iter()
         .filter(|(_, reqs)| reqs.iter().any(|r| !r.specifier.is_empty()))
         .collect();
     if extras.is_empty() {
@@ -321,9 +321,13 @@ fn from_extras(
     } else {
         ("s", "")
     };
-    let extras_text = capped(&names, |e| format!("`{e}`"));
-    let described = capped(&reqs_seen, |r| format!("`{}` ({})", r.raw, rel_source(r)));
-    let short = capped(&reqs_seen, |r| format!("`{}`", r.raw));
+    let extras_text = capped(&names, MAX_EXTRAS_SHOWN, ", ", "", |e| format!("`{e}`"));
+    let described = capped(&reqs_seen, MAX_EXTRAS_SHOWN, ", ", "", |r| {
+        format!("`{}` ({})", r.raw, rel_source(r))
+    });
+    let short = capped(&reqs_seen, MAX_EXTRAS_SHOWN, ", ", "", |r| {
+        format!("`{}`", r.raw)
+    });
     Some(Target {
         info: TargetInfo {
             package: view.name().to_string(),
@@ -338,13 +342,20 @@ fn from_extras(
     })
 }
 
-/// The first few items, then how many more: `` `a`, `b`, `c` and 2 more ``.
-fn capped<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
-    let mut out: Vec<String> = items.iter().take(MAX_EXTRAS_SHOWN).map(show).collect();
-    if items.len() > MAX_EXTRAS_SHOWN {
-        out.push(format!("and {} more", items.len() - MAX_EXTRAS_SHOWN));
+/// The first `max` of `items`, then `and N more{more}`, joined by `sep`: `` `a`, `b`, `c`, and 2
+/// more ``.
+pub(crate) fn capped<T>(
+    items: &[T],
+    max: usize,
+    sep: &str,
+    more: &str,
+    show: impl Fn(&T) -> String,
+) -> String {
+    let mut out: Vec<String> = items.iter().take(max).map(show).collect();
+    if items.len() > max {
+        out.push(format!("and {} more{more}", items.len() - max));
     }
-    out.join(", ")
+    out.join(sep)
 }
 
 /// Extras named in a target's description, at most.

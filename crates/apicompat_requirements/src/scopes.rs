@@ -5,7 +5,7 @@
 //! added only when asked for (`check --scope NAME`). An alternative file for one accelerator
 //! (`torch==2.10.0` in `requirements/npu.txt`) then no longer narrows the whole check.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::declared::{normalize_name, Declared, DeclaredRequirement};
 
@@ -27,63 +27,67 @@ impl Declared {
     /// `scopes` (normalized) and the extras they bring in through requirements on the project
     /// itself (`base = ["proj[hf]"]` brings in `hf`), transitively.
     pub fn scope_closure(&self, scopes: &[String]) -> Vec<String> {
-        let mut out: Vec<String> = scopes.iter().map(|s| normalize_name(s)).collect();
+        let start: Vec<String> = scopes.iter().map(|s| normalize_name(s)).collect();
+        closure(&self.self_references(), start)
+    }
+
+    /// For each scope, the extras its requirements on the project itself name (one pass).
+    fn self_references(&self) -> HashMap<String, Vec<String>> {
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
         let Some(own) = &self.name else {
             return out;
         };
-        // Each scope is added once: at most as many rounds as there are scopes.
-        let mut i = 0;
-        while i < out.len() {
-            let scope = out[i].clone();
-            for r in &self.requirements {
-                let in_scope = r
-                    .group
-                    .as_deref()
-                    .is_some_and(|g| normalize_name(g) == scope);
-                if in_scope && r.name == *own {
-                    for e in &r.extras {
-                        let e = normalize_name(e);
-                        if !out.contains(&e) {
-                            out.push(e);
-                        }
-                    }
-                }
+        for r in self.requirements.iter().filter(|r| r.name == *own) {
+            if let Some(g) = &r.group {
+                let named = out.entry(normalize_name(g)).or_default();
+                named.extend(r.extras.iter().map(|e| normalize_name(e)));
             }
-            i += 1;
         }
         out
     }
 
     /// For a distribution the main requirements do not name: each extra that requires it
-    /// (itself or through the extras it brings in) with its requirements on it. Installing
-    /// the project with that extra installs a release they all admit.
+    /// (itself or through the extras it brings in) with its requirements on it, in reading
+    /// order. Installing the project with that extra installs a release they all admit.
     pub fn extras_requiring(&self, name: &str) -> Vec<(String, Vec<&DeclaredRequirement>)> {
         let name = normalize_name(name);
-        // The extras named by requirements (a sub-project's declarations carry the enclosing
-        // project's extras without their list).
-        let mut extras: Vec<String> = self
+        // The requirements on it in extras, by extra (a sub-project's declarations carry the
+        // enclosing project's extras without their list, so extras are read off requirements).
+        let mut direct: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut extras: Vec<String> = Vec::new();
+        for (i, r) in self
             .requirements
             .iter()
-            .filter(|r| r.extra)
-            .filter_map(|r| r.group.as_deref().map(normalize_name))
-            .collect();
+            .enumerate()
+            .filter(|(_, r)| r.extra)
+        {
+            let Some(g) = r.group.as_deref().map(normalize_name) else {
+                continue;
+            };
+            if r.name == name && !r.is_constraint {
+                direct.entry(g.clone()).or_default().push(i);
+            }
+            extras.push(g);
+        }
+        if direct.is_empty() {
+            return Vec::new();
+        }
         extras.sort_unstable();
         extras.dedup();
+        let refs = self.self_references();
         extras
-            .iter()
+            .into_iter()
             .filter_map(|extra| {
-                let closure = self.scope_closure(std::slice::from_ref(extra));
-                let reqs: Vec<&DeclaredRequirement> = self
-                    .requirements
+                let mut at: Vec<usize> = closure(&refs, vec![extra.clone()])
                     .iter()
-                    .filter(|r| r.name == name && r.extra && !r.is_constraint)
-                    .filter(|r| {
-                        r.group
-                            .as_deref()
-                            .is_some_and(|g| closure.contains(&normalize_name(g)))
-                    })
+                    .filter_map(|g| direct.get(g))
+                    .flatten()
+                    .copied()
                     .collect();
-                (!reqs.is_empty()).then(|| (extra.clone(), reqs))
+                at.sort_unstable();
+                let reqs: Vec<&DeclaredRequirement> =
+                    at.into_iter().map(|i| &self.requirements[i]).collect();
+                (!reqs.is_empty()).then_some((extra, reqs))
             })
             .collect()
     }
@@ -98,4 +102,20 @@ impl Declared {
         }
         out
     }
+}
+
+/// `start` and every scope reachable from it through `refs`, each once, in the order met.
+fn closure(refs: &HashMap<String, Vec<String>>, start: Vec<String>) -> Vec<String> {
+    let mut seen: HashSet<String> = start.iter().cloned().collect();
+    let mut out = start;
+    let mut i = 0;
+    while i < out.len() {
+        for next in refs.get(&out[i]).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                out.push(next.clone());
+            }
+        }
+        i += 1;
+    }
+    out
 }

@@ -34,8 +34,9 @@ impl<'a> Walker<'a> {
         // Each later clause runs when the earlier conditions were false.
         let mut before = self.branch_ctx(&info, false);
         let mut has_else = false;
-        // The tests found false so far.
-        let mut falses: Vec<&Expr> = vec![&s.test];
+        // The conjunctions found false so far (the latest few: an `elif` chain stays linear).
+        let mut falses: Vec<&ast::ExprBoolOp> = Vec::new();
+        note_conjunction(&mut falses, &s.test);
         for clause in &s.elif_else_clauses {
             match &clause.test {
                 Some(test) => {
@@ -45,12 +46,12 @@ impl<'a> Walker<'a> {
                     let mut inner = self.branch_ctx(&info, true);
                     let next = self.branch_ctx(&info, false);
                     // `if A and B: ... elif A: ...`: B is false where the `elif` runs.
-                    for other in falses.iter().filter_map(|f| other_conjunct(f, test)) {
+                    for other in other_conjuncts(&falses, test) {
                         self.ctx = inner;
                         let info = self.test_info(other);
                         inner = self.branch_ctx(&info, false);
                     }
-                    falses.push(test);
+                    note_conjunction(&mut falses, test);
                     self.ctx = saved;
                     if !leaves(&clause.body) {
                         through.push(inner.clone());
@@ -250,25 +251,42 @@ fn cannot_fail(stmt: &Stmt) -> bool {
     }
 }
 
-/// For an earlier test `A and B` found false and a later test that holds `A` (it is `A`, or `A
+/// Conjunctions found false that an `elif` still compares with, at most.
+const MAX_CONJUNCTIONS: usize = 16;
+
+/// Records `test` among the conjunctions found false, if it is one (`A and B`).
+fn note_conjunction<'e>(falses: &mut Vec<&'e ast::ExprBoolOp>, test: &'e Expr) {
+    if let Expr::BoolOp(b) = test {
+        if b.op == ast::BoolOp::And {
+            if falses.len() == MAX_CONJUNCTIONS {
+                falses.remove(0);
+            }
+            falses.push(b);
+        }
+    }
+}
+
+/// For each earlier test `A and B` found false, when a later test holds `A` (it is `A`, or `A
 /// and ...`): `B`, the one conjunct the later test does not hold, which must then be false.
-fn other_conjunct<'e>(earlier: &'e Expr, later: &Expr) -> Option<&'e Expr> {
-    let Expr::BoolOp(b) = earlier else {
-        return None;
-    };
-    if b.op != ast::BoolOp::And {
-        return None;
+fn other_conjuncts<'e>(falses: &[&'e ast::ExprBoolOp], later: &Expr) -> Vec<&'e Expr> {
+    if falses.is_empty() {
+        return Vec::new();
     }
     let held: Vec<ComparableExpr> = match later {
         Expr::BoolOp(l) if l.op == ast::BoolOp::And => l.values.iter().map(Into::into).collect(),
         e => vec![e.into()],
     };
-    let mut rest = b
-        .values
+    falses
         .iter()
-        .filter(|v| !held.contains(&ComparableExpr::from(*v)));
-    match (rest.next(), rest.next()) {
-        (Some(one), None) => Some(one),
-        _ => None,
-    }
+        .filter_map(|b| {
+            let mut rest = b
+                .values
+                .iter()
+                .filter(|v| !held.contains(&ComparableExpr::from(*v)));
+            match (rest.next(), rest.next()) {
+                (Some(one), None) => Some(one),
+                _ => None,
+            }
+        })
+        .collect()
 }

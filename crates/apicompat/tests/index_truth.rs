@@ -389,3 +389,52 @@ fn python_deprecations_follow_the_version_and_every_overload() {
     // Typeshed marks it on every version and names none (CPython deprecated it in 3.12).
     assert_eq!(deprecated_in("datetime.datetime.utcnow"), versions);
 }
+
+/// A deprecation written only on the definition under `if TYPE_CHECKING:` is the declaration
+/// (`crates/apicompat_extract/src/defs.rs` `merged_deprecation`): torch 2.6 - 2.15
+/// `torch/_dynamo/external_utils.py` (2.11: lines 44-59) and `torch/_utils.py` deprecate
+/// `is_compiling` there and define it plainly in the `else` branch.
+#[test]
+fn torch_deprecations_under_type_checking_are_the_declaration() {
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    let versions = v.versions();
+    let deprecated_in = |path: &str| -> Vec<&str> {
+        versions
+            .iter()
+            .enumerate()
+            .filter(|(r, _)| match v.status(path, *r).unwrap() {
+                Status::Present { symbol, .. } => symbol.deprecated.is_some(),
+                _ => false,
+            })
+            .map(|(_, version)| version.as_str())
+            .collect()
+    };
+    let from_2_6: Vec<&str> = versions
+        .iter()
+        .map(String::as_str)
+        .skip_while(|&version| version != "2.6.0")
+        .collect();
+    assert_eq!(from_2_6.first(), Some(&"2.6.0"));
+    for path in [
+        "torch._dynamo.is_compiling",
+        "torch._dynamo.external_utils.is_compiling",
+        "torch._utils.is_compiling",
+    ] {
+        assert_eq!(deprecated_in(path), from_2_6, "{path}");
+    }
+    // Imported from `external_utils` until 2.8 (from `torch.compiler` since 2.9).
+    let to_2_8 = ["2.6.0", "2.7.0", "2.7.1", "2.8.0"];
+    assert_eq!(
+        deprecated_in("torch._dynamo.decorators.is_compiling"),
+        to_2_8
+    );
+    assert_eq!(
+        deprecated_in("torch.distributed.tensor.parallel._utils.is_torchdynamo_compiling"),
+        to_2_8
+    );
+    assert_eq!(
+        deprecated_in("torch.compiler.is_compiling"),
+        Vec::<&str>::new()
+    );
+}

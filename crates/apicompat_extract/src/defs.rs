@@ -239,37 +239,42 @@ fn is_accessor(f: &Function) -> bool {
 /// The deprecation of a name that several definitions of one scope bind (`@overload`s, an
 /// implementation, the branches of an `if`, a property's accessors): a definition off the
 /// indexed Python version's branches does not count (`crate::py_version`), nor a property's
-/// setter or deleter; where an implementation (a definition that is
-/// not an `@overload`, or a class) is left, those decide, else the overloads; the name is
-/// deprecated only when every one that decides is (PEP 702: a deprecated overload deprecates
-/// that way of calling, not the function). The message is the first one's.
+/// setter or deleter; where some definitions stand under `if TYPE_CHECKING:`, only those
+/// count (they are what type checkers, and so users' editors, see: torch's
+/// `is_compiling` is `@deprecated` there and plain in the `else` branch, which TorchScript
+/// compiles); where an implementation (a definition that is not an `@overload`, or a class) is
+/// left, those decide, else the overloads; the name is deprecated only when every one that
+/// decides is (PEP 702: a deprecated overload deprecates that way of calling, not the
+/// function). The message is the first one's.
 pub(crate) fn merged_deprecation<'a>(
     definitions: impl IntoIterator<Item = &'a Value>,
 ) -> Option<String> {
-    let mut implementations = Vec::new();
-    let mut overloads = Vec::new();
+    // (under `TYPE_CHECKING`, an `@overload`, the deprecation)
+    let mut counted: Vec<(bool, bool, &Option<String>)> = Vec::new();
     for v in definitions {
         match v {
             // A property's setter and deleter: reading it is what a use is, the getter decides.
             Value::Function(f) if is_accessor(f) => {}
             Value::Function(f) if !f.off_version => {
-                if is_overload(f) {
-                    overloads.push(&f.deprecated);
-                } else {
-                    implementations.push(&f.deprecated);
-                }
+                counted.push((f.type_checking, is_overload(f), &f.deprecated));
             }
-            Value::Class(c) if !c.off_version => implementations.push(&c.deprecated),
+            Value::Class(c) if !c.off_version => {
+                counted.push((c.type_checking, false, &c.deprecated))
+            }
             _ => {}
         }
     }
-    let deciding = if implementations.is_empty() {
-        overloads
-    } else {
-        implementations
-    };
-    if deciding.iter().all(|d| d.is_some()) {
-        deciding.first().and_then(|d| (*d).clone())
+    let declared = counted.iter().any(|&(checking, ..)| checking);
+    counted.retain(|&(checking, ..)| checking || !declared);
+    let implemented = counted.iter().any(|&(_, overload, _)| !overload);
+    let mut deciding = counted
+        .iter()
+        .filter(|&&(_, overload, _)| overload != implemented)
+        .map(|&(.., d)| d)
+        .peekable();
+    let first = deciding.peek().copied();
+    if deciding.all(|d| d.is_some()) {
+        first.and_then(|d| d.clone())
     } else {
         None
     }
@@ -309,6 +314,7 @@ pub(crate) fn class_info(
 ) -> Class {
     let mut class = Class {
         off_version: branch.off,
+        type_checking: branch.type_checking,
         ..Class::default()
     };
     if let Some(args) = &c.arguments {

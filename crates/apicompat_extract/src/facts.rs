@@ -56,6 +56,9 @@ pub struct Function {
     /// Defined in a branch the indexed Python version does not take (`crate::py_version`):
     /// its signature is kept, its deprecation is none.
     pub off_version: bool,
+    /// Defined under `if TYPE_CHECKING:` (`crate::py_version::Branch::type_checking`): with
+    /// the other definitions there, it decides the name's deprecation.
+    pub type_checking: bool,
 }
 
 /// A decorator called with arguments, as [`Function::decorator_calls`] keeps it.
@@ -84,6 +87,8 @@ pub struct Class {
     pub base_calls: Vec<crate::class_builder::BaseCall>,
     /// Defined in a branch the indexed Python version does not take (`crate::py_version`).
     pub off_version: bool,
+    /// Defined under `if TYPE_CHECKING:` (see [`Function::type_checking`]).
+    pub type_checking: bool,
 }
 
 impl Class {
@@ -96,14 +101,23 @@ impl Class {
     }
 
     /// The deprecation of method `name`: that of its first definition on the indexed version's
-    /// branches (each carries the deprecation of all its definitions in its class body,
-    /// `crate::defs::merged_deprecation`; a class defined in two files, or in two branches,
-    /// has the members of both, the first file's first).
+    /// branches, under `if TYPE_CHECKING:` if one is (each carries the deprecation of all its
+    /// definitions in its class body, `crate::defs::merged_deprecation`; a class defined in
+    /// two files, or in two branches, has the members of both, the first file's first).
     pub fn method_deprecation(&self, name: &str) -> Option<String> {
-        self.members.iter().find_map(|(n, v)| match v {
-            Value::Function(f) if n == name && !f.off_version => Some(f.deprecated.clone()),
-            _ => None,
-        })?
+        let mut first = None;
+        for (n, v) in &self.members {
+            match v {
+                Value::Function(f) if n == name && !f.off_version => {
+                    if f.type_checking {
+                        return f.deprecated.clone();
+                    }
+                    first.get_or_insert(&f.deprecated);
+                }
+                _ => {}
+            }
+        }
+        first.and_then(|d| d.clone())
     }
 }
 
@@ -209,7 +223,10 @@ pub fn file_facts(
 ) -> FileFacts {
     let mut w = Walker {
         max_bindings,
-        branch: Branch { python, off: false },
+        branch: Branch {
+            python,
+            ..Branch::default()
+        },
         facts: FileFacts {
             module: module.to_string(),
             is_package,

@@ -298,3 +298,5 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod type_checking_tests;

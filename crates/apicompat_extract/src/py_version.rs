@@ -20,6 +20,11 @@
 //!
 //! Any other package's `sys.version_info` tests are about the interpreter, not the release,
 //! and stay undecided.
+//!
+//! For every package, a branch also knows whether it runs only for type checkers (`if
+//! TYPE_CHECKING:`, [`Branch::type_checking`]): a name defined there is what type checkers
+//! declare, and its definitions there decide its deprecation
+//! (`crate::defs::merged_deprecation`).
 
 use ruff_python_ast::{self as ast, CmpOp, Expr};
 
@@ -48,12 +53,16 @@ fn parse_version(text: &str) -> Option<PyVersion> {
     Some((major, minor))
 }
 
-/// Where a definition sits: the Python version of the tree (only for the standard library)
-/// and whether it is in a branch that version does not take.
+/// Where a definition sits: the Python version of the tree (only for the standard library),
+/// whether it is in a branch that version does not take, and whether it is in a branch only
+/// type checkers take.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Branch {
     pub python: Option<PyVersion>,
     pub off: bool,
+    /// Under `if TYPE_CHECKING:` (also `typing.TYPE_CHECKING`, `TYPE_CHECKING and ...`, the
+    /// `else` of `if not TYPE_CHECKING:`), at any depth.
+    pub type_checking: bool,
 }
 
 impl Branch {
@@ -63,6 +72,8 @@ impl Branch {
         let tests = std::iter::once(Some(&*i.test))
             .chain(i.elif_else_clauses.iter().map(|c| c.test.as_ref()));
         let mut taken = false;
+        // An earlier test is false only when `TYPE_CHECKING` is true (`if not TYPE_CHECKING:`).
+        let mut checking_after = false;
         let mut out = Vec::new();
         for test in tests {
             let value = match (self.python, test) {
@@ -73,8 +84,12 @@ impl Branch {
             out.push(Branch {
                 python: self.python,
                 off: self.off || taken || value == Some(false),
+                type_checking: self.type_checking
+                    || checking_after
+                    || test.is_some_and(needs_type_checking),
             });
             taken |= value == Some(true);
+            checking_after |= test.is_some_and(needs_not_type_checking);
         }
         out
     }
@@ -102,7 +117,31 @@ impl Branch {
     /// read for the version.
     pub(crate) fn apply(self, f: &mut Function) {
         f.off_version = self.off;
+        f.type_checking = self.type_checking;
         f.deprecated = self.deprecation(f.deprecated.take());
+    }
+}
+
+/// `TYPE_CHECKING`, however imported (`typing.TYPE_CHECKING`, `t.TYPE_CHECKING`).
+fn is_type_checking(e: &Expr) -> bool {
+    consts::dotted(e).is_some_and(|d| d.rsplit('.').next() == Some("TYPE_CHECKING"))
+}
+
+/// A test that is true only when `TYPE_CHECKING` is: `TYPE_CHECKING`, `TYPE_CHECKING and x`.
+fn needs_type_checking(e: &Expr) -> bool {
+    match e {
+        Expr::BoolOp(b) if b.op == ast::BoolOp::And => b.values.iter().any(needs_type_checking),
+        e => is_type_checking(e),
+    }
+}
+
+/// A test that is false only when `TYPE_CHECKING` is true: `not TYPE_CHECKING`,
+/// `not TYPE_CHECKING or x`.
+fn needs_not_type_checking(e: &Expr) -> bool {
+    match e {
+        Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => is_type_checking(&u.operand),
+        Expr::BoolOp(b) if b.op == ast::BoolOp::Or => b.values.iter().any(needs_not_type_checking),
+        _ => false,
     }
 }
 
@@ -231,11 +270,59 @@ mod tests {
     }
 
     #[test]
+    fn type_checking_branches() {
+        let checking = |src: &str| -> Vec<bool> {
+            let parsed = ruff_python_parser::parse_module(src).unwrap();
+            let Some(ast::Stmt::If(i)) = parsed.suite().first() else {
+                panic!("not an if");
+            };
+            Branch::default()
+                .clauses(i)
+                .iter()
+                .map(|b| b.type_checking)
+                .collect()
+        };
+        let body = "\n    pass\n";
+        let chain = |tests: &[&str]| {
+            let mut src = format!("if {}:{body}", tests[0]);
+            for t in &tests[1..] {
+                src += &format!("elif {t}:{body}");
+            }
+            src + &format!("else:{body}")
+        };
+        assert_eq!(checking(&chain(&["TYPE_CHECKING"])), [true, false]);
+        assert_eq!(checking(&chain(&["typing.TYPE_CHECKING"])), [true, false]);
+        assert_eq!(checking(&chain(&["not TYPE_CHECKING"])), [false, true]);
+        assert_eq!(
+            checking(&chain(&["x", "not TYPE_CHECKING"])),
+            [false, false, true]
+        );
+        assert_eq!(
+            checking(&chain(&["x", "TYPE_CHECKING"])),
+            [false, true, false]
+        );
+        assert_eq!(checking(&chain(&["TYPE_CHECKING and x"])), [true, false]);
+        assert_eq!(checking(&chain(&["TYPE_CHECKING or x"])), [false, false]);
+        assert_eq!(checking(&chain(&["not TYPE_CHECKING or x"])), [false, true]);
+        assert_eq!(checking(&chain(&["TYPE_CHECKING_EXTRA"])), [false, false]);
+        // Nested: everything under a branch for type checkers is.
+        let outer = Branch {
+            type_checking: true,
+            ..Branch::default()
+        };
+        let parsed = ruff_python_parser::parse_module(&chain(&["x"])).unwrap();
+        let Some(ast::Stmt::If(i)) = parsed.suite().first() else {
+            panic!("not an if");
+        };
+        assert!(outer.clauses(i).iter().all(|b| b.type_checking));
+    }
+
+    #[test]
     fn message_versions() {
         let at = |m: &str, minor| {
             Branch {
                 python: Some((3, minor)),
-                off: false,
+                ..Branch::default()
             }
             .deprecation(Some(m.to_string()))
             .is_some()

@@ -255,7 +255,8 @@ impl Resolver {
             }
         }
         // Deprecated when the definitions of the first file that defines it for this version
-        // all are (`crate::defs::merged_deprecation`; sources come before stubs).
+        // all are, those under `if TYPE_CHECKING:` if any (`crate::defs::merged_deprecation`;
+        // sources come before stubs).
         let binding = |&(fi, bi): &(usize, usize)| &info.files[fi].bindings[bi].1;
         let defines = |v: &Value| match v {
             Value::Function(f) => !f.off_version,
@@ -279,6 +280,7 @@ impl Resolver {
                 decorator_calls: f.decorator_calls.clone(),
                 class_builder: f.class_builder.clone(),
                 off_version: f.off_version,
+                type_checking: f.type_checking,
             }),
             // Members are looked up in `classes`; don't copy them here.
             Value::Class(c) => Value::Class(Class {
@@ -291,6 +293,7 @@ impl Resolver {
                 fields: c.fields.clone(),
                 base_calls: c.base_calls.clone(),
                 off_version: c.off_version,
+                type_checking: c.type_checking,
             }),
             v => v.clone(),
         })

@@ -190,9 +190,9 @@ impl Resolver {
         // reads as a class attribute), not to the instances: it is kept apart from the bases.
         sym.metaclass = class.metaclass.as_ref().map(|m| self.qualify(&module, m));
         let mut members: BTreeMap<&str, &Value> = BTreeMap::new();
-        // A method's deprecation: its first definition on the version's branches
-        // (`Class::method_deprecation`), found in the same pass.
-        let mut deprecations: BTreeMap<&str, &Option<String>> = BTreeMap::new();
+        // A method's deprecation: its first definition on the version's branches, under
+        // `if TYPE_CHECKING:` if one is (`Class::method_deprecation`), found in the same pass.
+        let mut deprecations: BTreeMap<&str, (&Option<String>, bool)> = BTreeMap::new();
         for (n, v) in &class.members {
             let keep = members
                 .get(n.as_str())
@@ -202,7 +202,12 @@ impl Resolver {
             }
             if let Value::Function(f) = v {
                 if !f.off_version {
-                    deprecations.entry(n).or_insert(&f.deprecated);
+                    let first = deprecations
+                        .entry(n)
+                        .or_insert((&f.deprecated, f.type_checking));
+                    if f.type_checking && !first.1 {
+                        *first = (&f.deprecated, true);
+                    }
                 }
             }
         }
@@ -214,7 +219,7 @@ impl Resolver {
                     Symbol {
                         kind: Some(r.kind),
                         signatures: r.signatures,
-                        deprecated: deprecations.get(name).and_then(|d| (*d).clone()),
+                        deprecated: deprecations.get(name).and_then(|d| d.0.clone()),
                         ..Symbol::default()
                     }
                 }

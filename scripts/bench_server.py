@@ -9,7 +9,7 @@ analysis (didOpen) and the median, p95 and max latency of the changes, in millis
 --open OTHER (relative to PROJECT_DIR, repeatable) opens other documents first: those
 linked to FILE by names are re-checked and published with it on every change (the time
 is until the last of them). The server's CPU time (user + system, all threads) per change, which a loaded machine inflates
-less than the wall times, and the load average.
+less than the wall times, its peak memory, and the load average.
 """
 import json
 import os
@@ -63,6 +63,14 @@ def cpu_ms(pid):
     """User + system CPU time of a process (every thread, the finished ones too), in ms."""
     fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(pid):
+    """The server's peak resident memory (VmHWM), in MB."""
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024.0
+    return 0.0
 
 
 def main():
@@ -122,16 +130,17 @@ def main():
         group = sync(p, 100 + i)
         times.append((time.perf_counter() - t) * 1000)
     cpu = (cpu_ms(p.pid) - cpu0) / changes
+    peak_mb = peak_rss_mb(p.pid)
     send(p, {"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None})
     wait(p, lambda m: m.get("id") == 2)
     send(p, {"jsonrpc": "2.0", "method": "exit", "params": None})
     p.wait(timeout=30)
     times.sort()
     lines = text.count("\n") + 1
-    print("%s: %s (%d lines, %d diagnostics, %d documents re-checked): open %.1f ms; change median %.1f ms, p95 %.1f ms, max %.1f ms (%d changes); CPU %.1f ms per change; load %.1f" % (
+    print("%s: %s (%d lines, %d diagnostics, %d documents re-checked): open %.1f ms; change median %.1f ms, p95 %.1f ms, max %.1f ms (%d changes); CPU %.1f ms per change; peak memory %.0f MB; load %.1f" % (
         os.path.basename(root), os.path.relpath(path, root), lines,
         len(first["params"]["diagnostics"]), group, open_ms, times[len(times) // 2],
-        times[int(len(times) * 0.95) - 1], times[-1], changes, cpu, os.getloadavg()[0]))
+        times[int(len(times) * 0.95) - 1], times[-1], changes, cpu, peak_mb, os.getloadavg()[0]))
 
 
 if __name__ == "__main__":

@@ -248,3 +248,122 @@ fn a_change_updates_the_diagnostics_of_dependent_open_documents() {
 
     stop(child, c, 2);
 }
+
+/// The open documents are checked in their project: files that are not open are read from
+/// disk (and read again when they change there), so `lib.py` alone is clean while `main.py`
+/// on disk calls it only under a version guard, and breaks once `main.py` is rewritten
+/// without it.
+#[test]
+fn open_documents_are_checked_with_the_files_on_disk() {
+    let lib_text = "import torch\n\n\ndef build(model):\n    return torch.distributed.pipelining.pipeline(model)\n";
+    let guarded = "import torch\n\nfrom lib import build\n\nif torch.__version__ >= \"2.4\":\n    build(None)\n";
+    let unguarded = "import torch\n\nfrom lib import build\n\nbuild(None)\n";
+    let dir = common::project_in(
+        "server",
+        "on-disk",
+        &[
+            ("requirements.txt", "torch>=2.3\n"),
+            ("lib.py", lib_text),
+            ("main.py", guarded),
+        ],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let lib = format!("file://{}", dir.join("lib.py").display());
+
+    let (child, mut c) = start(&dir);
+    c.wait(|m| m["id"] == 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": lib, "languageId": "python", "version": 1, "text": lib_text}}}),
+    );
+    let [first] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
+    assert_eq!(first, Vec::<Value>::new());
+    // `main.py` changed on disk (a checkout, another editor); the next change of `lib.py`
+    // sees it.
+    std::fs::write(dir.join("main.py"), unguarded).expect("write main.py");
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": lib, "version": 2}, "contentChanges": [{"text": lib_text}]}}),
+    );
+    let [after] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
+    assert!(
+        after.iter().any(|d| d["range"]["start"]["line"] == 4),
+        "{after:?}"
+    );
+    stop(child, c, 2);
+}
+
+/// A function the edit defines for the first time is typed from its callers in files that
+/// are not open: `main.py` (on disk) calls `attach(torch.nn.Linear(2, 2))` before `lib.py`
+/// defines `attach`; once it does, `m.set_submodule` (torch 2.5+) breaks on 2.3 - 2.4.
+#[test]
+fn a_new_function_is_typed_from_callers_on_disk() {
+    let dir = common::project_in(
+        "server",
+        "new-function",
+        &[
+            ("requirements.txt", "torch>=2.3\n"),
+            ("lib.py", ""),
+            (
+                "main.py",
+                "import torch\nfrom lib import attach\n\nattach(torch.nn.Linear(2, 2))\n",
+            ),
+        ],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let lib = format!("file://{}", dir.join("lib.py").display());
+
+    let (child, mut c) = start(&dir);
+    c.wait(|m| m["id"] == 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": lib, "languageId": "python", "version": 1, "text": ""}}}),
+    );
+    let [first] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
+    assert_eq!(first, Vec::<Value>::new());
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": lib, "version": 2},
+        "contentChanges": [{"text": "def attach(m):\n    m.set_submodule(\"x\", None)\n"}]}}),
+    );
+    let [after] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
+    assert!(
+        after
+            .iter()
+            .any(|d| d["range"]["start"]["line"] == 1 && d["code"] == "AC002"),
+        "{after:?}"
+    );
+    stop(child, c, 2);
+}
+
+/// A declaration file is not Python: opened, it gets the findings `check` reports on it
+/// (AC008, which weighs every use of the project), not syntax errors.
+#[test]
+fn a_declaration_file_gets_its_requirement_findings() {
+    let dir = common::project_in(
+        "server",
+        "declaration",
+        &[
+            ("requirements.txt", "torch>=2.3\n"),
+            ("main.py", "import torch.distributed.pipelining\n"),
+        ],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let req = format!("file://{}", dir.join("requirements.txt").display());
+
+    let (child, mut c) = start(&dir);
+    c.wait(|m| m["id"] == 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": req, "languageId": "pip-requirements", "version": 1,
+                         "text": "torch>=2.3\n"}}}),
+    );
+    let [diags] = <[_; 1]>::try_from(published(&c, &[&req])).expect("one");
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "AC008", "{diags:?}");
+    assert_eq!(diags[0]["range"]["start"]["line"], 0, "{diags:?}");
+    stop(child, c, 2);
+}

@@ -27,6 +27,7 @@
 //! imports reaches, is unrestricted.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ruff_text_size::TextRange;
 
@@ -81,7 +82,7 @@ enum Step {
 }
 
 struct Callers<'a> {
-    files: &'a [Analyzed],
+    files: &'a [Arc<Analyzed>],
     /// Calls by name key: (file, position in `calls` or `None` for a plain call, function).
     calls: HashMap<u32, Vec<CallRef>>,
     escaping: std::collections::HashSet<u32>,
@@ -94,51 +95,80 @@ struct Callers<'a> {
     module_memo: HashMap<usize, Option<Cover>>,
 }
 
-/// Adds the caller condition of each function to the uses in it.
-pub(crate) fn apply(files: &mut [Analyzed]) {
+/// What the callers of one file's code run under: the cover of each of its functions (in
+/// the order of its `functions`) and its module cover.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct FileCovers {
+    functions: Vec<Option<Arc<Cover>>>,
+    module: Option<Cover>,
+}
+
+/// The covers of every file ([`covers`], split by file).
+pub(crate) fn file_covers(files: &[Arc<Analyzed>]) -> Vec<FileCovers> {
     let (covers, modules) = covers(files);
-    if covers.is_empty() && modules.iter().all(Option::is_none) {
+    let covers: HashMap<u32, Arc<Cover>> =
+        covers.into_iter().map(|(k, c)| (k, Arc::new(c))).collect();
+    files
+        .iter()
+        .zip(modules)
+        .map(|(file, module)| FileCovers {
+            functions: if covers.is_empty() {
+                Vec::new()
+            } else {
+                file.uses
+                    .functions
+                    .iter()
+                    .map(|f| covers.get(&f.key).cloned())
+                    .collect()
+            },
+            module,
+        })
+        .collect()
+}
+
+/// Adds the caller condition of each function to the uses in it (the file is copied only
+/// when some use gets one).
+pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
+    let cover_of = |func: Option<u32>| -> Option<&Cover> {
+        match func {
+            Some(f) => covers.functions.get(f as usize).and_then(Option::as_deref),
+            None => covers.module.as_ref(),
+        }
+    };
+    let covered = {
+        let uses = &file.uses;
+        uses.uses.iter().any(|u| cover_of(u.func).is_some())
+            || uses.members.iter().any(|m| cover_of(m.func).is_some())
+            || uses.sites.iter().any(|s| cover_of(s.func).is_some())
+    };
+    if !covered {
         return;
     }
-    for (file, module) in files.iter_mut().zip(&modules) {
-        let names: Vec<Option<&Cover>> = file
-            .uses
-            .functions
-            .iter()
-            .map(|f| covers.get(&f.key))
-            .collect();
-        let cover_of = |func: Option<u32>| -> Option<&Cover> {
-            match func {
-                Some(f) => names.get(f as usize).copied().flatten(),
-                None => module.as_ref(),
-            }
-        };
-        let uses = &mut file.uses;
-        for u in &mut uses.uses {
-            if let Some(c) = cover_of(u.func) {
-                let (guarded, versions) = restrict(c, &u.path);
-                u.guarded |= guarded;
-                u.versions.extend(versions);
-                u.guard_at = u.guard_at.or(Some(c.at()));
-            }
+    let uses = &mut Arc::make_mut(file).uses;
+    for u in &mut uses.uses {
+        if let Some(c) = cover_of(u.func) {
+            let (guarded, versions) = restrict(c, &u.path);
+            u.guarded |= guarded;
+            u.versions.extend(versions);
+            u.guard_at = u.guard_at.or(Some(c.at()));
         }
-        for m in &mut uses.members {
-            if let Some(c) = cover_of(m.func) {
-                let (guarded, versions) = restrict(c, &m.name);
-                m.guarded |= guarded;
-                m.versions.extend(versions);
-            }
+    }
+    for m in &mut uses.members {
+        if let Some(c) = cover_of(m.func) {
+            let (guarded, versions) = restrict(c, &m.name);
+            m.guarded |= guarded;
+            m.versions.extend(versions);
         }
-        for s in &mut uses.sites {
-            if let Some(c) = cover_of(s.func) {
-                let (guarded, versions) = restrict(c, "");
-                s.guarded |= guarded;
-                s.guard_at = s.guard_at.or(Some(c.at()));
-                if !versions.is_empty() {
-                    let mut v = s.versions.to_vec();
-                    v.extend(versions);
-                    s.versions = v.into_boxed_slice();
-                }
+    }
+    for s in &mut uses.sites {
+        if let Some(c) = cover_of(s.func) {
+            let (guarded, versions) = restrict(c, "");
+            s.guarded |= guarded;
+            s.guard_at = s.guard_at.or(Some(c.at()));
+            if !versions.is_empty() {
+                let mut v = s.versions.to_vec();
+                v.extend(versions);
+                s.versions = v.into_boxed_slice();
             }
         }
     }
@@ -172,7 +202,7 @@ fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
 /// The cover of every function name of the project that has one, by name key, and the module
 /// cover of each file. Names that share a key share their calls: each is then restricted only
 /// where all of them are.
-pub(crate) fn covers(files: &[Analyzed]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) {
+fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) {
     let mut c = Callers {
         files,
         calls: HashMap::new(),

@@ -1,7 +1,8 @@
 //! Finding the project's Python files (gitignore-aware), reading and parsing them.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::PySourceType;
@@ -13,7 +14,7 @@ use apicompat_semantic::{ModuleFacts, ModuleName};
 use crate::collect::{collect_in, FileUses};
 use crate::exclude::FileFilter;
 use crate::suppress::Suppressions;
-use crate::versions::{resolve_helpers, VersionHelper};
+use crate::warm::{self, Stamp, Warm};
 
 /// Files larger than this are not read.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -285,8 +286,10 @@ pub fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
-/// One file, read and walked.
-#[derive(Debug)]
+/// One file, read and walked. Shared (`Arc`) between the stages of a check and, in the
+/// language server, between checks: the stages that add what other files say to it copy it
+/// first (`Arc::make_mut`), and only when they change it.
+#[derive(Debug, Clone)]
 pub struct Analyzed {
     pub path: PathBuf,
     pub text: String,
@@ -297,7 +300,7 @@ pub struct Analyzed {
     /// The module's name in the project and its facts for the semantic model (taken by
     /// [`crate::objects`]).
     pub module: ModuleName,
-    pub semantic: ModuleFacts,
+    pub semantic: Arc<ModuleFacts>,
     pub syntax_errors: Vec<(TextRange, String)>,
     pub suppressions: Suppressions,
     /// Not valid UTF-8: the byte offset of the first bad byte.
@@ -317,7 +320,7 @@ impl Analyzed {
             uses: FileUses::default(),
             process_groups: Default::default(),
             module: ModuleName::default(),
-            semantic: ModuleFacts::default(),
+            semantic: Arc::default(),
             syntax_errors: Vec::new(),
             suppressions: Suppressions::default(),
             bad_utf8_at: None,
@@ -337,89 +340,6 @@ impl Analyzed {
     }
 }
 
-/// Resolves the conditions on version helpers defined in other files of the project
-/// (`from .utils import is_torch_greater_or_equal`): a helper is known by its name when every
-/// module of the project that defines a function of that name defines the same helper.
-pub fn resolve_project_helpers(analyzed: &mut [Analyzed]) {
-    let mut helpers: HashMap<&str, Option<&VersionHelper>> = HashMap::new();
-    for a in analyzed.iter() {
-        for (name, h) in &a.uses.helpers {
-            helpers
-                .entry(name.as_str())
-                .and_modify(|known| {
-                    if *known != h.as_ref() {
-                        *known = None;
-                    }
-                })
-                .or_insert(h.as_ref());
-        }
-    }
-    let mut table: HashMap<String, VersionHelper> = helpers
-        .into_iter()
-        .filter_map(|(name, h)| Some((name.to_string(), h?.clone())))
-        .collect();
-    // A helper that hands the comparison to another function counts only if that function
-    // is a comparator (it takes the version compared and the operator).
-    let comparators: HashSet<String> = table
-        .iter()
-        .filter(|(_, h)| h.version_param.is_some() && h.op_param.is_some())
-        .map(|(n, _)| n.clone())
-        .collect();
-    table.retain(|_, h| h.via.as_ref().is_none_or(|v| comparators.contains(v)));
-    let lookup = |name: &str| table.get(name).cloned();
-    // Module-level version constants (`XPU_MIN_VERSION = "2.4.0"`): known by name when every
-    // module that assigns one of that name assigns the same value.
-    let mut constants: HashMap<String, Option<String>> = HashMap::new();
-    for a in analyzed.iter() {
-        for (name, value) in &a.uses.constants {
-            constants
-                .entry(name.clone())
-                .and_modify(|known| {
-                    if known.as_ref() != Some(value) {
-                        *known = None;
-                    }
-                })
-                .or_insert_with(|| Some(value.clone()));
-        }
-    }
-    let constant = |name: &str| {
-        constants
-            .get(name)
-            .and_then(|v| v.as_deref())
-            .and_then(crate::versions::Bound::parse_str)
-    };
-    for a in analyzed.iter_mut() {
-        for u in &mut a.uses.uses {
-            resolve_helpers(&mut u.versions, &lookup, &constant);
-        }
-        for m in &mut a.uses.members {
-            resolve_helpers(&mut m.versions, &lookup, &constant);
-        }
-        for c in &mut a.uses.sites {
-            if c.versions.iter().any(|(_, p)| p.has_helper_call()) {
-                let mut v = c.versions.to_vec();
-                resolve_helpers(&mut v, &lookup, &constant);
-                c.versions = v.into_boxed_slice();
-            }
-        }
-        for c in &mut a.uses.calls {
-            if c.versions.iter().any(|(_, p)| p.has_helper_call()) {
-                let mut v = c.versions.to_vec();
-                resolve_helpers(&mut v, &lookup, &constant);
-                c.versions = v.into_boxed_slice();
-            }
-        }
-        for c in &mut a.uses.project_imports {
-            if c.versions.iter().any(|(_, p)| p.has_helper_call()) {
-                let mut v = c.versions.to_vec();
-                resolve_helpers(&mut v, &lookup, &constant);
-                c.versions = v.into_boxed_slice();
-            }
-        }
-    }
-    crate::presence::resolve(analyzed);
-}
-
 /// The worker threads (large stacks), started once per process: the server checks on every
 /// change.
 fn worker_pool() -> Result<&'static rayon::ThreadPool, crate::UsageError> {
@@ -436,70 +356,227 @@ fn worker_pool() -> Result<&'static rayon::ThreadPool, crate::UsageError> {
 }
 
 /// Parses and walks every file of the project (and standard input, when given, and the
-/// in-memory `documents` under the module names of their paths) on worker threads with large
-/// stacks, then resolves version helpers across files. The pool is
-/// returned for the work that follows.
+/// in-memory `documents` under the module names of their paths, in place of the files at those
+/// paths) on worker threads with large stacks, then resolves version helpers and callers
+/// across files. With `warm`, the files unchanged since a check that was given the same
+/// [`Warm`] are not parsed again. The pool is returned for the work that follows.
 pub fn analyze_project(
     files: &[PathBuf],
     stdin: Option<&crate::StdinSource>,
     documents: &[crate::StdinSource],
     roots: &HashSet<String>,
     project_root: &Path,
-) -> Result<(&'static rayon::ThreadPool, Vec<Analyzed>), crate::UsageError> {
-    use rayon::prelude::*;
+    warm: Option<&Warm>,
+) -> Result<(&'static rayon::ThreadPool, Vec<Arc<Analyzed>>), crate::UsageError> {
     let pool = worker_pool()?;
-    let names = crate::chains::module_names(files, project_root);
-    // Every file is read first: the names of the functions and classes the project defines
-    // tell which calls the semantic model keeps (most calls are of other objects' methods).
-    let read: Vec<Result<Vec<u8>, String>> =
-        pool.install(|| files.par_iter().map(|p| read_source(p)).collect());
-    let defined: HashSet<String> = pool.install(|| {
-        read.par_iter()
-            .filter_map(|r| r.as_ref().ok())
-            .chain(stdin.map(|s| &s.bytes))
-            .chain(documents.par_iter().map(|d| &d.bytes))
-            .flat_map_iter(|b| def_names(b))
-            .collect()
-    });
-    let mut analyzed: Vec<Analyzed> = pool.install(|| {
-        files
-            .par_iter()
-            .zip(read.into_par_iter())
-            .zip(names)
-            .map(|((p, bytes), name)| match bytes {
-                Ok(bytes) => analyze_owned(p.clone(), name, bytes, roots, Some(&defined)),
-                Err(e) => Analyzed::failed(p.clone(), e),
-            })
-            .collect()
-    });
-    if let Some(stdin) = stdin {
-        analyzed.push(pool.install(|| {
-            analyze_owned(
-                stdin.name.clone(),
-                ModuleName::default(),
-                stdin.bytes.clone(),
-                roots,
-                Some(&defined),
-            )
-        }));
-    }
     let doc_paths: Vec<PathBuf> = documents.iter().map(|d| d.name.clone()).collect();
+    let replaced: HashSet<&Path> = doc_paths.iter().map(PathBuf::as_path).collect();
+    let files: Vec<PathBuf> = files
+        .iter()
+        .filter(|p| !replaced.contains(p.as_path()))
+        .cloned()
+        .collect();
+    let names = crate::chains::module_names(&files, project_root);
     let doc_names = crate::chains::module_names(&doc_paths, project_root);
-    analyzed.extend(pool.install(|| {
-        documents
-            .par_iter()
-            .zip(doc_names)
-            .map(|(d, name)| {
-                analyze_owned(d.name.clone(), name, d.bytes.clone(), roots, Some(&defined))
-            })
-            .collect::<Vec<_>>()
+    // Every source, in order: the files, standard input, the documents.
+    let mut sources: Vec<Source> = files
+        .iter()
+        .zip(names)
+        .map(|(p, module)| Source {
+            path: p.clone(),
+            module,
+            text: None,
+        })
+        .collect();
+    sources.extend(stdin.map(|s| Source {
+        path: s.name.clone(),
+        module: ModuleName::default(),
+        text: Some(&s.bytes),
     }));
-    // Version helpers defined in one file and used in another.
-    resolve_project_helpers(&mut analyzed);
-    crate::callers::apply(&mut analyzed);
+    sources.extend(documents.iter().zip(doc_names).map(|(d, module)| Source {
+        path: d.name.clone(),
+        module,
+        text: Some(&d.bytes),
+    }));
+    let stdin_at = stdin.map(|_| files.len());
+    let analyzed = match warm {
+        Some(w) => {
+            let mut guard = w.lock();
+            let state: &mut warm::State = &mut guard;
+            let mut analyzed = pool.install(|| analyze_warm(state, sources, roots, stdin_at));
+            crate::link::link_with(&mut analyzed, Some(&mut state.link));
+            analyzed
+        }
+        None => {
+            let mut analyzed = pool.install(|| analyze_all(sources, roots));
+            crate::link::link(&mut analyzed);
+            analyzed
+        }
+    };
     Ok((pool, analyzed))
 }
 
+/// A file to analyze: on disk, or given by its text.
+struct Source<'a> {
+    path: PathBuf,
+    module: ModuleName,
+    text: Option<&'a Vec<u8>>,
+}
+
+impl Source<'_> {
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        match self.text {
+            Some(t) => Ok(t.clone()),
+            None => read_source(&self.path),
+        }
+    }
+}
+
+/// Every source read and walked (on the pool's threads).
+fn analyze_all(sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyzed>> {
+    use rayon::prelude::*;
+    // Every file is read first: the names of the functions and classes the project defines
+    // tell which calls the semantic model keeps (most calls are of other objects' methods).
+    let read: Vec<Result<Vec<u8>, String>> = sources.par_iter().map(Source::bytes).collect();
+    let defined: HashSet<String> = read
+        .par_iter()
+        .filter_map(|r| r.as_ref().ok())
+        .flat_map_iter(|b| def_names(b))
+        .collect();
+    sources
+        .into_par_iter()
+        .zip(read)
+        .map(|(s, bytes)| {
+            Arc::new(match bytes {
+                Ok(bytes) => analyze_owned(s.path, s.module, bytes, roots, Some(&defined)),
+                Err(e) => Analyzed::failed(s.path, e),
+            })
+        })
+        .collect()
+}
+
+/// [`analyze_all`] with the analyses `warm` keeps: only the sources that changed (and those
+/// a newly defined name makes stale, see [`crate::warm`]) are read and walked.
+fn analyze_warm(
+    state: &mut warm::State,
+    sources: Vec<Source>,
+    roots: &HashSet<String>,
+    stdin_at: Option<usize>,
+) -> Vec<Arc<Analyzed>> {
+    use rayon::prelude::*;
+    state.begin(roots);
+    let stamps: Vec<Option<Stamp>> = sources
+        .par_iter()
+        .map(|s| match s.text {
+            Some(_) => Some(Stamp::Text),
+            None => warm::disk_stamp(&s.path),
+        })
+        .collect();
+    // The kept analysis of each source, when still good.
+    let mut kept: Vec<Option<(Arc<Analyzed>, &[String])>> = sources
+        .iter()
+        .zip(&stamps)
+        .map(|(s, stamp)| {
+            let e = state.get(
+                &s.path,
+                stamp.as_ref()?,
+                &s.module,
+                s.text.map(Vec::as_slice),
+            )?;
+            Some((Arc::clone(&e.analyzed), e.defs.as_slice()))
+        })
+        .collect();
+    let read: Vec<Option<Result<Vec<u8>, String>>> = sources
+        .par_iter()
+        .zip(&kept)
+        .map(|(s, k)| k.is_none().then(|| s.bytes()))
+        .collect();
+    let fresh_defs: Vec<Vec<String>> = read
+        .par_iter()
+        .map(|r| match r {
+            Some(Ok(b)) => def_names(b),
+            _ => Vec::new(),
+        })
+        .collect();
+    let defined: HashSet<String> = kept
+        .iter()
+        .zip(&fresh_defs)
+        .flat_map(|(k, fresh)| k.as_ref().map_or(fresh.as_slice(), |(_, d)| d))
+        .cloned()
+        .collect();
+    // Kept walks that dropped calls of a name defined only now are made again.
+    let added: Vec<&String> = defined
+        .iter()
+        .filter(|n| !state.defined.contains(*n))
+        .collect();
+    let mut read = read;
+    if !added.is_empty() {
+        let stale: Vec<bool> = kept
+            .par_iter()
+            .map(|k| {
+                k.as_ref()
+                    .is_some_and(|(a, _)| added.iter().any(|n| a.text.contains(n.as_str())))
+            })
+            .collect();
+        for (i, stale) in stale.into_iter().enumerate() {
+            if stale {
+                kept[i] = None;
+                read[i] = Some(sources[i].bytes());
+            }
+        }
+    }
+    let kept: Vec<Option<Arc<Analyzed>>> = kept.into_iter().map(|k| k.map(|(a, _)| a)).collect();
+    let made: Vec<Option<Arc<Analyzed>>> = sources
+        .par_iter()
+        .zip(read)
+        .map(|(s, bytes)| {
+            let bytes = bytes?;
+            Some(Arc::new(match bytes {
+                Ok(bytes) => analyze_owned(
+                    s.path.clone(),
+                    s.module.clone(),
+                    bytes,
+                    roots,
+                    Some(&defined),
+                ),
+                Err(e) => Analyzed::failed(s.path.clone(), e),
+            }))
+        })
+        .collect();
+    // Standard input (no path of its own) and files that cannot be read are not kept; a run
+    // forgets the files it no longer has (deleted, excluded).
+    let seen: HashSet<&PathBuf> = sources.iter().map(|s| &s.path).collect();
+    state.files.retain(|p, _| seen.contains(p));
+    let mut out = Vec::with_capacity(sources.len());
+    for (i, ((k, m), (s, stamp))) in kept
+        .into_iter()
+        .zip(made)
+        .zip(sources.iter().zip(stamps))
+        .enumerate()
+    {
+        let a = match (k, m) {
+            (Some(a), _) => a,
+            (None, Some(a)) => {
+                if let (Some(stamp), true) = (stamp, stdin_at != Some(i) && a.io_error.is_none()) {
+                    let defs = def_names(a.text.as_bytes());
+                    state.files.insert(
+                        s.path.clone(),
+                        warm::Entry {
+                            stamp,
+                            defs,
+                            analyzed: Arc::clone(&a),
+                        },
+                    );
+                }
+                a
+            }
+            (None, None) => Arc::new(Analyzed::failed(s.path.clone(), "not read".to_string())),
+        };
+        out.push(a);
+    }
+    state.defined = defined;
+    out
+}
 pub fn analyze_path(path: &Path, module: ModuleName, roots: &HashSet<String>) -> Analyzed {
     match read_source(path) {
         Ok(bytes) => analyze_owned(path.to_path_buf(), module, bytes, roots, None),
@@ -628,7 +705,7 @@ fn analyze_owned(
         uses,
         process_groups,
         module,
-        semantic,
+        semantic: Arc::new(semantic),
         syntax_errors,
         suppressions,
         bad_utf8_at,

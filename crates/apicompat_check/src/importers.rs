@@ -12,6 +12,7 @@
 //! files of the same name (scripts in different directories) share their importers.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::collect::ModuleImport;
 use crate::files::Analyzed;
@@ -21,7 +22,7 @@ pub(crate) type ImportRef = (usize, usize);
 
 /// For each file, the import statements that import its module; `None` when it may be
 /// imported from anywhere.
-pub(crate) fn importers(files: &[Analyzed]) -> Vec<Option<Vec<ImportRef>>> {
+pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, f) in files.iter().enumerate() {
         for name in f.module.name.iter().chain(&f.module.aliases) {

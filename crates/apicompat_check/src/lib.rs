@@ -20,6 +20,7 @@ pub mod files;
 pub mod fix;
 mod importers;
 mod judge;
+pub mod link;
 pub mod members;
 pub mod model;
 pub mod objects;
@@ -37,9 +38,11 @@ mod suppress;
 pub mod survey;
 pub mod targets;
 pub mod versions;
+pub mod warm;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use ruff_text_size::{TextRange, TextSize};
@@ -115,6 +118,12 @@ pub struct Options {
     /// Directories read for what they tell about the others (helpers, callers, classes of the
     /// enclosing project), whose own findings are not reported.
     pub context: Vec<PathBuf>,
+    /// Report the findings of `documents` only: the files under `paths` are read for what
+    /// they tell about them (the language server: the open documents in their project).
+    pub documents_only: bool,
+    /// Per-file analyses kept between checks (the language server): unchanged files are not
+    /// parsed again ([`warm`]).
+    pub warm: Option<std::sync::Arc<warm::Warm>>,
 }
 
 /// A failure of the run itself (exit code 2).
@@ -330,10 +339,18 @@ pub(crate) fn check_project(
         &options.documents,
         &roots,
         &project_root,
+        options.warm.as_deref(),
     )?;
+    let documents: HashSet<&Path> = options.documents.iter().map(|d| d.name.as_path()).collect();
     let reported: Vec<bool> = analyzed
         .iter()
-        .map(|a| !subprojects::skipped(&a.path, &options.context))
+        .map(|a| {
+            if options.documents_only {
+                documents.contains(a.path.as_path())
+            } else {
+                !subprojects::skipped(&a.path, &options.context)
+            }
+        })
         .collect();
     summary.files = reported.iter().filter(|&&r| r).count();
 
@@ -506,12 +523,12 @@ pub(crate) fn check_project(
     // Every use against its targets, files in parallel (the index lookups are shared), while
     // the semantic model finds the members of objects whose class it knows and AC010 follows
     // process groups (both walk on one thread each: together they keep both cores busy).
-    let modules = objects::take_facts(&mut analyzed);
+    let modules = objects::module_facts(&analyzed);
     let stored = invented_paths(&eval, &analyzed);
     let mut by_pgcopy = Vec::new();
     let ((typed, origins), (mut evaluated, mut places)) = pool.install(|| {
         rayon::join(
-            || objects::member_uses(&eval, modules, &analyzed, &roots, &chosen),
+            || objects::member_uses(&eval, modules, &analyzed, &reported, &roots, &chosen),
             || {
                 rayon::join(
                     || {
@@ -524,17 +541,28 @@ pub(crate) fn check_project(
                             .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
                         evaluate_uses(&eval, &chosen, &analyzed, &stored, uses)
                     },
-                    || pgcopy::check_files(catalog, &analyzed, &mut by_pgcopy),
+                    || {
+                        pgcopy::check_files(
+                            catalog,
+                            &analyzed,
+                            &reported,
+                            options.warm.as_deref().map(|w| &w.process_groups),
+                            &mut by_pgcopy,
+                        )
+                    },
                 )
                 .0
             },
         )
     });
     // AC010's own facts are not read again (AC009 and AC012 read the rest).
+    // (A file kept for the next check is left whole.)
     pool.install(|| {
-        analyzed
-            .par_iter_mut()
-            .for_each(|a| a.process_groups.drop_ac010_only())
+        analyzed.par_iter_mut().for_each(|a| {
+            if let Some(a) = Arc::get_mut(a) {
+                a.process_groups.drop_ac010_only()
+            }
+        })
     });
     // The members of objects: their packages' targets, then the same evaluation.
     for (_, u) in &typed {
@@ -558,7 +586,7 @@ pub(crate) fn check_project(
     evaluated.extend(more);
     places.extend(more_places);
     for (fi, u) in typed {
-        analyzed[fi].uses.uses.push(u);
+        Arc::make_mut(&mut analyzed[fi]).uses.uses.push(u);
     }
     // The `moved` fixes (one pass over the index's paths) while the other rules run.
     pgcopy::add_targets(catalog, &chosen, &mut by_pgcopy);
@@ -568,8 +596,25 @@ pub(crate) fn check_project(
             || eval.add_moved(&mut evaluated),
             || {
                 rayon::join(
-                    || members::check_files(catalog, &analyzed, &chosen, &origins, &mut by_members),
-                    || stability::check_files(catalog, &analyzed, &chosen, &mut by_stability),
+                    || {
+                        members::check_files(
+                            catalog,
+                            &analyzed,
+                            &reported,
+                            &chosen,
+                            &origins,
+                            &mut by_members,
+                        )
+                    },
+                    || {
+                        stability::check_files(
+                            catalog,
+                            &analyzed,
+                            &reported,
+                            &chosen,
+                            &mut by_stability,
+                        )
+                    },
                 )
             },
         )
@@ -600,15 +645,9 @@ pub(crate) fn check_project(
     let mut sources: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut seen: HashMap<(usize, u32, u32, &'static str, String), ()> = HashMap::new();
     let mut breaking = admitted::Collector::default();
-    // The import chains from the entry points, for the files with import-time findings.
-    let chain_of = {
-        let files: Vec<(&Path, &collect::FileUses)> = analyzed
-            .iter()
-            .map(|a| (a.path.as_path(), &a.uses))
-            .collect();
-        let scripts = chains::script_modules(&project_root.join("pyproject.toml"));
-        chains::chains(&files, &scripts)
-    };
+    // The import chains from the entry points, for the files with import-time findings
+    // (computed at the first one).
+    let mut chain_of: Option<HashMap<usize, Vec<String>>> = None;
     let mut import_chains: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
     for (fi, f, lines) in per_file {
         let file = &analyzed[fi];
@@ -640,6 +679,14 @@ pub(crate) fn check_project(
                 .or_insert_with(|| file.text.clone());
         }
         if f.reach == Reach::ImportTime {
+            let chain_of = chain_of.get_or_insert_with(|| {
+                let files: Vec<(&Path, &collect::FileUses)> = analyzed
+                    .iter()
+                    .map(|a| (a.path.as_path(), &a.uses))
+                    .collect();
+                let scripts = chains::script_modules(&project_root.join("pyproject.toml"));
+                chains::chains(&files, &scripts)
+            });
             if let Some(chain) = chain_of.get(&fi) {
                 import_chains
                     .entry(file.path.clone())
@@ -695,7 +742,7 @@ pub(crate) fn check_project(
 fn evaluate_uses<'c, 'u>(
     eval: &Evaluator<'c>,
     chosen: &BTreeMap<String, targets::Target>,
-    analyzed: &[Analyzed],
+    analyzed: &[Arc<Analyzed>],
     stored: &HashSet<String>,
     uses: impl ParallelIterator<Item = (usize, &'u collect::Use)>,
 ) -> (
@@ -751,7 +798,7 @@ fn sort_findings(findings: &mut [Finding]) {
 /// (`masking_utils.origin_mask = masking_utils.create_causal_mask`): names the project puts
 /// there itself, in any file. A name some release has is judged as usual where it is read
 /// (the original is read before a patch replaces it: `orig = mod.f; mod.f = patched`).
-fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Analyzed]) -> HashSet<String> {
+fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Arc<Analyzed>]) -> HashSet<String> {
     let mut stored: Vec<&str> = analyzed
         .iter()
         .flat_map(|f| f.uses.uses.iter())
@@ -793,7 +840,7 @@ fn under_stored(path: &str, stored: &HashSet<String>) -> bool {
 
 /// A guard as written (its first line) and where: `` `if hasattr(torch, "xpu"):` (line 12) ``,
 /// with the file when it is another one.
-fn guard_note(analyzed: &[Analyzed], fi: usize, at: collect::GuardAt) -> Option<String> {
+fn guard_note(analyzed: &[Arc<Analyzed>], fi: usize, at: collect::GuardAt) -> Option<String> {
     let file = match at.file {
         Some(other) => analyzed.get(other as usize)?,
         None => analyzed.get(fi)?,

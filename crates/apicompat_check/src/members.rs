@@ -257,15 +257,18 @@ pub struct MemberChecker {
 }
 
 impl MemberChecker {
-    /// A checker for the member reads of these files (the project's names come from all of
-    /// them).
-    pub fn new<'f>(files: impl IntoIterator<Item = &'f FileUses> + Clone) -> MemberChecker {
+    /// A checker for the member reads of the `judged` files (the project's names come from
+    /// all of `files`).
+    pub fn new<'f>(
+        files: impl IntoIterator<Item = &'f FileUses>,
+        judged: impl IntoIterator<Item = &'f FileUses>,
+    ) -> MemberChecker {
         let mut defined: HashSet<String> = HashSet::new();
-        for f in files.clone() {
+        for f in files {
             defined.extend(f.definitions.defined.iter().cloned());
         }
         let mut needed = HashSet::new();
-        for f in files {
+        for f in judged {
             for m in &f.members {
                 if candidate(&defined, f, m) {
                     needed.insert(m.name.clone());
@@ -614,10 +617,12 @@ pub(crate) fn file_packages<'c>(
     out
 }
 
-/// The AC009 findings of every file, against the targets chosen for its packages.
+/// The AC009 findings of every file `reported` marks (all when it is empty), against the
+/// targets chosen for its packages.
 pub(crate) fn check_files(
     catalog: &apicompat_index::Catalog,
-    analyzed: &[crate::files::Analyzed],
+    analyzed: &[std::sync::Arc<crate::files::Analyzed>],
+    reported: &[bool],
     chosen: &std::collections::BTreeMap<String, Target>,
     origins: &crate::objects::Origins,
     out: &mut Vec<(usize, Finding, Vec<u32>)>,
@@ -625,9 +630,20 @@ pub(crate) fn check_files(
     if analyzed.iter().all(|a| a.uses.members.is_empty()) {
         return;
     }
-    let mut checker = MemberChecker::new(analyzed.iter().map(|a| &a.uses));
+    let is_reported = |fi: usize| reported.get(fi).copied().unwrap_or(true);
+    let mut checker = MemberChecker::new(
+        analyzed.iter().map(|a| &a.uses),
+        analyzed
+            .iter()
+            .enumerate()
+            .filter(|(fi, _)| is_reported(*fi))
+            .map(|(_, a)| &a.uses),
+    );
     let mut packages = Packages::new(catalog);
     for (fi, file) in analyzed.iter().enumerate() {
+        if !is_reported(fi) {
+            continue;
+        }
         let imported = file_packages(&mut packages, &file.uses);
         for m in &file.uses.members {
             // The packages of the file's imports, and those the object comes from (a

@@ -9,6 +9,7 @@
 //! [`crate::evaluate`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use apicompat_index::Status;
 use apicompat_semantic::{Found, IndexQuery, Model, ModuleFacts, ModuleName, PathKind};
@@ -83,16 +84,11 @@ pub fn pair_sites(uses: &mut FileUses, facts: &mut ModuleFacts) {
     uses.sites.shrink_to_fit();
 }
 
-/// Takes each file's module name and semantic facts out of it, for [`member_uses`].
-pub fn take_facts(analyzed: &mut [Analyzed]) -> Vec<(ModuleName, ModuleFacts)> {
+/// Each file's module name and semantic facts (shared), for [`member_uses`].
+pub fn module_facts(analyzed: &[Arc<Analyzed>]) -> Vec<(ModuleName, Arc<ModuleFacts>)> {
     analyzed
-        .iter_mut()
-        .map(|a| {
-            (
-                std::mem::take(&mut a.module),
-                std::mem::take(&mut a.semantic),
-            )
-        })
+        .iter()
+        .map(|a| (a.module.clone(), Arc::clone(&a.semantic)))
         .collect()
 }
 
@@ -101,12 +97,14 @@ pub fn take_facts(analyzed: &mut [Analyzed]) -> Vec<(ModuleName, ModuleFacts)> {
 pub type Origins = HashMap<(usize, TextRange), Vec<String>>;
 
 /// The uses of members of objects in every file: (file, use), and the origins of the objects
-/// private members are read from (for AC009). `modules` are the files' facts ([`take_facts`]),
-/// in the order of `analyzed`.
+/// private members are read from (for AC009). `modules` are the files' facts
+/// ([`module_facts`]), in the order of `analyzed`; only the files `reported` marks (all when
+/// it is empty) are read for uses, the others tell the model what they define.
 pub fn member_uses(
     eval: &Evaluator,
-    modules: Vec<(ModuleName, ModuleFacts)>,
-    analyzed: &[Analyzed],
+    modules: Vec<(ModuleName, Arc<ModuleFacts>)>,
+    analyzed: &[Arc<Analyzed>],
+    reported: &[bool],
     roots: &HashSet<String>,
     chosen: &BTreeMap<String, Target>,
 ) -> (Vec<(usize, Use)>, Origins) {
@@ -125,6 +123,9 @@ pub fn member_uses(
     let mut out = Vec::new();
     let mut origins = Origins::new();
     for (fi, file) in analyzed.iter().enumerate() {
+        if !reported.get(fi).copied().unwrap_or(true) {
+            continue;
+        }
         let contexts: HashMap<TextRange, &SiteContext> =
             file.uses.sites.iter().map(|c| (c.range, c)).collect();
         for site in &model.modules()[fi].sites {

@@ -12,6 +12,7 @@
 //! breaks.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use apicompat_index::{Catalog, PackageView};
 use apicompat_requirements::{admits, parse_requirement};
@@ -50,7 +51,7 @@ pub(crate) fn vet(
     catalog: &Catalog,
     eval: &Evaluator<'_>,
     chosen: &BTreeMap<String, Target>,
-    analyzed: &[Analyzed],
+    analyzed: &[Arc<Analyzed>],
     findings: &mut [(usize, Finding, Vec<u32>)],
 ) {
     // package -> requirement -> the findings that suggest it.
@@ -204,7 +205,7 @@ fn breaks_a_use(
     eval: &Evaluator<'_>,
     view: &PackageView,
     target: &Target,
-    analyzed: &[Analyzed],
+    analyzed: &[Arc<Analyzed>],
     pins: &[Pin],
     outside: &[usize],
 ) -> Vec<Option<String>> {

@@ -19,6 +19,7 @@
 //! way: under `not f()` nothing is assumed.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::collect::PathTest;
 use crate::files::Analyzed;
@@ -32,33 +33,44 @@ fn marked(t: &PathTest) -> Option<&str> {
     t.path.strip_suffix("()")
 }
 
-/// Replaces the marks of function calls in every use's requirements.
-pub fn resolve(analyzed: &mut [Analyzed]) {
-    let mut table: HashMap<&str, Option<&[PathTest]>> = HashMap::new();
-    for a in analyzed.iter() {
-        for (name, tests) in &a.uses.presence {
-            table
-                .entry(name.as_str())
-                .and_modify(|known| {
-                    if *known != Some(&tests[..]) {
-                        *known = None;
-                    }
-                })
-                .or_insert(Some(&tests[..]));
+/// What each project function's true result implies, by name (the names whose functions
+/// agree).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Presence {
+    table: HashMap<String, Vec<PathTest>>,
+}
+
+impl Presence {
+    pub fn new(analyzed: &[Arc<Analyzed>]) -> Presence {
+        let mut table: HashMap<&str, Option<&[PathTest]>> = HashMap::new();
+        for a in analyzed.iter() {
+            for (name, tests) in &a.uses.presence {
+                table
+                    .entry(name.as_str())
+                    .and_modify(|known| {
+                        if *known != Some(&tests[..]) {
+                            *known = None;
+                        }
+                    })
+                    .or_insert(Some(&tests[..]));
+            }
+        }
+        Presence {
+            table: table
+                .into_iter()
+                .filter_map(|(n, t)| Some((n.to_string(), t?.to_vec())))
+                .collect(),
         }
     }
-    let table: HashMap<String, Vec<PathTest>> = table
-        .into_iter()
-        .filter_map(|(n, t)| Some((n.to_string(), t?.to_vec())))
-        .collect();
-    let expand = |requires: &[PathTest]| -> Option<Vec<PathTest>> {
-        if !requires.iter().any(|t| marked(t).is_some()) {
+
+    fn expand(&self, requires: &[PathTest]) -> Option<Vec<PathTest>> {
+        if !has_marks(requires) {
             return None;
         }
         let mut out: Vec<PathTest> = Vec::with_capacity(requires.len());
         for t in requires {
             let found = match marked(t) {
-                Some(name) => table.get(name).map(Vec::as_slice).unwrap_or(&[]),
+                Some(name) => self.table.get(name).map(Vec::as_slice).unwrap_or(&[]),
                 None => std::slice::from_ref(t),
             };
             for f in found {
@@ -69,22 +81,37 @@ pub fn resolve(analyzed: &mut [Analyzed]) {
             }
         }
         Some(out)
-    };
-    for a in analyzed.iter_mut() {
+    }
+
+    /// Replaces the marks of function calls in a file's requirements (the file is copied
+    /// only when it has some).
+    pub fn apply(&self, a: &mut Arc<Analyzed>) {
+        let uses = &a.uses;
+        if !(uses.uses.iter().any(|u| has_marks(&u.requires))
+            || uses.members.iter().any(|m| has_marks(&m.requires))
+            || uses.sites.iter().any(|s| has_marks(&s.requires)))
+        {
+            return;
+        }
+        let a = Arc::make_mut(a);
         for u in &mut a.uses.uses {
-            if let Some(r) = expand(&u.requires) {
+            if let Some(r) = self.expand(&u.requires) {
                 u.requires = r;
             }
         }
         for m in &mut a.uses.members {
-            if let Some(r) = expand(&m.requires) {
+            if let Some(r) = self.expand(&m.requires) {
                 m.requires = r;
             }
         }
         for s in &mut a.uses.sites {
-            if let Some(r) = expand(&s.requires) {
+            if let Some(r) = self.expand(&s.requires) {
                 s.requires = r.into_boxed_slice();
             }
         }
     }
+}
+
+fn has_marks(requires: &[PathTest]) -> bool {
+    requires.iter().any(|t| marked(t).is_some())
 }

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use apicompat_index::{ranges, Catalog, PackageView, Status};
 use apicompat_surface::Kind;
@@ -129,10 +130,11 @@ struct Pending<'c> {
     canonical: Vec<Option<Rc<str>>>,
 }
 
-/// The AC011 and AC012 findings of every file.
+/// The AC011 and AC012 findings of every file `reported` marks (all when it is empty).
 pub(crate) fn check_files(
     catalog: &Catalog,
-    analyzed: &[Analyzed],
+    analyzed: &[Arc<Analyzed>],
+    reported: &[bool],
     chosen: &BTreeMap<String, Target>,
     out: &mut Vec<(usize, Finding, Vec<u32>)>,
 ) {
@@ -144,6 +146,9 @@ pub(crate) fn check_files(
     };
     let mut pending: Vec<Pending<'_>> = Vec::new();
     for (fi, file) in analyzed.iter().enumerate() {
+        if !reported.get(fi).copied().unwrap_or(true) {
+            continue;
+        }
         for (ui, u) in file.uses.uses.iter().enumerate() {
             if !matches!(
                 u.kind,
@@ -283,7 +288,7 @@ fn written_private(u: &Use) -> bool {
 /// Public paths (no private segment) with the last segment of a private use's path, per
 /// package: the candidates for "the same object under a public name".
 fn public_paths(
-    analyzed: &[Analyzed],
+    analyzed: &[Arc<Analyzed>],
     pending: &[Pending<'_>],
 ) -> HashMap<String, HashMap<String, Vec<String>>> {
     let mut wanted: HashMap<&str, (&PackageView, HashSet<&str>)> = HashMap::new();

@@ -383,16 +383,16 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         notes.push(format!("cannot read `{}`: {message}", display(path)));
     }
     let (pool, mut analyzed) =
-        files::analyze_project(&discovered.files, None, &[], &roots, &project_root)?;
+        files::analyze_project(&discovered.files, None, &[], &roots, &project_root, None)?;
     // Members of objects, as `check` finds them (the newest release answers the model).
     {
         let eval = crate::evaluate::Evaluator::new(catalog);
-        let modules = crate::objects::take_facts(&mut analyzed);
+        let modules = crate::objects::module_facts(&analyzed);
         let (uses, _) = pool.install(|| {
-            crate::objects::member_uses(&eval, modules, &analyzed, &roots, &BTreeMap::new())
+            crate::objects::member_uses(&eval, modules, &analyzed, &[], &roots, &BTreeMap::new())
         });
         for (fi, u) in uses {
-            analyzed[fi].uses.uses.push(u);
+            Arc::make_mut(&mut analyzed[fi]).uses.uses.push(u);
         }
     }
 
@@ -402,7 +402,10 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         subclasses: Arc::default(),
     };
     let mut pk = Packages::new(catalog);
-    let mut checker = MemberChecker::new(analyzed.iter().map(|a| &a.uses));
+    let mut checker = MemberChecker::new(
+        analyzed.iter().map(|a| &a.uses),
+        analyzed.iter().map(|a| &a.uses),
+    );
     let mut by_package: BTreeMap<String, PackageSurvey> = BTreeMap::new();
     let mut unindexed = crate::rules::Unindexed::default();
     let mut syntax = 0usize;

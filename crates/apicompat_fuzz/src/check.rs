@@ -2,9 +2,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use apicompat_check::files::{analyze_bytes, resolve_project_helpers, Analyzed};
-use apicompat_check::objects::take_facts;
+use apicompat_check::files::{analyze_bytes, Analyzed};
+use apicompat_check::link::link;
+use apicompat_check::objects::module_facts;
 use apicompat_semantic::{Found, IndexQuery, Model, ModuleName, PathKind};
 use ruff_text_size::Ranged as _;
 
@@ -26,7 +28,7 @@ pub fn check_file(data: &[u8]) {
 
 fn analyze(data: &[u8]) {
     let roots: HashSet<String> = ["lib", "torch"].iter().map(|s| s.to_string()).collect();
-    let mut analyzed: Vec<Analyzed> = split_files(data)
+    let mut analyzed: Vec<Arc<Analyzed>> = split_files(data)
         .into_iter()
         .enumerate()
         .map(|(i, bytes)| {
@@ -40,10 +42,10 @@ fn analyze(data: &[u8]) {
                 is_package: i == 0,
                 aliases: Vec::new(),
             };
-            analyze_bytes(PathBuf::from(path), name, bytes, &roots)
+            Arc::new(analyze_bytes(PathBuf::from(path), name, bytes, &roots))
         })
         .collect();
-    resolve_project_helpers(&mut analyzed);
+    link(&mut analyzed);
     for a in &analyzed {
         // Positions of everything a finding may point at.
         for u in &a.uses.uses {
@@ -57,7 +59,7 @@ fn analyze(data: &[u8]) {
             let _ = a.position(site.range.end());
         }
     }
-    let modules = take_facts(&mut analyzed);
+    let modules = module_facts(&analyzed);
     let index = FakeIndex::new();
     let model = Model::new(modules, &index);
     for (m, facts) in model.modules().iter().enumerate() {

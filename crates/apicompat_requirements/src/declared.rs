@@ -305,9 +305,7 @@ pub fn read_project(dir: &Path) -> Declared {
     if exists(setup_py.as_path()) {
         setup_py::read(&mut c, &setup_py);
     }
-    let mut req_files = list_files(&mut c, dir, |name| {
-        name.starts_with("requirements") && name.ends_with(".txt")
-    });
+    let mut req_files = list_files(&mut c, dir, is_requirements_name);
     req_files.sort_by_key(|p| {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
         (name.as_deref() != Some("requirements.txt"), name)
@@ -340,6 +338,27 @@ pub fn read_project(dir: &Path) -> Declared {
     }
     c.scope = None;
     c.out
+}
+
+/// A requirements file [`read_project`] reads in the project directory.
+fn is_requirements_name(name: &str) -> bool {
+    name.starts_with("requirements") && name.ends_with(".txt")
+}
+
+/// Whether [`read_project`] of `dir` reads `file` (by its path: the file need not exist).
+pub fn is_declaration_file(dir: &Path, file: &Path) -> bool {
+    let (Some(parent), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str()))
+    else {
+        return false;
+    };
+    if parent == dir {
+        matches!(
+            name,
+            "pyproject.toml" | "setup.cfg" | "setup.py" | "environment.yml" | "environment.yaml"
+        ) || is_requirements_name(name)
+    } else {
+        parent == dir.join("requirements") && name.ends_with(".txt")
+    }
 }
 
 /// The scope of a requirements file found in the project: None for `requirements.txt` and
@@ -687,4 +706,36 @@ pub(crate) fn wheel_name_version(url: &str) -> Option<(String, Version)> {
     }
     let version = Version::from_str(version).ok()?;
     Some((normalize_name(name), version))
+}
+
+#[cfg(test)]
+mod declaration_file_tests {
+    use super::is_declaration_file;
+    use std::path::Path;
+
+    #[test]
+    fn the_files_read_project_reads_are_declarations() {
+        let dir = Path::new("/p");
+        for yes in [
+            "/p/pyproject.toml",
+            "/p/setup.py",
+            "/p/setup.cfg",
+            "/p/requirements.txt",
+            "/p/requirements-dev.txt",
+            "/p/requirements/npu.txt",
+            "/p/environment.yml",
+        ] {
+            assert!(is_declaration_file(dir, Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/p/README.md",
+            "/p/src/setup.py",
+            "/p/sub/pyproject.toml",
+            "/p/requirements/notes.md",
+            "/p/constraints.txt",
+            "/q/pyproject.toml",
+        ] {
+            assert!(!is_declaration_file(dir, Path::new(no)), "{no}");
+        }
+    }
 }

@@ -26,9 +26,9 @@ pub mod version;
 mod yaml_env;
 
 pub use declared::{
-    normalize_name, parse_requirement, read_file, read_project, requirements_scope, Declared,
-    DeclaredRequirement, Diagnostic, DirectReference, ParsedRequirement, RequirementError,
-    Severity, Source, ToolConfig,
+    is_declaration_file, normalize_name, parse_requirement, read_file, read_project,
+    requirements_scope, Declared, DeclaredRequirement, Diagnostic, DirectReference,
+    ParsedRequirement, RequirementError, Severity, Source, ToolConfig,
 };
 pub use environment::{
     find_site_packages, open_environment, open_environment_at, read_distributions, EnvError,

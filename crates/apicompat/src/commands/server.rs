@@ -16,16 +16,19 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use lsp_server::{Connection, Message, Notification, Request, Response};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Diagnostic,
     DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, Hover, HoverContents, HoverParams, MarkupContent, MarkupKind,
-    NumberOrString, Position, PublishDiagnosticsParams, Range, TextEdit, Uri, WorkspaceEdit,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, Hover, HoverContents, HoverParams,
+    MarkupContent, MarkupKind, NumberOrString, Position, PublishDiagnosticsParams, Range, TextEdit,
+    Uri, WorkspaceEdit,
 };
 use serde_json::{json, Value};
 
+use apicompat_check::warm::Warm;
 use apicompat_check::{check, Applicability, Finding, Options, Severity, StdinSource};
 
 use super::server_names::Names;
@@ -44,28 +47,36 @@ struct Doc {
 struct Server<'c> {
     catalog: &'c Catalog,
     root: Option<PathBuf>,
+    /// The editor named the workspace root: its files are the project the open documents
+    /// are checked in (without one, only the open documents are read).
+    walk_root: bool,
     docs: HashMap<String, Doc>,
+    /// The project's files as last analysed: only those that changed are parsed again.
+    warm: Arc<Warm>,
 }
 
 pub fn run(catalog: &Catalog) -> CmdResult {
     let (conn, io) = Connection::stdio();
     let caps = json!({
-        "textDocumentSync": 1,
+        "textDocumentSync": { "openClose": true, "change": 1, "save": true },
         "hoverProvider": true,
         "codeActionProvider": { "codeActionKinds": ["quickfix"] },
     });
     let params = conn
         .initialize(caps)
         .map_err(|e| Failure::usage(format!("server: {e}")))?;
-    let root = params
+    let given = params
         .get("rootUri")
         .and_then(Value::as_str)
-        .and_then(file_path)
-        .or_else(|| std::env::current_dir().ok());
+        .and_then(file_path);
+    let walk_root = given.is_some();
+    let root = given.or_else(|| std::env::current_dir().ok());
     let mut server = Server {
         catalog,
         root,
+        walk_root,
         docs: HashMap::new(),
+        warm: Arc::new(Warm::new()),
     };
     for msg in &conn.receiver {
         match msg {
@@ -116,6 +127,18 @@ impl Server<'_> {
                 };
                 (p.text_document.uri, change.text)
             }
+            "textDocument/didSave" => {
+                // A declaration's findings come from the file on disk: saved, it is read again.
+                let Ok(p) = serde_json::from_value::<DidSaveTextDocumentParams>(n.params) else {
+                    return Vec::new();
+                };
+                let key = p.text_document.uri.as_str().to_string();
+                if !self.docs.contains_key(&key) || !self.is_declaration(&key) {
+                    return Vec::new();
+                }
+                let group = self.linked(&self.docs[&key].names, Some(&key));
+                return self.analyse_with_declaration(&key, group);
+            }
             "textDocument/didClose" => {
                 let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) else {
                     return Vec::new();
@@ -131,10 +154,15 @@ impl Server<'_> {
             }
             _ => return Vec::new(),
         };
-        if file_path(uri.as_str()).is_none() {
+        let Some(path) = file_path(uri.as_str()) else {
+            return Vec::new();
+        };
+        let key = uri.as_str().to_string();
+        let python = is_python(&path);
+        if !python && !self.is_declaration(&key) {
+            // Not Python and not a declaration of the project: nothing to check.
             return Vec::new();
         }
-        let key = uri.as_str().to_string();
         let names = Names::of(&text);
         let old = self.docs.remove(&key);
         // Documents linked through the old text's names may change too.
@@ -152,8 +180,31 @@ impl Server<'_> {
                 names,
             },
         );
+        if self.is_declaration(&key) {
+            return self.analyse_with_declaration(&key, group);
+        }
         group.insert(0, key);
         self.analyse(&group)
+    }
+
+    /// Whether an open document is one the project's requirements are read from
+    /// (`pyproject.toml`, `requirements*.txt`, `setup.py`, ...): AC008 reports on it.
+    fn is_declaration(&self, key: &str) -> bool {
+        match (&self.root, file_path(key)) {
+            (Some(root), Some(path)) if self.walk_root => {
+                apicompat_requirements::is_declaration_file(root, &path)
+            }
+            _ => false,
+        }
+    }
+
+    /// A declaration's findings (AC008) weigh every use of the project: `check` of the whole
+    /// project (the open Python documents from the editor's texts, the declarations as saved),
+    /// published for the declaration and the open documents of `group`.
+    fn analyse_with_declaration(&mut self, key: &str, group: Vec<String>) -> Vec<Notification> {
+        let mut keys = vec![key.to_string()];
+        keys.extend(group.into_iter().filter(|k| k != key));
+        self.run(&keys, false)
     }
 
     /// The open documents linked to one with these names, directly or through other open
@@ -164,7 +215,11 @@ impl Server<'_> {
         let mut frontier: Vec<&Names> = vec![names];
         while let Some(n) = frontier.pop() {
             for (key, doc) in &self.docs {
-                if Some(key.as_str()) == except || group.contains(key) || !n.links(&doc.names) {
+                if Some(key.as_str()) == except
+                    || group.contains(key)
+                    || !file_path(key).is_some_and(|p| is_python(&p))
+                    || !n.links(&doc.names)
+                {
                     continue;
                 }
                 group.push(key.clone());
@@ -175,25 +230,41 @@ impl Server<'_> {
         group
     }
 
-    /// `check` of these open documents together, from the editor's texts, against the
-    /// project's targets; their diagnostics, published.
+    /// `check` of these open documents together, from the editor's texts, in their project,
+    /// against the project's targets; their diagnostics, published.
     fn analyse(&mut self, group: &[String]) -> Vec<Notification> {
-        let documents: Vec<StdinSource> = group
-            .iter()
+        self.run(group, true)
+    }
+
+    /// `check` with the open Python documents of `group` (with `documents_only`; else every
+    /// open Python document) given by their texts; the diagnostics of `group`, published.
+    fn run(&mut self, group: &[String], documents_only: bool) -> Vec<Notification> {
+        let documents: Vec<StdinSource> = self
+            .docs
+            .keys()
+            .filter(|key| !documents_only || group.contains(key))
             .filter_map(|key| {
                 let doc = self.docs.get(key)?;
+                let name = file_path(key).filter(|p| is_python(p))?;
                 Some(StdinSource {
-                    name: file_path(key)?,
+                    name,
                     bytes: doc.text.as_bytes().to_vec(),
                 })
             })
             .collect();
-        if documents.is_empty() {
+        if documents.is_empty() && documents_only {
             return Vec::new();
         }
+        let paths = match (&self.root, self.walk_root) {
+            (Some(root), true) => vec![root.clone()],
+            _ => Vec::new(),
+        };
         let options = Options {
+            paths,
             documents,
             project: self.root.clone(),
+            documents_only,
+            warm: Some(Arc::clone(&self.warm)),
             ..Options::default()
         };
         let mut by_path: HashMap<PathBuf, Vec<Finding>> = HashMap::new();
@@ -476,4 +547,9 @@ fn file_path(uri: &str) -> Option<PathBuf> {
         i += 1;
     }
     Some(PathBuf::from(String::from_utf8(out).ok()?))
+}
+
+/// A Python source or stub, checked as the project's code.
+fn is_python(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e == "py" || e == "pyi")
 }

@@ -136,8 +136,7 @@ pub struct SiteContext {
 pub struct FileUses {
     pub uses: Vec<Use>,
     /// The functions the module defines at top level, with the [`VersionHelper`] each is, if
-    /// it is one; other files' conditions on helpers are resolved with
-    /// [`crate::files::resolve_project_helpers`].
+    /// it is one; other files' conditions on helpers are resolved with it ([`crate::link`]).
     pub helpers: Vec<(String, Option<VersionHelper>)>,
     /// Absolute imports whose top-level module is not indexed: (module, where).
     pub foreign: Vec<(String, TextRange)>,

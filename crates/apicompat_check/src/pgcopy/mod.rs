@@ -16,6 +16,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use ruff_text_size::TextRange;
 
@@ -248,9 +249,27 @@ struct Hold {
     origin: Origin,
 }
 
+/// The process-group tables of the last check, kept by the language server ([`crate::warm`]):
+/// they depend only on the packages the project uses and the names its files read, and
+/// building them reads every such package's index.
+#[derive(std::default::Default)]
+pub struct PgCache {
+    last: std::sync::Mutex<Option<PgKey>>,
+}
+
+/// What a [`PgIndex`] was built from: the packages' names, each file's walk with the names
+/// it reads (an unchanged walk reads the same names), and the index.
+struct PgKey {
+    packages: Vec<String>,
+    files: HashMap<PathBuf, (Arc<Analyzed>, HashSet<String>)>,
+    index: Arc<PgIndex>,
+}
+
 struct Engine<'a> {
     catalog: &'a Catalog,
-    files: &'a [Analyzed],
+    /// Where the tables of the previous check are kept, if anywhere.
+    cache: Option<&'a PgCache>,
+    files: &'a [Arc<Analyzed>],
     /// Dotted path components of each file (`pkg`, `model`).
     modules: Vec<Vec<String>>,
     root: PathBuf,
@@ -262,7 +281,7 @@ struct Engine<'a> {
     defined: HashSet<&'a str>,
     /// Indexed packages the project uses.
     roots: Vec<String>,
-    pg: OnceCell<PgIndex>,
+    pg: OnceCell<Arc<PgIndex>>,
     indexed: RefCell<HashMap<String, IndexedInfo>>,
     views: RefCell<HashMap<String, Option<&'a PackageView>>>,
     budget: Cell<u32>,
@@ -273,14 +292,25 @@ struct Engine<'a> {
 /// targets are chosen).
 pub(crate) fn check_files(
     catalog: &Catalog,
-    analyzed: &[Analyzed],
+    analyzed: &[Arc<Analyzed>],
+    reported: &[bool],
+    cache: Option<&PgCache>,
     out: &mut Vec<(usize, Finding, Vec<u32>)>,
 ) {
-    if analyzed.iter().all(|a| a.process_groups.copies.is_empty()) {
+    let is_reported = |fi: usize| reported.get(fi).copied().unwrap_or(true);
+    if analyzed
+        .iter()
+        .enumerate()
+        .all(|(fi, a)| !is_reported(fi) || a.process_groups.copies.is_empty())
+    {
         return;
     }
-    let engine = Engine::new(catalog, analyzed);
+    let mut engine = Engine::new(catalog, analyzed);
+    engine.cache = cache;
     for (fi, file) in analyzed.iter().enumerate() {
+        if !is_reported(fi) {
+            continue;
+        }
         for site in &file.process_groups.copies {
             engine.budget.set(BUDGET);
             let Some(mut f) = engine.judge(fi, site) else {
@@ -346,7 +376,7 @@ fn module_components(path: &Path) -> Vec<String> {
     out
 }
 
-fn common_root(files: &[Analyzed]) -> PathBuf {
+fn common_root(files: &[Arc<Analyzed>]) -> PathBuf {
     let mut root: Option<PathBuf> = None;
     for f in files {
         let parent = f.path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -372,7 +402,7 @@ fn last_segment(path: &str) -> &str {
 }
 
 impl<'a> Engine<'a> {
-    fn new(catalog: &'a Catalog, files: &'a [Analyzed]) -> Engine<'a> {
+    fn new(catalog: &'a Catalog, files: &'a [Arc<Analyzed>]) -> Engine<'a> {
         let mut classes: HashMap<&'a str, Vec<ClassRef>> = HashMap::new();
         let mut funcs: HashMap<&'a str, Vec<FuncRef>> = HashMap::new();
         let mut containers: HashMap<&'a str, Vec<(usize, usize)>> = HashMap::new();
@@ -400,6 +430,7 @@ impl<'a> Engine<'a> {
         }
         Engine {
             catalog,
+            cache: None,
             files,
             modules: files.iter().map(|f| module_components(&f.path)).collect(),
             root: common_root(files),
@@ -435,11 +466,51 @@ impl<'a> Engine<'a> {
                     }
                 }
             }
-            let mut wanted: HashSet<String> = HashSet::new();
+            let Some(cache) = self.cache else {
+                let mut wanted: HashSet<String> = HashSet::new();
+                for f in self.files {
+                    f.process_groups.names(&mut wanted);
+                }
+                return Arc::new(PgIndex::build(&views, &wanted));
+            };
+            let packages: Vec<String> = views.iter().map(|v| v.name().to_string()).collect();
+            let mut last = cache.last.lock().unwrap_or_else(|e| e.into_inner());
+            let mut previous = last.take();
+            // Each file's names: those of the previous check for an unchanged walk.
+            let mut same = previous
+                .as_ref()
+                .is_some_and(|k| k.packages == packages && k.files.len() == self.files.len());
+            let mut files: HashMap<PathBuf, (Arc<Analyzed>, HashSet<String>)> =
+                HashMap::with_capacity(self.files.len());
             for f in self.files {
-                f.process_groups.names(&mut wanted);
+                let before = previous.as_mut().and_then(|k| k.files.remove(&f.path));
+                let names = match before {
+                    Some((a, n)) if Arc::ptr_eq(&a, f) => n,
+                    _ => {
+                        let mut n = HashSet::new();
+                        f.process_groups.names(&mut n);
+                        same &= before.is_some_and(|(_, b)| b == n);
+                        n
+                    }
+                };
+                files.insert(f.path.clone(), (Arc::clone(f), names));
             }
-            PgIndex::build(&views, &wanted)
+            let index = match previous {
+                Some(k) if same => k.index,
+                _ => {
+                    let wanted: HashSet<String> = files
+                        .values()
+                        .flat_map(|(_, n)| n.iter().cloned())
+                        .collect();
+                    Arc::new(PgIndex::build(&views, &wanted))
+                }
+            };
+            *last = Some(PgKey {
+                packages,
+                files,
+                index: Arc::clone(&index),
+            });
+            index
         })
     }
 

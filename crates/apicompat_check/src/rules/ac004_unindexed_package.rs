@@ -1,4 +1,5 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use ruff_text_size::TextRange;
 
@@ -134,7 +135,7 @@ impl Unindexed {
     pub fn report(
         self,
         explicit: bool,
-        analyzed: &[Analyzed],
+        analyzed: &[Arc<Analyzed>],
         declared: &Declared,
         envs: &[&InstalledEnvironment],
         per_file: &mut Vec<(usize, Finding, Vec<u32>)>,

@@ -201,7 +201,7 @@ pub struct ModuleFacts {
 }
 
 /// Where a module sits in its project, for relative imports.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModuleName {
     /// Dotted name (`pkg.sub.mod`), if the file is in a package layout the model knows.
     pub name: Option<String>,

@@ -45,7 +45,7 @@ enum Key {
 
 /// The model of a project.
 pub struct Model<'q> {
-    modules: Vec<ModuleFacts>,
+    modules: Vec<Arc<ModuleFacts>>,
     names: Vec<ModuleName>,
     by_name: HashMap<String, u32>,
     /// Attribute names some code stores on objects other than `self`.
@@ -110,11 +110,16 @@ pub struct Receiver {
 }
 
 impl<'q> Model<'q> {
-    /// Joins the modules of a project. `names` gives each module's dotted name.
-    pub fn new(modules: Vec<(ModuleName, ModuleFacts)>, query: &'q dyn IndexQuery) -> Model<'q> {
+    /// Joins the modules of a project, each with its dotted name (the facts may be shared
+    /// with other models: the language server keeps them between checks).
+    pub fn new<F: Into<Arc<ModuleFacts>>>(
+        modules: Vec<(ModuleName, F)>,
+        query: &'q dyn IndexQuery,
+    ) -> Model<'q> {
         let mut by_name = HashMap::new();
         let mut stored = std::collections::HashSet::new();
-        let (names, facts): (Vec<ModuleName>, Vec<ModuleFacts>) = modules.into_iter().unzip();
+        let (names, facts): (Vec<ModuleName>, Vec<Arc<ModuleFacts>>) =
+            modules.into_iter().map(|(n, f)| (n, f.into())).unzip();
         for (i, n) in names.iter().enumerate() {
             if let Some(name) = &n.name {
                 by_name.entry(name.clone()).or_insert(i as u32);
@@ -158,7 +163,7 @@ impl<'q> Model<'q> {
         self
     }
 
-    pub fn modules(&self) -> &[ModuleFacts] {
+    pub fn modules(&self) -> &[Arc<ModuleFacts>] {
         &self.modules
     }
 

@@ -1,0 +1,220 @@
+//! What the other files of the project tell each file, added to its uses once every file is
+//! walked: the conditions of version helpers and version constants defined elsewhere
+//! ([`Helpers`]), what a project function's true result implies ([`crate::presence`]), and
+//! where the callers of its functions and the importers of its module run
+//! ([`crate::callers`]).
+//!
+//! A file is copied only when something is added to it (`Arc::make_mut`). With a
+//! [`LinkMemo`] (the language server's, kept in [`crate::warm`]), a file whose walk and whose
+//! inputs (the tables, its covers) are those of the previous check gets the previous result
+//! back instead: a change of one file re-links the files whose inputs it changed.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::callers::FileCovers;
+use crate::files::Analyzed;
+use crate::presence::Presence;
+use crate::versions::{resolve_helpers, Bound, Pred, VersionHelper};
+
+/// The version helpers and module-level version constants of the project, by name (the
+/// names every defining module agrees on).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Helpers {
+    helpers: HashMap<String, VersionHelper>,
+    constants: HashMap<String, Option<String>>,
+}
+
+impl Helpers {
+    /// A helper is known by its name when every module of the project that defines a
+    /// function of that name defines the same helper (`from .utils import
+    /// is_torch_greater_or_equal`); a constant (`XPU_MIN_VERSION = "2.4.0"`) when every
+    /// module that assigns one of that name assigns the same value.
+    pub fn new(analyzed: &[Arc<Analyzed>]) -> Helpers {
+        let mut helpers: HashMap<&str, Option<&VersionHelper>> = HashMap::new();
+        for a in analyzed {
+            for (name, h) in &a.uses.helpers {
+                helpers
+                    .entry(name.as_str())
+                    .and_modify(|known| {
+                        if *known != h.as_ref() {
+                            *known = None;
+                        }
+                    })
+                    .or_insert(h.as_ref());
+            }
+        }
+        let mut table: HashMap<String, VersionHelper> = helpers
+            .into_iter()
+            .filter_map(|(name, h)| Some((name.to_string(), h?.clone())))
+            .collect();
+        // A helper that hands the comparison to another function counts only if that
+        // function is a comparator (it takes the version compared and the operator).
+        let comparators: HashSet<String> = table
+            .iter()
+            .filter(|(_, h)| h.version_param.is_some() && h.op_param.is_some())
+            .map(|(n, _)| n.clone())
+            .collect();
+        table.retain(|_, h| h.via.as_ref().is_none_or(|v| comparators.contains(v)));
+        let mut constants: HashMap<String, Option<String>> = HashMap::new();
+        for a in analyzed {
+            for (name, value) in &a.uses.constants {
+                constants
+                    .entry(name.clone())
+                    .and_modify(|known| {
+                        if known.as_ref() != Some(value) {
+                            *known = None;
+                        }
+                    })
+                    .or_insert_with(|| Some(value.clone()));
+            }
+        }
+        Helpers {
+            helpers: table,
+            constants,
+        }
+    }
+
+    /// Resolves the conditions on helpers and constants in one file (copied only when it
+    /// calls some).
+    pub fn apply(&self, a: &mut Arc<Analyzed>) {
+        let helper_call = |v: &[(String, Pred)]| v.iter().any(|(_, p)| p.has_helper_call());
+        let uses = &a.uses;
+        let calls_helpers = uses.uses.iter().any(|u| helper_call(&u.versions))
+            || uses.members.iter().any(|m| helper_call(&m.versions))
+            || uses.sites.iter().any(|c| helper_call(&c.versions))
+            || uses.calls.iter().any(|c| helper_call(&c.versions))
+            || uses
+                .project_imports
+                .iter()
+                .any(|c| helper_call(&c.versions));
+        if !calls_helpers {
+            return;
+        }
+        let lookup = |name: &str| self.helpers.get(name).cloned();
+        let constant = |name: &str| {
+            self.constants
+                .get(name)
+                .and_then(|v| v.as_deref())
+                .and_then(Bound::parse_str)
+        };
+        let resolve = |v: &mut Vec<(String, Pred)>| resolve_helpers(v, &lookup, &constant);
+        let resolve_boxed = |v: &mut Box<[(String, Pred)]>| {
+            if helper_call(v) {
+                let mut owned = v.to_vec();
+                resolve(&mut owned);
+                *v = owned.into_boxed_slice();
+            }
+        };
+        let a = Arc::make_mut(a);
+        for u in &mut a.uses.uses {
+            resolve(&mut u.versions);
+        }
+        for m in &mut a.uses.members {
+            resolve(&mut m.versions);
+        }
+        for c in &mut a.uses.sites {
+            resolve_boxed(&mut c.versions);
+        }
+        for c in &mut a.uses.calls {
+            resolve_boxed(&mut c.versions);
+        }
+        for c in &mut a.uses.project_imports {
+            resolve_boxed(&mut c.versions);
+        }
+    }
+}
+
+/// The previous check's tables and results, by file.
+#[derive(Default)]
+pub(crate) struct LinkMemo {
+    tables: Option<(Helpers, Presence)>,
+    files: HashMap<PathBuf, Linked>,
+}
+
+/// One file as walked, after the tables, and its covers and final result.
+struct Linked {
+    walked: Arc<Analyzed>,
+    resolved: Arc<Analyzed>,
+    covers: FileCovers,
+    linked: Arc<Analyzed>,
+}
+
+/// Whether two walks of a file give the tables the same entries.
+fn tells_tables_the_same(a: &Analyzed, b: &Analyzed) -> bool {
+    a.uses.helpers == b.uses.helpers
+        && a.uses.constants == b.uses.constants
+        && a.uses.presence == b.uses.presence
+}
+
+/// Adds to every file what the others tell it (see the module documentation).
+pub fn link(files: &mut [Arc<Analyzed>]) {
+    link_with(files, None);
+}
+
+pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkMemo>) {
+    // The tables are the previous check's when every file says the same to them.
+    let kept_tables = memo.as_deref_mut().and_then(|m| {
+        let same = m.files.len() == files.len()
+            && files.iter().all(|f| {
+                m.files.get(&f.path).is_some_and(|l| {
+                    Arc::ptr_eq(&l.walked, f) || tells_tables_the_same(&l.walked, f)
+                })
+            });
+        if same {
+            m.tables.take()
+        } else {
+            None
+        }
+    });
+    let tables = kept_tables.unwrap_or_else(|| (Helpers::new(files), Presence::new(files)));
+    let previous = memo
+        .as_deref()
+        .filter(|m| m.tables.is_none() || m.tables.as_ref() == Some(&tables));
+    let walked: Vec<Arc<Analyzed>> = files.to_vec();
+    for f in files.iter_mut() {
+        let kept = previous
+            .and_then(|m| m.files.get(&f.path))
+            .filter(|l| Arc::ptr_eq(&l.walked, f));
+        match kept {
+            Some(l) => *f = Arc::clone(&l.resolved),
+            None => {
+                tables.0.apply(f);
+                tables.1.apply(f);
+            }
+        }
+    }
+    let resolved: Vec<Arc<Analyzed>> = files.to_vec();
+    let covers = crate::callers::file_covers(files);
+    for (f, c) in files.iter_mut().zip(&covers) {
+        let kept = memo
+            .as_deref()
+            .and_then(|m| m.files.get(&f.path))
+            .filter(|l| Arc::ptr_eq(&l.resolved, f) && l.covers == *c);
+        match kept {
+            Some(l) => *f = Arc::clone(&l.linked),
+            None => crate::callers::apply(f, c),
+        }
+    }
+    if let Some(m) = memo {
+        m.tables = Some(tables);
+        m.files = walked
+            .into_iter()
+            .zip(resolved)
+            .zip(covers)
+            .zip(files.iter())
+            .map(|(((walked, resolved), covers), linked)| {
+                (
+                    walked.path.clone(),
+                    Linked {
+                        walked,
+                        resolved,
+                        covers,
+                        linked: Arc::clone(linked),
+                    },
+                )
+            })
+            .collect();
+    }
+}

@@ -1,0 +1,137 @@
+//! The analyses of a project's files kept between checks (the language server keeps one
+//! [`Warm`] per workspace): a file is parsed and walked again only when it changed.
+//!
+//! What one file's analysis depends on, and so what makes a kept one stale:
+//! - its bytes: a file on disk is compared by length and modification time (read again only
+//!   when one differs), a document given by its text by the text itself;
+//! - its module name (relative imports);
+//! - the indexed top-level modules of the run (a change drops every kept analysis);
+//! - the names the project defines (`def`/`class`): the walk keeps a call for the semantic
+//!   model only when its name is one of them. When a name is added, the kept files whose text
+//!   contains it are walked again; a name removed leaves calls that match nothing, which is
+//!   harmless.
+//!
+//! Everything after the walk (version helpers and callers across files, the semantic model, the
+//! rules) runs on every check, on the kept analyses, which those stages copy before they change
+//! one (`Arc::make_mut`): a kept analysis is always the file as it was walked.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use apicompat_semantic::ModuleName;
+
+use crate::files::Analyzed;
+
+/// Per-file analyses kept between checks. Shared by the checks that are given it
+/// ([`crate::Options::warm`]); a check holds its lock while it reads and updates it.
+#[derive(Default)]
+pub struct Warm {
+    state: Mutex<State>,
+    /// AC010's process-group tables ([`crate::pgcopy`]).
+    pub(crate) process_groups: crate::pgcopy::PgCache,
+}
+
+impl std::fmt::Debug for Warm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let files = self.state.lock().map_or(0, |s| s.files.len());
+        write!(f, "Warm {{ {files} files }}")
+    }
+}
+
+/// How a kept analysis was made: from the file on disk (its length and modification time
+/// then) or from a text given in memory (compared with the analysis' own text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stamp {
+    Disk {
+        len: u64,
+        modified: Option<SystemTime>,
+    },
+    Text,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    /// The indexed top-level modules the analyses were made with (sorted).
+    pub roots: Vec<String>,
+    pub files: HashMap<PathBuf, Entry>,
+    /// The names the project defined when the kept analyses were made.
+    pub defined: HashSet<String>,
+    /// What the last check added to each file from the others ([`crate::link`]).
+    pub link: crate::link::LinkMemo,
+}
+
+pub(crate) struct Entry {
+    pub stamp: Stamp,
+    /// The `def`/`class` names of the file ([`crate::files`]'s scan).
+    pub defs: Vec<String>,
+    pub analyzed: Arc<Analyzed>,
+}
+
+impl Warm {
+    pub fn new() -> Warm {
+        Warm::default()
+    }
+
+    /// The state, for a check; a check that panicked while holding it left nothing
+    /// half-written that matters (entries are replaced whole), so a poisoned lock is taken.
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many files' analyses are kept.
+    pub fn len(&self) -> usize {
+        self.lock().files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl State {
+    /// Starts a check with these roots: the analyses of other roots are dropped.
+    pub fn begin(&mut self, roots: &HashSet<String>) {
+        let mut sorted: Vec<String> = roots.iter().cloned().collect();
+        sorted.sort_unstable();
+        if sorted != self.roots {
+            self.files.clear();
+            self.defined.clear();
+            self.link = Default::default();
+            self.roots = sorted;
+        }
+    }
+
+    /// The kept analysis of a file, if it is still what `stamp` and `module` describe (for a
+    /// text, `bytes` is compared with the analysis' text).
+    pub fn get(
+        &self,
+        path: &PathBuf,
+        stamp: &Stamp,
+        module: &ModuleName,
+        bytes: Option<&[u8]>,
+    ) -> Option<&Entry> {
+        let e = self.files.get(path)?;
+        let same_source = match (stamp, bytes) {
+            (Stamp::Text, Some(b)) => {
+                e.stamp == Stamp::Text
+                    && e.analyzed.bad_utf8_at.is_none()
+                    && e.analyzed.text.as_bytes() == b
+            }
+            (Stamp::Disk { .. }, _) => e.stamp == *stamp,
+            _ => false,
+        };
+        (same_source && e.analyzed.module == *module).then_some(e)
+    }
+}
+
+/// The length and modification time of a file on disk (`None` when it cannot be read: it is
+/// then read, and the reading reports the error).
+pub(crate) fn disk_stamp(path: &std::path::Path) -> Option<Stamp> {
+    let m = std::fs::metadata(path).ok()?;
+    Some(Stamp::Disk {
+        len: m.len(),
+        modified: m.modified().ok(),
+    })
+}

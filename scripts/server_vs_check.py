@@ -3,9 +3,8 @@
 
 Usage: scripts/server_vs_check.py BINARY PROJECT_DIR [--files N]
 
-Runs `check PROJECT_DIR --project PROJECT_DIR` (the server reads the workspace root's
-declarations and does not split a tree into sub-projects, so neither does this check), then
-starts the server rooted at PROJECT_DIR and opens, one at a time, every file with a finding
+Runs `check PROJECT_DIR` (a tree whose sub-directories declare other bounds is checked as
+`check` splits it, and so does the server), then starts the server rooted at PROJECT_DIR and opens, one at a time, every file with a finding
 and up to N others (default 20, the largest first), each closed before the next is opened.
 Compares each file's diagnostics (code, line, column, message) with check's findings for that
 file, and prints every difference and a count. Exit status 1 when some file differs.
@@ -27,8 +26,8 @@ def main():
         extra = int(argv[i + 1])
         del argv[i:i + 2]
     binary, root = argv[0], os.path.abspath(argv[1])
-    out = subprocess.run([binary, "--no-cache", "check", root, "--project", root,
-                          "--output-format", "json"], capture_output=True, text=True)
+    out = subprocess.run([binary, "--no-cache", "check", root, "--output-format", "json"],
+                         capture_output=True, text=True)
     report = json.loads(out.stdout)
     expected = {}
     for f in report["findings"]:

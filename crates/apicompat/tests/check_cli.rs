@@ -288,3 +288,52 @@ fn a_50_mb_file_is_checked_to_its_last_line_in_bounded_memory() {
         assert!(peak < 3 << 29, "peak RSS {} MB", peak >> 20);
     }
 }
+
+/// `check` run in the project's directory (files walked as `./ns/core/m.py`, the root found
+/// canonical) knows the project's modules as `check DIR` does: a class of a namespace
+/// package (no `__init__.py`) derives from `torch.nn.Module` through a base in another file,
+/// so `self._modules` is a private torch member either way.
+#[test]
+fn the_working_directory_and_an_absolute_path_give_the_same_findings() {
+    let dir = project(
+        "relative-paths",
+        &[
+            ("requirements.txt", "torch>=2.3\n"),
+            (
+                "ns/core/base.py",
+                "import torch\n\n\nclass Base(torch.nn.Module):\n    pass\n",
+            ),
+            (
+                "ns/core/m.py",
+                "from ns.core.base import Base\n\n\nclass M(Base):\n    def f(self):\n        return self._modules\n",
+            ),
+        ],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let codes = |o: &std::process::Output| -> Vec<(String, u64)> {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap_or_default().to_string(),
+                    f["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    let here = bin()
+        .args(["--no-cache", "check", "--output-format", "json"])
+        .current_dir(&dir)
+        .output()
+        .expect("run");
+    let absolute = bin()
+        .args(["--no-cache", "check", "--output-format", "json"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    assert_eq!(codes(&absolute), vec![("AC011".to_string(), 6)]);
+    assert_eq!(codes(&here), codes(&absolute));
+}

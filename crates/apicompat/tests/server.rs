@@ -367,3 +367,39 @@ fn a_declaration_file_gets_its_requirement_findings() {
     assert_eq!(diags[0]["range"]["start"]["line"], 0, "{diags:?}");
     stop(child, c, 2);
 }
+
+/// A sub-directory that declares other bounds is its own project, for the server as for
+/// `check`: `tools/` requires `torch>=2.5`, so its use of `torch.distributed.pipelining`
+/// (2.4+) is clean there, while the same line at the root (`torch>=2.3`) breaks.
+#[test]
+fn a_sub_project_is_checked_against_its_own_declarations() {
+    let line = "import torch.distributed.pipelining\n";
+    let dir = common::project_in(
+        "server",
+        "sub-project",
+        &[
+            ("requirements.txt", "torch>=2.3\n"),
+            ("main.py", line),
+            ("tools/requirements.txt", "torch>=2.5\n"),
+            ("tools/run.py", line),
+        ],
+    );
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let main = format!("file://{}", dir.join("main.py").display());
+    let tool = format!("file://{}", dir.join("tools/run.py").display());
+
+    let (child, mut c) = start(&dir);
+    c.wait(|m| m["id"] == 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    for uri in [&main, &tool] {
+        c.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": line}}}),
+        );
+    }
+    let got = published(&c, &[&main, &tool]);
+    assert_eq!(got[0].len(), 1, "{got:?}");
+    assert_eq!(got[0][0]["code"], "AC001", "{got:?}");
+    assert_eq!(got[1], Vec::<Value>::new(), "{got:?}");
+    stop(child, c, 2);
+}

@@ -66,7 +66,7 @@ pub fn module_names(files: &[PathBuf], root: &Path) -> Vec<apicompat_semantic::M
         .map(|path| {
             let own = module_name(path, &mut packages);
             let mut aliases = Vec::new();
-            let rel = path.strip_prefix(root).unwrap_or(path);
+            let rel = relative_to(path, root);
             let mut parts: Vec<String> = rel
                 .iter()
                 .map(|c| c.to_string_lossy().into_owned())
@@ -101,6 +101,31 @@ pub fn module_names(files: &[PathBuf], root: &Path) -> Vec<apicompat_semantic::M
             }
         })
         .collect()
+}
+
+/// `path` from `root`: also when one is given relative to the working directory and the
+/// other absolute or canonical (`check` in the project's directory walks `./pkg/m.py`, and
+/// the project root is found canonical); else `path` itself.
+fn relative_to(path: &Path, root: &Path) -> PathBuf {
+    if let Ok(rel) = path.strip_prefix(root) {
+        return rel.to_path_buf();
+    }
+    let paths = [
+        std::path::absolute(path).ok(),
+        std::fs::canonicalize(path).ok(),
+    ];
+    let roots = [
+        std::path::absolute(root).ok(),
+        std::fs::canonicalize(root).ok(),
+    ];
+    for p in paths.iter().flatten() {
+        for r in roots.iter().flatten() {
+            if let Ok(rel) = p.strip_prefix(r) {
+                return rel.to_path_buf();
+            }
+        }
+    }
+    path.to_path_buf()
 }
 
 fn is_identifier(s: &str) -> bool {

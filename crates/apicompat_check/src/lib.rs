@@ -33,7 +33,7 @@ mod requirers;
 pub mod rules;
 mod stability;
 mod stdlib;
-mod subprojects;
+pub mod subprojects;
 mod suppress;
 pub mod survey;
 pub mod targets;

@@ -81,12 +81,7 @@ pub(crate) fn run(catalog: &Catalog, options: &Options, plan: Plan) -> Result<Re
         o.inherit = Some(plan.root.clone());
         o.own_roots = plan.own.clone();
         o.context = plan.context.clone();
-        o.skip_dirs = plan
-            .subs
-            .iter()
-            .filter(|s| *s != sub && s.starts_with(sub))
-            .cloned()
-            .collect();
+        o.skip_dirs = nested(&plan.subs, sub);
         let sub_report = part(catalog, &o)?;
         report.summary.notes.push(format!(
             "`{}` has declarations of its own: its {} file(s) are checked against them",
@@ -97,6 +92,69 @@ pub(crate) fn run(catalog: &Catalog, options: &Options, plan: Plan) -> Result<Re
     }
     sort_findings(&mut report.findings);
     Ok(report)
+}
+
+/// The projects `check` would check a tree as, for a caller that checks a few files at a time
+/// (the language server): each file is checked with the options of its part.
+pub struct Parts {
+    plan: Option<Plan>,
+}
+
+impl Parts {
+    /// The parts of the tree at `root` (its declarations, walked with `files`' settings and
+    /// its `[tool.apicompat]`), as `check` of `root` plans them; one part when `check` would
+    /// not split it.
+    pub fn of(root: &Path, files: &crate::exclude::FileSettings) -> Parts {
+        let declared = read_project(root);
+        let mut notes = Vec::new();
+        let filter = crate::file_filter(root, &declared.tool_config, files, &mut notes);
+        let discovered = files::discover(&[root.to_path_buf()], &filter);
+        let plan = plan(root, &declared, &discovered, &filter).filter(|p| p.affordable);
+        Parts { plan }
+    }
+
+    /// The directory of the part `file` belongs to, and `base` completed with that part's
+    /// options (`paths`, `project`, the enclosing project's declarations and packages, the
+    /// nested parts left out), as [`run`] sets them.
+    pub fn options_for(&self, base: &Options, root: &Path, file: &Path) -> (PathBuf, Options) {
+        let mut o = base.clone();
+        let Some(plan) = &self.plan else {
+            o.paths = vec![root.to_path_buf()];
+            o.project = Some(root.to_path_buf());
+            return (root.to_path_buf(), o);
+        };
+        // The deepest sub-project that holds the file.
+        let sub = plan
+            .subs
+            .iter()
+            .filter(|s| file.starts_with(s))
+            .max_by_key(|s| s.components().count());
+        match sub {
+            None => {
+                o.paths = vec![plan.root.clone()];
+                o.project = Some(plan.root.clone());
+                o.skip_dirs = plan.subs.clone();
+                (plan.root.clone(), o)
+            }
+            Some(sub) => {
+                o.paths = vec![sub.clone()];
+                o.project = Some(sub.clone());
+                o.inherit = Some(plan.root.clone());
+                o.own_roots = plan.own.clone();
+                o.context = plan.context.clone();
+                o.skip_dirs = nested(&plan.subs, sub);
+                (sub.clone(), o)
+            }
+        }
+    }
+}
+
+/// The sub-projects inside `sub`, left out of its run.
+fn nested(subs: &[PathBuf], sub: &Path) -> Vec<PathBuf> {
+    subs.iter()
+        .filter(|s| s.as_path() != sub && s.starts_with(sub))
+        .cloned()
+        .collect()
 }
 
 /// One part of a planned tree (never planned again: it is not split).

@@ -13,7 +13,7 @@
 //!
 //! Positions are UTF-16 code units, as LSP requires by default.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -28,6 +28,7 @@ use lsp_types::{
 };
 use serde_json::{json, Value};
 
+use apicompat_check::subprojects::Parts;
 use apicompat_check::warm::Warm;
 use apicompat_check::{check, Applicability, Finding, Options, Severity, StdinSource};
 
@@ -51,8 +52,11 @@ struct Server<'c> {
     /// are checked in (without one, only the open documents are read).
     walk_root: bool,
     docs: HashMap<String, Doc>,
-    /// The project's files as last analysed: only those that changed are parsed again.
-    warm: Arc<Warm>,
+    /// How `check` splits the workspace into projects (planned at the first analysis, again
+    /// when a declaration is saved).
+    parts: Option<Parts>,
+    /// Each part's files as last analysed: only those that changed are parsed again.
+    warm: HashMap<PathBuf, Arc<Warm>>,
 }
 
 pub fn run(catalog: &Catalog) -> CmdResult {
@@ -76,7 +80,8 @@ pub fn run(catalog: &Catalog) -> CmdResult {
         root,
         walk_root,
         docs: HashMap::new(),
-        warm: Arc::new(Warm::new()),
+        parts: None,
+        warm: HashMap::new(),
     };
     for msg in &conn.receiver {
         match msg {
@@ -136,6 +141,8 @@ impl Server<'_> {
                 if !self.docs.contains_key(&key) || !self.is_declaration(&key) {
                     return Vec::new();
                 }
+                // The tree may split differently now.
+                self.parts = None;
                 let group = self.linked(&self.docs[&key].names, Some(&key));
                 return self.analyse_with_declaration(&key, group);
             }
@@ -187,15 +194,24 @@ impl Server<'_> {
         self.analyse(&group)
     }
 
-    /// Whether an open document is one the project's requirements are read from
-    /// (`pyproject.toml`, `requirements*.txt`, `setup.py`, ...): AC008 reports on it.
-    fn is_declaration(&self, key: &str) -> bool {
-        match (&self.root, file_path(key)) {
-            (Some(root), Some(path)) if self.walk_root => {
-                apicompat_requirements::is_declaration_file(root, &path)
-            }
-            _ => false,
+    /// Whether an open document is one the requirements of its project (the workspace or a
+    /// sub-project `check` splits off) are read from (`pyproject.toml`, `requirements*.txt`,
+    /// `setup.py`, ...): AC008 reports on it.
+    fn is_declaration(&mut self, key: &str) -> bool {
+        let (Some(root), Some(path)) = (self.root.clone(), file_path(key)) else {
+            return false;
+        };
+        if !self.walk_root {
+            return false;
         }
+        if apicompat_requirements::is_declaration_file(&root, &path) {
+            return true;
+        }
+        let parts = self
+            .parts
+            .get_or_insert_with(|| Parts::of(&root, &Default::default()));
+        let (dir, _) = parts.options_for(&Options::default(), &root, &path);
+        apicompat_requirements::is_declaration_file(&dir, &path)
     }
 
     /// A declaration's findings (AC008) weigh every use of the project: `check` of the whole
@@ -239,38 +255,12 @@ impl Server<'_> {
     /// `check` with the open Python documents of `group` (with `documents_only`; else every
     /// open Python document) given by their texts; the diagnostics of `group`, published.
     fn run(&mut self, group: &[String], documents_only: bool) -> Vec<Notification> {
-        let documents: Vec<StdinSource> = self
-            .docs
-            .keys()
-            .filter(|key| !documents_only || group.contains(key))
-            .filter_map(|key| {
-                let doc = self.docs.get(key)?;
-                let name = file_path(key).filter(|p| is_python(p))?;
-                Some(StdinSource {
-                    name,
-                    bytes: doc.text.as_bytes().to_vec(),
-                })
-            })
-            .collect();
-        if documents.is_empty() && documents_only {
-            return Vec::new();
-        }
-        let paths = match (&self.root, self.walk_root) {
-            (Some(root), true) => vec![root.clone()],
-            _ => Vec::new(),
-        };
-        let options = Options {
-            paths,
-            documents,
-            project: self.root.clone(),
-            documents_only,
-            warm: Some(Arc::clone(&self.warm)),
-            ..Options::default()
-        };
         let mut by_path: HashMap<PathBuf, Vec<Finding>> = HashMap::new();
-        if let Ok(report) = check(self.catalog, &options) {
-            for f in report.findings {
-                by_path.entry(f.path.clone()).or_default().push(f);
+        for options in self.part_options(group, documents_only) {
+            if let Ok(report) = check(self.catalog, &options) {
+                for f in report.findings {
+                    by_path.entry(f.path.clone()).or_default().push(f);
+                }
             }
         }
         let mut out = Vec::new();
@@ -284,6 +274,81 @@ impl Server<'_> {
             out.push(publish(doc.uri.clone(), diagnostics));
         }
         out
+    }
+
+    /// The checks that cover `group`: one per part of the workspace (`check` splits a tree
+    /// whose sub-directories declare other bounds: `Parts`) holding one of its documents,
+    /// each with that part's open Python documents (only those of `group` with
+    /// `documents_only`) and the part's kept files.
+    fn part_options(&mut self, group: &[String], documents_only: bool) -> Vec<Options> {
+        let text_of = |key: &str, docs: &HashMap<String, Doc>| -> Option<StdinSource> {
+            let name = file_path(key).filter(|p| is_python(p))?;
+            Some(StdinSource {
+                name,
+                bytes: docs.get(key)?.text.as_bytes().to_vec(),
+            })
+        };
+        let base = Options {
+            documents_only,
+            ..Options::default()
+        };
+        let root = match (&self.root, self.walk_root) {
+            (Some(root), true) => root.clone(),
+            _ => {
+                // No workspace: the open documents alone.
+                let documents: Vec<StdinSource> = group
+                    .iter()
+                    .filter_map(|k| text_of(k, &self.docs))
+                    .collect();
+                if documents.is_empty() {
+                    return Vec::new();
+                }
+                return vec![Options {
+                    documents,
+                    project: self.root.clone(),
+                    warm: Some(self.warm_of(PathBuf::new())),
+                    ..base
+                }];
+            }
+        };
+        let parts = self
+            .parts
+            .get_or_insert_with(|| Parts::of(&root, &Default::default()));
+        let mut by_part: BTreeMap<PathBuf, Options> = BTreeMap::new();
+        let mut wanted: Vec<PathBuf> = Vec::new();
+        for key in group {
+            let Some(path) = file_path(key) else { continue };
+            let (dir, options) = parts.options_for(&base, &root, &path);
+            by_part.entry(dir.clone()).or_insert(options);
+            if !wanted.contains(&dir) {
+                wanted.push(dir);
+            }
+        }
+        // Each part's open Python documents (of the group, or all of them).
+        for key in self.docs.keys() {
+            if documents_only && !group.contains(key) {
+                continue;
+            }
+            let Some(path) = file_path(key) else { continue };
+            let (dir, _) = parts.options_for(&base, &root, &path);
+            if let (Some(options), Some(doc)) = (by_part.get_mut(&dir), text_of(key, &self.docs)) {
+                options.documents.push(doc);
+            }
+        }
+        let mut out = Vec::new();
+        for (dir, mut options) in by_part {
+            if documents_only && options.documents.is_empty() {
+                continue;
+            }
+            options.warm = Some(self.warm_of(dir));
+            out.push(options);
+        }
+        out
+    }
+
+    /// The kept files of one part of the workspace.
+    fn warm_of(&mut self, dir: PathBuf) -> Arc<Warm> {
+        Arc::clone(self.warm.entry(dir).or_default())
     }
 
     fn request(&self, req: Request) -> Response {

@@ -279,18 +279,29 @@ fn open_documents_are_checked_with_the_files_on_disk() {
     );
     let [first] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
     assert_eq!(first, Vec::<Value>::new());
-    // `main.py` changed on disk (a checkout, another editor); the next change of `lib.py`
-    // sees it.
+    let mut version = 1;
+    let mut change = |c: &mut Client| -> Vec<Value> {
+        version += 1;
+        c.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": lib, "version": version},
+            "contentChanges": [{"text": lib_text}]}}),
+        );
+        let [d] = <[_; 1]>::try_from(published(c, &[&lib])).expect("one");
+        d
+    };
+    let breaks = |d: &[Value]| d.iter().any(|d| d["range"]["start"]["line"] == 4);
+    // A new file on disk calls `build` unguarded: the next change of `lib.py` sees it.
+    std::fs::write(dir.join("other.py"), unguarded).expect("write other.py");
+    let with_new = change(&mut c);
+    assert!(breaks(&with_new), "{with_new:?}");
+    // Deleted again: clean.
+    std::fs::remove_file(dir.join("other.py")).expect("remove other.py");
+    assert_eq!(change(&mut c), Vec::<Value>::new());
+    // `main.py` changed on disk (a checkout, another editor).
     std::fs::write(dir.join("main.py"), unguarded).expect("write main.py");
-    c.send(
-        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-        "textDocument": {"uri": lib, "version": 2}, "contentChanges": [{"text": lib_text}]}}),
-    );
-    let [after] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
-    assert!(
-        after.iter().any(|d| d["range"]["start"]["line"] == 4),
-        "{after:?}"
-    );
+    let after = change(&mut c);
+    assert!(breaks(&after), "{after:?}");
     stop(child, c, 2);
 }
 

@@ -48,7 +48,7 @@ pub const DEFAULT_EXCLUDE: &[&str] = &[
 ];
 
 /// The settings as given (config and command line already merged by [`FileSettings::merge`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileSettings {
     /// `exclude` (None: [`DEFAULT_EXCLUDE`]).
     pub exclude: Option<Vec<String>>,

@@ -20,7 +20,7 @@ use crate::warm::{self, Stamp, Warm};
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// What the walk found.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Discovered {
     pub files: Vec<PathBuf>,
     /// Paths that could not be walked, with the reason.
@@ -153,6 +153,16 @@ fn own_packages(dir: &Path, out: &mut HashSet<String>, namespaces: &mut HashSet<
 /// `.ignore`, hidden files and `filter`'s exclusions); files named explicitly are always
 /// taken, unless `--force-exclude` and excluded.
 pub fn discover(paths: &[PathBuf], filter: &FileFilter) -> Discovered {
+    discover_listing(paths, filter, &mut Vec::new())
+}
+
+/// [`discover`], and every directory the walk listed with its modification time when it was
+/// reached (before it was listed), in `dirs`.
+pub(crate) fn discover_listing(
+    paths: &[PathBuf],
+    filter: &FileFilter,
+    dirs: &mut Vec<(PathBuf, Option<std::time::SystemTime>)>,
+) -> Discovered {
     let mut out = Discovered::default();
     let mut files = BTreeSet::new();
     let shared = std::sync::Arc::new(filter.clone());
@@ -239,6 +249,10 @@ pub fn discover(paths: &[PathBuf], filter: &FileFilter) -> Discovered {
         for entry in walker {
             match entry {
                 Ok(e) => {
+                    if e.file_type().is_some_and(|t| t.is_dir()) {
+                        let modified = e.metadata().ok().and_then(|m| m.modified().ok());
+                        dirs.push((e.path().to_path_buf(), modified));
+                    }
                     let is_file = e.file_type().is_some_and(|t| t.is_file());
                     let path = e.path();
                     let py = path.extension().is_some_and(|x| x == "py" || x == "pyi");
@@ -543,8 +557,10 @@ fn analyze_warm(
             }))
         })
         .collect();
-    // Standard input (no path of its own) and files that cannot be read are not kept; a run
-    // forgets the files it no longer has (deleted, excluded).
+    // Standard input (no path of its own), files that cannot be read and files modified
+    // just now (`warm::racy`) are not kept; a run forgets the files it no longer has
+    // (deleted, excluded).
+    let now = std::time::SystemTime::now();
     let seen: HashSet<&PathBuf> = sources.iter().map(|s| &s.path).collect();
     state.files.retain(|p, _| seen.contains(p));
     let mut out = Vec::with_capacity(sources.len());
@@ -557,7 +573,14 @@ fn analyze_warm(
         let a = match (k, m) {
             (Some(a), _) => a,
             (None, Some(a)) => {
-                if let (Some(stamp), true) = (stamp, stdin_at != Some(i) && a.io_error.is_none()) {
+                let settled = match &stamp {
+                    Some(Stamp::Disk { modified, .. }) => !warm::racy(*modified, now),
+                    _ => true,
+                };
+                if let (Some(stamp), true) = (
+                    stamp,
+                    stdin_at != Some(i) && a.io_error.is_none() && settled,
+                ) {
                     let defs = def_names(a.text.as_bytes());
                     state.files.insert(
                         s.path.clone(),

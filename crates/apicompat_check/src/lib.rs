@@ -296,7 +296,15 @@ pub(crate) fn check_project(
     // Files.
     let filter = file_filter(&project_root, config, &options.files, &mut summary.notes);
     let walked: Vec<PathBuf> = paths.iter().chain(&options.context).cloned().collect();
-    let mut discovered = files::discover(&walked, &filter);
+    let mut discovered = match &options.warm {
+        Some(w) => w.discover(
+            &walked,
+            &filter,
+            &project_root,
+            &exclude::FileSettings::merge(config, &options.files),
+        ),
+        None => files::discover(&walked, &filter),
+    };
     if !options.skip_dirs.is_empty() {
         discovered
             .files

@@ -16,7 +16,7 @@
 //! one (`Arc::make_mut`): a kept analysis is always the file as it was walked.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -31,6 +31,39 @@ pub struct Warm {
     state: Mutex<State>,
     /// AC010's process-group tables ([`crate::pgcopy`]).
     pub(crate) process_groups: crate::pgcopy::PgCache,
+    /// The last walk of the project's directories.
+    walk: Mutex<Option<Walk>>,
+}
+
+/// A walk of the project: what it was asked (paths, project root, exclusions), each directory
+/// it listed with its modification time, the ignore files that applied with their stamps,
+/// and what it found. It holds while no listed directory changed (a file or directory
+/// created, deleted or renamed in it) and no ignore file did.
+struct Walk {
+    key: (Vec<PathBuf>, PathBuf, crate::exclude::FileSettings),
+    dirs: Vec<(PathBuf, Option<SystemTime>)>,
+    ignores: Vec<(PathBuf, Option<Stamp>)>,
+    found: crate::files::Discovered,
+}
+
+/// A modification time this close to the moment it was read does not tell a later change
+/// apart (file systems keep times at the kernel's tick): such a file or walk is not kept.
+const RACY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Whether a modification time is unknown or within [`RACY`] of `now`.
+pub(crate) fn racy(modified: Option<SystemTime>, now: SystemTime) -> bool {
+    modified.is_none_or(|t| now.duration_since(t).is_ok_and(|d| d < RACY) || t > now)
+}
+
+/// The files the walk reads for exclusions, in each directory.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore", ".git/info/exclude"];
+
+impl Walk {
+    fn holds(&self) -> bool {
+        let modified = |d: &Path| std::fs::metadata(d).ok().and_then(|m| m.modified().ok());
+        self.dirs.iter().all(|(d, t)| modified(d) == *t)
+            && self.ignores.iter().all(|(f, s)| disk_stamp(f) == *s)
+    }
 }
 
 impl std::fmt::Debug for Warm {
@@ -72,6 +105,62 @@ pub(crate) struct Entry {
 impl Warm {
     pub fn new() -> Warm {
         Warm::default()
+    }
+
+    /// [`crate::files::discover`], or the last walk's result when it still holds (the same
+    /// request, no listed directory or ignore file changed since). A walk that met errors is
+    /// not kept.
+    pub(crate) fn discover(
+        &self,
+        paths: &[PathBuf],
+        filter: &crate::exclude::FileFilter,
+        root: &Path,
+        settings: &crate::exclude::FileSettings,
+    ) -> crate::files::Discovered {
+        let key = (paths.to_vec(), root.to_path_buf(), settings.clone());
+        let mut walk = self.walk.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = walk.as_ref() {
+            if w.key == key && w.holds() {
+                return w.found.clone();
+            }
+        }
+        let mut dirs = Vec::new();
+        let found = crate::files::discover_listing(paths, filter, &mut dirs);
+        *walk = None;
+        let now = SystemTime::now();
+        if found.errors.is_empty() && !dirs.iter().any(|(_, t)| racy(*t, now)) {
+            // Ignore files in the listed directories (one created there changes the
+            // directory) and in every directory above the walked ones (not listed: absent
+            // ones are recorded too).
+            let mut ignores: Vec<(PathBuf, Option<Stamp>)> = Vec::new();
+            for (d, _) in &dirs {
+                for name in IGNORE_FILES {
+                    let f = d.join(name);
+                    if let Some(s) = disk_stamp(&f) {
+                        ignores.push((f, Some(s)));
+                    }
+                }
+            }
+            for p in paths {
+                let Ok(abs) = std::fs::canonicalize(p) else {
+                    continue;
+                };
+                for d in abs.ancestors().skip(1) {
+                    for name in IGNORE_FILES {
+                        let f = d.join(name);
+                        let s = disk_stamp(&f);
+                        ignores.push((f, s));
+                    }
+                }
+            }
+            *walk = Some(Walk {
+                key,
+                dirs,
+                ignores,
+                found: found.clone(),
+            });
+        }
+        found
     }
 
     /// The state, for a check; a check that panicked while holding it left nothing
@@ -128,7 +217,7 @@ impl State {
 
 /// The length and modification time of a file on disk (`None` when it cannot be read: it is
 /// then read, and the reading reports the error).
-pub(crate) fn disk_stamp(path: &std::path::Path) -> Option<Stamp> {
+pub(crate) fn disk_stamp(path: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(path).ok()?;
     Some(Stamp::Disk {
         len: m.len(),

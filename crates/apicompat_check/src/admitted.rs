@@ -68,7 +68,8 @@ pub fn requirement_finding(
     let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
     let mask = |keep: &dyn Fn(usize) -> bool| -> Vec<bool> { (0..n).map(keep).collect() };
     let import_mask = mask(&|i| broken.get(&i) == Some(&Reach::ImportTime));
-    let call_mask = mask(&|i| broken.get(&i) == Some(&Reach::CallTime));
+    // A script's `__main__` block runs when it is run, not when it is imported: with calls.
+    let call_mask = mask(&|i| matches!(broken.get(&i), Some(Reach::CallTime | Reach::Script)));
     let broken_mask = mask(&|i| broken.contains_key(&i));
     let working_mask = mask(&|i| admitted.contains(&i) && !broken.contains_key(&i));
     let listed = |m: &[bool]| -> String {
@@ -222,7 +223,7 @@ impl Collector {
     /// finding already reports it.
     pub(crate) fn note(&mut self, f: &Finding) {
         if !is_use_code(f.code)
-            || !matches!(f.reach, Reach::ImportTime | Reach::CallTime)
+            || !matches!(f.reach, Reach::ImportTime | Reach::CallTime | Reach::Script)
             || f.present_in.is_empty()
         {
             return;

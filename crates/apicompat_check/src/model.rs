@@ -32,6 +32,10 @@ pub enum Reach {
     ImportTime,
     /// Inside a function or lambda: only a call fails.
     CallTime,
+    /// In the module's `if __name__ == "__main__":` block: running the file as a script
+    /// fails, importing it does not (counted with the call-time uses where releases are
+    /// weighed).
+    Script,
     /// Inside `try/except ImportError`, after `hasattr`, or `getattr` with a default: the code
     /// handles the difference.
     Guarded,
@@ -44,6 +48,7 @@ impl Reach {
         match self {
             Reach::ImportTime => "import-time",
             Reach::CallTime => "call-time",
+            Reach::Script => "script",
             Reach::Guarded => "guarded",
             Reach::None => "none",
         }

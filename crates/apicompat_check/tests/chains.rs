@@ -72,3 +72,35 @@ fn chains_from_scripts_main_blocks_and_main_modules() {
     let call_time = &report.findings[3];
     assert_eq!(call_time.reach, Reach::CallTime);
 }
+
+/// A use in the `if __name__ == "__main__":` block runs when the file runs as a script, not
+/// when it is imported: `script`, without an import chain; a function defined there is still
+/// call-time, and the module's top level still import-time.
+#[test]
+fn the_main_block_is_script_reach() {
+    let dir = project(
+        "main-block",
+        &[(
+            "train.py",
+            &format!(
+                "{BREAKS}\n\nif __name__ == \"__main__\":\n    import torch.distributed.pipelining as pp\n\n    def run():\n        from torch.distributed.pipelining import PipelineStage\n"
+            ),
+        )],
+    );
+    let report = run(&dir, &["torch==2.3.0"]);
+    let got: Vec<(u32, Reach, bool)> = report
+        .findings
+        .iter()
+        .map(|f| (f.line, f.reach, report.chain(f).is_some()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, Reach::ImportTime, true),
+            (5, Reach::Script, false),
+            (8, Reach::CallTime, false),
+        ],
+        "{:?}",
+        brief(&report, &dir)
+    );
+}

@@ -170,6 +170,10 @@ fn reach_label(f: &Finding) -> String {
             "call-time: fails when this function runs on {} {on}",
             f.package
         ),
+        Reach::Script => format!(
+            "script: fails when this file runs as a script (`__main__`) on {} {on}",
+            f.package
+        ),
         Reach::Guarded => match &f.guard {
             Some(g) => format!("guarded by {g}: handled by the code on {} {on}", f.package),
             None => format!("guarded: handled by the code on {} {on}", f.package),
@@ -340,12 +344,16 @@ pub fn summary_line(report: &Report) -> String {
     } else {
         let import = count_reach(report, Reach::ImportTime);
         let call = count_reach(report, Reach::CallTime);
+        let script = count_reach(report, Reach::Script);
         let mut parts = Vec::new();
         if import > 0 {
             parts.push(format!("{import} import-time"));
         }
         if call > 0 {
             parts.push(format!("{call} call-time"));
+        }
+        if script > 0 {
+            parts.push(format!("{script} script"));
         }
         let detail = if parts.is_empty() {
             String::new()

@@ -19,12 +19,14 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        if self.scopes.len() == 1 && is_main_test(&s.test) {
+        let main_block = self.scopes.len() == 1 && is_main_test(&s.test);
+        if main_block {
             self.out.is_main = true;
         }
         self.visit_expr(&s.test);
         let info = self.test_info(&s.test);
-        let branch = self.branch_ctx(&info, true);
+        let mut branch = self.branch_ctx(&info, true);
+        branch.in_main |= main_block && !self.ctx.in_function;
         // The contexts of the branches that fall through to the rest of the block.
         let mut through: Vec<Ctx> = Vec::new();
         if !leaves(&s.body) {

@@ -354,6 +354,8 @@ impl Scope {
 #[derive(Debug, Clone, Default)]
 struct Ctx {
     in_function: bool,
+    /// In the module's `if __name__ == "__main__":` block.
+    in_main: bool,
     /// In the body of a `try` whose handlers catch `ImportError` and the like.
     try_guard: bool,
     /// In the body of a `try` whose handlers catch `TypeError`: the arguments of calls are

@@ -212,6 +212,8 @@ impl<'a> Walker<'a> {
     pub(super) fn reach(&self) -> Reach {
         if self.ctx.in_function {
             Reach::CallTime
+        } else if self.ctx.in_main {
+            Reach::Script
         } else {
             Reach::ImportTime
         }

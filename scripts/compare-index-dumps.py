@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Compares two dumps of index files, every path of every release decoded.
 
-    cargo build --release -p apicompat_index --example dump
-    target/release/examples/dump OLD/*.apix OLD/apicompat-stack.apid > before.tsv
-    target/release/examples/dump crates/apicompat/index/*.apix \
+    cargo build --release -p apicompat_index --example index_dump
+    target/release/examples/index_dump OLD/*.apix OLD/apicompat-stack.apid > before.tsv
+    target/release/examples/index_dump crates/apicompat/index/*.apix \
         crates/apicompat/wheel-data/scripts/apicompat-stack.apid > after.tsv
     scripts/compare-index-dumps.py before.tsv after.tsv
 

@@ -2,7 +2,7 @@
 //! decoded, one line each: `package<TAB>release number<TAB>version<TAB>path<TAB>symbol as
 //! JSON`, by package, path, release. Two dumps
 //! compared line by line show what a regeneration changed in the surfaces.
-//! `cargo run --release -p apicompat_index --example dump -- FILE... > dump.tsv`
+//! `cargo run --release -p apicompat_index --example index_dump -- FILE... > dump.tsv`
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;

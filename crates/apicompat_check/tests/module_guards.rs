@@ -260,3 +260,58 @@ fn a_flag_set_true_in_the_handler_is_no_flag() {
         ]
     );
 }
+
+/// A test that installs its own modules in `sys.modules` under torch's names decides what its
+/// imports give: its uses of them are not judged, in every form it may write; a dict that is
+/// not `sys.modules`, and the files that install nothing, stay judged.
+#[test]
+fn test_doubles_in_sys_modules_are_not_judged() {
+    let uses = "\n\ndef use():\n    from torch.distributed.pipelining import pipeline\n    return pipeline\n";
+    let dir = project(
+        "test-doubles",
+        &[
+            (
+                "test_literal.py",
+                &format!("import sys\nimport types\n\nsys.modules[\"torch.distributed.pipelining\"] = types.ModuleType(\"x\")\n{uses}"),
+            ),
+            (
+                "test_loop.py",
+                &format!("import sys\nimport types\n\nfor name in (\"torch\", \"torch.distributed\"):\n    sys.modules[name] = types.ModuleType(name)\n{uses}"),
+            ),
+            (
+                "test_name_of.py",
+                &format!("import sys\nfrom types import ModuleType\n\nm = ModuleType(\"torch.distributed.pipelining\")\nsys.modules[m.__name__] = m\n{uses}"),
+            ),
+            (
+                "test_monkeypatch.py",
+                &format!("import sys\n\n\ndef test_it(monkeypatch):\n    monkeypatch.setitem(sys.modules, \"torch.distributed.pipelining\", object())\n{uses}"),
+            ),
+            (
+                "test_patch_dict.py",
+                &format!("import sys\nfrom unittest import mock\n\n\n@mock.patch.dict(sys.modules, {{\"torch.distributed\": mock.MagicMock()}})\ndef test_it():\n    pass\n{uses}"),
+            ),
+            (
+                "registry.py",
+                &format!("REGISTRY = {{}}\nREGISTRY[\"torch.distributed.pipelining\"] = None\n{uses}"),
+            ),
+            ("plain.py", uses),
+        ],
+    );
+    let got = errors(&dir, "torch==2.3.0");
+    let files: Vec<&str> = got.iter().filter_map(|f| f.split(':').next()).collect();
+    assert_eq!(files, ["plain.py", "registry.py"], "{got:?}");
+}
+
+/// `None` in `sys.modules` makes an import fail (a test of the fallback): no double, the
+/// file's other uses are of the real module.
+#[test]
+fn none_in_sys_modules_is_no_double() {
+    let dir = project(
+        "none-double",
+        &[(
+            "test_none.py",
+            "import sys\n\n\ndef test_missing(monkeypatch):\n    monkeypatch.setitem(sys.modules, \"torch.distributed.pipelining\", None)\n    sys.modules[\"torch.distributed\"] = None\n\n\ndef use():\n    from torch.distributed.pipelining import pipeline\n    return pipeline\n",
+        )],
+    );
+    assert_eq!(errors(&dir, "torch==2.3.0").len(), 1);
+}

@@ -11,6 +11,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 
 mod conditions;
 mod defs;
+mod doubles;
 mod flags;
 mod flow;
 mod getters;
@@ -267,6 +268,16 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
     w.export_self_flags();
     patches::apply(&mut w.out.uses, suite);
     patches::setuptools_distutils(&mut w.out.uses, suite);
+    // Modules the file replaces with test doubles: its uses of them are the doubles'.
+    let stubbed: Vec<String> = doubles::stubbed(suite)
+        .into_iter()
+        .filter(|m| roots.contains(m.split('.').next().unwrap_or(m)))
+        .collect();
+    if !stubbed.is_empty() {
+        w.out
+            .uses
+            .retain(|u| !stubbed.iter().any(|m| doubles::under(&u.path, m)));
+    }
     let mut escaping: Vec<u32> = w.escaping.iter().map(|n| name_key(n)).collect();
     escaping.sort_unstable();
     escaping.dedup();

@@ -16,6 +16,7 @@ pub mod collect;
 mod drift;
 mod evaluate;
 pub mod exclude;
+mod file_problems;
 pub mod files;
 pub mod fix;
 mod importers;
@@ -45,7 +46,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use ruff_text_size::{TextRange, TextSize};
+use ruff_text_size::TextRange;
 
 use apicompat_index::Catalog;
 use apicompat_requirements::{
@@ -62,15 +63,11 @@ use crate::collect::UseKind;
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::rules::{
-    IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, SyntaxError, UncheckedCode,
-    UnindexedPackage,
+    IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, UnindexedPackage,
 };
 
 /// Stack of the threads that parse and walk files: 10,000-deep nesting must not overflow.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
-
-/// At most this many syntax errors are reported per file.
-const MAX_SYNTAX_ERRORS: usize = 20;
 
 /// Source read from standard input.
 #[derive(Debug, Clone)]
@@ -244,7 +241,7 @@ pub(crate) fn check_project(
             .collect();
     }
     let declared = all_declared.in_scopes(&options.scopes);
-    scope_notes(catalog, &all_declared, &options.scopes, &mut summary.notes);
+    targets::scope_notes(catalog, &all_declared, &options.scopes, &mut summary.notes);
     for d in &declared.diagnostics {
         if d.severity >= DiagSeverity::Warning {
             summary.notes.push(format!(
@@ -389,83 +386,8 @@ pub(crate) fn check_project(
     let mut unindexed = rules::Unindexed::default();
     let mut per_file: Vec<(usize, Finding, Vec<u32>)> = Vec::new();
     for (fi, file) in analyzed.iter().enumerate() {
-        if let Some(message) = &file.io_error {
-            summary.io_failure = true;
-            per_file.push((
-                fi,
-                file_finding(
-                    IoError::RULE,
-                    &file.path,
-                    (1, 1, 1, 1),
-                    format!("cannot read `{}`: {message}", file.path.display()),
-                ),
-                vec![],
-            ));
+        if file_problems::of(fi, file, &mut per_file, &mut summary) {
             continue;
-        }
-        if let Some(at) = file.bad_utf8_at {
-            let offset = at.min(file.text.len());
-            let (line, col) = file.position(TextSize::try_from(offset).unwrap_or_default());
-            per_file.push((
-                fi,
-                file_finding(
-                    UncheckedCode::RULE,
-                    &file.path,
-                    (line, col, line, col),
-                    format!(
-                        "not valid UTF-8 (first bad byte at offset {at}); read with replacement characters"
-                    ),
-                ),
-                vec![line],
-            ));
-        }
-        if let Some(reason) = &file.not_parsed {
-            per_file.push((
-                fi,
-                file_finding(
-                    UncheckedCode::RULE,
-                    &file.path,
-                    (1, 1, 1, 1),
-                    format!("{reason}: the file is not checked"),
-                ),
-                vec![1],
-            ));
-        }
-        if let Some(range) = file.uses.too_deep {
-            let (l, c, el, ec) = span(file, range);
-            per_file.push((
-                fi,
-                file_finding(
-                    UncheckedCode::RULE,
-                    &file.path,
-                    (l, c, el, ec),
-                    format!(
-                        "nesting deeper than {} levels; the code inside is not checked",
-                        collect::MAX_DEPTH
-                    ),
-                ),
-                vec![l],
-            ));
-        }
-        for (range, message) in file.syntax_errors.iter().take(MAX_SYNTAX_ERRORS) {
-            let (l, c, el, ec) = span(file, *range);
-            per_file.push((
-                fi,
-                file_finding(
-                    SyntaxError::RULE,
-                    &file.path,
-                    (l, c, el, ec),
-                    format!("syntax error: {message}"),
-                ),
-                vec![l],
-            ));
-        }
-        if file.syntax_errors.len() > MAX_SYNTAX_ERRORS {
-            summary.notes.push(format!(
-                "{}: {} more syntax errors not shown",
-                file.path.display(),
-                file.syntax_errors.len() - MAX_SYNTAX_ERRORS
-            ));
         }
         for (root, range) in &file.uses.foreign {
             if reported[fi] && !stdlib::is_stdlib(root) && !discovered.first_party.contains(root) {
@@ -869,77 +791,6 @@ fn guard_note(analyzed: &[Arc<Analyzed>], fi: usize, at: collect::GuardAt) -> Op
         _ => format!("`{shown}` (line {line})"),
     })
 }
-
-/// Notes on requirement scopes: the scopes that declare an indexed package and are not
-/// checked, and a scope asked for that the project does not have.
-fn scope_notes(
-    catalog: &Catalog,
-    declared: &apicompat_requirements::Declared,
-    wanted: &[String],
-    notes: &mut Vec<String>,
-) {
-    let scopes = declared.scopes();
-    for w in wanted {
-        if !scopes.contains_key(&apicompat_requirements::normalize_name(w)) {
-            let known: Vec<&str> = scopes.keys().map(String::as_str).collect();
-            notes.push(format!(
-                "--scope {w}: the project declares no such scope (its scopes: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            ));
-        }
-    }
-    // The scopes asked for and the extras they bring in (`base = ["proj[hf]"]`) are checked;
-    // so are the extras' requirements on packages the main requirements do not name (they
-    // are what installs bring in, `targets::from_extras`).
-    let wanted = declared.scope_closure(wanted);
-    let main: HashSet<&str> = declared
-        .requirements
-        .iter()
-        .filter(|r| {
-            r.group
-                .as_deref()
-                .is_none_or(|g| wanted.contains(&apicompat_requirements::normalize_name(g)))
-        })
-        .map(|r| r.name.as_str())
-        .collect();
-    let listed: Vec<(&String, Vec<String>)> = scopes
-        .iter()
-        .filter(|(name, _)| !wanted.contains(name))
-        .filter_map(|(name, reqs)| {
-            let indexed: Vec<String> = reqs
-                .iter()
-                .filter(|r| main.contains(r.name.as_str()))
-                .filter(|r| matches!(catalog.package(&r.name), Ok(Some(_))))
-                .map(|r| format!("`{}` ({})", r.raw, r.source))
-                .collect();
-            (!indexed.is_empty()).then_some((name, indexed))
-        })
-        .collect();
-    // A project with an extra per accelerator lists hundreds: the first few of each.
-    let unchecked = targets::capped(
-        &listed,
-        MAX_SCOPES_LISTED,
-        "; ",
-        " scopes",
-        |(name, reqs)| {
-            let reqs = targets::capped(reqs, MAX_SCOPES_LISTED, ", ", "", |r| r.clone());
-            format!("`{name}`: {reqs}")
-        },
-    );
-    if !unchecked.is_empty() {
-        notes.push(format!(
-            "requirement scopes not checked (extras, dependency groups, other requirements files): {}; `--scope NAME` checks one with the main requirements",
-            unchecked
-        ));
-    }
-}
-
-/// Scopes, and requirements of each, listed in the note on scopes not checked.
-const MAX_SCOPES_LISTED: usize = 4;
 
 /// The exclusions and per-file ignores of the project, the command line over
 /// `[tool.apicompat]`; globs that do not compile and unknown codes become notes.

@@ -2,9 +2,10 @@
 //! given with `--python`, `[tool.apicompat] targets`, the project's declared requirements, an
 //! active virtual environment, or else the newest release.
 
+use std::collections::HashSet;
 use std::path::Path;
 
-use apicompat_index::{PackageView, ReleaseRef};
+use apicompat_index::{Catalog, PackageView, ReleaseRef};
 use apicompat_requirements::{
     normalize_name, parse_requirement, release_of, select, Declared, DeclaredRequirement,
     InstalledEnvironment, Operator, Version, VersionSpecifiers,
@@ -592,4 +593,75 @@ pub fn find_project_root(start: &Path) -> std::path::PathBuf {
         }
     }
     start
+}
+
+/// Scopes, and requirements of each, listed in the note on scopes not checked.
+const MAX_SCOPES_LISTED: usize = 4;
+
+/// Notes on requirement scopes: the scopes that declare an indexed package and are not
+/// checked, and a scope asked for that the project does not have.
+pub(crate) fn scope_notes(
+    catalog: &Catalog,
+    declared: &apicompat_requirements::Declared,
+    wanted: &[String],
+    notes: &mut Vec<String>,
+) {
+    let scopes = declared.scopes();
+    for w in wanted {
+        if !scopes.contains_key(&apicompat_requirements::normalize_name(w)) {
+            let known: Vec<&str> = scopes.keys().map(String::as_str).collect();
+            notes.push(format!(
+                "--scope {w}: the project declares no such scope (its scopes: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+    }
+    // The scopes asked for and the extras they bring in (`base = ["proj[hf]"]`) are checked;
+    // so are the extras' requirements on packages the main requirements do not name (they
+    // are what installs bring in, `targets::from_extras`).
+    let wanted = declared.scope_closure(wanted);
+    let main: HashSet<&str> = declared
+        .requirements
+        .iter()
+        .filter(|r| {
+            r.group
+                .as_deref()
+                .is_none_or(|g| wanted.contains(&apicompat_requirements::normalize_name(g)))
+        })
+        .map(|r| r.name.as_str())
+        .collect();
+    let listed: Vec<(&String, Vec<String>)> = scopes
+        .iter()
+        .filter(|(name, _)| !wanted.contains(name))
+        .filter_map(|(name, reqs)| {
+            let indexed: Vec<String> = reqs
+                .iter()
+                .filter(|r| main.contains(r.name.as_str()))
+                .filter(|r| matches!(catalog.package(&r.name), Ok(Some(_))))
+                .map(|r| format!("`{}` ({})", r.raw, r.source))
+                .collect();
+            (!indexed.is_empty()).then_some((name, indexed))
+        })
+        .collect();
+    // A project with an extra per accelerator lists hundreds: the first few of each.
+    let unchecked = capped(
+        &listed,
+        MAX_SCOPES_LISTED,
+        "; ",
+        " scopes",
+        |(name, reqs)| {
+            let reqs = capped(reqs, MAX_SCOPES_LISTED, ", ", "", |r| r.clone());
+            format!("`{name}`: {reqs}")
+        },
+    );
+    if !unchecked.is_empty() {
+        notes.push(format!(
+            "requirement scopes not checked (extras, dependency groups, other requirements files): {}; `--scope NAME` checks one with the main requirements",
+            unchecked
+        ));
+    }
 }

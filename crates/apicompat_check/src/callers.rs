@@ -135,13 +135,16 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             None => covers.module.as_ref(),
         }
     };
-    let covered = {
-        let uses = &file.uses;
+    if covers.module.is_none() && covers.functions.iter().all(Option::is_none) {
+        return;
+    }
+    let covered = |a: &Analyzed| {
+        let uses = &a.uses;
         uses.uses.iter().any(|u| cover_of(u.func).is_some())
             || uses.members.iter().any(|m| cover_of(m.func).is_some())
             || uses.sites.iter().any(|s| cover_of(s.func).is_some())
     };
-    if !covered {
+    if !crate::link::writable(file, covered) {
         return;
     }
     let uses = &mut Arc::make_mut(file).uses;

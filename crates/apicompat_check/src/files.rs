@@ -710,7 +710,12 @@ fn analyze_owned(
             }
         }
     }
-    let uses = collect_in(parsed.suite(), roots, text.contains(":="));
+    let uses = collect_in(
+        parsed.suite(),
+        roots,
+        text.contains(":="),
+        text.contains("sys.modules"),
+    );
     let process_groups = crate::pgcopy::extract(parsed.suite(), &text);
     let mut semantic = apicompat_semantic::extract_with(
         parsed.suite(),

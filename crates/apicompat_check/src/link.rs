@@ -80,16 +80,18 @@ impl Helpers {
     /// calls some).
     pub fn apply(&self, a: &mut Arc<Analyzed>) {
         let helper_call = |v: &[(String, Pred)]| v.iter().any(|(_, p)| p.has_helper_call());
-        let uses = &a.uses;
-        let calls_helpers = uses.uses.iter().any(|u| helper_call(&u.versions))
-            || uses.members.iter().any(|m| helper_call(&m.versions))
-            || uses.sites.iter().any(|c| helper_call(&c.versions))
-            || uses.calls.iter().any(|c| helper_call(&c.versions))
-            || uses
-                .project_imports
-                .iter()
-                .any(|c| helper_call(&c.versions));
-        if !calls_helpers {
+        let calls_helpers = |a: &Analyzed| {
+            let uses = &a.uses;
+            uses.uses.iter().any(|u| helper_call(&u.versions))
+                || uses.members.iter().any(|m| helper_call(&m.versions))
+                || uses.sites.iter().any(|c| helper_call(&c.versions))
+                || uses.calls.iter().any(|c| helper_call(&c.versions))
+                || uses
+                    .project_imports
+                    .iter()
+                    .any(|c| helper_call(&c.versions))
+        };
+        if !writable(a, calls_helpers) {
             return;
         }
         let lookup = |name: &str| self.helpers.get(name).cloned();
@@ -124,6 +126,13 @@ impl Helpers {
             resolve_boxed(&mut c.versions);
         }
     }
+}
+
+/// Whether a file may be changed: it is not shared (a check without [`crate::warm`]: changed
+/// in place, nothing scanned first), or `changes` says something will be added (then it is
+/// copied by `Arc::make_mut`).
+pub(crate) fn writable(a: &mut Arc<Analyzed>, changes: impl FnOnce(&Analyzed) -> bool) -> bool {
+    Arc::get_mut(a).is_some() || changes(a)
 }
 
 /// The previous check's tables and results, by file.
@@ -172,7 +181,15 @@ pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkM
     let previous = memo
         .as_deref()
         .filter(|m| m.tables.is_none() || m.tables.as_ref() == Some(&tables));
-    let walked: Vec<Arc<Analyzed>> = files.to_vec();
+    // Kept for the memo only: a second reference makes every change a copy.
+    let keep = |files: &[Arc<Analyzed>]| -> Vec<Arc<Analyzed>> {
+        if memo.is_some() {
+            files.to_vec()
+        } else {
+            Vec::new()
+        }
+    };
+    let walked = keep(files);
     for f in files.iter_mut() {
         let kept = previous
             .and_then(|m| m.files.get(&f.path))
@@ -185,7 +202,7 @@ pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkM
             }
         }
     }
-    let resolved: Vec<Arc<Analyzed>> = files.to_vec();
+    let resolved = keep(files);
     let covers = crate::callers::file_covers(files);
     for (f, c) in files.iter_mut().zip(&covers) {
         let kept = memo

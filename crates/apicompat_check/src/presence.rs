@@ -86,11 +86,13 @@ impl Presence {
     /// Replaces the marks of function calls in a file's requirements (the file is copied
     /// only when it has some).
     pub fn apply(&self, a: &mut Arc<Analyzed>) {
-        let uses = &a.uses;
-        if !(uses.uses.iter().any(|u| has_marks(&u.requires))
-            || uses.members.iter().any(|m| has_marks(&m.requires))
-            || uses.sites.iter().any(|s| has_marks(&s.requires)))
-        {
+        let marks = |a: &Analyzed| {
+            let uses = &a.uses;
+            uses.uses.iter().any(|u| has_marks(&u.requires))
+                || uses.members.iter().any(|m| has_marks(&m.requires))
+                || uses.sites.iter().any(|s| has_marks(&s.requires))
+        };
+        if !crate::link::writable(a, marks) {
             return;
         }
         let a = Arc::make_mut(a);

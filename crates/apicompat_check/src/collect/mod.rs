@@ -236,13 +236,19 @@ pub struct ModuleImport {
 
 /// Collects the uses of the top-level modules in `roots`.
 pub fn collect(suite: &[Stmt], roots: &HashSet<String>) -> FileUses {
-    collect_in(suite, roots, true)
+    collect_in(suite, roots, true, true)
 }
 
 /// [`collect`], told whether the source may hold an assignment expression (`:=`, the only
 /// binding inside an expression): without one, the names a function binds are found from its
-/// statements' targets alone.
-pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> FileUses {
+/// statements' targets alone; and whether it mentions `sys.modules` (test doubles,
+/// [`doubles`]).
+pub fn collect_in(
+    suite: &[Stmt],
+    roots: &HashSet<String>,
+    walrus: bool,
+    sys_modules: bool,
+) -> FileUses {
     let mut w = Walker {
         walrus,
         roots,
@@ -269,7 +275,9 @@ pub fn collect_in(suite: &[Stmt], roots: &HashSet<String>, walrus: bool) -> File
     patches::apply(&mut w.out.uses, suite);
     patches::setuptools_distutils(&mut w.out.uses, suite);
     // Modules the file replaces with test doubles: its uses of them are the doubles'.
-    let stubbed: Vec<String> = doubles::stubbed(suite)
+    let stubbed: Vec<String> = sys_modules
+        .then(|| doubles::stubbed(suite))
+        .unwrap_or_default()
         .into_iter()
         .filter(|m| roots.contains(m.split('.').next().unwrap_or(m)))
         .collect();

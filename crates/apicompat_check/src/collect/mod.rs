@@ -275,9 +275,12 @@ pub fn collect_in(
     patches::apply(&mut w.out.uses, suite);
     patches::setuptools_distutils(&mut w.out.uses, suite);
     // Modules the file replaces with test doubles: its uses of them are the doubles'.
-    let stubbed: Vec<String> = sys_modules
-        .then(|| doubles::stubbed(suite))
-        .unwrap_or_default()
+    let doubled = if sys_modules {
+        doubles::stubbed(suite)
+    } else {
+        Vec::new()
+    };
+    let stubbed: Vec<String> = doubled
         .into_iter()
         .filter(|m| roots.contains(m.split('.').next().unwrap_or(m)))
         .collect();

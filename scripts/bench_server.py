@@ -45,6 +45,17 @@ def wait(p, pick):
             return m
 
 
+def start_server(binary, root):
+    """`BINARY --no-cache server`, initialized with the workspace root `root`."""
+    p = subprocess.Popen([binary, "--no-cache", "server"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    send(p, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"processId": None, "rootUri": "file://" + root, "capabilities": {}}})
+    wait(p, lambda m: m.get("id") == 1)
+    send(p, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    return p
+
+
 def sync(p, n):
     """Sends a request the server does not know and reads up to its (error) answer: the server
     handles messages in order, so every publication of what was sent before comes first.
@@ -99,12 +110,7 @@ def main():
         path = max(files, key=os.path.getsize)
     text = open(path, encoding="utf-8", errors="replace").read()
     uri = "file://" + path
-    p = subprocess.Popen([binary, "--no-cache", "server"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    send(p, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"processId": None, "rootUri": "file://" + root, "capabilities": {}}})
-    wait(p, lambda m: m.get("id") == 1)
-    send(p, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    p = start_server(binary, root)
     is_diag = lambda m: m.get("method") == "textDocument/publishDiagnostics"
     for other in others:
         o = os.path.join(root, other)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_server import recv, send, wait  # noqa: E402
+from bench_server import send, start_server, wait  # noqa: E402
 
 
 def main():
@@ -40,12 +40,7 @@ def main():
     others = [p for p in sorted(others, key=os.path.getsize, reverse=True) if p not in expected]
     files += others[:extra]
 
-    p = subprocess.Popen([binary, "--no-cache", "server"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    send(p, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"processId": None, "rootUri": "file://" + root, "capabilities": {}}})
-    wait(p, lambda m: m.get("id") == 1)
-    send(p, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    p = start_server(binary, root)
     differ = 0
     for path in files:
         uri = "file://" + path

@@ -18,6 +18,22 @@ fn package<'a>(catalog: &'a Catalog, name: &str) -> &'a PackageView {
     }
 }
 
+/// The releases of `v` where `path` is deprecated; with `present`, it must be present in
+/// every release.
+fn deprecated_releases(v: &PackageView, path: &str, present: bool) -> Vec<String> {
+    let versions = v.versions();
+    versions
+        .iter()
+        .enumerate()
+        .filter(|(r, _)| match v.status(path, *r).unwrap() {
+            Status::Present { symbol, .. } => symbol.deprecated.is_some(),
+            other if present => panic!("{path} in {}: {other:?}", versions[*r]),
+            _ => false,
+        })
+        .map(|(_, version)| version.clone())
+        .collect()
+}
+
 fn torch(catalog: &Catalog) -> &PackageView {
     package(catalog, "torch")
 }
@@ -349,17 +365,7 @@ fn python_deprecations_follow_the_version_and_every_overload() {
     let catalog = apicompat::embedded_catalog();
     let v = package(&catalog, "python");
     let versions = v.versions();
-    let deprecated_in = |path: &str| -> Vec<&str> {
-        versions
-            .iter()
-            .enumerate()
-            .filter(|(r, _)| match v.status(path, *r).unwrap() {
-                Status::Present { symbol, .. } => symbol.deprecated.is_some(),
-                other => panic!("{path} in {}: {other:?}", versions[*r]),
-            })
-            .map(|(_, version)| version.as_str())
-            .collect()
-    };
+    let deprecated_in = |path: &str| deprecated_releases(v, path, true);
     let none: Vec<&str> = Vec::new();
     for path in [
         "shutil.which",
@@ -399,17 +405,7 @@ fn torch_deprecations_under_type_checking_are_the_declaration() {
     let catalog = apicompat::embedded_catalog();
     let v = torch(&catalog);
     let versions = v.versions();
-    let deprecated_in = |path: &str| -> Vec<&str> {
-        versions
-            .iter()
-            .enumerate()
-            .filter(|(r, _)| match v.status(path, *r).unwrap() {
-                Status::Present { symbol, .. } => symbol.deprecated.is_some(),
-                _ => false,
-            })
-            .map(|(_, version)| version.as_str())
-            .collect()
-    };
+    let deprecated_in = |path: &str| deprecated_releases(v, path, false);
     let from_2_6: Vec<&str> = versions
         .iter()
         .map(String::as_str)

@@ -179,6 +179,27 @@ fn diagnostics_code_actions_and_hover_over_stdio() {
     stop(child, c, 4);
 }
 
+/// A project in a fresh directory (canonical), with the server started on it and initialized.
+fn session(
+    name: &str,
+    files: &[(&str, &str)],
+) -> (std::path::PathBuf, std::process::Child, Client) {
+    let dir = common::project_in("server", name, files);
+    let dir = std::fs::canonicalize(&dir).expect("canonical");
+    let (child, mut c) = start(&dir);
+    c.wait(|m| m["id"] == 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    (dir, child, c)
+}
+
+/// `didOpen` of a Python document.
+fn open_doc(c: &mut Client, uri: &str, text: &str) {
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}),
+    );
+}
+
 /// The diagnostics the server publishes next for each of `uris` (other messages are skipped).
 fn published(c: &Client, uris: &[&str]) -> Vec<Vec<Value>> {
     let mut out: Vec<Option<Vec<Value>>> = vec![None; uris.len()];
@@ -201,8 +222,7 @@ fn published(c: &Client, uris: &[&str]) -> Vec<Vec<Value>> {
 /// called only from `main.py`. Guarded there, the use is guarded; unguarded, it breaks.
 #[test]
 fn a_change_updates_the_diagnostics_of_dependent_open_documents() {
-    let dir = common::project_in(
-        "server",
+    let (dir, child, mut c) = session(
         "dependents",
         &[
             ("requirements.txt", "torch>=2.3\n"),
@@ -210,32 +230,21 @@ fn a_change_updates_the_diagnostics_of_dependent_open_documents() {
             ("main.py", ""),
         ],
     );
-    let dir = std::fs::canonicalize(&dir).expect("canonical");
     let lib = format!("file://{}", dir.join("lib.py").display());
     let main = format!("file://{}", dir.join("main.py").display());
     let lib_text = "import torch\n\n\ndef build(model):\n    return torch.distributed.pipelining.pipeline(model)\n";
     let guarded = "import torch\n\nfrom lib import build\n\nif torch.__version__ >= \"2.4\":\n    build(None)\n";
     let unguarded = "import torch\n\nfrom lib import build\n\nbuild(None)\n";
 
-    let (child, mut c) = start(&dir);
-    c.wait(|m| m["id"] == 1);
-    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    let open = |c: &mut Client, uri: &str, text: &str| {
-        c.send(
-            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}}),
-        );
-    };
-
     // Alone, `build` may run anywhere: its use breaks on 2.3.
-    open(&mut c, &lib, lib_text);
+    open_doc(&mut c, &lib, lib_text);
     let [alone] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
     assert!(
         alone.iter().any(|d| d["range"]["start"]["line"] == 4),
         "{alone:?}"
     );
     // Its only caller, opened, runs it on 2.4 and later: `lib.py` is published again, clean.
-    open(&mut c, &main, guarded);
+    open_doc(&mut c, &main, guarded);
     let both = published(&c, &[&lib, &main]);
     assert_eq!(both, vec![Vec::<Value>::new(), Vec::new()]);
     // The guard removed in `main.py`: `lib.py` breaks again, without being edited.
@@ -258,8 +267,7 @@ fn open_documents_are_checked_with_the_files_on_disk() {
     let lib_text = "import torch\n\n\ndef build(model):\n    return torch.distributed.pipelining.pipeline(model)\n";
     let guarded = "import torch\n\nfrom lib import build\n\nif torch.__version__ >= \"2.4\":\n    build(None)\n";
     let unguarded = "import torch\n\nfrom lib import build\n\nbuild(None)\n";
-    let dir = common::project_in(
-        "server",
+    let (dir, child, mut c) = session(
         "on-disk",
         &[
             ("requirements.txt", "torch>=2.3\n"),
@@ -267,16 +275,9 @@ fn open_documents_are_checked_with_the_files_on_disk() {
             ("main.py", guarded),
         ],
     );
-    let dir = std::fs::canonicalize(&dir).expect("canonical");
     let lib = format!("file://{}", dir.join("lib.py").display());
 
-    let (child, mut c) = start(&dir);
-    c.wait(|m| m["id"] == 1);
-    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    c.send(
-        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": lib, "languageId": "python", "version": 1, "text": lib_text}}}),
-    );
+    open_doc(&mut c, &lib, lib_text);
     let [first] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
     assert_eq!(first, Vec::<Value>::new());
     let mut version = 1;
@@ -310,8 +311,7 @@ fn open_documents_are_checked_with_the_files_on_disk() {
 /// defines `attach`; once it does, `m.set_submodule` (torch 2.5+) breaks on 2.3 - 2.4.
 #[test]
 fn a_new_function_is_typed_from_callers_on_disk() {
-    let dir = common::project_in(
-        "server",
+    let (dir, child, mut c) = session(
         "new-function",
         &[
             ("requirements.txt", "torch>=2.3\n"),
@@ -322,16 +322,9 @@ fn a_new_function_is_typed_from_callers_on_disk() {
             ),
         ],
     );
-    let dir = std::fs::canonicalize(&dir).expect("canonical");
     let lib = format!("file://{}", dir.join("lib.py").display());
 
-    let (child, mut c) = start(&dir);
-    c.wait(|m| m["id"] == 1);
-    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    c.send(
-        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": lib, "languageId": "python", "version": 1, "text": ""}}}),
-    );
+    open_doc(&mut c, &lib, "");
     let [first] = <[_; 1]>::try_from(published(&c, &[&lib])).expect("one");
     assert_eq!(first, Vec::<Value>::new());
     c.send(
@@ -353,20 +346,15 @@ fn a_new_function_is_typed_from_callers_on_disk() {
 /// (AC008, which weighs every use of the project), not syntax errors.
 #[test]
 fn a_declaration_file_gets_its_requirement_findings() {
-    let dir = common::project_in(
-        "server",
+    let (dir, child, mut c) = session(
         "declaration",
         &[
             ("requirements.txt", "torch>=2.3\n"),
             ("main.py", "import torch.distributed.pipelining\n"),
         ],
     );
-    let dir = std::fs::canonicalize(&dir).expect("canonical");
     let req = format!("file://{}", dir.join("requirements.txt").display());
 
-    let (child, mut c) = start(&dir);
-    c.wait(|m| m["id"] == 1);
-    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     c.send(
         json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
         "textDocument": {"uri": req, "languageId": "pip-requirements", "version": 1,
@@ -385,8 +373,7 @@ fn a_declaration_file_gets_its_requirement_findings() {
 #[test]
 fn a_sub_project_is_checked_against_its_own_declarations() {
     let line = "import torch.distributed.pipelining\n";
-    let dir = common::project_in(
-        "server",
+    let (dir, child, mut c) = session(
         "sub-project",
         &[
             ("requirements.txt", "torch>=2.3\n"),
@@ -395,18 +382,11 @@ fn a_sub_project_is_checked_against_its_own_declarations() {
             ("tools/run.py", line),
         ],
     );
-    let dir = std::fs::canonicalize(&dir).expect("canonical");
     let main = format!("file://{}", dir.join("main.py").display());
     let tool = format!("file://{}", dir.join("tools/run.py").display());
 
-    let (child, mut c) = start(&dir);
-    c.wait(|m| m["id"] == 1);
-    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     for uri in [&main, &tool] {
-        c.send(
-            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": line}}}),
-        );
+        open_doc(&mut c, uri, line);
     }
     let got = published(&c, &[&main, &tool]);
     assert_eq!(got[0].len(), 1, "{got:?}");

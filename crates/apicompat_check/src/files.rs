@@ -500,36 +500,35 @@ fn analyze_warm(
             Some((Arc::clone(&e.analyzed), e.defs.as_slice()))
         })
         .collect();
-    let read: Vec<Option<Result<Vec<u8>, String>>> = sources
+    let mut read: Vec<Option<Result<Vec<u8>, String>>> = sources
         .par_iter()
         .zip(&kept)
         .map(|(s, k)| k.is_none().then(|| s.bytes()))
         .collect();
-    let fresh_defs: Vec<Vec<String>> = read
+    // Each source's `def`/`class` names: kept, or scanned once from what was read.
+    let defs: Vec<Vec<String>> = kept
         .par_iter()
-        .map(|r| match r {
-            Some(Ok(b)) => def_names(b),
+        .zip(&read)
+        .map(|(k, r)| match (k, r) {
+            (Some((_, d)), _) => d.to_vec(),
+            (None, Some(Ok(b))) => def_names(b),
             _ => Vec::new(),
         })
         .collect();
-    let defined: HashSet<String> = kept
-        .iter()
-        .zip(&fresh_defs)
-        .flat_map(|(k, fresh)| k.as_ref().map_or(fresh.as_slice(), |(_, d)| d))
-        .cloned()
-        .collect();
-    // Kept walks that dropped calls of a name defined only now are made again.
-    let added: Vec<&String> = defined
+    let defined: HashSet<String> = defs.iter().flatten().cloned().collect();
+    // Kept walks that dropped calls of a name defined only now are made again (one scan of
+    // each kept text's identifiers, whatever the number of names).
+    let added: HashSet<&str> = defined
         .iter()
         .filter(|n| !state.defined.contains(*n))
+        .map(String::as_str)
         .collect();
-    let mut read = read;
     if !added.is_empty() {
         let stale: Vec<bool> = kept
             .par_iter()
             .map(|k| {
                 k.as_ref()
-                    .is_some_and(|(a, _)| added.iter().any(|n| a.text.contains(n.as_str())))
+                    .is_some_and(|(a, _)| mentions_any(&a.text, &added))
             })
             .collect();
         for (i, stale) in stale.into_iter().enumerate() {
@@ -581,12 +580,11 @@ fn analyze_warm(
                     stamp,
                     stdin_at != Some(i) && a.io_error.is_none() && settled,
                 ) {
-                    let defs = def_names(a.text.as_bytes());
                     state.files.insert(
                         s.path.clone(),
                         warm::Entry {
                             stamp,
-                            defs,
+                            defs: defs[i].clone(),
                             analyzed: Arc::clone(&a),
                         },
                     );
@@ -615,6 +613,13 @@ fn read_source(path: &Path) -> Result<Vec<u8>, String> {
         Err(apicompat_requirements::ReadError::Io(e)) => Err(describe_io(&e)),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// Whether `text` has an identifier among `names` (strings and comments included).
+fn mentions_any(text: &str, names: &HashSet<&str>) -> bool {
+    let is_part = |c: char| c == '_' || c.is_alphanumeric();
+    text.split(|c: char| !is_part(c))
+        .any(|word| !word.is_empty() && names.contains(word))
 }
 
 /// The names after `def` (or `async def`) and `class` at the start of a line: a scan of the

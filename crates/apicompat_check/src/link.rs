@@ -177,10 +177,12 @@ pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkM
             None
         }
     });
+    let reused = kept_tables.is_some();
     let tables = kept_tables.unwrap_or_else(|| (Helpers::new(files), Presence::new(files)));
+    // The previous results after the tables hold when the tables are the same.
     let previous = memo
         .as_deref()
-        .filter(|m| m.tables.is_none() || m.tables.as_ref() == Some(&tables));
+        .filter(|m| reused || m.tables.as_ref() == Some(&tables));
     // Kept for the memo only: a second reference makes every change a copy.
     let keep = |files: &[Arc<Analyzed>]| -> Vec<Arc<Analyzed>> {
         if memo.is_some() {

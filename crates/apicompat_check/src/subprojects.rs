@@ -62,6 +62,32 @@ impl Plan {
         )
     }
 
+    /// `base` for the root's part: the root's declarations, the sub-projects left out.
+    fn root_options(&self, base: &Options) -> Options {
+        let mut o = base.clone();
+        o.project = Some(self.root.clone());
+        o.skip_dirs = self.subs.clone();
+        o
+    }
+
+    /// `base` for a sub-project: its files and declarations, completed by the root's, the
+    /// root's packages as context, the sub-projects inside it left out.
+    fn sub_options(&self, base: &Options, sub: &Path) -> Options {
+        let mut o = base.clone();
+        o.paths = vec![sub.to_path_buf()];
+        o.project = Some(sub.to_path_buf());
+        o.inherit = Some(self.root.clone());
+        o.own_roots = self.own.clone();
+        o.context = self.context.clone();
+        o.skip_dirs = self
+            .subs
+            .iter()
+            .filter(|s| s.as_path() != sub && s.starts_with(sub))
+            .cloned()
+            .collect();
+        o
+    }
+
     fn shown(&self, sub: &Path) -> String {
         crate::survey::display(sub.strip_prefix(&self.root).unwrap_or(sub))
     }
@@ -70,19 +96,9 @@ impl Plan {
 /// Checks each part of a planned tree: the root's files without the sub-projects, then each
 /// sub-project with its own declarations completed by the root's.
 pub(crate) fn run(catalog: &Catalog, options: &Options, plan: Plan) -> Result<Report, UsageError> {
-    let mut root_options = options.clone();
-    root_options.project = Some(plan.root.clone());
-    root_options.skip_dirs = plan.subs.clone();
-    let mut report = part(catalog, &root_options)?;
+    let mut report = part(catalog, &plan.root_options(options))?;
     for sub in &plan.subs {
-        let mut o = options.clone();
-        o.paths = vec![sub.clone()];
-        o.project = Some(sub.clone());
-        o.inherit = Some(plan.root.clone());
-        o.own_roots = plan.own.clone();
-        o.context = plan.context.clone();
-        o.skip_dirs = nested(&plan.subs, sub);
-        let sub_report = part(catalog, &o)?;
+        let sub_report = part(catalog, &plan.sub_options(options, sub))?;
         report.summary.notes.push(format!(
             "`{}` has declarations of its own: its {} file(s) are checked against them",
             plan.shown(sub),
@@ -117,8 +133,8 @@ impl Parts {
     /// options (`paths`, `project`, the enclosing project's declarations and packages, the
     /// nested parts left out), as [`run`] sets them.
     pub fn options_for(&self, base: &Options, root: &Path, file: &Path) -> (PathBuf, Options) {
-        let mut o = base.clone();
         let Some(plan) = &self.plan else {
+            let mut o = base.clone();
             o.paths = vec![root.to_path_buf()];
             o.project = Some(root.to_path_buf());
             return (root.to_path_buf(), o);
@@ -131,30 +147,13 @@ impl Parts {
             .max_by_key(|s| s.components().count());
         match sub {
             None => {
+                let mut o = plan.root_options(base);
                 o.paths = vec![plan.root.clone()];
-                o.project = Some(plan.root.clone());
-                o.skip_dirs = plan.subs.clone();
                 (plan.root.clone(), o)
             }
-            Some(sub) => {
-                o.paths = vec![sub.clone()];
-                o.project = Some(sub.clone());
-                o.inherit = Some(plan.root.clone());
-                o.own_roots = plan.own.clone();
-                o.context = plan.context.clone();
-                o.skip_dirs = nested(&plan.subs, sub);
-                (sub.clone(), o)
-            }
+            Some(sub) => (sub.clone(), plan.sub_options(base, sub)),
         }
     }
-}
-
-/// The sub-projects inside `sub`, left out of its run.
-fn nested(subs: &[PathBuf], sub: &Path) -> Vec<PathBuf> {
-    subs.iter()
-        .filter(|s| s.as_path() != sub && s.starts_with(sub))
-        .cloned()
-        .collect()
 }
 
 /// One part of a planned tree (never planned again: it is not split).

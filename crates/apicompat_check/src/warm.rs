@@ -7,9 +7,9 @@
 //! - its module name (relative imports);
 //! - the indexed top-level modules of the run (a change drops every kept analysis);
 //! - the names the project defines (`def`/`class`): the walk keeps a call for the semantic
-//!   model only when its name is one of them. When a name is added, the kept files whose text
-//!   contains it are walked again; a name removed leaves calls that match nothing, which is
-//!   harmless.
+//!   model only when its name is one of them. When names are added, the kept files that
+//!   have one of them as an identifier are walked again (one scan of each text, whatever the
+//!   number of names); a name removed leaves calls that match nothing, which is harmless.
 //!
 //! Everything after the walk (version helpers and callers across files, the semantic model, the
 //! rules) runs on every check, on the kept analyses, which those stages copy before they change
@@ -167,15 +167,6 @@ impl Warm {
     /// half-written that matters (entries are replaced whole), so a poisoned lock is taken.
     pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// How many files' analyses are kept.
-    pub fn len(&self) -> usize {
-        self.lock().files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

@@ -17,9 +17,10 @@ use apicompat_surface::Kind;
 
 use crate::collect::MemberUse;
 use crate::files::Analyzed;
-use crate::members::{finding, MemberChecker, MemberDef, Packages};
+use crate::members::{MemberChecker, MemberDef, Packages};
 use crate::model::{Finding, Fix, FixKind};
 use crate::pgcopy::TypeSource;
+use crate::rules::ac009_drifting_attribute::finding;
 use crate::targets::Target;
 
 /// Words that say little about what a member is.

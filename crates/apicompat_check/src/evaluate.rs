@@ -11,6 +11,11 @@ use apicompat_surface::{Kind, Signature};
 use crate::collect::{Found, PathTest, Use, UseKind};
 use crate::judge::{self, Said, Verdict};
 use crate::model::{Finding, Fix, FixKind, Reach, Severity};
+use crate::rules::{
+    self, ac001_missing_import as missing_import, ac002_missing_attribute as missing_attribute,
+    ac003_unsupported_keyword as unsupported_keyword, ac013_call_does_not_bind as call_binding,
+    Breaks,
+};
 use crate::targets::Target;
 use crate::versions::Pred;
 
@@ -421,56 +426,27 @@ impl<'c> Evaluator<'c> {
         };
         let rule = judge::rule_of(&u.kind);
         let symbol = judge::symbol_of(u);
+        let breaks = Breaks {
+            path: &u.path,
+            package: pkg,
+            listed: &listed,
+            target: &target.short,
+            works: (!present.is_empty()).then_some(from_on.as_str()),
+        };
         let message = match &u.kind {
-            UseKind::Keyword(k) => {
-                let tail = if present.is_empty() {
-                    "no indexed release accepts it".to_string()
-                } else {
-                    format!("it is accepted {from_on}")
-                };
-                format!(
-                    "`{}` does not accept the keyword `{k}` in {pkg} {listed} ({}); {tail}",
-                    u.path, target.short
-                )
-            }
+            UseKind::Keyword(k) => unsupported_keyword::message(&breaks, k),
             UseKind::Call(shape) => {
-                let tail = if present.is_empty() {
-                    String::new()
-                } else {
-                    format!("; it binds {from_on}")
-                };
                 let signature = missing
                     .last()
                     .and_then(|&r| match self.status(view, &u.path, r) {
-                        Lite::Present { signatures, .. } => signatures
-                            .iter()
-                            .map(|s| s.render())
-                            .next()
-                            .map(|s| format!(": the signature there is `{s}`")),
+                        Lite::Present { signatures, .. } => signatures.first().map(|s| s.render()),
                         _ => None,
-                    })
-                    .unwrap_or_default();
-                format!(
-                    "the call of `{}` with {} does not bind in {pkg} {listed} ({}){signature}{tail}",
-                    u.path,
-                    shape.describe(),
-                    target.short
-                )
+                    });
+                call_binding::message(&breaks, shape, signature.as_deref())
             }
-            _ => {
-                let detail = match &last_absent {
-                    Some(m) if m != &u.path => format!(": `{m}` does not exist there"),
-                    _ => String::new(),
-                };
-                let tail = if present.is_empty() {
-                    "it is in no indexed release".to_string()
-                } else {
-                    format!("it exists {from_on}")
-                };
-                format!(
-                    "`{}` is not in {pkg} {listed} ({}){detail}; {tail}",
-                    u.path, target.short
-                )
+            UseKind::Import => missing_import::message(&breaks, last_absent.as_deref()),
+            UseKind::Attribute | UseKind::Getattr | UseKind::Store => {
+                missing_attribute::message(&breaks, last_absent.as_deref())
             }
         };
         let message = match &u.receiver {
@@ -506,19 +482,18 @@ impl<'c> Evaluator<'c> {
         let mut fixes = Vec::new();
         let pin = pin(pkg, &versions, missing, present);
         if let Some((requirement, _)) = &pin {
-            fixes.push(Fix {
-                kind: FixKind::Pin,
-                message: format!("require `{requirement}`"),
-                replacement: None,
-                releases: Vec::new(),
-                requirement: Some(requirement.clone()),
-            });
+            fixes.push(rules::pin(requirement.clone()));
         }
-        fixes.push(guard_fix(
-            u,
-            last_absent.as_deref(),
-            pin.as_ref().map(|p| &p.1),
-        ));
+        fixes.push(match &u.kind {
+            UseKind::Import => missing_import::guard_fix(),
+            UseKind::Attribute | UseKind::Getattr | UseKind::Store => {
+                missing_attribute::guard_fix(&u.path, last_absent.as_deref())
+            }
+            UseKind::Keyword(k) => {
+                unsupported_keyword::guard_fix(&u.path, k, pin.as_ref().map(|p| p.1.as_str()))
+            }
+            UseKind::Call(_) => call_binding::guard_fix(),
+        });
         // The package's own migration note for a name it removed (numpy's `np.NaN`).
         if let Some((r, note)) = missing.last().and_then(|&r| view.removal_note(&u.path, r)) {
             let said = versions.get(r).map(String::as_str).unwrap_or_default();
@@ -707,36 +682,6 @@ fn pin(
         return Some((format!("{pkg}<{v}"), String::new()));
     }
     None
-}
-
-fn guard_fix(u: &Use, missing: Option<&str>, since: Option<&String>) -> Fix {
-    let message = match &u.kind {
-        UseKind::Import => "guard the import with `try: ... except ImportError:`".to_string(),
-        UseKind::Attribute | UseKind::Getattr | UseKind::Store => {
-            let seg = missing.unwrap_or(&u.path);
-            match seg.rsplit_once('.') {
-                Some((parent, last)) => {
-                    format!("guard the use with `if hasattr({parent}, \"{last}\"):`")
-                }
-                None => "guard the use with `try: ... except AttributeError:`".to_string(),
-            }
-        }
-        UseKind::Keyword(k) => {
-            let root = u.path.split('.').next().unwrap_or(&u.path);
-            match since.filter(|s| !s.is_empty()) {
-                Some(v) => format!("pass `{k}=` only where `{root}.__version__ >= \"{v}\"`"),
-                None => format!("pass `{k}=` only on releases that accept it"),
-            }
-        }
-        UseKind::Call(_) => "pass the arguments each release takes, behind a version check (by keyword where the order changed)".to_string(),
-    };
-    Fix {
-        kind: FixKind::Guard,
-        message,
-        replacement: None,
-        releases: Vec::new(),
-        requirement: None,
-    }
 }
 
 /// What a status says of a path for a test.

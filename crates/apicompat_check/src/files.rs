@@ -343,6 +343,13 @@ impl Analyzed {
         }
     }
 
+    /// 1-based (line, column, end line, end column) of a range.
+    pub fn span(&self, range: TextRange) -> (u32, u32, u32, u32) {
+        let (l, c) = self.position(range.start());
+        let (el, ec) = self.position(range.end());
+        (l, c, el, ec)
+    }
+
     /// 1-based (line, column) of an offset; columns count characters.
     pub fn position(&self, offset: TextSize) -> (u32, u32) {
         let offset = offset.min(TextSize::try_from(self.text.len()).unwrap_or_default());

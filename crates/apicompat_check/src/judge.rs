@@ -9,7 +9,8 @@ use apicompat_surface::{Kind, Signature};
 
 use crate::collect::{Use, UseKind};
 use crate::rules::{
-    binds, CallDoesNotBind, MissingAttribute, MissingImport, Rule, RuleInfo, UnsupportedKeyword,
+    ac003_unsupported_keyword as unsupported_keyword, binds, CallDoesNotBind, MissingAttribute,
+    MissingImport, Rule, RuleInfo, UnsupportedKeyword,
 };
 
 /// What the index says about a use's path in one release.
@@ -70,8 +71,8 @@ pub fn judge(kind: &UseKind, said: Said) -> Verdict {
         }
     };
     match (kind, said) {
-        (UseKind::Keyword(k), Said::Present { signatures, .. }) if !signatures.is_empty() => {
-            verdict(signatures.iter().any(|s| s.accepts_keyword(k)))
+        (UseKind::Keyword(k), Said::Present { signatures, .. }) => {
+            unsupported_keyword::accepts(signatures, k).map_or(Verdict::Unknown, verdict)
         }
         (UseKind::Keyword(_), _) => Verdict::Unknown,
         (

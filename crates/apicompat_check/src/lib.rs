@@ -9,7 +9,6 @@
 //!    breaks into [`Finding`]s, with fixes; `# noqa` comments and rule selection apply last.
 
 pub mod add_noqa;
-pub mod admitted;
 mod callers;
 pub mod chains;
 pub mod collect;
@@ -46,7 +45,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use ruff_text_size::TextRange;
 
 use apicompat_index::Catalog;
 use apicompat_requirements::{
@@ -57,14 +55,13 @@ pub use model::{
     Applicability, Autofix, BaselineCounts, Edit, Finding, Fix, FixKind, Reach, Report, Severity,
     Summary, TargetInfo,
 };
+pub use rules::ac008_requirement_admits_broken as admitted;
 pub use rules::{add_unfetched, FirstImport, Rule, RuleSelection, UnindexedImport};
 
 use crate::collect::UseKind;
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
-use crate::rules::{
-    IoError, MissingAttribute, RequirementAdmitsBroken, RuleInfo, UnindexedPackage,
-};
+use crate::rules::{MissingAttribute, RequirementAdmitsBroken, RuleInfo, UnindexedPackage};
 
 /// Stack of the threads that parse and walk files: 10,000-deep nesting must not overflow.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
@@ -362,12 +359,7 @@ pub(crate) fn check_project(
     let mut findings: Vec<Finding> = Vec::new();
     for (path, message) in &discovered.errors {
         summary.io_failure = true;
-        findings.push(file_finding(
-            IoError::RULE,
-            path,
-            (1, 1, 1, 1),
-            format!("cannot read `{}`: {message}", path.display()),
-        ));
+        findings.push(rules::ac006_io_error::unreadable(path, message));
     }
 
     // Targets of the packages used.
@@ -417,7 +409,7 @@ pub(crate) fn check_project(
     let ac004 = selection.enabled(UnindexedPackage::RULE.code);
     summary.unindexed = unindexed.imports(&declared, &envs, |fi, range| {
         let file = &analyzed[fi];
-        let span = span(file, range);
+        let span = file.span(range);
         let silenced = filter.ignores(&file.path, UnindexedPackage::RULE.code)
             || file
                 .suppressions
@@ -704,7 +696,7 @@ fn evaluate_uses<'c, 'u>(
         {
             f.fixes.retain(|x| x.kind != model::FixKind::Guard);
         }
-        let (l, c, el, ec) = span(file, u.range);
+        let (l, c, el, ec) = file.span(u.range);
         f.path = file.path.clone();
         if f.reach == Reach::Guarded {
             f.guard = u.guard_at.and_then(|g| guard_note(analyzed, fi, g));
@@ -829,35 +821,4 @@ fn split_codes(list: &[String]) -> Vec<String> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect()
-}
-
-fn span(file: &Analyzed, range: TextRange) -> (u32, u32, u32, u32) {
-    let (l, c) = file.position(range.start());
-    let (el, ec) = file.position(range.end());
-    (l, c, el, ec)
-}
-
-fn file_finding(rule: Rule, path: &Path, at: (u32, u32, u32, u32), message: String) -> Finding {
-    Finding {
-        code: rule.code,
-        rule: rule.name,
-        severity: rule.severity,
-        path: path.to_path_buf(),
-        line: at.0,
-        column: at.1,
-        end_line: at.2,
-        end_column: at.3,
-        symbol: String::new(),
-        package: String::new(),
-        missing_in: Vec::new(),
-        present_in: Vec::new(),
-        missing_ranges: Vec::new(),
-        present_ranges: Vec::new(),
-        message,
-        fixes: Vec::new(),
-        fix: None,
-        reach: Reach::None,
-        target_source: None,
-        guard: None,
-    }
 }

@@ -16,12 +16,12 @@ use std::sync::Arc;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{Expr, ExprContext, Stmt};
 
-use apicompat_index::{ranges, PackageView};
+use apicompat_index::PackageView;
 use apicompat_surface::Kind;
 
 use crate::collect::{FileUses, Found, MemberUse, MAX_DEPTH};
-use crate::model::{Finding, Fix, FixKind};
-use crate::rules::{DriftingAttribute, RuleInfo};
+use crate::model::Finding;
+use crate::rules::ac009_drifting_attribute::finding;
 use crate::targets::Target;
 
 /// A name defined by more classes than this (across every release) is too common to say
@@ -479,94 +479,6 @@ fn build_table(view: &PackageView, needed: &HashSet<String>) -> HashMap<String, 
         }
     }
     out.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()
-}
-
-/// The AC009 finding for a read that `missing` releases (positions in `view`) break.
-pub fn finding(
-    m: &MemberUse,
-    view: &PackageView,
-    def: &MemberDef,
-    missing: &[usize],
-    target_source: Option<&str>,
-    target_short: &str,
-) -> Finding {
-    let versions = view.versions();
-    let n = versions.len();
-    let pkg = view.name();
-    let missing_mask: Vec<bool> = (0..n).map(|i| missing.contains(&i)).collect();
-    let missing_ranges = ranges(&versions, &missing_mask);
-    let present_ranges = ranges(&versions, &def.releases);
-    let missing_in: Vec<String> = missing.iter().map(|&i| versions[i].clone()).collect();
-    let present_in: Vec<String> = (0..n)
-        .filter(|&i| def.releases[i])
-        .map(|i| versions[i].clone())
-        .collect();
-    let classes = match def.classes.as_slice() {
-        [one] => format!("`{one}`"),
-        many => format!(
-            "{} classes ({})",
-            many.len(),
-            many.iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    let listed = if missing_in.len() <= 3 {
-        missing_in.join(", ")
-    } else {
-        missing_ranges.join(", ")
-    };
-    let symbol = format!("{}.{}", m.receiver, m.name);
-    let message = format!(
-        "`{}` is defined only by {classes} in {pkg} {}; {pkg} {listed} ({target_short}) have no class defining it",
-        m.name,
-        present_ranges.join(", ")
-    );
-    let mut fixes = Vec::new();
-    let first_missing = missing.first().copied().unwrap_or(0);
-    let last_missing = missing.last().copied().unwrap_or(0);
-    let after = (last_missing + 1..n).find(|&i| def.releases[i]);
-    let before = (0..first_missing).any(|i| def.releases[i]);
-    if let Some(a) = after {
-        fixes.push(pin_fix(format!("{pkg}>={}", versions[a])));
-    } else if before {
-        fixes.push(pin_fix(format!("{pkg}<{}", versions[first_missing])));
-    }
-    fixes.push(Fix {
-        kind: FixKind::Guard,
-        message: match m.receiver.as_str() {
-            "(...)" => "guard the use with `try: ... except AttributeError:`".to_string(),
-            r => format!("guard the use with `if hasattr({r}, \"{}\"):`", m.name),
-        },
-        replacement: None,
-        releases: Vec::new(),
-        requirement: None,
-    });
-    let rule = DriftingAttribute::RULE;
-    Finding {
-        symbol,
-        package: pkg.to_string(),
-        missing_in,
-        present_in,
-        missing_ranges,
-        present_ranges,
-        message,
-        fixes,
-        fix: None,
-        target_source: target_source.map(str::to_string),
-        ..Finding::of_use(&rule, m.guarded, m.reach)
-    }
-}
-
-fn pin_fix(requirement: String) -> Fix {
-    Fix {
-        kind: FixKind::Pin,
-        message: format!("require `{requirement}`"),
-        replacement: None,
-        releases: Vec::new(),
-        requirement: Some(requirement),
-    }
 }
 
 /// The indexed package of each top-level module, looked up once.

@@ -168,6 +168,24 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of `rule` about a file at `at` (line, column, end line, end column).
+    pub fn of_file(
+        rule: crate::rules::Rule,
+        path: &std::path::Path,
+        at: (u32, u32, u32, u32),
+        message: String,
+    ) -> Finding {
+        Finding {
+            path: path.to_path_buf(),
+            line: at.0,
+            column: at.1,
+            end_line: at.2,
+            end_column: at.3,
+            message,
+            ..Finding::of_use(&rule, false, Reach::None)
+        }
+    }
+
     /// A finding of `rule` about a use, with its location and details still empty: a guarded
     /// use is information only, with reach `guarded`.
     pub fn of_use(rule: &crate::rules::Rule, guarded: bool, reach: Reach) -> Finding {

@@ -12,13 +12,15 @@ use apicompat_surface::Kind;
 
 use crate::collect::{Use, UseKind};
 use crate::files::Analyzed;
-use crate::model::{Finding, Fix, FixKind};
-use crate::rules::{DeprecatedApi, PrivateApi, Rule, RuleInfo};
+use crate::model::Finding;
+use crate::rules::{
+    ac011_private_api, ac012_deprecated_api, DeprecatedApi, PrivateApi, Rule, RuleInfo,
+};
 use crate::targets::Target;
 
 /// What one release has under a path.
 #[derive(Debug, Clone)]
-enum Fact {
+pub(crate) enum Fact {
     Present {
         canonical: Rc<str>,
         deprecated: Option<Rc<str>>,
@@ -29,7 +31,7 @@ enum Fact {
 }
 
 /// Per-release facts of paths, each looked up once.
-struct Facts<'c> {
+pub(crate) struct Facts<'c> {
     rows: HashMap<(String, String), Vec<Option<Fact>>>,
     symbols: HashMap<(usize, u32), Fact>,
     views: HashMap<String, Option<&'c PackageView>>,
@@ -46,7 +48,7 @@ impl<'c> Facts<'c> {
         v
     }
 
-    fn get(&mut self, view: &PackageView, path: &str, release: usize) -> Fact {
+    pub(crate) fn get(&mut self, view: &PackageView, path: &str, release: usize) -> Fact {
         let n = view.releases().len();
         let key = (view.name().to_string(), path.to_string());
         if let Some(Some(f)) = self.rows.get(&key).and_then(|row| row.get(release)) {
@@ -104,7 +106,7 @@ impl<'c> Facts<'c> {
 
 /// The first private segment of a dotted path (`_tensor` in `torch.distributed._tensor.X`):
 /// its position. Dunders (`__version__`) are not private.
-fn private_segment(path: &str) -> Option<usize> {
+pub(crate) fn private_segment(path: &str) -> Option<usize> {
     path.split('.').position(|s| {
         s.starts_with('_') && !(s.len() > 4 && s.starts_with("__") && s.ends_with("__"))
     })
@@ -114,20 +116,20 @@ fn is_private(path: &str) -> bool {
     private_segment(path).is_some()
 }
 
-fn last_segment(path: &str) -> &str {
+pub(crate) fn last_segment(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
 
 /// A use to report, before its public alternatives are known.
-struct Pending<'c> {
+pub(crate) struct Pending<'c> {
     file: usize,
     rule: Rule,
     use_index: usize,
-    view: &'c PackageView,
+    pub view: &'c PackageView,
     /// Releases (positions) where the path is present, and where it is deprecated.
-    present: Vec<bool>,
-    deprecated: Vec<Option<Rc<str>>>,
-    canonical: Vec<Option<Rc<str>>>,
+    pub present: Vec<bool>,
+    pub deprecated: Vec<Option<Rc<str>>>,
+    pub canonical: Vec<Option<Rc<str>>>,
 }
 
 /// The AC011 and AC012 findings of every file `reported` marks (all when it is empty).
@@ -236,9 +238,9 @@ pub(crate) fn check_files(
             continue;
         };
         let f = if p.rule.code == PrivateApi::RULE.code {
-            private_finding(&p, u, target, &public, &mut facts)
+            ac011_private_api::finding(&p, u, target, &public, &mut facts)
         } else {
-            deprecated_finding(&p, u, target)
+            ac012_deprecated_api::finding(&p, u, target)
         };
         let mut f = f;
         let (l, c) = file.position(u.range.start());
@@ -327,30 +329,12 @@ fn public_paths(
     out
 }
 
-/// Whether a public path is where the package means to publish an object defined at
-/// `canonical`: the definition itself, or a name bound in a module above the definition
-/// (`torch.distributed.tensor.Partial` for `torch.distributed.tensor.placement_types.Partial`),
-/// not an incidental import in an unrelated module.
-fn public_alias(path: &str, canonical: &str) -> bool {
-    if path == canonical {
-        return true;
-    }
-    let Some((parent, _)) = path.rsplit_once('.') else {
-        return false;
-    };
-    let Some((defining_module, _)) = canonical.rsplit_once('.') else {
-        return false;
-    };
-    defining_module
-        .strip_prefix(parent)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-}
-
-fn mask(n: usize, set: &[usize]) -> Vec<bool> {
+pub(crate) fn mask(n: usize, set: &[usize]) -> Vec<bool> {
     (0..n).map(|i| set.contains(&i)).collect()
 }
 
-fn base_finding(
+/// A finding of `rule` on a use of a path present in `present` releases.
+pub(crate) fn base_finding(
     rule: Rule,
     u: &Use,
     view: &PackageView,
@@ -377,238 +361,17 @@ fn base_finding(
     }
 }
 
-fn private_finding(
-    p: &Pending<'_>,
-    u: &Use,
-    target: &Target,
-    public: &HashMap<String, HashMap<String, Vec<String>>>,
-    facts: &mut Facts<'_>,
-) -> Finding {
-    let view = p.view;
-    let versions = view.versions();
-    let n = versions.len();
-    let mut f = base_finding(PrivateApi::RULE, u, view, &p.present, target);
-    let segment = private_segment(&u.path)
-        .and_then(|i| u.path.split('.').nth(i))
-        .unwrap_or("");
-    let what = if last_segment(&u.path) == segment {
-        "private"
-    } else {
-        "inside a private module"
-    };
-    let count = p.present.iter().filter(|&&b| b).count();
-    let newest = p.present.last().copied().unwrap_or(false);
-    let lifetime = format!(
-        "it is in {count} of the {n} indexed releases ({}){}",
-        f.present_ranges.join(", "),
-        if newest { "" } else { ", not in the newest" }
-    );
-    // The same object under a public path, per targeted release.
-    let candidates = public
-        .get(view.name())
-        .and_then(|t| t.get(last_segment(&u.path)))
-        .map_or(&[][..], Vec::as_slice);
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for &r in &target.releases {
-        let Some(Some(canonical)) = p.canonical.get(r) else {
-            continue;
-        };
-        let found = candidates.iter().find(|c| {
-            public_alias(c, canonical)
-                && matches!(facts.get(view, c, r), Fact::Present { canonical: theirs, .. } if theirs == *canonical)
-        });
-        if let Some(c) = found {
-            match groups.iter_mut().find(|(g, _)| g == c) {
-                Some((_, rs)) => rs.push(r),
-                None => groups.push((c.clone(), vec![r])),
-            }
-        }
-    }
-    let pkg = view.name();
-    let public_text = match groups.as_slice() {
-        [] => "no public path names the same object in the targeted releases".to_string(),
-        [(path, rs)] if rs.len() == target.releases.len() => {
-            format!("the same object is public as `{path}` in every targeted release")
-        }
-        gs => gs
-            .iter()
-            .map(|(path, rs)| {
-                format!(
-                    "in {pkg} {} the same object is public as `{path}`",
-                    ranges(&versions, &mask(n, rs)).join(", ")
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-    };
-    f.message = format!(
-        "`{}` is {what} (`{segment}`): {pkg} may change or remove it in any release without deprecation; {lifetime}; {public_text}",
-        u.path
-    );
-    let last_target = target.releases.last().copied();
-    for (path, rs) in &groups {
-        let listed: Vec<String> = rs.iter().map(|&r| versions[r].clone()).collect();
-        let all = rs.len() == target.releases.len();
-        // Public from some release through the newest targeted one: a lower bound drops the
-        // private path.
-        let suffix = rs.last().copied() == last_target
-            && target.releases.iter().skip_while(|&&r| r != rs[0]).count() == rs.len();
-        f.fixes.push(Fix {
-            kind: FixKind::Moved,
-            message: if all {
-                format!("use the public `{path}`")
-            } else if suffix {
-                format!(
-                    "use the public `{path}`: require `{pkg}>={}`, or import it with a fallback to the private path on older releases",
-                    listed.first().cloned().unwrap_or_default()
-                )
-            } else {
-                format!(
-                    "use the public `{path}` in {pkg} {}",
-                    ranges(&versions, &mask(n, rs)).join(", ")
-                )
-            },
-            replacement: Some(path.clone()),
-            releases: listed,
-            requirement: None,
-        });
-    }
-    if groups.is_empty() {
-        f.fixes.push(Fix {
-            kind: FixKind::Guard,
-            message: match u.kind {
-                UseKind::Import => {
-                    "guard the import with `try: ... except ImportError:` and keep a fallback"
-                        .to_string()
-                }
-                _ => "guard the use with `hasattr` and keep a fallback".to_string(),
-            },
-            replacement: None,
-            releases: Vec::new(),
-            requirement: None,
-        });
-    }
-    f
-}
-
-fn deprecated_finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
-    let view = p.view;
-    let versions = view.versions();
-    let n = versions.len();
-    let mut f = base_finding(DeprecatedApi::RULE, u, view, &p.present, target);
-    let deprecated_at: Vec<usize> = (0..n).filter(|&r| p.deprecated[r].is_some()).collect();
-    let targeted: Vec<usize> = target
-        .releases
-        .iter()
-        .copied()
-        .filter(|&r| p.deprecated.get(r).is_some_and(Option::is_some))
-        .collect();
-    let first = deprecated_at.first().copied().unwrap_or(0);
-    // The message of the newest targeted release that deprecates it.
-    let message = targeted
-        .last()
-        .and_then(|&r| p.deprecated[r].clone())
-        .map(|m| one_line(&m))
-        .filter(|m| !m.is_empty());
-    let pkg = view.name();
-    let since = match deprecated_at.last() {
-        Some(&last) if last == n - 1 => format!("since {pkg} {}", versions[first]),
-        _ => format!(
-            "in {pkg} {}",
-            ranges(&versions, &mask(n, &deprecated_at)).join(", ")
-        ),
-    };
-    let removed = (0..n)
-        .rev()
-        .take_while(|&r| !p.present[r])
-        .last()
-        .filter(|&r| r > first)
-        .map(|r| format!("; it is gone from {pkg} {}", versions[r]))
-        .unwrap_or_default();
-    let listed = if targeted.len() <= 3 {
-        targeted
-            .iter()
-            .map(|&r| versions[r].clone())
-            .collect::<Vec<_>>()
-            .join(", ")
-    } else {
-        ranges(&versions, &mask(n, &targeted)).join(", ")
-    };
-    f.message = match &message {
-        Some(m) => format!(
-            "`{}` is deprecated {since} (targeted: {listed}){removed}: \"{m}\"",
-            u.path
-        ),
-        None => format!(
-            "`{}` is deprecated {since} (targeted: {listed}){removed}",
-            u.path
-        ),
-    };
-    let replacement = message.as_deref().and_then(suggested);
-    f.fixes.push(Fix {
-        kind: FixKind::Rewrite,
-        message: match &replacement {
-            Some(r) => format!("use `{r}` as the deprecation message says"),
-            None => "move off it before a release removes it".to_string(),
-        },
-        replacement,
-        releases: Vec::new(),
-        requirement: None,
-    });
-    f
-}
-
-/// A deprecation message on one line: its line breaks and runs of spaces (a message built
-/// from several string literals, `"...\n"`) become single spaces, so the output does not show
-/// them escaped as `\n`.
-fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The replacement a deprecation message names: the code after "use" (`Please use
-/// `torch.amp.autocast('cuda', args...)` instead.` -> `torch.amp.autocast('cuda', args...)`).
-fn suggested(message: &str) -> Option<String> {
-    let lower = message.to_ascii_lowercase();
-    let at = [
-        "use `",
-        "use the `",
-        "in favor of `",
-        "instead use `",
-        "replaced by `",
-    ]
-    .iter()
-    .filter_map(|p| lower.find(p).map(|i| i + p.len()))
-    .min()?;
-    let rest = message.get(at..)?;
-    let end = rest.find('`')?;
-    let code = rest[..end].trim();
-    (!code.is_empty()).then(|| code.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn deprecation_messages_are_put_on_one_line() {
-        assert_eq!(
-            one_line("`a` is deprecated.\n  Please use `b`  instead.\n"),
-            "`a` is deprecated. Please use `b` instead."
-        );
-    }
-
-    #[test]
-    fn private_segments_and_replacements() {
+    fn private_segments() {
         assert_eq!(
             private_segment("torch.distributed._tensor.Partial"),
             Some(2)
         );
         assert_eq!(private_segment("torch.__version__"), None);
         assert_eq!(private_segment("torch.nn.Linear"), None);
-        assert_eq!(
-            suggested("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead."),
-            Some("torch.amp.autocast('cuda', args...)".to_string())
-        );
-        assert_eq!(suggested("deprecated"), None);
     }
 }

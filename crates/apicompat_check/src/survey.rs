@@ -8,8 +8,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ruff_text_size::TextRange;
-
 use apicompat_index::{Catalog, PackageView};
 use apicompat_requirements::{read_project, Declared, Severity as DiagSeverity};
 
@@ -19,7 +17,7 @@ use apicompat_surface::{Kind, Signature};
 use crate::judge::{any_of, drift_only, judge, store_guard, through_subclasses, Said, Verdict};
 
 use crate::collect::{Found, Use, UseKind};
-use crate::files::{self, Analyzed};
+use crate::files;
 use crate::members::{self, MemberChecker, Packages};
 use crate::model::Reach;
 use crate::rules::{DriftingAttribute, RuleInfo};
@@ -328,12 +326,6 @@ pub(crate) fn display(path: &Path) -> String {
     s.to_string()
 }
 
-fn span(file: &Analyzed, range: TextRange) -> (u32, u32, u32, u32) {
-    let (l, c) = file.position(range.start());
-    let (el, ec) = file.position(range.end());
-    (l, c, el, ec)
-}
-
 /// Collects every use of an indexed package under the paths and resolves it in every release.
 pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, UsageError> {
     let paths: Vec<PathBuf> = if options.paths.is_empty() {
@@ -438,7 +430,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
             let presence = statuses.presence(&mut pk, u, view);
             let code = crate::judge::rule_of(&u.kind).code;
             let symbol = crate::judge::symbol_of(u);
-            let (l, c, el, ec) = span(file, u.range);
+            let (l, c, el, ec) = file.span(u.range);
             let (stmt_line, _) = file.position(u.stmt_start);
             let suppressed = file.suppressions.silences(&[l, stmt_line], code);
             push(
@@ -491,7 +483,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
                 .collect();
             let code = DriftingAttribute::RULE.code;
             let symbol = format!("{}.{}", m.receiver, m.name);
-            let (l, c, el, ec) = span(file, m.range);
+            let (l, c, el, ec) = file.span(m.range);
             let (stmt_line, _) = file.position(m.stmt_start);
             let suppressed = file.suppressions.silences(&[l, stmt_line], code);
             push(

@@ -24,8 +24,8 @@ use apicompat_index::{Catalog, PackageView, Status};
 use apicompat_surface::Kind;
 
 use crate::files::Analyzed;
-use crate::model::{Finding, Fix, FixKind, Reach};
-use crate::rules::{CopiedProcessGroup, RuleInfo};
+use crate::model::Finding;
+use crate::rules::ac010_copied_process_group as ac010;
 use crate::targets::Target;
 
 pub use facts::{extract, CopyKind, FileFacts, TypeSource, TypedRead};
@@ -1540,10 +1540,6 @@ impl<'a> Engine<'a> {
             }
             _ => return None,
         };
-        let verb = match site.kind {
-            CopyKind::Deep | CopyKind::Shallow => "copies",
-            CopyKind::Pickle => "pickles",
-        };
         let chain = origin
             .steps
             .iter()
@@ -1551,62 +1547,35 @@ impl<'a> Engine<'a> {
             .cloned()
             .collect::<Vec<_>>()
             .join(", ");
-        let holder_text = match &holder {
-            Some((how, Some(attr), Some(at))) => {
-                let place = if is_name && !matches!(site.arg, Val::Seq(_)) {
-                    format!("`{inner}.{attr}`")
-                } else {
-                    format!("its attribute `{attr}`")
-                };
-                format!("{how} holds one in {place} ({at}): it is {chain}")
-            }
-            Some((how, _, _)) => format!("{how} holds one: it is {chain}"),
-            None if chain.starts_with(&format!("`{inner}")) => chain.clone(),
-            None => format!("{what} is {chain}"),
-        };
-        let message = format!(
-            "`{}` {verb} a process group, which fails on every torch release (`TypeError: cannot pickle 'torch._C._distributed_c10d.ProcessGroup' object`): {holder_text}",
-            site.written
-        );
-        let rule = CopiedProcessGroup::RULE;
-        let class_name = match &holder {
-            Some(_) => match self.eval(&site.arg, &cx, 0) {
+        let holder = holder.map(|(how, attr, at)| {
+            let place = match (attr, at) {
+                (Some(attr), Some(at)) => {
+                    let place = if is_name && !matches!(site.arg, Val::Seq(_)) {
+                        format!("`{inner}.{attr}`")
+                    } else {
+                        format!("its attribute `{attr}`")
+                    };
+                    Some((place, at))
+                }
+                _ => None,
+            };
+            let class = match self.eval(&site.arg, &cx, 0) {
                 Abs::Obj(o) => Some(self.class(o.class).name.to_string()),
                 _ => None,
-            },
-            None => None,
-        };
-        Some(Finding {
-            code: rule.code,
-            rule: rule.name,
-            severity: rule.severity,
-            path: PathBuf::new(),
-            line: 0,
-            column: 0,
-            end_line: 0,
-            end_column: 0,
-            symbol: format!("{}({})", site.func, what.trim_matches('`')),
-            package: "torch".to_string(),
-            missing_in: Vec::new(),
-            present_in: Vec::new(),
-            missing_ranges: Vec::new(),
-            present_ranges: Vec::new(),
-            message,
-            fixes: fixes(
-                site.kind,
-                &what,
-                class_name.as_deref(),
-                site.target.as_deref(),
-            ),
-            fix: None,
-            reach: if site.in_function {
-                Reach::CallTime
-            } else {
-                Reach::ImportTime
-            },
-            target_source: None,
-            guard: None,
-        })
+            };
+            ac010::Holder { how, place, class }
+        });
+        Some(ac010::finding(&ac010::Copy {
+            written: &site.written,
+            func: &site.func,
+            kind: site.kind,
+            in_function: site.in_function,
+            copy_target: site.target.as_deref(),
+            inner,
+            what: &what,
+            holder,
+            chain: &chain,
+        }))
     }
 }
 
@@ -1624,50 +1593,6 @@ fn flow(v: Abs, step: String, name: Option<&str>) -> Abs {
         }
         v => v,
     }
-}
-
-fn rewrite(message: String) -> Fix {
-    Fix {
-        kind: FixKind::Rewrite,
-        message,
-        replacement: None,
-        releases: Vec::new(),
-        requirement: None,
-    }
-}
-
-fn fixes(kind: CopyKind, what: &str, class: Option<&str>, target: Option<&str>) -> Vec<Fix> {
-    let obj = what.trim_matches('`');
-    let copy = target.unwrap_or("copy");
-    let mut out = Vec::new();
-    match kind {
-        CopyKind::Deep | CopyKind::Shallow => {
-            let build = class.map_or_else(
-                || "build the copy".to_string(),
-                |c| format!("`{copy} = {c}(...)`"),
-            );
-            out.push(rewrite(format!(
-                "build the copy fresh and load the weights: {build}, then `{copy}.load_state_dict({obj}.state_dict())`"
-            )));
-        }
-        CopyKind::Pickle => out.push(rewrite(format!(
-            "save or send the weights, not the object: `torch.save({obj}.state_dict(), f)`, and load them into a model built fresh"
-        ))),
-    }
-    out.push(rewrite(
-        "keep process groups out of module attributes: look them up when needed (a module-level registry of groups, or a `DeviceMesh` passed at call time)".to_string(),
-    ));
-    let hook = match kind {
-        CopyKind::Pickle => {
-            "`__getstate__` that leaves the group out (and `__setstate__` that looks it up again)"
-        }
-        _ => "`__deepcopy__` that shares the group instead of copying it",
-    };
-    out.push(rewrite(match class {
-        Some(c) => format!("or give `{c}` a {hook}"),
-        None => format!("or give the class a {hook}"),
-    }));
-    out
 }
 
 /// The one candidate, or the one in the file the reference is made from.

@@ -1,5 +1,5 @@
-use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use super::{guard, missing_message, Breaks, Rule, RuleInfo};
+use crate::model::{Fix, Severity};
 
 /// ## What it does
 /// Finds imports (`import a.b`, `from a.b import c`, `from a.b import *`) of a module or name
@@ -34,4 +34,14 @@ impl RuleInfo for MissingImport {
         severity: Severity::Error,
         summary: "an imported module or name is missing in targeted releases",
     };
+}
+
+/// The message: the path, where it is missing and where it exists.
+pub(crate) fn message(b: &Breaks, last_absent: Option<&str>) -> String {
+    missing_message(b, last_absent)
+}
+
+/// Guard the import.
+pub(crate) fn guard_fix() -> Fix {
+    guard("guard the import with `try: ... except ImportError:`".to_string())
 }

@@ -1,5 +1,5 @@
-use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use super::{guard, missing_message, Breaks, Rule, RuleInfo};
+use crate::model::{Fix, Severity};
 
 /// ## What it does
 /// Finds attribute chains on imported modules and classes (`torch.distributed.pipelining.
@@ -33,4 +33,18 @@ impl RuleInfo for MissingAttribute {
         severity: Severity::Error,
         summary: "an attribute of an imported module or class is missing in targeted releases",
     };
+}
+
+/// The message: the path, where it is missing (and which segment) and where it exists.
+pub(crate) fn message(b: &Breaks, last_absent: Option<&str>) -> String {
+    missing_message(b, last_absent)
+}
+
+/// Guard the use with `hasattr` on the first missing segment (`missing`, else the path).
+pub(crate) fn guard_fix(path: &str, missing: Option<&str>) -> Fix {
+    let seg = missing.unwrap_or(path);
+    guard(match seg.rsplit_once('.') {
+        Some((parent, last)) => format!("guard the use with `if hasattr({parent}, \"{last}\"):`"),
+        None => "guard the use with `try: ... except AttributeError:`".to_string(),
+    })
 }

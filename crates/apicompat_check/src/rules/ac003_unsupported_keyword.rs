@@ -1,5 +1,7 @@
-use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use apicompat_surface::Signature;
+
+use super::{guard, Breaks, Rule, RuleInfo};
+use crate::model::{Fix, Severity};
 
 /// ## What it does
 /// Finds keyword arguments in calls of indexed functions and classes that the callee does not
@@ -32,4 +34,30 @@ impl RuleInfo for UnsupportedKeyword {
         severity: Severity::Error,
         summary: "a keyword argument is not accepted by the callee in targeted releases",
     };
+}
+
+/// Whether a release whose callee has these signatures accepts the keyword (`None`: the
+/// signatures are not known).
+pub(crate) fn accepts(signatures: &[Signature], keyword: &str) -> Option<bool> {
+    (!signatures.is_empty()).then(|| signatures.iter().any(|s| s.accepts_keyword(keyword)))
+}
+
+pub(crate) fn message(b: &Breaks, keyword: &str) -> String {
+    let tail = match b.works {
+        None => "no indexed release accepts it".to_string(),
+        Some(from_on) => format!("it is accepted {from_on}"),
+    };
+    format!(
+        "`{}` does not accept the keyword `{keyword}` in {} {} ({}); {tail}",
+        b.path, b.package, b.listed, b.target
+    )
+}
+
+/// Pass the keyword only where it is accepted (`since`: the release it is accepted from).
+pub(crate) fn guard_fix(path: &str, keyword: &str, since: Option<&str>) -> Fix {
+    let root = path.split('.').next().unwrap_or(path);
+    guard(match since.filter(|s| !s.is_empty()) {
+        Some(v) => format!("pass `{keyword}=` only where `{root}.__version__ >= \"{v}\"`"),
+        None => format!("pass `{keyword}=` only on releases that accept it"),
+    })
 }

@@ -149,13 +149,13 @@ impl Unindexed {
         if explicit {
             for (root, ((fi, range), _)) in &self.roots {
                 let file = &analyzed[*fi];
-                let (l, c, el, ec) = crate::span(file, *range);
+                let (l, c, el, ec) = file.span(*range);
                 let dist = dist_of(root);
                 let how = match &dist {
                     Some(d) => format!("add it with `apicompat index fetch {d}`"),
                     None => "its distribution is not known (no declared requirement or installed metadata names it): add it with `apicompat index fetch DISTRIBUTION`".to_string(),
                 };
-                let mut f = crate::file_finding(
+                let mut f = Finding::of_file(
                     UnindexedPackage::RULE,
                     &file.path,
                     (l, c, el, ec),
@@ -222,7 +222,7 @@ pub fn add_unfetched(report: &mut crate::Report, failed: &[(String, String)]) {
         {
             continue;
         }
-        let mut f = crate::file_finding(
+        let mut f = Finding::of_file(
             UnindexedPackage::RULE,
             &site.path,
             site.span,

@@ -1,5 +1,9 @@
 use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use crate::files::Analyzed;
+use crate::model::{Finding, Severity};
+
+/// At most this many syntax errors are reported per file.
+pub(crate) const MAX_SYNTAX_ERRORS: usize = 20;
 
 /// ## What it does
 /// Reports syntax errors. The parser recovers: the rest of the file and the project are still
@@ -24,4 +28,29 @@ impl RuleInfo for SyntaxError {
         severity: Severity::Error,
         summary: "the file has a syntax error",
     };
+}
+
+/// The first [`MAX_SYNTAX_ERRORS`] syntax errors of a file, and a note when there are more.
+pub(crate) fn findings(file: &Analyzed) -> (Vec<Finding>, Option<String>) {
+    let out = file
+        .syntax_errors
+        .iter()
+        .take(MAX_SYNTAX_ERRORS)
+        .map(|(range, message)| {
+            Finding::of_file(
+                SyntaxError::RULE,
+                &file.path,
+                file.span(*range),
+                format!("syntax error: {message}"),
+            )
+        })
+        .collect();
+    let more = (file.syntax_errors.len() > MAX_SYNTAX_ERRORS).then(|| {
+        format!(
+            "{}: {} more syntax errors not shown",
+            file.path.display(),
+            file.syntax_errors.len() - MAX_SYNTAX_ERRORS
+        )
+    });
+    (out, more)
 }

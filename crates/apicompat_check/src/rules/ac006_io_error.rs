@@ -1,5 +1,8 @@
+use std::path::Path;
+
 use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use crate::files::Analyzed;
+use crate::model::{Finding, Severity};
 
 /// ## What it does
 /// Reports a path given on the command line that does not exist, and files or directories of
@@ -24,4 +27,19 @@ impl RuleInfo for IoError {
         severity: Severity::Error,
         summary: "a path could not be read",
     };
+}
+
+/// The finding for a file that could not be read.
+pub(crate) fn finding(file: &Analyzed) -> Option<Finding> {
+    Some(unreadable(&file.path, file.io_error.as_ref()?))
+}
+
+/// The finding for a path that could not be read (a file or a directory), with the reason.
+pub(crate) fn unreadable(path: &Path, message: &str) -> Finding {
+    Finding::of_file(
+        IoError::RULE,
+        path,
+        (1, 1, 1, 1),
+        format!("cannot read `{}`: {message}", path.display()),
+    )
 }

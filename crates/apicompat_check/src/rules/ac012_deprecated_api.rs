@@ -1,5 +1,10 @@
+use apicompat_index::ranges;
+
 use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use crate::collect::Use;
+use crate::model::{Finding, Fix, FixKind, Severity};
+use crate::stability::{base_finding, mask, Pending};
+use crate::targets::Target;
 
 /// ## What it does
 /// Finds uses (imports, attribute chains, `getattr` with a literal name) of modules, classes
@@ -33,4 +38,122 @@ impl RuleInfo for DeprecatedApi {
         severity: Severity::Warning,
         summary: "an API that targeted releases mark as deprecated is used",
     };
+}
+
+/// The finding on a use of a deprecated path, with the deprecation message and its
+/// replacement.
+pub(crate) fn finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
+    let view = p.view;
+    let versions = view.versions();
+    let n = versions.len();
+    let mut f = base_finding(DeprecatedApi::RULE, u, view, &p.present, target);
+    let deprecated_at: Vec<usize> = (0..n).filter(|&r| p.deprecated[r].is_some()).collect();
+    let targeted: Vec<usize> = target
+        .releases
+        .iter()
+        .copied()
+        .filter(|&r| p.deprecated.get(r).is_some_and(Option::is_some))
+        .collect();
+    let first = deprecated_at.first().copied().unwrap_or(0);
+    // The message of the newest targeted release that deprecates it.
+    let message = targeted
+        .last()
+        .and_then(|&r| p.deprecated[r].clone())
+        .map(|m| one_line(&m))
+        .filter(|m| !m.is_empty());
+    let pkg = view.name();
+    let since = match deprecated_at.last() {
+        Some(&last) if last == n - 1 => format!("since {pkg} {}", versions[first]),
+        _ => format!(
+            "in {pkg} {}",
+            ranges(&versions, &mask(n, &deprecated_at)).join(", ")
+        ),
+    };
+    let removed = (0..n)
+        .rev()
+        .take_while(|&r| !p.present[r])
+        .last()
+        .filter(|&r| r > first)
+        .map(|r| format!("; it is gone from {pkg} {}", versions[r]))
+        .unwrap_or_default();
+    let listed = if targeted.len() <= 3 {
+        targeted
+            .iter()
+            .map(|&r| versions[r].clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        ranges(&versions, &mask(n, &targeted)).join(", ")
+    };
+    f.message = match &message {
+        Some(m) => format!(
+            "`{}` is deprecated {since} (targeted: {listed}){removed}: \"{m}\"",
+            u.path
+        ),
+        None => format!(
+            "`{}` is deprecated {since} (targeted: {listed}){removed}",
+            u.path
+        ),
+    };
+    let replacement = message.as_deref().and_then(suggested);
+    f.fixes.push(Fix {
+        kind: FixKind::Rewrite,
+        message: match &replacement {
+            Some(r) => format!("use `{r}` as the deprecation message says"),
+            None => "move off it before a release removes it".to_string(),
+        },
+        replacement,
+        releases: Vec::new(),
+        requirement: None,
+    });
+    f
+}
+
+/// A deprecation message on one line: its line breaks and runs of spaces (a message built
+/// from several string literals, `"...\n"`) become single spaces, so the output does not show
+/// them escaped as `\n`.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The replacement a deprecation message names: the code after "use" (`Please use
+/// `torch.amp.autocast('cuda', args...)` instead.` -> `torch.amp.autocast('cuda', args...)`).
+fn suggested(message: &str) -> Option<String> {
+    let lower = message.to_ascii_lowercase();
+    let at = [
+        "use `",
+        "use the `",
+        "in favor of `",
+        "instead use `",
+        "replaced by `",
+    ]
+    .iter()
+    .filter_map(|p| lower.find(p).map(|i| i + p.len()))
+    .min()?;
+    let rest = message.get(at..)?;
+    let end = rest.find('`')?;
+    let code = rest[..end].trim();
+    (!code.is_empty()).then(|| code.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deprecation_messages_are_put_on_one_line() {
+        assert_eq!(
+            one_line("`a` is deprecated.\n  Please use `b`  instead.\n"),
+            "`a` is deprecated. Please use `b` instead."
+        );
+    }
+
+    #[test]
+    fn replacements_named_by_deprecation_messages() {
+        assert_eq!(
+            suggested("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead."),
+            Some("torch.amp.autocast('cuda', args...)".to_string())
+        );
+        assert_eq!(suggested("deprecated"), None);
+    }
 }

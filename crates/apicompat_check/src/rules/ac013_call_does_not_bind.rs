@@ -1,7 +1,7 @@
 use apicompat_surface::{ParamKind, Signature};
 
-use super::{Rule, RuleInfo};
-use crate::model::Severity;
+use super::{guard, Breaks, Rule, RuleInfo};
+use crate::model::{Fix, Severity};
 
 /// ## What it does
 /// Finds calls of indexed functions, classes and methods of objects that do not give a
@@ -87,4 +87,27 @@ pub fn binds(sig: &Signature, shape: &CallShape) -> bool {
         }
     }
     true
+}
+
+/// `signature`: the callee's signature in the newest release that breaks, rendered.
+pub(crate) fn message(b: &Breaks, shape: &CallShape, signature: Option<&str>) -> String {
+    let tail = match b.works {
+        None => String::new(),
+        Some(from_on) => format!("; it binds {from_on}"),
+    };
+    let signature = signature
+        .map(|s| format!(": the signature there is `{s}`"))
+        .unwrap_or_default();
+    format!(
+        "the call of `{}` with {} does not bind in {} {} ({}){signature}{tail}",
+        b.path,
+        shape.describe(),
+        b.package,
+        b.listed,
+        b.target
+    )
+}
+
+pub(crate) fn guard_fix() -> Fix {
+    guard("pass the arguments each release takes, behind a version check (by keyword where the order changed)".to_string())
 }

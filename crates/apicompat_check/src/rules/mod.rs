@@ -1,21 +1,21 @@
 //! The rules of `apicompat check`, one per file, each with a code (`AC001`), a name, a default
 //! severity and a doc comment that says what it finds, why it matters, an example and the fix.
 
-mod ac001_missing_import;
-mod ac002_missing_attribute;
-mod ac003_unsupported_keyword;
-mod ac004_unindexed_package;
-mod ac005_syntax_error;
-mod ac006_io_error;
-mod ac007_unchecked_code;
-mod ac008_requirement_admits_broken;
-mod ac009_drifting_attribute;
-mod ac010_copied_process_group;
-mod ac011_private_api;
-mod ac012_deprecated_api;
-mod ac013_call_does_not_bind;
+pub(crate) mod ac001_missing_import;
+pub(crate) mod ac002_missing_attribute;
+pub(crate) mod ac003_unsupported_keyword;
+pub(crate) mod ac004_unindexed_package;
+pub(crate) mod ac005_syntax_error;
+pub(crate) mod ac006_io_error;
+pub(crate) mod ac007_unchecked_code;
+pub mod ac008_requirement_admits_broken;
+pub(crate) mod ac009_drifting_attribute;
+pub(crate) mod ac010_copied_process_group;
+pub(crate) mod ac011_private_api;
+pub(crate) mod ac012_deprecated_api;
+pub(crate) mod ac013_call_does_not_bind;
 
-use crate::model::Severity;
+use crate::model::{Fix, FixKind, Severity};
 
 pub use ac001_missing_import::MissingImport;
 pub use ac002_missing_attribute::MissingAttribute;
@@ -46,6 +46,59 @@ pub struct Rule {
 /// Implemented by the marker type of each rule.
 pub trait RuleInfo {
     const RULE: Rule;
+}
+
+/// Where a use of an indexed path breaks, for the messages of the rules on uses (AC001,
+/// AC002, AC003, AC013).
+pub(crate) struct Breaks<'a> {
+    /// The path used (`torch.compiler.disable`).
+    pub path: &'a str,
+    pub package: &'a str,
+    /// The releases that break, as listed in the message (`2.0.0, 2.0.1` or ranges).
+    pub listed: &'a str,
+    /// How the targets were chosen, short (`torch>=2.0 in requirements.txt`).
+    pub target: &'a str,
+    /// Where it works (`from 2.1.0`, `in 2.1.0 - 2.3.1`); `None` when no indexed release has it.
+    pub works: Option<&'a str>,
+}
+
+/// The message of a path missing in some releases (an import or an attribute): `last_absent`
+/// is the first segment the releases lack, when it is not the whole path.
+pub(crate) fn missing_message(b: &Breaks, last_absent: Option<&str>) -> String {
+    let detail = match last_absent {
+        Some(m) if m != b.path => format!(": `{m}` does not exist there"),
+        _ => String::new(),
+    };
+    let tail = match b.works {
+        None => "it is in no indexed release".to_string(),
+        Some(from_on) => format!("it exists {from_on}"),
+    };
+    format!(
+        "`{}` is not in {} {} ({}){detail}; {tail}",
+        b.path, b.package, b.listed, b.target
+    )
+}
+
+/// A fix that guards a use.
+pub(crate) fn guard(message: String) -> Fix {
+    Fix {
+        kind: FixKind::Guard,
+        message,
+        replacement: None,
+        releases: Vec::new(),
+        requirement: None,
+    }
+}
+
+/// A fix that requires a release range (`torch>=2.1.0`).
+pub(crate) fn pin(requirement: String) -> Fix {
+    Fix {
+        kind: FixKind::Pin,
+        message: format!("require `{requirement}`"),
+        replacement: None,
+        releases: Vec::new(),
+        requirement: Some(requirement),
+    }
 }
 
 /// Every rule, in code order.

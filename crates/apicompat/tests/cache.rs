@@ -5,8 +5,12 @@
 #[path = "../../apicompat_fetch/tests/common/server.rs"]
 mod server;
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use common::Scratch;
 
 use apicompat_archive::zipwrite::small_wheel;
 use server::{serve, Behavior, Server};
@@ -24,12 +28,8 @@ fn run(args: &[&str], cache: &Path, index_url: Option<&str>) -> Output {
     cmd.output().expect("run apicompat")
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("apicompat-cachecli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> Scratch {
+    Scratch::new("apicompat-cachecli", name)
 }
 
 fn err(o: &Output) -> String {
@@ -146,8 +146,9 @@ fn empty_or_tiny_inputs_are_refused_and_never_hide_the_embedded_index() {
 }
 
 /// `check` of the test project against torch 2.3.0 with a cached `torch.apix` holding
-/// `bytes`: the output, after asserting that the embedded index still reported the break.
-fn check_with_cached_torch(name: &str, bytes: &[u8]) -> (Output, PathBuf) {
+/// `bytes`: the output, after asserting that the embedded index still reported the break, and
+/// the scratch directory (the cache is its `cache`).
+fn check_with_cached_torch(name: &str, bytes: &[u8]) -> (Output, Scratch) {
     let dir = temp(name);
     let cache = dir.join("cache");
     std::fs::create_dir_all(cache.join("index")).unwrap();
@@ -164,7 +165,7 @@ fn check_with_cached_torch(name: &str, bytes: &[u8]) -> (Output, PathBuf) {
     );
     assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
     assert!(out(&o).contains("AC001"), "{}", out(&o));
-    (o, cache)
+    (o, dir)
 }
 
 #[test]
@@ -173,7 +174,8 @@ fn a_cached_index_of_a_newer_format_is_left_in_place() {
     let mut body = b"APICIDX".to_vec();
     body.push(apicompat_index::format::FORMAT + 1);
     body.extend(crc32fast::hash(&body).to_le_bytes());
-    let (o, cache) = check_with_cached_torch("newer", &lz4_flex::compress_prepend_size(&body));
+    let (o, dir) = check_with_cached_torch("newer", &lz4_flex::compress_prepend_size(&body));
+    let cache = dir.join("cache");
     assert!(
         err(&o).contains("newer apicompat") && err(&o).contains("left in place"),
         "{}",
@@ -184,7 +186,8 @@ fn a_cached_index_of_a_newer_format_is_left_in_place() {
 
 #[test]
 fn a_corrupt_cached_index_is_moved_aside_and_breaks_are_still_reported() {
-    let (o, cache) = check_with_cached_torch("corrupt", b"garbage");
+    let (o, dir) = check_with_cached_torch("corrupt", b"garbage");
+    let cache = dir.join("cache");
     assert!(
         err(&o).contains("torch.apix") && err(&o).contains("moved it to"),
         "{}",
@@ -394,7 +397,7 @@ fn a_closed_stdout_ends_quietly() {
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_apicompat"))
             .args(args)
-            .env("APICOMPAT_CACHE_DIR", &dir)
+            .env("APICOMPAT_CACHE_DIR", &*dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -1,7 +1,11 @@
 //! The `apicompat` binary end to end: queries on the embedded index, and bad input.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
+
+use common::Scratch;
 
 fn apicompat(args: &[&str], cache: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_apicompat"))
@@ -12,11 +16,8 @@ fn apicompat(args: &[&str], cache: &Path) -> Output {
         .expect("run apicompat")
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("apicompat-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> Scratch {
+    Scratch::new("apicompat-cli", name)
 }
 
 fn stdout(o: &Output) -> String {

@@ -1,7 +1,11 @@
 //! `apicompat range` and `apicompat diff` end to end, on the embedded index.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
+
+use common::Scratch;
 
 fn apicompat(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_apicompat"))
@@ -13,9 +17,8 @@ fn apicompat(args: &[&str], cwd: &Path) -> Output {
         .expect("run apicompat")
 }
 
-fn project(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("apicompat-range-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn project(name: &str, files: &[(&str, &str)]) -> Scratch {
+    let dir = Scratch::new("apicompat-range", name);
     for (path, text) in files {
         let p = dir.join(path);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();

@@ -10,11 +10,33 @@ use apicompat_index::{Catalog, IndexBuilder, Status};
 use apicompat_requirements::parse_version;
 use apicompat_surface::{Kind, Surface, Symbol};
 
-fn temp(name: &str) -> PathBuf {
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("apicompat-cache-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn surface(package: &str, version: &str, names: &[&str]) -> Surface {
@@ -154,7 +176,7 @@ fn concurrent_writers_merge_under_the_lock() {
         let dir = temp(&format!("race-{round}"));
         let threads: Vec<_> = (0..8)
             .map(|i| {
-                let dir = dir.clone();
+                let dir = dir.to_path_buf();
                 std::thread::spawn(move || {
                     let cache = Cache::new(&dir);
                     let names: Vec<String> = (0..300).map(|k| format!("f{k}")).collect();

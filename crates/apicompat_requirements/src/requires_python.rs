@@ -96,14 +96,30 @@ fn from_setup_py(dir: &Path) -> Option<(String, &'static str, u32)> {
 mod tests {
     use super::*;
 
-    fn dir(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    /// A scratch project, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn dir(name: &str, files: &[(&str, &str)]) -> Scratch {
         let d = std::env::temp_dir().join(format!("apicompat-rp-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         for (f, t) in files {
             std::fs::write(d.join(f), t).unwrap();
         }
-        d
+        Scratch(d)
     }
 
     #[test]

@@ -76,3 +76,35 @@ pub fn check_or_fail(dir: &Path, args: &[&str], what: &str) -> Output {
 }
 
 pub const BREAKS_ON_23: &str = "from torch.distributed.pipelining import pipeline\n";
+
+/// A scratch directory under the system's temporary directory, removed when dropped.
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    /// A fresh, empty directory `prefix-name-PID`.
+    pub fn new(prefix: &str, name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("{prefix}-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -337,3 +337,19 @@ fn the_working_directory_and_an_absolute_path_give_the_same_findings() {
     assert_eq!(codes(&absolute), vec![("AC011".to_string(), 6)]);
     assert_eq!(codes(&here), codes(&absolute));
 }
+
+/// A name deprecated in the oldest indexed release already is not said to be deprecated
+/// "since" that release (`tempfile.mktemp`'s own note says Python 2.3).
+#[test]
+fn a_deprecation_older_than_the_index_names_no_first_release() {
+    let dir = project(
+        "deprecated-before-index",
+        &[("m.py", "import tempfile\n\nNAME = tempfile.mktemp()\n")],
+    );
+    let (out, _) = text(&check(&dir, &["--select", "AC012"]));
+    assert!(
+        out.contains("`tempfile.mktemp` is deprecated in every indexed release of python (3.8 - "),
+        "{out}"
+    );
+    assert!(!out.contains("since python"), "{out}");
+}

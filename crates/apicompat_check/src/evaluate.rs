@@ -67,6 +67,12 @@ pub struct Evaluator<'c> {
     notes: Mutex<Vec<String>>,
 }
 
+/// A use's own conditions on one package (see [`Evaluator::conditions`]).
+struct Conditions<'u> {
+    preds: Vec<&'u Pred>,
+    required: Vec<(&'u PathTest, Arc<Row>)>,
+}
+
 fn last_segment(path: &str) -> &str {
     path.rsplit('.').next().unwrap_or(path)
 }
@@ -288,22 +294,19 @@ impl<'c> Evaluator<'c> {
             })
     }
 
-    /// The finding for a use, if some targeted release breaks it. Its `moved` fixes are added
-    /// by [`Evaluator::add_moved`].
-    pub fn evaluate(&self, u: &Use, view: &PackageView, target: &Target) -> Option<Pending> {
-        // The version conditions about this package (others do not choose its releases).
-        let mut preds: Vec<&Pred> = Vec::new();
-        for (root, pred) in &u.versions {
-            if self
-                .package_for(root)
-                .is_some_and(|v| v.name() == view.name())
-            {
-                preds.push(pred);
-            }
-        }
-        let base_row = u.base.as_deref().map(|b| (b, self.row(view, b)));
-        // What its tests say about paths of this package: it runs only where that holds.
-        let required: Vec<(&PathTest, Arc<Row>)> = u
+    /// What a use's own conditions say about `view`'s releases: its version conditions on
+    /// the package and its tests of the package's paths (where they fail, it does not run).
+    fn conditions<'u>(&self, u: &'u Use, view: &PackageView) -> Conditions<'u> {
+        let preds = u
+            .versions
+            .iter()
+            .filter(|(root, _)| {
+                self.package_for(root)
+                    .is_some_and(|v| v.name() == view.name())
+            })
+            .map(|(_, pred)| pred)
+            .collect();
+        let required = u
             .requires
             .iter()
             .filter(|t| {
@@ -313,31 +316,61 @@ impl<'c> Evaluator<'c> {
             })
             .map(|t| (t, self.row(view, &t.path)))
             .collect();
+        Conditions { preds, required }
+    }
+
+    /// Whether a use runs on release `r` as far as `c` (its [`Evaluator::conditions`]) says.
+    fn runs_on(&self, c: &Conditions, view: &PackageView, r: usize) -> bool {
+        let Some(release) = view.releases().get(r) else {
+            return false;
+        };
+        let not_run = c.required.iter().any(|(t, row)| {
+            t.excludes_with(|p| {
+                let lite = if p == t.path {
+                    self.lite(view, row, p, r).clone()
+                } else {
+                    self.status(view, p, r)
+                };
+                found(lite).or_unimportable(view, p, r)
+            })
+        });
+        !not_run && c.preds.iter().all(|p| p.admits(&release.version))
+    }
+
+    /// The targeted releases on which a use runs, as far as its own conditions say.
+    pub(crate) fn running(&self, u: &Use, view: &PackageView, target: &Target) -> Vec<usize> {
+        if u.requires.is_empty() && u.versions.is_empty() {
+            return target.releases.clone();
+        }
+        let c = self.conditions(u, view);
+        target
+            .releases
+            .iter()
+            .copied()
+            .filter(|&r| self.runs_on(&c, view, r))
+            .collect()
+    }
+
+    /// The finding for a use, if some targeted release breaks it. Its `moved` fixes are added
+    /// by [`Evaluator::add_moved`].
+    pub fn evaluate(&self, u: &Use, view: &PackageView, target: &Target) -> Option<Pending> {
+        let conditions = self.conditions(u, view);
+        let base_row = u.base.as_deref().map(|b| (b, self.row(view, b)));
         let row = self.row(view, &u.path);
         let all = view.releases();
         let mut releases: Vec<usize> = Vec::with_capacity(target.releases.len());
         // Releases the use's conditions leave out (it does not run there).
         let mut excluded: Vec<usize> = Vec::new();
         for &r in &target.releases {
-            let Some(release) = all.get(r) else {
+            if r >= all.len() {
                 continue;
-            };
+            }
             if let Some((base, base_row)) = &base_row {
                 if matches!(self.lite(view, base_row, base, r), Lite::Absent { .. }) {
                     continue;
                 }
             }
-            let not_run = required.iter().any(|(t, row)| {
-                t.excludes_with(|p| {
-                    let lite = if p == t.path {
-                        self.lite(view, row, p, r).clone()
-                    } else {
-                        self.status(view, p, r)
-                    };
-                    found(lite).or_unimportable(view, p, r)
-                })
-            });
-            if not_run || !preds.iter().all(|p| p.admits(&release.version)) {
+            if !self.runs_on(&conditions, view, r) {
                 excluded.push(r);
                 continue;
             }
@@ -675,11 +708,12 @@ fn pin(
         return Some((format!("{pkg}>={v}"), v.clone()));
     }
     // Capped below the release that first lacks it after the last one that has it (numpy's
-    // aliases are gone from 1.24.0: `numpy<1.24.0`, even when the targets start later),
+    // aliases are gone from 1.24.0: `numpy<1.24`, even when the targets start later),
     // not below the first targeted release that lacks it.
     if let Some(&last) = present.iter().rev().find(|&&p| p < lo) {
-        let v = versions.get(last + 1)?;
-        return Some((format!("{pkg}<{v}"), String::new()));
+        versions.get(last + 1)?;
+        let bound = crate::pins::upper_bound_of(versions, last + 1);
+        return Some((format!("{pkg}<{bound}"), String::new()));
     }
     None
 }

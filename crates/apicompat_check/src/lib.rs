@@ -530,6 +530,7 @@ pub(crate) fn check_project(
                     },
                     || {
                         stability::check_files(
+                            &eval,
                             catalog,
                             &analyzed,
                             &reported,

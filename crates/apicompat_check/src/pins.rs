@@ -35,6 +35,36 @@ pub fn next_minor(version: &Version) -> String {
     }
 }
 
+/// The bound `<B` that leaves out `versions[i]` (oldest first) and keeps the release indexed
+/// before it: `B` is the start of `versions[i]`'s series (`1.0` for `1.0.1`) when the release
+/// before is of an earlier series, since the releases of the series the index leaves out
+/// (indexes that keep the newest patch of each series) are likely to break alike; otherwise
+/// `versions[i]` itself (shortened).
+pub fn upper_bound(versions: &[Version], i: usize) -> String {
+    let v = &versions[i];
+    let series = |x: &Version| x.release().get(..2).map(<[u64]>::to_vec);
+    let same_series =
+        i > 0 && series(&versions[i - 1]).is_some() && series(&versions[i - 1]) == series(v);
+    let plain = v.epoch() == 0 && !v.any_prerelease() && v.post().is_none() && v.local().is_empty();
+    match v.release() {
+        [major, minor, ..] if plain && !same_series => format!("{major}.{minor}"),
+        _ => short(v),
+    }
+}
+
+/// [`upper_bound`] for versions written as text; `versions[i]` as written when one does not
+/// parse.
+pub fn upper_bound_of(versions: &[String], i: usize) -> String {
+    let parsed: Option<Vec<Version>> = versions
+        .iter()
+        .map(|v| apicompat_requirements::parse_version(v).ok())
+        .collect();
+    match parsed {
+        Some(p) if i < p.len() => upper_bound(&p, i),
+        _ => versions.get(i).cloned().unwrap_or_default(),
+    }
+}
+
 /// A requirement on `package` that admits exactly the releases of `versions` (oldest first)
 /// marked in `set`, among the indexed ones: a lower bound at the first, `!=` for releases left
 /// out in between, and an upper bound `<` the first indexed release after the last. When the
@@ -61,7 +91,7 @@ pub fn requirement_line(
         }
     }
     if hi + 1 < n {
-        clauses.push(format!("<{}", short(&versions[hi + 1])));
+        clauses.push(format!("<{}", upper_bound(versions, hi + 1)));
     } else if cap {
         clauses.push(format!("<{}", next_minor(&versions[hi])));
     }
@@ -102,6 +132,14 @@ mod tests {
             Some("torch==2.3.1")
         );
         assert_eq!(line(&[false; 6], false), None);
+        // An index of the newest patch of each series: the bound is the series' start.
+        let hub = vs(&["0.35.3", "0.36.0", "1.0.1", "1.3.7"]);
+        assert_eq!(
+            requirement_line("hub", &hub, &[true, true, false, false], false).as_deref(),
+            Some("hub>=0.35.3,<1.0")
+        );
+        assert_eq!(upper_bound(&hub, 3), "1.3");
+        assert_eq!(upper_bound(&v, 3), "2.4.1");
         assert_eq!(short(&parse_version("2.0.0").unwrap()), "2.0");
         assert_eq!(short(&parse_version("2.4.0rc1").unwrap()), "2.4.0rc1");
     }

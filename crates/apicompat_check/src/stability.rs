@@ -11,6 +11,7 @@ use apicompat_index::{ranges, Catalog, PackageView, Status};
 use apicompat_surface::Kind;
 
 use crate::collect::{Use, UseKind};
+use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::model::Finding;
 use crate::rules::{
@@ -134,6 +135,7 @@ pub(crate) struct Pending<'c> {
 
 /// The AC011 and AC012 findings of every file `reported` marks (all when it is empty).
 pub(crate) fn check_files(
+    eval: &Evaluator,
     catalog: &Catalog,
     analyzed: &[Arc<Analyzed>],
     reported: &[bool],
@@ -170,10 +172,12 @@ pub(crate) fn check_files(
             let private = written_private(u)
                 && !u.guarded
                 && file.uses.fallbacks.binary_search(&(ui as u32)).is_err();
-            // Targeted releases that have it (the others are AC001/AC002's).
+            // Targeted releases on which it runs (its own conditions: the handler of a
+            // `try` of imports runs where they fail) and that have it (the others are
+            // AC001/AC002's).
             let mut in_target = Vec::new();
             let mut class = false;
-            for &r in &target.releases {
+            for r in eval.running(u, view, target) {
                 if let Fact::Present {
                     deprecated,
                     class: c,

@@ -144,6 +144,49 @@ except ValueError:
     );
 }
 
+/// A deprecated name used in the handler of a `try` of imports is judged only where the handler
+/// runs: `LeafSpec` (deprecated from torch 2.10.0) as the fallback of `treespec_leaf` (which
+/// 2.10.0 has) is not a use of it there (torchao's `pt2e/utils.py`).
+#[test]
+fn deprecated_names_in_import_fallbacks_are_judged_where_the_handler_runs() {
+    let real = real_catalog();
+    let dir = project(
+        "stability-deprecated-fallback",
+        &[
+            (
+                "a.py",
+                "\
+try:
+    from torch.utils._pytree import treespec_leaf
+except ImportError:
+    from torch.utils._pytree import LeafSpec
+
+    def treespec_leaf():
+        return LeafSpec()
+",
+            ),
+            (
+                "b.py",
+                "from torch.utils._pytree import LeafSpec\n\nLEAF = LeafSpec()\n",
+            ),
+        ],
+    );
+    let report = run(real, &dir, &["torch==2.10.0"]);
+    let deprecated: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.code == "AC012")
+        .map(|f| {
+            format!(
+                "{}:{}",
+                f.path.file_name().unwrap().to_string_lossy(),
+                f.line
+            )
+        })
+        .collect();
+    assert_eq!(deprecated, ["b.py:1"], "{:#?}", report.findings);
+}
+
 #[test]
 fn deprecated_apis_with_release_and_message() {
     let real = real_catalog();

@@ -112,7 +112,8 @@ pub(crate) fn finding(
     if let Some(a) = after {
         fixes.push(pin(format!("{pkg}>={}", versions[a])));
     } else if before {
-        fixes.push(pin(format!("{pkg}<{}", versions[first_missing])));
+        let bound = crate::pins::upper_bound_of(&versions, first_missing);
+        fixes.push(pin(format!("{pkg}<{bound}")));
     }
     fixes.push(guard(match m.receiver.as_str() {
         "(...)" => "guard the use with `try: ... except AttributeError:`".to_string(),

@@ -63,6 +63,12 @@ pub(crate) fn finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
         .filter(|m| !m.is_empty());
     let pkg = view.name();
     let since = match deprecated_at.last() {
+        // Deprecated in the oldest indexed release already: since when is not known.
+        Some(&last) if last == n - 1 && first == 0 && n > 1 => format!(
+            "in every indexed release of {pkg} ({} - {})",
+            versions[0],
+            versions[n - 1]
+        ),
         Some(&last) if last == n - 1 => format!("since {pkg} {}", versions[first]),
         _ => format!(
             "in {pkg} {}",

@@ -314,3 +314,51 @@ fn index_list_shows_the_dependency_set() {
     let (out, _) = text(&o);
     assert!(out.contains("deprecated in"), "{out}");
 }
+
+/// Lockfile pins per platform (open-instruct's): a local build label pins its release, and
+/// declarations under different markers are alternatives, not all at once.
+#[test]
+fn pins_per_platform_and_local_builds_pick_their_releases() {
+    let main = "from torch.ao.quantization import move_exported_model_to_eval\n";
+    let pyproject =
+        "[project]\nname = \"demo\"\nversion = \"0.1\"\ndependencies = [\"torch>=2.10.0\"]\n";
+    let pins = "torch==2.10.0 ; sys_platform == 'darwin'\ntorch==2.10.0+cu128 ; platform_machine == 'x86_64' and sys_platform == 'linux'\ntorch==2.10.0+cu130 ; platform_machine == 'aarch64' and sys_platform == 'linux'\n";
+    let dir = project(
+        "platform-pins",
+        &[
+            ("main.py", main),
+            ("pyproject.toml", pyproject),
+            ("requirements.txt", pins),
+        ],
+    );
+    let o = check(&dir, &["--output-format", "json"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let torch = report["summary"]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["package"] == "torch")
+        .unwrap()
+        .clone();
+    assert_eq!(torch["releases"], serde_json::json!(["2.10.0"]), "{torch}");
+    assert!(!out.contains("admit no release together"), "{out}");
+    // Different releases per platform: both are checked (2.11.0 lacks the function).
+    let pins =
+        "torch==2.10.0 ; sys_platform == 'darwin'\ntorch==2.11.0 ; sys_platform == 'linux'\n";
+    let dir = project(
+        "platform-pins-differ",
+        &[
+            ("main.py", main),
+            ("pyproject.toml", pyproject),
+            ("requirements.txt", pins),
+        ],
+    );
+    let (out, _) = text(&check(&dir, &[]));
+    assert!(
+        out.contains("error[AC001]: `torch.ao.quantization.move_exported_model_to_eval` is not in torch 2.11.0"),
+        "{out}"
+    );
+    assert!(out.contains("against torch 2.10.0 - 2.11.0"), "{out}");
+}

@@ -499,14 +499,36 @@ fn installed(
     })
 }
 
-/// The releases among `all` that every one of `reqs` admits (pip intersects them).
+/// The releases among `all` that the declarations `reqs` admit in some environment: pip
+/// intersects the declarations that apply, so those without a marker hold everywhere and
+/// those with a marker only where it holds. Declarations under different markers
+/// (`torch==2.10.0 ; sys_platform == 'darwin'`, `torch==2.10.0+cu128 ; sys_platform ==
+/// 'linux'`) are alternatives: the union, over each marker, of what the unmarked ones and
+/// that marker's admit together.
 pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Version> {
-    let mut admitted: Vec<Version> = all.to_vec();
-    for r in reqs {
+    let within = |admitted: &mut Vec<Version>, r: &DeclaredRequirement| {
         let picked = select(&r.specifier, all);
         admitted.retain(|v| picked.contains(v));
+    };
+    let mut base: Vec<Version> = all.to_vec();
+    for r in reqs.iter().filter(|r| r.marker.is_none()) {
+        within(&mut base, r);
     }
-    admitted
+    let mut markers: Vec<&str> = reqs.iter().filter_map(|r| r.marker.as_deref()).collect();
+    markers.sort_unstable();
+    markers.dedup();
+    if markers.is_empty() {
+        return base;
+    }
+    let mut union: Vec<Version> = Vec::new();
+    for m in markers {
+        let mut admitted = base.clone();
+        for r in reqs.iter().filter(|r| r.marker.as_deref() == Some(m)) {
+            within(&mut admitted, r);
+        }
+        union.extend(admitted);
+    }
+    all.iter().filter(|v| union.contains(v)).cloned().collect()
 }
 
 /// The version every declaration pins exactly (`==4.38.0`), if they agree on one.

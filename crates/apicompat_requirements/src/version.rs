@@ -78,6 +78,16 @@ fn clause_contains(spec: &VersionSpecifier, version: &Version) -> bool {
     match spec.operator() {
         Operator::EqualStar => prefix_matches(spec.version(), version),
         Operator::NotEqualStar => !prefix_matches(spec.version(), version),
+        // A pin of a local build (`==2.10.0+cu128`) on a release without a label (what the
+        // index and the package index list): the build is of that release.
+        Operator::Equal | Operator::ExactEqual
+            if !spec.version().local().is_empty() && version.local().is_empty() =>
+        {
+            spec.version().clone().without_local() == *version
+        }
+        Operator::NotEqual if !spec.version().local().is_empty() && version.local().is_empty() => {
+            true
+        }
         _ => spec.contains(version),
     }
 }

@@ -1,5 +1,6 @@
 use apicompat_requirements::{
-    admits, admits_with, local_label, parse_specifiers, parse_version, release_of, select, Version,
+    admits, admits_with, local_label, parse_specifiers, parse_version, release_of, satisfies,
+    select, Version,
 };
 
 fn v(s: &str) -> Version {
@@ -113,4 +114,26 @@ fn select_applies_the_rule_to_a_release_list() {
         vs(&["2.6.0rc1", "2.6.0rc2"])
     );
     assert_eq!(select(&spec(""), &only_pre), vs(&["2.5.0"]));
+}
+
+#[test]
+fn a_pin_of_a_local_build_admits_its_release() {
+    let releases: Vec<Version> = ["2.9.1", "2.10.0", "2.11.0"]
+        .iter()
+        .map(|v| parse_version(v).unwrap())
+        .collect();
+    assert_eq!(
+        select(&spec("==2.10.0+cu128"), &releases),
+        [releases[1].clone()]
+    );
+    // The build itself, and not another build of the release, as PEP 440 says.
+    assert!(satisfies(
+        &spec("==2.10.0+cu128"),
+        &parse_version("2.10.0+cu128").unwrap()
+    ));
+    assert!(!satisfies(
+        &spec("==2.10.0+cu128"),
+        &parse_version("2.10.0+cu130").unwrap()
+    ));
+    assert_eq!(select(&spec("!=2.10.0+cu128"), &releases).len(), 3);
 }

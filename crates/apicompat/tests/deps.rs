@@ -362,3 +362,31 @@ fn pins_per_platform_and_local_builds_pick_their_releases() {
     );
     assert!(out.contains("against torch 2.10.0 - 2.11.0"), "{out}");
 }
+
+/// A pin that would leave only releases the other declared packages rule out is no advice:
+/// every torchvision that has `to_image_tensor` (0.15) requires a torch that `torch>=2.5.1`
+/// does not admit (sam2's `training/dataset/transforms.py`).
+#[test]
+fn a_pin_no_other_declared_package_lets_be_installed_is_not_advised() {
+    let src = "import torchvision.transforms.v2.functional as Fv2\n\n\ndef f(img):\n    return Fv2.to_image_tensor(img)\n";
+    let dir = project(
+        "pin-refused",
+        &[
+            ("m.py", src),
+            ("requirements.txt", "torch>=2.5.1\ntorchvision>=0.20.1\n"),
+        ],
+    );
+    let (out, _) = text(&check(&dir, &[]));
+    assert!(
+        out.contains("no requirement fixes it: the releases `torchvision<0.16` admits cannot be installed beside the project's other requirements: they require releases of torch that `torch>=2.5.1` (requirements.txt:1) does not admit"),
+        "{out}"
+    );
+    assert!(!out.contains("help: require `torchvision<0.16`"), "{out}");
+    // Alone, the pin stays.
+    let dir = project(
+        "pin-alone-tv",
+        &[("m.py", src), ("requirements.txt", "torchvision>=0.20.1\n")],
+    );
+    let (out, _) = text(&check(&dir, &[]));
+    assert!(out.contains("help: require `torchvision<0.16`"), "{out}");
+}

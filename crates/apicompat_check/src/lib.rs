@@ -559,7 +559,14 @@ pub(crate) fn check_project(
     per_file.extend(by_pgcopy);
     per_file.extend(by_stability);
     // A per-use pin is printed only when it breaks no other use.
-    pin_advice::vet(catalog, &eval, &chosen, &analyzed, &mut per_file);
+    pin_advice::vet(
+        catalog,
+        &eval,
+        &requirers,
+        &chosen,
+        &analyzed,
+        &mut per_file,
+    );
     per_file.retain(|(fi, _, _)| reported.get(*fi).copied().unwrap_or(true));
     summary.notes.append(&mut eval.take_notes());
     summary.targets = chosen.into_values().map(|t| t.info).collect();

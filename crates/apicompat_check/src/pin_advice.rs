@@ -4,7 +4,10 @@
 //! declaration, or nothing is declared and only the newest release is targeted), every
 //! indexed release it admits. A use that works on some targeted release today and is missing
 //! from every release the pin leaves is broken by the pin: the pin is then replaced by a line
-//! that names that use, and the other fixes (the moved import, a guard) remain.
+//! that names that use, and the other fixes (the moved import, a guard) remain. A pin that
+//! admits no targeted release and none the other declared packages let be installed
+//! (`torchvision<0.16` beside `torch>=2.5.1`: every torchvision 0.15 requires torch 2.0) is
+//! replaced by a line that says why.
 //!
 //! Cost: the targeted case reads the other findings of the package (pins x findings); the
 //! other case evaluates each use of the package once, on every release any such pin admits,
@@ -20,6 +23,7 @@ use apicompat_requirements::{admits, parse_requirement};
 use crate::evaluate::Evaluator;
 use crate::files::Analyzed;
 use crate::model::{Finding, Fix, FixKind, Reach, Severity};
+use crate::requirers::Requirers;
 use crate::rules::{RequirementAdmitsBroken, RuleInfo};
 use crate::targets::Target;
 
@@ -50,6 +54,7 @@ fn works_somewhere(f: &Finding, targeted: &HashSet<String>) -> bool {
 pub(crate) fn vet(
     catalog: &Catalog,
     eval: &Evaluator<'_>,
+    requirers: &Requirers<'_>,
     chosen: &BTreeMap<String, Target>,
     analyzed: &[Arc<Analyzed>],
     findings: &mut [(usize, Finding, Vec<u32>)],
@@ -91,18 +96,30 @@ pub(crate) fn vet(
             }
         }
         for (pin, breaker) in weighed.iter().zip(breakers) {
-            let Some(breaker) = breaker else {
-                continue;
+            // A pin outside the targets whose every release the other declared packages rule
+            // out (`torchvision<0.16` beside `torch>=2.5.1`) cannot be installed at all.
+            let refused = if pin.kept.is_empty() {
+                requirers.refuses_all(view, &pin.admitted)
+            } else {
+                None
+            };
+            let message = match (refused, breaker) {
+                (Some(why), _) => format!(
+                    "no requirement fixes it: the releases `{}` admits cannot be installed beside the project's other requirements: {why}",
+                    pin.req
+                ),
+                (None, Some(breaker)) => format!(
+                    "no requirement fixes it alone: `{}` would break {breaker}",
+                    pin.req
+                ),
+                (None, None) => continue,
             };
             for &i in &pin.group {
                 let f = &mut findings[i].1;
                 if let Some(fix) = f.fixes.iter_mut().find(|x| x.kind == FixKind::Pin) {
                     *fix = Fix {
                         kind: FixKind::Pin,
-                        message: format!(
-                            "no requirement fixes it alone: `{}` would break {breaker}",
-                            pin.req
-                        ),
+                        message: message.clone(),
                         replacement: None,
                         releases: Vec::new(),
                         requirement: None,

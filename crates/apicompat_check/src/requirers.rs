@@ -121,11 +121,9 @@ impl<'a> Requirers<'a> {
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         for q in self.packages().iter().filter(|q| q.name != name) {
-            let found = match accepted_by(q, &name, &kept, &versions) {
-                Some(f) => Some((f, false)),
-                None => installable_beside(q, view, &kept, &own_of).map(|f| (f, true)),
-            };
-            let Some(((accepted, example), own)) = found else {
+            let Some((accepted, example, own)) =
+                judged_by(q, view, &name, &kept, &versions, &own_of)
+            else {
                 continue;
             };
             if !accepted.iter().any(|&a| a) {
@@ -137,17 +135,7 @@ impl<'a> Requirers<'a> {
                 ));
                 continue;
             }
-            let why = if own {
-                format!(
-                    "they require releases of {} that {} does not admit",
-                    q.name, q.declared
-                )
-            } else {
-                format!(
-                    "no release of {} that {} admits accepts them",
-                    q.name, q.declared
-                )
-            };
+            let why = why(q, own);
             let left_out;
             (kept, left_out) = split(&versions, &kept, &accepted);
             notes.push(format!(
@@ -157,6 +145,64 @@ impl<'a> Requirers<'a> {
             by.push(q.declared.clone());
         }
         (kept, by)
+    }
+}
+
+impl Requirers<'_> {
+    /// Why none of `releases` (positions in `view`) can be installed beside another declared
+    /// package, if so: the reason and an example (`they require releases of torch that
+    /// `torch>=2.5.1` (setup.py:25) does not admit (torchvision 0.15.2 requires ...)`).
+    pub fn refuses_all(&self, view: &PackageView, releases: &[usize]) -> Option<String> {
+        if self.declared.requirements.len() < 2 || releases.is_empty() {
+            return None;
+        }
+        let name = normalize_name(view.name());
+        let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+        let own: std::collections::HashMap<usize, Vec<Requires>> = releases
+            .iter()
+            .map(|&r| (r, requirements_of(view, r)))
+            .collect();
+        let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
+        self.packages()
+            .iter()
+            .filter(|q| q.name != name)
+            .find_map(|q| {
+                let (accepted, example, own) =
+                    judged_by(q, view, &name, releases, &versions, &own_of)?;
+                (!accepted.iter().any(|&a| a)).then(|| format!("{} ({example})", why(q, own)))
+            })
+    }
+}
+
+/// Which of `kept` (releases of `view`, named `name`) declared package `q` lets be installed:
+/// by `q`'s requirements on them, else by their own on `q`; with an example of one refused,
+/// and whether it was their own requirement. `None` when `q` refuses none.
+fn judged_by<'o>(
+    q: &Requirer,
+    view: &PackageView,
+    name: &str,
+    kept: &[usize],
+    versions: &[Version],
+    own_of: &dyn Fn(usize) -> Option<&'o [Requires]>,
+) -> Option<(Vec<bool>, String, bool)> {
+    match accepted_by(q, name, kept, versions) {
+        Some((accepted, example)) => Some((accepted, example, false)),
+        None => installable_beside(q, view, kept, own_of).map(|(a, e)| (a, e, true)),
+    }
+}
+
+/// Why `q` leaves releases out (see [`judged_by`]).
+fn why(q: &Requirer, own: bool) -> String {
+    if own {
+        format!(
+            "they require releases of {} that {} does not admit",
+            q.name, q.declared
+        )
+    } else {
+        format!(
+            "no release of {} that {} admits accepts them",
+            q.name, q.declared
+        )
     }
 }
 

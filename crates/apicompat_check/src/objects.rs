@@ -253,7 +253,7 @@ fn object_tests(tests: &[PathTest], object: &ObjectReceiver, class: &str) -> Vec
                     path: format!("{class}.{attr}"),
                     present: t.present,
                     instance: true,
-                    or_absent: Vec::new(),
+                    alternatives: Vec::new(),
                 })
             }
             Some(_) => None,

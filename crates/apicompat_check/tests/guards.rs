@@ -1191,6 +1191,67 @@ def e(kind):
     );
 }
 
+/// A membership test of several names (EasyR1's `model_type in QWEN3_VL_MODELS`) runs where
+/// the module of any of them exists; a test of an object's class name, where that class does.
+#[test]
+fn a_dispatch_on_several_names_or_a_class_name_runs_where_one_of_them_exists() {
+    let got = check_files(
+        "dispatch-several",
+        &[(
+            "m.py",
+            "\
+KINDS = (\"pipelining\", \"tensor\")
+
+
+def a(kind):
+    if kind in (\"pipelining\", \"tensor\"):
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def b(kind):
+    if kind in KINDS:
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def c(kind):
+    if kind in [\"pipelining\", \"_functional_collectives\"]:
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def d(schedule):
+    if type(schedule).__name__ == \"Schedule1F1B\":
+        from torch.distributed.pipelining.schedules import Schedule1F1B
+        return Schedule1F1B
+
+
+def e(schedule):
+    if schedule.__class__.__name__ in (\"Schedule1F1B\",):
+        from torch.distributed.pipelining.schedules import Schedule1F1B
+        return Schedule1F1B
+
+
+def f(name):
+    if name == \"Schedule1F1B\":
+        from torch.distributed.pipelining.schedules import Schedule1F1B
+        return Schedule1F1B
+",
+        )],
+        &["torch>=1.13"],
+    );
+    // `_functional_collectives` exists from 2.0.0, `pipelining` from 2.4.0: `c` runs on 2.0.0 -
+    // 2.3.x without it. A name tested that is not a class's says nothing of the name imported.
+    assert_eq!(
+        got,
+        [
+            "m.py:18:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.0.0 - 2.3.1",
+            "m.py:36:60 AC001 error call-time torch.distributed.pipelining.schedules.Schedule1F1B missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
 #[test]
 fn version_helpers_with_optional_bounds() {
     // verl's `is_transformers_version_in_range(min_version=None, max_version=None)`.

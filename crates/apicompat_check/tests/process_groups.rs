@@ -371,10 +371,10 @@ fn factories_come_from_return_annotations_in_the_index() {
     use apicompat_surface::Kind;
     let has = |name: &str, kind, path: &str| {
         assert!(
-            pg.factories_named(name, &[kind]).is_some(),
+            pg.factories_named(&views, name, &[kind]).is_some(),
             "{name} is not a factory"
         );
-        let defs = &pg.by_name[name];
+        let defs = pg.read(name).expect("read by build");
         assert!(
             defs.factories.iter().any(|f| f.path == path),
             "{name}: {:?}",
@@ -407,7 +407,9 @@ fn factories_come_from_return_annotations_in_the_index() {
         "torch.distributed.distributed_c10d.new_subgroups",
     );
     // A name that many functions define returning other things is no factory.
-    assert!(pg.factories_named("get", &[Kind::Function]).is_none());
+    assert!(pg
+        .factories_named(&views, "get", &[Kind::Function])
+        .is_none());
 }
 
 #[test]

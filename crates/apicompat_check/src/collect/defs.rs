@@ -126,6 +126,10 @@ impl<'a> Walker<'a> {
             self.bind(name, b);
             return;
         }
+        if let Some(names) = reads::literal_names(value) {
+            self.bind(name, Bound::Names(names));
+            return;
+        }
         if value.is_none_literal_expr() {
             if let Some(Bound::Path { path, .. }) = self.lookup(name) {
                 // `except ImportError: f = None`: `f is None` holds where the handler ran.
@@ -133,7 +137,7 @@ impl<'a> Walker<'a> {
                     .ctx
                     .requires
                     .iter()
-                    .find(|t| !t.present && (t.path == *path || t.or_absent.contains(path)));
+                    .find(|t| !t.present && (t.path == *path || t.alternatives.contains(path)));
                 if let (true, Some(t)) = (self.ctx.fallback, handler_test) {
                     let entry = (path.clone(), t.clone());
                     self.sentinels.insert(name.to_string(), entry);

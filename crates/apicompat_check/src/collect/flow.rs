@@ -160,7 +160,7 @@ impl<'a> Walker<'a> {
                         path: path.clone(),
                         present: false,
                         instance: true,
-                        or_absent: others.to_vec(),
+                        alternatives: others.to_vec(),
                     };
                     if !hctx.requires.contains(&test) {
                         hctx.requires.push(test);

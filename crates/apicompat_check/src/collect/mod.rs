@@ -342,6 +342,9 @@ enum Bound {
     VersionGetter(usize),
     /// A decorator whose wrapper leaves unless a test holds ([`markers::Guarding`]).
     Guarding(Box<markers::Guarding>),
+    /// A tuple, list or set of names written as string literals (`MODELS = ("qwen3_vl",
+    /// "qwen3_vl_moe")`), for membership tests.
+    Names(Vec<String>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

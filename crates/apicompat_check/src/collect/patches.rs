@@ -80,7 +80,7 @@ pub(super) fn apply(uses: &mut [Use], suite: &[Stmt]) {
                     path: p.path.clone(),
                     present: true,
                     instance: true,
-                    or_absent: Vec::new(),
+                    alternatives: Vec::new(),
                 }),
                 Unless::Version(root, pred) => u.versions.push((root.clone(), pred.clone())),
                 Unless::Test(t) => u.requires.push(t.clone()),
@@ -130,11 +130,11 @@ fn patch_of(u: &Use, direct: &FxSet<TextSize>) -> Option<Patch> {
             };
             Unless::Version(root.clone(), Pred::Not(Box::new(cond)))
         }
-        ([], [t]) if t.or_absent.is_empty() => Unless::Test(PathTest {
+        ([], [t]) if t.alternatives.is_empty() => Unless::Test(PathTest {
             path: t.path.clone(),
             present: !t.present,
             instance: t.instance,
-            or_absent: Vec::new(),
+            alternatives: Vec::new(),
         }),
         _ => return None,
     };
@@ -179,7 +179,7 @@ pub(super) fn setuptools_distutils(uses: &mut [Use], suite: &[Stmt]) {
                 path: "distutils".to_string(),
                 present: true,
                 instance: false,
-                or_absent: Vec::new(),
+                alternatives: Vec::new(),
             });
         }
     }

@@ -24,9 +24,10 @@ pub struct PathTest {
     /// Tested on an object (`hasattr(cache, "layers")`, typed by the semantic model) or by an
     /// import (`from a import b` in a `try`), not on a class: attributes count.
     pub instance: bool,
-    /// For a test that `path` is absent: it also holds where any of these is absent (the
-    /// handler of a `try` that imports several names runs where any import fails).
-    pub or_absent: Vec<String>,
+    /// It also holds where any of these is as the test says: absent (the handler of a `try`
+    /// that imports several names runs where any import fails), or present (a dispatch on
+    /// several names runs where the module of any of them exists).
+    pub alternatives: Vec<String>,
 }
 
 /// What a release says about a tested path.
@@ -59,42 +60,100 @@ impl Found {
 /// the semantic model knows the class of `cache` where it is read; never a package's path.
 pub const OBJECT_TEST: char = '\u{1}';
 
-/// The start of a *dispatch* test (`x == "qwen3_next"`, `x in ("qwen3_next",)` true), made
-/// by [`PathTest::for_use`] a test that the use's path up to a segment of that name exists.
+/// The start of a *dispatch* test (`x == "qwen3_next"`, `x in ("qwen3_vl", "qwen3_vl_moe")`
+/// true): the names, separated by [`NAMES_SEP`], made by [`PathTest::for_use`] a test that the
+/// use's path up to a segment of one of those names exists.
 pub const DISPATCH: char = '\u{2}';
 
-/// The one string a comparison `x == "s"` (or `x in ("s",)`, either side) is true for.
-fn dispatch_name(c: &ast::ExprCompare) -> Option<String> {
-    let ([op], [right]) = (&*c.ops, &*c.comparators) else {
-        return None;
-    };
-    let lit = |e: &Expr| match e {
-        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
-        _ => None,
-    };
-    let one = |e: &Expr| match e {
-        Expr::Tuple(t) if t.elts.len() == 1 => lit(&t.elts[0]),
-        Expr::List(l) if l.elts.len() == 1 => lit(&l.elts[0]),
-        Expr::Set(s) if s.elts.len() == 1 => lit(&s.elts[0]),
-        _ => None,
-    };
-    let name = match op {
-        ast::CmpOp::Eq => lit(right).or_else(|| lit(&c.left))?,
-        // `device in ("xpu",)`, or `"xpu" in device_type` (a substring of the setting).
-        ast::CmpOp::In => one(right).or_else(|| match right {
-            Expr::Name(_) | Expr::Attribute(_) => lit(&c.left),
-            _ => None,
-        })?,
-        _ => return None,
-    };
-    // A name a module could have.
-    let ident = !name.is_empty()
+/// The start of a dispatch test on the name of an object's class (`type(x).__name__ ==
+/// "Qwen3VLProcessor"`): an object of that class exists, so the name may be the last segment.
+pub const CLASS_DISPATCH: char = '\u{3}';
+
+const NAMES_SEP: char = ',';
+
+/// Most names a membership test may list.
+const MAX_NAMES: usize = 32;
+
+/// A name a module or class could have.
+fn identifier(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 64
         && name
             .chars()
             .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-        && !name.starts_with(|ch: char| ch.is_ascii_digit());
-    ident.then_some(name)
+        && !name.starts_with(|ch: char| ch.is_ascii_digit())
+}
+
+/// The names of a tuple, list or set literal of identifiers written as strings.
+pub(super) fn literal_names(e: &Expr) -> Option<Vec<String>> {
+    let elts = match e {
+        Expr::Tuple(t) => &t.elts,
+        Expr::List(l) => &l.elts,
+        Expr::Set(s) => &s.elts,
+        _ => return None,
+    };
+    if elts.is_empty() || elts.len() > MAX_NAMES {
+        return None;
+    }
+    elts.iter()
+        .map(|e| match e {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()).filter(|n| identifier(n)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether an expression reads the name of an object's class (`x.__class__.__name__`,
+/// `type(x).__name__`).
+fn class_name_of(e: &Expr) -> bool {
+    let Expr::Attribute(a) = e else {
+        return false;
+    };
+    if a.attr.as_str() != "__name__" {
+        return false;
+    }
+    match &*a.value {
+        Expr::Attribute(inner) => inner.attr.as_str() == "__class__",
+        Expr::Call(c) => {
+            matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "type")
+                && c.arguments.args.len() == 1
+        }
+        _ => false,
+    }
+}
+
+/// The strings a comparison `x == "s"` (or `x in ("s", "t")`, `x in NAMES`, either side of
+/// `==`) is true for, and whether `x` is the name of an object's class; `names` gives the
+/// names a variable holds.
+fn dispatch_names(
+    c: &ast::ExprCompare,
+    names: impl Fn(&str) -> Option<Vec<String>>,
+) -> Option<(Vec<String>, bool)> {
+    let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+        return None;
+    };
+    let lit = |e: &Expr| match e {
+        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()).filter(|n| identifier(n)),
+        _ => None,
+    };
+    let (found, subject) = match op {
+        ast::CmpOp::Eq => match lit(right) {
+            Some(n) => (vec![n], &*c.left),
+            None => (vec![lit(&c.left)?], right),
+        },
+        // `device in ("xpu", "cuda")`, `model_type in MODELS`, or `"xpu" in device_type` (a
+        // substring of the setting).
+        ast::CmpOp::In => match right {
+            Expr::Name(n) => match names(n.id.as_str()) {
+                Some(list) => (list, &*c.left),
+                None => (vec![lit(&c.left)?], right),
+            },
+            Expr::Attribute(_) => (vec![lit(&c.left)?], right),
+            r => (literal_names(r)?, &*c.left),
+        },
+        _ => return None,
+    };
+    Some((found, class_name_of(subject)))
 }
 
 impl PathTest {
@@ -105,53 +164,71 @@ impl PathTest {
     /// written for a setting (a model type, a device) that only exists where that module
     /// does. Dispatches on other names say nothing of it.
     pub fn for_use(tests: &[PathTest], path: &str) -> Vec<PathTest> {
-        if !tests.iter().any(|t| t.path.starts_with(DISPATCH)) {
+        if !tests
+            .iter()
+            .any(|t| t.path.starts_with([DISPATCH, CLASS_DISPATCH]))
+        {
             return tests.to_vec();
         }
         let mut out = Vec::with_capacity(tests.len());
         for t in tests {
-            let Some(name) = t.path.strip_prefix(DISPATCH) else {
-                out.push(t.clone());
-                continue;
+            let (names, class_name) = match t.path.strip_prefix(DISPATCH) {
+                Some(n) => (n, false),
+                None => match t.path.strip_prefix(CLASS_DISPATCH) {
+                    Some(n) => (n, true),
+                    None => {
+                        out.push(t.clone());
+                        continue;
+                    }
+                },
             };
+            let names: Vec<&str> = names.split(NAMES_SEP).collect();
             // Neither the first segment (the package itself) nor the last (the name used:
             // `if cls_name == "X": from m import X` names what it imports, which may come
-            // from anywhere).
-            let last = path.split('.').count().saturating_sub(1);
-            let mut end = None;
-            let mut at = 0;
-            for (i, seg) in path.split('.').enumerate() {
-                if i > 0 && i < last && seg == name {
-                    end = Some(at + seg.len());
-                    break;
-                }
-                at += seg.len() + 1;
-            }
-            if let Some(end) = end {
-                let test = PathTest {
-                    path: path[..end].to_string(),
-                    present: true,
-                    instance: false,
-                    or_absent: Vec::new(),
-                };
-                if !out.contains(&test) {
-                    out.push(test);
-                }
+            // from anywhere), unless the name is that of an object's class.
+            let segments: Vec<&str> = path.split('.').collect();
+            let last = segments.len().saturating_sub(1);
+            let Some(i) = (1..segments.len())
+                .find(|&i| (i < last || class_name) && names.contains(&segments[i]))
+            else {
+                continue;
+            };
+            // Where the setting is one of the names, the module (class) of that name exists.
+            let prefix = segments[..i].join(".");
+            let mut alternatives: Vec<String> = names
+                .iter()
+                .filter(|n| **n != segments[i])
+                .map(|n| format!("{prefix}.{n}"))
+                .collect();
+            alternatives.sort();
+            alternatives.dedup();
+            let test = PathTest {
+                path: format!("{prefix}.{}", segments[i]),
+                present: true,
+                instance: false,
+                alternatives: alternatives,
+            };
+            if !out.contains(&test) {
+                out.push(test);
             }
         }
         out
     }
 
     /// Whether a release keeps the test's branch from running, `found` saying what it has at
-    /// a path ([`PathTest::path`], and each of [`PathTest::or_absent`]).
+    /// a path ([`PathTest::path`], and each of [`PathTest::alternatives`]).
     pub fn excludes_with(&self, mut found: impl FnMut(&str) -> Found) -> bool {
         if !self.excludes(found(&self.path)) {
             return false;
         }
-        // Absent where any is missing: kept off only where every one is there.
-        self.or_absent
-            .iter()
-            .all(|p| matches!(found(p), Found::Present(_)))
+        // A test that the path is absent holds where any of these is absent too: kept off
+        // only where every one is there; a test that it is present holds where any of these
+        // is present: kept off only where every one is absent.
+        self.alternatives.iter().all(|p| match found(p) {
+            Found::Present(_) => !self.present,
+            Found::Absent => self.present,
+            Found::Unknown => false,
+        })
     }
 
     /// Whether a release where the path is `found` keeps the test's branch from running.
@@ -227,8 +304,14 @@ impl<'a> Walker<'a> {
             Expr::Compare(c) => {
                 // `model_type == "qwen3_next"` true: a dispatch on that name.
                 if truth == Some(true) {
-                    if let Some(name) = dispatch_name(c) {
-                        push(out, format!("{DISPATCH}{name}"), true);
+                    let held = |n: &str| match self.lookup(n) {
+                        Some(Bound::Names(v)) => Some(v.clone()),
+                        _ => None,
+                    };
+                    if let Some((names, class_name)) = dispatch_names(c, held) {
+                        let start = if class_name { CLASS_DISPATCH } else { DISPATCH };
+                        let joined = names.join(&NAMES_SEP.to_string());
+                        push(out, format!("{start}{joined}"), true);
                     }
                 }
                 if let Some(t) = truth {
@@ -427,7 +510,7 @@ fn push(out: &mut Vec<PathTest>, path: String, present: bool) {
         path,
         present,
         instance: false,
-        or_absent: Vec::new(),
+        alternatives: Vec::new(),
     };
     if !out.contains(&test) {
         out.push(test);

@@ -67,26 +67,39 @@ pub enum Key {
 }
 
 impl Val {
-    fn nodes(&self) -> usize {
-        1 + match self {
+    /// Whether the value has more than `budget` nodes, counting only until it is known (a
+    /// value shares its parts with the values it was built from: counting them all again at
+    /// every binding cost a tenth of a run on large projects).
+    fn larger_than(&self, budget: usize) -> bool {
+        let mut left = budget;
+        !self.count_within(&mut left)
+    }
+
+    /// Takes this value's nodes from `left`; false once they do not fit.
+    fn count_within(&self, left: &mut usize) -> bool {
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        match self {
             Val::Attr(v, _, _) | Val::Item(v, _) | Val::Instance(v, _) | Val::Index(v, _) => {
-                v.nodes()
+                v.count_within(left)
             }
             Val::Call(c) => {
-                c.func.nodes()
-                    + c.args.iter().map(Val::nodes).sum::<usize>()
-                    + c.kwargs.iter().map(|(_, v, _)| v.nodes()).sum::<usize>()
-                    + c.splats.iter().map(|(v, _)| v.nodes()).sum::<usize>()
+                c.func.count_within(left)
+                    && c.args.iter().all(|v| v.count_within(left))
+                    && c.kwargs.iter().all(|(_, v, _)| v.count_within(left))
+                    && c.splats.iter().all(|(v, _)| v.count_within(left))
             }
-            Val::Dict(entries) => entries.iter().map(|(_, v, _)| v.nodes()).sum(),
-            Val::Seq(items) => items.iter().map(Val::nodes).sum(),
-            Val::Either(a, b) => a.nodes() + b.nodes(),
-            _ => 0,
+            Val::Dict(entries) => entries.iter().all(|(_, v, _)| v.count_within(left)),
+            Val::Seq(items) => items.iter().all(|v| v.count_within(left)),
+            Val::Either(a, b) => a.count_within(left) && b.count_within(left),
+            _ => true,
         }
     }
 
     fn capped(self) -> Val {
-        if self.nodes() > MAX_VAL_NODES {
+        if self.larger_than(MAX_VAL_NODES) {
             Val::Unknown
         } else {
             self
@@ -277,53 +290,6 @@ impl FileFacts {
         self.function_index
             .get(&id)
             .and_then(|&i| self.functions.get(i))
-    }
-
-    /// The attribute names and last segments of references in the traced values: the only
-    /// names whose indexed definitions can matter.
-    pub fn names(&self, out: &mut std::collections::HashSet<String>) {
-        let mut vals: Vec<&Val> = Vec::new();
-        for c in &self.classes {
-            vals.extend(c.bases.iter());
-            vals.extend(c.stores.iter().map(|s| &s.val));
-            for si in &c.supers {
-                vals.extend(si.base.iter());
-                vals.extend(si.call.vals());
-            }
-        }
-        for f in &self.functions {
-            vals.extend(f.returns.iter());
-        }
-        vals.extend(self.copies.iter().map(|c| &c.arg));
-        while let Some(v) = vals.pop() {
-            match v {
-                Val::Ref(p) => {
-                    out.insert(p.rsplit('.').next().unwrap_or(p).to_string());
-                }
-                Val::Attr(b, name, _) => {
-                    out.insert(name.to_string());
-                    vals.push(b);
-                }
-                Val::Item(b, _) | Val::Instance(b, _) | Val::Index(b, _) => vals.push(b),
-                Val::Call(c) => vals.extend(c.vals()),
-                Val::Dict(entries) => vals.extend(entries.iter().map(|(_, v, _)| v)),
-                Val::Seq(items) => vals.extend(items.iter()),
-                Val::Either(a, b) => {
-                    vals.push(a);
-                    vals.push(b);
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-impl CallVal {
-    fn vals(&self) -> impl Iterator<Item = &Val> {
-        std::iter::once(&self.func)
-            .chain(self.args.iter())
-            .chain(self.kwargs.iter().map(|(_, v, _)| v))
-            .chain(self.splats.iter().map(|(v, _)| v))
     }
 }
 

@@ -250,19 +250,10 @@ struct Hold {
 }
 
 /// The process-group tables of the last check, kept by the language server ([`crate::warm`]):
-/// they depend only on the packages the project uses and the names its files read, and
-/// building them reads every such package's index.
+/// they depend only on the packages the project uses (the names read so far stay read).
 #[derive(std::default::Default)]
 pub struct PgCache {
-    last: std::sync::Mutex<Option<PgKey>>,
-}
-
-/// What a [`PgIndex`] was built from: the packages' names, each file's walk with the names
-/// it reads (an unchanged walk reads the same names), and the index.
-struct PgKey {
-    packages: Vec<String>,
-    files: HashMap<PathBuf, (Arc<Analyzed>, HashSet<String>)>,
-    index: Arc<PgIndex>,
+    last: std::sync::Mutex<Option<Arc<PgIndex>>>,
 }
 
 struct Engine<'a> {
@@ -281,7 +272,7 @@ struct Engine<'a> {
     defined: HashSet<&'a str>,
     /// Indexed packages the project uses.
     roots: Vec<String>,
-    pg: OnceCell<Arc<PgIndex>>,
+    pg: OnceCell<(Arc<PgIndex>, Vec<&'a PackageView>)>,
     indexed: RefCell<HashMap<String, IndexedInfo>>,
     views: RefCell<HashMap<String, Option<&'a PackageView>>>,
     budget: Cell<u32>,
@@ -456,7 +447,8 @@ impl<'a> Engine<'a> {
         true
     }
 
-    fn pg(&self) -> &PgIndex {
+    /// The process-group tables, and the packages they read.
+    fn pg_tables(&self) -> &(Arc<PgIndex>, Vec<&'a PackageView>) {
         self.pg.get_or_init(|| {
             let mut views: Vec<&PackageView> = Vec::new();
             for root in &self.roots {
@@ -466,52 +458,22 @@ impl<'a> Engine<'a> {
                     }
                 }
             }
-            let Some(cache) = self.cache else {
-                let mut wanted: HashSet<String> = HashSet::new();
-                for f in self.files {
-                    f.process_groups.names(&mut wanted);
-                }
-                return Arc::new(PgIndex::build(&views, &wanted));
-            };
             let packages: Vec<String> = views.iter().map(|v| v.name().to_string()).collect();
-            let mut last = cache.last.lock().unwrap_or_else(|e| e.into_inner());
-            let mut previous = last.take();
-            // Each file's names: those of the previous check for an unchanged walk.
-            let mut same = previous
-                .as_ref()
-                .is_some_and(|k| k.packages == packages && k.files.len() == self.files.len());
-            let mut files: HashMap<PathBuf, (Arc<Analyzed>, HashSet<String>)> =
-                HashMap::with_capacity(self.files.len());
-            for f in self.files {
-                let before = previous.as_mut().and_then(|k| k.files.remove(&f.path));
-                let names = match before {
-                    Some((a, n)) if Arc::ptr_eq(&a, f) => n,
-                    _ => {
-                        let mut n = HashSet::new();
-                        f.process_groups.names(&mut n);
-                        same &= before.is_some_and(|(_, b)| b == n);
-                        n
-                    }
-                };
-                files.insert(f.path.clone(), (Arc::clone(f), names));
-            }
-            let index = match previous {
-                Some(k) if same => k.index,
-                _ => {
-                    let wanted: HashSet<String> = files
-                        .values()
-                        .flat_map(|(_, n)| n.iter().cloned())
-                        .collect();
-                    Arc::new(PgIndex::build(&views, &wanted))
-                }
+            let Some(cache) = self.cache else {
+                return (Arc::new(PgIndex::new(&views)), views);
             };
-            *last = Some(PgKey {
-                packages,
-                files,
-                index: Arc::clone(&index),
-            });
-            index
+            let mut last = cache.last.lock().unwrap_or_else(|e| e.into_inner());
+            let index = match last.as_ref() {
+                Some(pg) if pg.packages == packages => Arc::clone(pg),
+                _ => Arc::new(PgIndex::new(&views)),
+            };
+            *last = Some(Arc::clone(&index));
+            (index, views)
         })
+    }
+
+    fn pg(&self) -> &PgIndex {
+        &self.pg_tables().0
     }
 
     fn view(&self, root: &str) -> Option<&'a PackageView> {
@@ -1018,7 +980,8 @@ impl<'a> Engine<'a> {
         if self.defined.contains(name) {
             return None;
         }
-        self.pg().factories_named(name, kinds).cloned()
+        let (pg, views) = self.pg_tables();
+        pg.factories_named(views, name, kinds)
     }
 
     fn indexed_info(&self, path: &str) -> IndexedInfo {

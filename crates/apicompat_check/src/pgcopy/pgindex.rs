@@ -5,6 +5,7 @@
 //! `-> tuple[ProcessGroup, list[ProcessGroup]]`). Nothing else is known by name.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use apicompat_index::{PackageIndex, PackageView};
 use apicompat_surface::Kind;
@@ -63,30 +64,25 @@ pub struct NameDefs {
     pub others: usize,
 }
 
-/// The process-group knowledge of some indexed packages.
-#[derive(Debug, Clone, Default)]
+/// The process-group knowledge of some indexed packages: the types, read when it is made,
+/// and the functions and properties of each name, read the first time the name is asked
+/// (evaluating the copied values asks few names; reading every name the project reads cost a
+/// tenth of a run on large projects).
+#[derive(Debug, Default)]
 pub struct PgIndex {
     /// Last segments of the process-group type names.
     pub types: BTreeSet<String>,
-    /// Functions and properties by name (last segment), counted once per definition.
-    pub by_name: HashMap<String, NameDefs>,
+    /// The packages it reads (names): the same packages give the same answers.
+    pub packages: Vec<String>,
+    /// Functions and properties by name (last segment of their definition), counted once per
+    /// definition; only names asked so far.
+    by_name: Mutex<HashMap<String, Arc<NameDefs>>>,
 }
 
 impl PgIndex {
-    /// Reads the packages' tables by last segment (subclasses by base, paths by name) and the
-    /// entries of the paths named in `wanted`.
-    pub fn build(views: &[&PackageView], wanted: &HashSet<String>) -> PgIndex {
-        let mut indexes: Vec<(&PackageIndex, &str)> = Vec::new();
-        for view in views {
-            for r in 0..view.releases().len() {
-                if let Some((index, _)) = view.index_of(r) {
-                    if !indexes.iter().any(|(i, _)| std::ptr::eq(*i, index)) {
-                        indexes.push((index, view.name()));
-                    }
-                }
-            }
-        }
-        // The seed types and their subclasses by name, to the last one (each type once).
+    /// The process-group types of the packages (the seed types and every class that derives
+    /// from one, by the packages' tables of subclasses by base).
+    pub fn new(views: &[&PackageView]) -> PgIndex {
         let mut types: BTreeSet<String> = SEED_TYPES.iter().map(|s| s.to_string()).collect();
         let mut queue: Vec<String> = types.iter().cloned().collect();
         while let Some(t) = queue.pop() {
@@ -98,100 +94,118 @@ impl PgIndex {
                 }
             }
         }
-        // The wanted paths of each index (by index, then path: the order of a scan).
-        struct Callable {
-            kind: Kind,
-            returns: Vec<String>,
-            canonical: Option<String>,
+        PgIndex {
+            types,
+            packages: views.iter().map(|v| v.name().to_string()).collect(),
+            by_name: Mutex::new(HashMap::new()),
         }
-        let mut wanted_paths: Vec<(usize, String, Vec<u32>)> = Vec::new();
-        let mut callables: Vec<HashMap<u32, Option<Callable>>> = Vec::new();
-        for (ii, (index, package)) in indexes.iter().enumerate() {
-            let mut facts: HashMap<u32, Option<Callable>> = HashMap::new();
-            let Some(view) = views.iter().find(|v| v.name() == *package) else {
-                callables.push(facts);
-                continue;
-            };
-            let mut paths: Vec<String> = wanted.iter().flat_map(|n| view.paths_named(n)).collect();
-            paths.sort_unstable();
-            for path in paths {
-                let Ok(entry) = index.entry(&path) else {
+    }
+
+    /// [`PgIndex::new`] with the names of `wanted` read.
+    pub fn build(views: &[&PackageView], wanted: &HashSet<String>) -> PgIndex {
+        let pg = PgIndex::new(views);
+        for name in wanted {
+            pg.defs(views, name);
+        }
+        pg
+    }
+
+    /// The definitions of a name read so far (see [`PgIndex::defs`]).
+    pub fn read(&self, name: &str) -> Option<Arc<NameDefs>> {
+        self.lock().get(name).cloned()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<NameDefs>>> {
+        self.by_name.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The functions and properties whose definition is named `name` in the packages (`views`,
+    /// the ones this index was made from): every path of that last segment, each definition
+    /// once (re-exports count under the definition), the first package to define it keeping
+    /// it.
+    pub fn defs(&self, views: &[&PackageView], name: &str) -> Arc<NameDefs> {
+        if let Some(d) = self.read(name) {
+            return d;
+        }
+        let mut defs: HashMap<String, (String, Option<(Kind, String)>)> = HashMap::new();
+        let mut seen: Vec<*const PackageIndex> = Vec::new();
+        for view in views {
+            for r in 0..view.releases().len() {
+                let Some((index, _)) = view.index_of(r) else {
                     continue;
                 };
-                let mut any = false;
-                for &(_, facet) in &entry {
-                    let Ok((kind @ (Kind::Function | Kind::Property), _, _)) = index.kind(facet)
-                    else {
+                if seen.contains(&(index as *const PackageIndex)) {
+                    continue;
+                }
+                seen.push(index as *const PackageIndex);
+                let mut paths: Vec<String> = view.paths_named(name);
+                paths.sort_unstable();
+                for path in paths {
+                    let Ok(entry) = index.entry(&path) else {
                         continue;
                     };
-                    any = true;
-                    facts.entry(facet).or_insert_with(|| {
-                        let symbol = index.symbol(facet).ok()?;
-                        Some(Callable {
-                            kind,
-                            returns: symbol
-                                .signatures
-                                .iter()
-                                .filter_map(|s| s.returns.clone())
-                                .collect(),
-                            canonical: symbol.canonical,
-                        })
-                    });
-                }
-                if any {
-                    let facets = entry.iter().map(|(_, f)| *f).collect();
-                    wanted_paths.push((ii, path, facets));
-                }
-            }
-            callables.push(facts);
-        }
-        // The functions and properties, by name; re-exports count once, under the definition.
-        let mut defs: HashMap<String, (usize, Option<(Kind, String)>)> = HashMap::new();
-        for (ii, path, facets) in wanted_paths {
-            for facet in facets {
-                let Some(Some(c)) = callables[ii].get(&facet) else {
-                    continue;
-                };
-                let defining = c.canonical.clone().unwrap_or_else(|| path.clone());
-                let slot = defs.entry(defining).or_insert((ii, None));
-                if slot.1.is_none() {
-                    if let Some(r) = c.returns.iter().find(|r| mentions(r, &types)) {
-                        slot.1 = Some((c.kind, r.clone()));
+                    for &(_, facet) in &entry {
+                        let Ok((kind @ (Kind::Function | Kind::Property), _, _)) =
+                            index.kind(facet)
+                        else {
+                            continue;
+                        };
+                        let Ok(symbol) = index.symbol(facet) else {
+                            continue;
+                        };
+                        let defining = symbol.canonical.clone().unwrap_or_else(|| path.clone());
+                        if last_segment(&defining) != name {
+                            continue;
+                        }
+                        let slot = defs
+                            .entry(defining)
+                            .or_insert_with(|| (view.name().to_string(), None));
+                        if slot.1.is_none() {
+                            let returns =
+                                symbol.signatures.iter().filter_map(|s| s.returns.as_ref());
+                            if let Some(r) = returns.into_iter().find(|r| mentions(r, &self.types))
+                            {
+                                slot.1 = Some((kind, r.clone()));
+                            }
+                        }
                     }
                 }
             }
         }
-        let mut by_name: HashMap<String, NameDefs> = HashMap::new();
         let mut sorted: Vec<_> = defs.into_iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(&b.0));
-        for (defining, (ii, factory)) in sorted {
-            let entry = by_name
-                .entry(last_segment(&defining).to_string())
-                .or_default();
+        let mut out = NameDefs::default();
+        for (defining, (package, factory)) in sorted {
             match factory {
-                Some((kind, returns)) => entry.factories.push(Factory {
+                Some((kind, returns)) => out.factories.push(Factory {
                     path: defining,
-                    package: indexes[ii].1.to_string(),
+                    package,
                     kind,
                     returns,
                 }),
-                None => entry.others += 1,
+                None => out.others += 1,
             }
         }
-        by_name.retain(|_, d| !d.factories.is_empty());
-        PgIndex { types, by_name }
+        let out = Arc::new(out);
+        self.lock().insert(name.to_string(), Arc::clone(&out));
+        out
     }
 
     /// The factories of a name, when they are most of its definitions: at least as many
     /// definitions of the name give a process group as do not.
-    pub fn factories_named(&self, name: &str, kinds: &[Kind]) -> Option<&Factory> {
-        let defs = self.by_name.get(name)?;
+    pub fn factories_named(
+        &self,
+        views: &[&PackageView],
+        name: &str,
+        kinds: &[Kind],
+    ) -> Option<Factory> {
+        let defs = self.defs(views, name);
         let mine: Vec<&Factory> = defs
             .factories
             .iter()
             .filter(|f| kinds.contains(&f.kind))
             .collect();
-        (!mine.is_empty() && defs.others <= mine.len()).then(|| mine[0])
+        (!mine.is_empty() && defs.others <= mine.len()).then(|| mine[0].clone())
     }
 }
 

@@ -206,7 +206,7 @@ impl PathTest {
                 path: format!("{prefix}.{}", segments[i]),
                 present: true,
                 instance: false,
-                alternatives: alternatives,
+                alternatives,
             };
             if !out.contains(&test) {
                 out.push(test);

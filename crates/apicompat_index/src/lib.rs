@@ -53,6 +53,11 @@ pub struct ReleaseHeader {
     /// Migration notes of names the release removed (see `ReleaseMeta::removed`).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub removed: std::collections::BTreeMap<String, String>,
+    /// The Pythons the release has wheels for, when it ships only such wheels (see
+    /// `ReleaseMeta::wheel_pythons`): `3.9`, `3.8+` (abi3). Empty: any `requires_python`
+    /// admits, or not known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wheel_pythons: Vec<String>,
 }
 
 impl ReleaseHeader {
@@ -62,7 +67,65 @@ impl ReleaseHeader {
             requires_dist: surface.meta.requires_dist.clone(),
             requires_python: surface.meta.requires_python.clone(),
             removed: surface.meta.removed.clone(),
+            wheel_pythons: surface.meta.wheel_pythons.clone(),
         }
+    }
+
+    /// Whether the release can be installed on Python `major.minor` as far as its wheels
+    /// tell (always, when `wheel_pythons` is empty).
+    pub fn has_wheel_for(&self, major: u64, minor: u64) -> bool {
+        self.wheel_pythons.is_empty()
+            || self.wheel_pythons.iter().any(|w| {
+                let (v, newer) = match w.strip_suffix('+') {
+                    Some(v) => (v, true),
+                    None => (w.as_str(), false),
+                };
+                let Some((a, b)) = v.split_once('.') else {
+                    return false;
+                };
+                match (a.parse::<u64>(), b.parse::<u64>()) {
+                    (Ok(a), Ok(b)) => a == major && (b == minor || (newer && b < minor)),
+                    _ => false,
+                }
+            })
+    }
+
+    /// `wheel_pythons` for a human: `3.9 - 3.13`, `3.8 and newer`.
+    pub fn wheel_pythons_text(&self) -> String {
+        let mut minors: Vec<(u64, u64, bool)> = self
+            .wheel_pythons
+            .iter()
+            .filter_map(|w| {
+                let (v, newer) = match w.strip_suffix('+') {
+                    Some(v) => (v, true),
+                    None => (w.as_str(), false),
+                };
+                let (a, b) = v.split_once('.')?;
+                Some((a.parse().ok()?, b.parse().ok()?, newer))
+            })
+            .collect();
+        minors.sort_unstable();
+        let mut out: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < minors.len() {
+            let (major, first, newer) = minors[i];
+            if newer {
+                out.push(format!("{major}.{first} and newer"));
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j + 1 < minors.len() && minors[j + 1] == (major, minors[j].1 + 1, false) {
+                j += 1;
+            }
+            out.push(if j == i {
+                format!("{major}.{first}")
+            } else {
+                format!("{major}.{first} - {major}.{}", minors[j].1)
+            });
+            i = j + 1;
+        }
+        out.join(", ")
     }
 }
 

@@ -63,3 +63,9 @@ if [ "$#" -eq 0 ] && [ ${#packed[@]} -gt 0 ]; then
   mkdir -p crates/apicompat/wheel-data/scripts
   "$bin" index pack "${packed[@]}" --output crates/apicompat/wheel-data/scripts/apicompat-stack.apid
 fi
+# The Pythons each binary-only release has wheels for, from the package index's file lists
+# (`index fetch` records them already; indexes built from local files need this step, and
+# running it again on these files changes nothing).
+written=(crates/apicompat/index/*.apix)
+[ "$#" -eq 0 ] && written+=(crates/apicompat/wheel-data/scripts/apicompat-stack.apid)
+"$bin" index wheels "${written[@]}"

@@ -187,6 +187,16 @@ enum IndexCommand {
         #[arg(long, value_name = "FILE")]
         output: PathBuf,
     },
+    /// Record in index files the Pythons each release has wheels for, from the package
+    /// index's file lists (for indexes built from local files; `index fetch` records it).
+    #[command(
+        after_help = "Examples:\n  apicompat index wheels crates/apicompat/index/*.apix crates/apicompat/wheel-data/scripts/apicompat-stack.apid"
+    )]
+    Wheels {
+        /// Package indexes (`.apix`) or data files (`.apid`), rewritten in place.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// The packages and releases known: embedded, in the data file and cached.
     #[command(
         after_help = "Examples:\n  apicompat index list\n  apicompat index list --output-format json"
@@ -319,6 +329,7 @@ fn main() -> ExitCode {
                 output_format,
             } => commands::show::run(&open_catalog(), &spec, output_format),
             IndexCommand::Pack { indexes, output } => commands::pack::run(&indexes, &output),
+            IndexCommand::Wheels { files } => commands::wheels::run(&files),
             IndexCommand::List { output_format } => {
                 commands::list::run(&open_catalog(), output_format)
             }

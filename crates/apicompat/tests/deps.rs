@@ -390,3 +390,123 @@ fn a_pin_no_other_declared_package_lets_be_installed_is_not_advised() {
     let (out, _) = text(&check(&dir, &[]));
     assert!(out.contains("help: require `torchvision<0.16`"), "{out}");
 }
+
+#[test]
+fn python_releases_no_admitted_wheel_is_built_for_are_not_checked() {
+    // torch 2.6.0 - 2.8.0 say `Requires-Python: >=3.9.0` but ship wheels for CPython 3.9 -
+    // 3.13 only, and no sdist: beside `torch>=2.6,<2.9` Python 3.14 never runs the project.
+    // torch 2.9.0 has cp314 wheels, so an open `torch>=2.6` keeps 3.14.
+    let src = "import imghdr\nimport torch\n";
+    let pyproject = |deps: &str| {
+        format!("[project]\nname = \"p\"\nrequires-python = \">=3.9\"\ndependencies = [{deps}]\n")
+    };
+    let dir = project(
+        "python-by-wheels",
+        &[
+            ("m.py", src),
+            ("pyproject.toml", &pyproject("\"torch>=2.6,<2.9\"")),
+        ],
+    );
+    let o = check(&dir, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("python 3.14 left out: no release of torch that `torch>=2.6,<2.9` (pyproject.toml:4) admits has a wheel for it (torch 2.6.0 - 2.8.0 have wheels for Python 3.9 - 3.13 only, no sdist)"),
+        "{all}"
+    );
+    assert!(
+        all.contains("`imghdr` is not in python 3.13 (declared requires-python"),
+        "{all}"
+    );
+    assert!(
+        all.contains("python 3.9 - 3.13 (declared requires-python `>=3.9` (pyproject.toml:3), within what `torch>=2.6,<2.9` (pyproject.toml:4) accepts)"),
+        "{all}"
+    );
+    let open = project(
+        "python-by-wheels-open",
+        &[
+            ("m.py", src),
+            ("pyproject.toml", &pyproject("\"torch>=2.6\"")),
+        ],
+    );
+    let o = check(&open, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("`imghdr` is not in python 3.13, 3.14"),
+        "{out}\n{err}"
+    );
+    assert!(
+        !format!("{out}{err}").contains("has a wheel"),
+        "{out}\n{err}"
+    );
+    // `--target` is never narrowed: 3.14 is checked; torch is not narrowed to nothing.
+    let o = check(&dir, &["--select", "AC001", "--target", "python==3.14"]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("`imghdr` is not in python 3.14"),
+        "{out}\n{err}"
+    );
+    assert!(
+        format!("{out}{err}").contains("no release of torch the project admits has a wheel for the Pythons it is checked on (python 3.14: --target `python==3.14`): not narrowed by wheels"),
+        "{out}\n{err}"
+    );
+}
+
+#[test]
+fn releases_without_a_wheel_for_the_pythons_checked_are_not_checked() {
+    // torch 2.0 - 2.1 have wheels for CPython 3.8 - 3.11 only (no sdist): a project on
+    // Python 3.12 and newer never installs them. `torch.nn.attention` exists from 2.3.0.
+    let dir = project(
+        "releases-by-wheels",
+        &[
+            ("m.py", "from torch.nn.attention import sdpa_kernel\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nrequires-python = \">=3.12\"\ndependencies = [\"torch>=2.0\"]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("torch 2.0.0 - 2.1.2 left out: they have no wheel for a Python the project is checked on (python 3.12 - 3.14: declared requires-python `>=3.12` (pyproject.toml:3); torch 2.1.2 has wheels for Python 3.8 - 3.11 only, no sdist)"),
+        "{all}"
+    );
+    assert!(
+        out.contains("is not in torch 2.2.0, 2.2.1, 2.2.2 (declared `torch>=2.0`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("torch 2.2.0 - 2.15.0 (declared `torch>=2.0` (pyproject.toml:4), within what python 3.12 - 3.14 accepts)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn packages_with_an_sdist_or_a_pure_wheel_are_not_narrowed_by_wheels() {
+    // numpy 2.0.0 has no cp313 wheel but an sdist; transformers ships `py3-none-any` wheels:
+    // neither says anything of the Pythons beyond Requires-Python.
+    let dir = project(
+        "pure-by-wheels",
+        &[
+            ("m.py", "import imghdr\nimport numpy\nimport transformers\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nrequires-python = \">=3.10\"\ndependencies = [\"numpy==2.0.0\", \"transformers>=4.45\"]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &["--select", "AC001"]);
+    let (out, err) = text(&o);
+    let all = format!("{out}{err}");
+    assert!(
+        out.contains("`imghdr` is not in python 3.13, 3.14"),
+        "{all}"
+    );
+    assert!(!all.contains("wheel"), "{all}");
+    assert!(
+        all.contains("numpy 2.0.0 (declared `numpy==2.0.0`"),
+        "{all}"
+    );
+}

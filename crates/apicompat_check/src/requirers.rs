@@ -3,7 +3,7 @@
 //! index) cannot be installed beside Q: `trl>=0.15` requires `transformers>=4.46.0` in every
 //! release, so a project declaring both never runs transformers 4.45 and older.
 
-use apicompat_index::{ranges, Catalog, PackageView};
+use apicompat_index::{ranges, wheels_admit, wheels_text, Catalog, PackageView};
 use apicompat_requirements::{
     normalize_name, parse_requirement, satisfies, Declared, Version, VersionSpecifiers,
 };
@@ -18,6 +18,20 @@ pub struct Requirers<'a> {
     catalog: &'a Catalog,
     declared: &'a Declared,
     packages: std::cell::OnceCell<Vec<Requirer>>,
+    /// The Pythons the project is checked on, when they come from a declaration or an
+    /// option (not the newest-release default): read on the first narrowing by wheels.
+    python: std::cell::OnceCell<Option<PythonTargets>>,
+}
+
+/// The releases of Python the project is checked on, for narrowing other packages by the
+/// Pythons their wheels are built for.
+pub struct PythonTargets {
+    /// `(major, minor)` of each.
+    pub versions: Vec<(u64, u64)>,
+    /// `python 3.12 - 3.14`.
+    pub range: String,
+    /// Where they come from (`declared requires-python \`>=3.12\` (pyproject.toml:3)`).
+    pub source: String,
 }
 
 struct Requirer {
@@ -30,6 +44,8 @@ struct Requirer {
     releases: Vec<(Version, Vec<Requires>)>,
     /// Per admitted release (as `releases`): its `Requires-Python`, when it has one that parses.
     requires_python: Vec<Option<(VersionSpecifiers, String)>>,
+    /// Per admitted release: the Pythons it has wheels for (empty: any).
+    wheels: Vec<Vec<String>>,
 }
 
 /// One unconditional requirement of a release: normalized name, specifier, text.
@@ -41,7 +57,23 @@ impl<'a> Requirers<'a> {
             catalog,
             declared,
             packages: std::cell::OnceCell::new(),
+            python: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The Pythons the project is checked on, computed once by `compute` from the index's
+    /// `python` package (not re-entrant: a computation that asks again gets `None`).
+    pub fn python_targets(
+        &self,
+        compute: impl FnOnce(&PackageView) -> Option<PythonTargets>,
+    ) -> Option<&PythonTargets> {
+        if self.python.get().is_none() {
+            let name = self.catalog.name_of(crate::python_target::PYTHON);
+            let view = name.and_then(|n| self.catalog.package(n).ok().flatten());
+            let computed = view.and_then(compute);
+            let _ = self.python.set(computed);
+        }
+        self.python.get().and_then(Option::as_ref)
     }
 
     /// The declared packages the index has (main requirements without markers; a constraint
@@ -80,6 +112,14 @@ impl<'a> Requirers<'a> {
                         Some((spec, text))
                     })
                     .collect();
+                let wheels = kept
+                    .iter()
+                    .map(|&i| {
+                        view.header(i)
+                            .map(|h| h.wheel_pythons.clone())
+                            .unwrap_or_default()
+                    })
+                    .collect();
                 let declared = reqs
                     .iter()
                     .map(|r| format!("`{}` ({})", r.raw, r.source))
@@ -90,6 +130,7 @@ impl<'a> Requirers<'a> {
                     declared,
                     releases,
                     requires_python,
+                    wheels,
                 });
             }
             packages
@@ -251,7 +292,11 @@ impl Requirers<'_> {
                     })
                 })
                 .collect();
-            if accepted.iter().all(|&a| a) || !accepted.iter().any(|&a| a) {
+            if !accepted.iter().any(|&a| a) {
+                continue;
+            }
+            if accepted.iter().all(|&a| a) {
+                narrow_python_by_wheels(q, view, &versions, &mut kept, &mut by, notes);
                 continue;
             }
             let newest = q
@@ -273,9 +318,146 @@ impl Requirers<'_> {
                 q.declared,
             ));
             by.push(q.declared.clone());
+            narrow_python_by_wheels(q, view, &versions, &mut kept, &mut by, notes);
         }
         (kept, by)
     }
+
+    /// The releases of `view` (a declared package) among `releases` that have a wheel for
+    /// some Python the project is checked on (`python`): torch 2.1 has none for 3.12, so with
+    /// `requires-python = ">=3.12"` it is never installed. A narrowing that would leave no
+    /// release narrows nothing (a note says so).
+    pub fn narrow_by_wheels(
+        &self,
+        view: &PackageView,
+        releases: &[usize],
+        python: &PythonTargets,
+        notes: &mut Vec<String>,
+    ) -> (Vec<usize>, Vec<String>) {
+        let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+        let wheels = |r: usize| view.header(r).map(|h| h.wheel_pythons.as_slice());
+        let accepted: Vec<bool> = releases
+            .iter()
+            .map(|&r| {
+                let w = wheels(r).unwrap_or_default();
+                python.versions.iter().any(|&(a, b)| wheels_admit(w, a, b))
+            })
+            .collect();
+        if accepted.iter().all(|&a| a) {
+            return (releases.to_vec(), Vec::new());
+        }
+        if !accepted.iter().any(|&a| a) {
+            notes.push(format!(
+                "no release of {} the project admits has a wheel for the Pythons it is checked on ({}: {}): not narrowed by wheels",
+                view.name(),
+                python.range,
+                python.source
+            ));
+            return (releases.to_vec(), Vec::new());
+        }
+        let newest = releases
+            .iter()
+            .zip(&accepted)
+            .rev()
+            .find(|(_, &a)| !a)
+            .and_then(|(&r, _)| {
+                let text = wheels_text(wheels(r)?);
+                Some(format!(
+                    "{} {} has wheels for Python {text} only, no sdist",
+                    view.name(),
+                    versions[r]
+                ))
+            })
+            .unwrap_or_default();
+        let (kept, left_out) = split(&versions, releases, &accepted);
+        notes.push(format!(
+            "{} {left_out} left out: they have no wheel for a Python the project is checked on ({}: {}; {newest})",
+            view.name(),
+            python.range,
+            python.source
+        ));
+        (kept, vec![python.range.clone()])
+    }
+}
+
+/// The Pythons among `kept` (releases of `view`, the package `python`) on which some admitted
+/// release of `q` that `Requires-Python` admits has a wheel: torch 2.6 - 2.8 have none for
+/// 3.14 (`cp39` - `cp313`, no sdist), whatever their `>=3.9.0` says. A narrowing that would
+/// leave no Python narrows nothing (a note says so).
+fn narrow_python_by_wheels(
+    q: &Requirer,
+    view: &PackageView,
+    versions: &[Version],
+    kept: &mut Vec<usize>,
+    by: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) {
+    if q.wheels.iter().all(Vec::is_empty) {
+        return;
+    }
+    let installable = |i: usize, v: &Version| {
+        let (major, minor) = major_minor(v);
+        q.requires_python[i]
+            .as_ref()
+            .is_none_or(|(spec, _)| admits_minor(spec, v))
+            && wheels_admit(&q.wheels[i], major, minor)
+    };
+    let accepted: Vec<bool> = kept
+        .iter()
+        .map(|&r| (0..q.releases.len()).any(|i| installable(i, &versions[r])))
+        .collect();
+    if accepted.iter().all(|&a| a) {
+        return;
+    }
+    if !accepted.iter().any(|&a| a) {
+        notes.push(format!(
+            "no Python the project admits has a wheel of a release of {} that {} admits: Pythons not narrowed by wheels",
+            q.name, q.declared
+        ));
+        return;
+    }
+    // The newest admitted releases with the wheels of the newest one, as an example.
+    let example = q.wheels.iter().rposition(|w| !w.is_empty()).map(|n| {
+        let same: Vec<bool> = q.wheels.iter().map(|w| *w == q.wheels[n]).collect();
+        let names: Vec<String> = q.releases.iter().map(|(v, _)| v.to_string()).collect();
+        let group = ranges(&names, &same).join(", ");
+        let have = if same.iter().filter(|&&s| s).count() > 1 {
+            "have"
+        } else {
+            "has"
+        };
+        format!(
+            "{} {group} {have} wheels for Python {} only, no sdist",
+            q.name,
+            wheels_text(&q.wheels[n])
+        )
+    });
+    let left_out;
+    (*kept, left_out) = split(versions, kept, &accepted);
+    let them = if accepted.iter().filter(|&&a| !a).count() == 1 {
+        "it"
+    } else {
+        "them"
+    };
+    notes.push(format!(
+        "{} {left_out} left out: no release of {} that {} admits has a wheel for {them} ({})",
+        view.name(),
+        q.name,
+        q.declared,
+        example.unwrap_or_default()
+    ));
+    if !by.contains(&q.declared) {
+        by.push(q.declared.clone());
+    }
+}
+
+/// `(major, minor)` of a version (`3.10` -> (3, 10)).
+fn major_minor(v: &Version) -> (u64, u64) {
+    let r = v.release();
+    (
+        r.first().copied().unwrap_or(0),
+        r.get(1).copied().unwrap_or(0),
+    )
 }
 
 /// Which of `kept` some release of `q` accepts, with the requirement of the first release that

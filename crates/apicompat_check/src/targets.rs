@@ -13,7 +13,7 @@ use apicompat_requirements::{
 
 use crate::model::TargetInfo;
 use crate::python_target;
-use crate::requirers::Requirers;
+use crate::requirers::{PythonTargets, Requirers};
 
 /// The start of the note for a project that declares no requirements at all.
 pub const NOTHING_DECLARED: &str =
@@ -205,6 +205,10 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         if let Some(requirers) = sources.requirers {
             let (kept, by) = requirers.narrow(view, &t.releases, notes);
             within(&mut t, kept, &by, &all);
+            if let Some(python) = python_targets(name.as_str(), sources, requirers) {
+                let (kept, by) = requirers.narrow_by_wheels(view, &t.releases, python, notes);
+                within(&mut t, kept, &by, &all);
+            }
         }
         return t;
     }
@@ -254,6 +258,49 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         format!("the newest indexed release ({v})"),
         "the newest indexed release".to_string(),
     )
+}
+
+/// The Pythons the project is checked on, for narrowing package `name` by its wheels: chosen
+/// as for the package `python` (its notes are left to that choice), unless that is only the
+/// newest release (nothing says which Pythons run the project).
+fn python_targets<'r>(
+    name: &str,
+    sources: &Sources<'_>,
+    requirers: &'r Requirers<'_>,
+) -> Option<&'r PythonTargets> {
+    if name == python_target::PYTHON {
+        return None;
+    }
+    requirers.python_targets(|view| {
+        let t = choose(view, sources, &mut Vec::new());
+        if t.info.origin == "newest" || t.releases.is_empty() {
+            return None;
+        }
+        let versions = t
+            .releases
+            .iter()
+            .filter_map(|&r| {
+                let v = &view.releases().get(r)?.version;
+                let r = v.release();
+                Some((*r.first()?, r.get(1).copied().unwrap_or(0)))
+            })
+            .collect();
+        let names: Vec<String> = t.info.releases.clone();
+        let all: Vec<String> = view
+            .releases()
+            .iter()
+            .map(|r| r.version.to_string())
+            .collect();
+        let member: Vec<bool> = all.iter().map(|v| names.contains(v)).collect();
+        Some(PythonTargets {
+            versions,
+            range: format!(
+                "python {}",
+                apicompat_index::ranges(&all, &member).join(", ")
+            ),
+            source: t.info.description,
+        })
+    })
 }
 
 /// `t` narrowed to `kept` by the declarations `by` (nothing when `by` is empty).

@@ -290,6 +290,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
             requires_dist: tree.metadata.requires_dist.clone(),
             requires_python: tree.metadata.requires_python.clone(),
             removed,
+            wheel_pythons: Vec::new(),
         },
         symbols,
         problems,

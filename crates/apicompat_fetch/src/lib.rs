@@ -20,9 +20,11 @@ use sha2::{Digest, Sha256};
 
 mod filename;
 mod simple;
+mod tags;
 mod url;
 pub use filename::safe_file_name;
 pub use simple::{parse_simple_html, parse_simple_json, version_from_filename};
+pub use tags::wheel_pythons;
 pub use url::resolve_url;
 
 /// Environment variable naming the index base URL.

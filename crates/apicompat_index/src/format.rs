@@ -3,7 +3,8 @@
 //! ```text
 //! "APICIDX" u8(FORMAT)          magic and format version (this build reads 1 to 3)
 //! u32 header length, header     JSON: package, releases (version, requires_dist, requires_python,
-//!                               removed), roots, removed_same (notes equal to an earlier release's)
+//!                               removed, wheel_pythons), roots, removed_same (notes equal to an
+//!                               earlier release's); empty `removed`/`wheel_pythons` not written
 //! 6 sections, each u32 length + bytes:
 //!   strings    u32 count, u32 offsets[count+1], utf-8 bytes
 //!   signatures u32 count, u32 offsets[count+1], varint-encoded signatures

@@ -53,6 +53,11 @@ pub struct ReleaseHeader {
     /// Migration notes of names the release removed (see `ReleaseMeta::removed`).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub removed: std::collections::BTreeMap<String, String>,
+    /// The Pythons the release has wheels for, when it ships only such wheels (see
+    /// `ReleaseMeta::wheel_pythons`): `3.9`, `3.8+` (abi3). Empty: any `requires_python`
+    /// admits, or not known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wheel_pythons: Vec<String>,
 }
 
 impl ReleaseHeader {
@@ -62,8 +67,70 @@ impl ReleaseHeader {
             requires_dist: surface.meta.requires_dist.clone(),
             requires_python: surface.meta.requires_python.clone(),
             removed: surface.meta.removed.clone(),
+            wheel_pythons: surface.meta.wheel_pythons.clone(),
         }
     }
+
+    /// Whether the release can be installed on Python `major.minor` as far as its wheels
+    /// tell (always, when `wheel_pythons` is empty).
+    pub fn has_wheel_for(&self, major: u64, minor: u64) -> bool {
+        wheels_admit(&self.wheel_pythons, major, minor)
+    }
+
+    /// `wheel_pythons` for a human: `3.9 - 3.13`, `3.8 and newer`.
+    pub fn wheel_pythons_text(&self) -> String {
+        wheels_text(&self.wheel_pythons)
+    }
+}
+
+/// `3.9` -> (3, 9, false), `3.8+` -> (3, 8, true).
+fn wheel_python(w: &str) -> Option<(u64, u64, bool)> {
+    let (v, newer) = match w.strip_suffix('+') {
+        Some(v) => (v, true),
+        None => (w, false),
+    };
+    let (a, b) = v.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?, newer))
+}
+
+/// Whether a release with these `wheel_pythons` installs on Python `major.minor` (always,
+/// when the list is empty).
+pub fn wheels_admit(wheel_pythons: &[String], major: u64, minor: u64) -> bool {
+    wheel_pythons.is_empty()
+        || wheel_pythons.iter().any(|w| {
+            wheel_python(w)
+                .is_some_and(|(a, b, newer)| a == major && (b == minor || (newer && b < minor)))
+        })
+}
+
+/// `wheel_pythons` for a human: `3.9 - 3.13`, `3.7, 3.8 and newer`.
+pub fn wheels_text(wheel_pythons: &[String]) -> String {
+    let mut minors: Vec<(u64, u64, bool)> = wheel_pythons
+        .iter()
+        .filter_map(|w| wheel_python(w))
+        .collect();
+    minors.sort_unstable();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < minors.len() {
+        let (major, first, newer) = minors[i];
+        if newer {
+            out.push(format!("{major}.{first} and newer"));
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j + 1 < minors.len() && minors[j + 1] == (major, minors[j].1 + 1, false) {
+            j += 1;
+        }
+        out.push(if j == i {
+            format!("{major}.{first}")
+        } else {
+            format!("{major}.{first} - {major}.{}", minors[j].1)
+        });
+        i = j + 1;
+    }
+    out.join(", ")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

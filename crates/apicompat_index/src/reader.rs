@@ -526,6 +526,41 @@ impl PackageIndex {
         Ok(Some(seal(out)))
     }
 
+    /// The bytes of this index with each release's `wheel_pythons` set by `wheels` (from the
+    /// release's version; `None` keeps it): what the builder writes from surfaces carrying the
+    /// same field, everything but the header unchanged. Current format only.
+    pub fn with_wheel_pythons(
+        &self,
+        wheels: &dyn Fn(&str) -> Option<Vec<String>>,
+    ) -> Result<Vec<u8>, IndexError> {
+        if self.format != FORMAT {
+            return Err(IndexError::Invalid(format!(
+                "index format {}: upgrade it first (examples/upgrade.rs)",
+                self.format
+            )));
+        }
+        let mut header = self.header.clone();
+        for release in &mut header.releases {
+            if let Some(w) = wheels(&release.version) {
+                release.wheel_pythons = w;
+            }
+        }
+        header.dedupe_removed();
+        let json = serde_json::to_vec(&header).map_err(|e| IndexError::Invalid(e.to_string()))?;
+        // The old header: after the magic, the format byte and its u32 length.
+        let start = MAGIC.len() + 1;
+        let mut r = Reader::new(&self.data[start..]);
+        let len = r.u32()? as usize;
+        let rest = start + 4 + len;
+        if rest > self.data.len() {
+            return Err(corrupt("header past end"));
+        }
+        let mut out = self.data[..start].to_vec();
+        write_section(&mut out, &json);
+        out.extend_from_slice(&self.data[rest..]);
+        Ok(seal(out))
+    }
+
     /// The lookups of an index older than format 3, from one scan of its paths and facets
     /// (what the builder writes).
     fn derive(&self) -> Result<[Vec<u8>; 3], IndexError> {

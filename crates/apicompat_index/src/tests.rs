@@ -114,6 +114,41 @@ fn releases_are_ordered_by_version_and_bytes_are_reproducible() {
 }
 
 #[test]
+fn wheel_pythons_filled_in_give_the_bytes_the_builder_writes() {
+    let plain = releases();
+    let mut tagged = releases();
+    let wheels = |v: &str| match v {
+        "1.9.0" => Some(vec!["3.8".to_string(), "3.9".to_string()]),
+        "2.0.0" => Some(vec!["3.8+".to_string()]),
+        _ => None,
+    };
+    for s in &mut tagged {
+        s.meta.wheel_pythons = wheels(&s.version).unwrap_or_default();
+    }
+    let filled = PackageIndex::from_bytes(&build(&plain))
+        .unwrap()
+        .with_wheel_pythons(&wheels)
+        .unwrap();
+    assert_eq!(filled, build(&tagged));
+    let index = PackageIndex::from_bytes(&filled).unwrap();
+    index.validate().unwrap();
+    let h = &index.releases()[0];
+    assert!(h.has_wheel_for(3, 9) && !h.has_wheel_for(3, 10));
+    assert_eq!(h.wheel_pythons_text(), "3.8 - 3.9");
+    let abi3 = &index.releases()[2];
+    assert!(abi3.has_wheel_for(3, 14) && !abi3.has_wheel_for(3, 7));
+    assert_eq!(abi3.wheel_pythons_text(), "3.8 and newer");
+    assert!(
+        index.releases()[1].has_wheel_for(2, 7),
+        "empty: no narrowing"
+    );
+    // Releases without the field are written as before.
+    let plain = PackageIndex::from_bytes(&build(&plain)).unwrap();
+    let json = serde_json::to_string(&plain.releases()[0]).unwrap();
+    assert!(!json.contains("wheel_pythons"), "{json}");
+}
+
+#[test]
 fn lookups_follow_aliases_and_bases() {
     let index = PackageIndex::from_bytes(&build(&releases())).unwrap();
     let st = |p: &str, r: usize| status(&index, p, r).unwrap();

@@ -84,6 +84,11 @@ enum Reason {
         spec: String,
         why: String,
     },
+    /// Only wheels, none for the Python of `why` (`have`: the Pythons they are for).
+    Wheels {
+        have: String,
+        why: String,
+    },
     Requires {
         package: String,
         raw: String,
@@ -306,6 +311,17 @@ pub fn solve(
                     }
                 }
             }
+            if let Some((floor, why)) = v.domain[r].then_some(()).and(setup.python_floor.as_ref()) {
+                let f = floor.release();
+                let (major, minor) = (f.first().copied(), f.get(1).copied().unwrap_or(0));
+                if major.is_some_and(|major| !h.has_wheel_for(major, minor)) {
+                    v.domain[r] = false;
+                    v.reasons[r] = Some(Reason::Wheels {
+                        have: h.wheel_pythons_text(),
+                        why: why.clone(),
+                    });
+                }
+            }
         }
         v.deps = deps;
     }
@@ -459,9 +475,14 @@ pub fn solve(
         // combination is left follow from them.
         for v in &vars {
             let root_cause = !v.start.iter().any(|&s| s)
-                || v.reasons
-                    .iter()
-                    .any(|r| matches!(r, Some(Reason::Python { .. } | Reason::Requires { .. })));
+                || v.reasons.iter().any(|r| {
+                    matches!(
+                        r,
+                        Some(
+                            Reason::Python { .. } | Reason::Wheels { .. } | Reason::Requires { .. }
+                        )
+                    )
+                });
             if v.domain.iter().any(|&d| d) || !root_cause {
                 continue;
             }
@@ -574,6 +595,10 @@ fn reason_text(reason: &Reason, plural: bool) -> String {
     let s = if plural { "" } else { "s" };
     match reason {
         Reason::Python { spec, why } => format!("require{s} Python `{spec}`, which excludes {why}"),
+        Reason::Wheels { have, why } => {
+            let have_s = if plural { "have" } else { "has" };
+            format!("{have_s} wheels for Python {have} only (no sdist), which excludes {why}")
+        }
         Reason::Requires { package, raw, left } => {
             if left.is_empty() {
                 format!("require{s} `{raw}`, and no {package} release is left")
@@ -598,6 +623,7 @@ fn exclusions(v: &Var<'_>) -> Vec<(Exclusion, Reason)> {
     let key = |r: &Reason| -> String {
         match r {
             Reason::Python { spec, .. } => format!("python {spec}"),
+            Reason::Wheels { have, .. } => format!("wheels {have}"),
             Reason::Requires { package, left, .. } => format!("requires {package} {left:?}"),
             Reason::Combination => "combination".to_string(),
         }

@@ -275,3 +275,44 @@ fn extras_requested_by_the_project_apply() {
         b.excluded
     );
 }
+
+#[test]
+fn releases_without_a_wheel_for_the_oldest_python_are_left_out() {
+    // gamma 1.0.0 ships wheels for CPython 3.7 - 3.8 only (no sdist), whatever its
+    // Requires-Python says; 2.0.0 is pure. The project runs on 3.9 and newer.
+    let mut gamma = IndexBuilder::new("gamma");
+    let mut old = release("gamma", "1.0.0", &["x"], &[], Some(">=3.7"));
+    old.meta.wheel_pythons = vec!["3.7".into(), "3.8".into()];
+    for s in [old, release("gamma", "2.0.0", &["x"], &[], Some(">=3.7"))] {
+        gamma.add(&s).unwrap();
+    }
+    let g: &'static [u8] = Box::leak(gamma.finish().unwrap().into_boxed_slice());
+    let embedded: &'static [(&'static str, &'static [u8])] =
+        Box::leak(vec![("gamma", g)].into_boxed_slice());
+    let catalog = Catalog::open(embedded, None);
+    let dir = project(
+        "wheels",
+        &[
+            ("app.py", "from gamma import x\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = 'app'\nrequires-python = '>=3.9'\n",
+            ),
+        ],
+    );
+    let report = range(&catalog, &options(&dir)).unwrap();
+    let g = report
+        .joint
+        .packages
+        .iter()
+        .find(|p| p.package == "gamma")
+        .unwrap();
+    assert_eq!(g.releases, ["2.0.0"]);
+    assert!(
+        g.excluded[0]
+            .reason
+            .contains("has wheels for Python 3.7 - 3.8 only (no sdist), which excludes Python 3.9"),
+        "{:?}",
+        g.excluded
+    );
+}

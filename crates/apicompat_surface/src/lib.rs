@@ -243,6 +243,11 @@ pub struct ReleaseMeta {
     /// `__former_attrs__`, `__expired_attributes__`): path -> note.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub removed: BTreeMap<String, String>,
+    /// The Pythons the release has wheels for, when it ships only wheels built for some
+    /// (no sdist, no `py3` wheel): `3.9`, or `3.8+` for an abi3 wheel (that and every newer).
+    /// Empty: installable wherever `requires_python` admits, or not known (a local file).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wheel_pythons: Vec<String>,
 }
 
 /// The surface of one release.

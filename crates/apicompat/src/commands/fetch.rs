@@ -194,7 +194,8 @@ pub fn fetch_chosen(
         };
         match fetched {
             Ok(tree) => {
-                let surface = apicompat_extract::extract(&tree, name, &v);
+                let mut surface = apicompat_extract::extract(&tree, name, &v);
+                surface.meta.wheel_pythons = apicompat_fetch::wheel_pythons(release);
                 if how.chatty {
                     summarize(&surface, started);
                 }

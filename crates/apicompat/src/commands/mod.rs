@@ -15,3 +15,4 @@ pub mod range;
 pub mod server;
 pub mod server_names;
 pub mod show;
+pub mod wheels;

@@ -237,6 +237,35 @@ fn distutils_after_setuptools_is_setuptools_copy() {
     );
 }
 
+/// A declared setuptools 60 or later supplies `distutils` at interpreter start (its `.pth`
+/// shim), so the standard library's lack of it on 3.12 breaks nothing (NeMo); an older or
+/// unbounded setuptools does not.
+#[test]
+fn a_declared_setuptools_supplies_distutils() {
+    let src = "from distutils.version import LooseVersion\n";
+    let run = |name: &str, deps: &str| {
+        let pyproject = format!("[project]\nname = \"p\"\ndependencies = [{deps}]\n");
+        let dir = project(name, &[("build.py", src), ("pyproject.toml", &pyproject)]);
+        text(&check(
+            &dir,
+            &["--select", "AC001", "--target", "python==3.12"],
+        ))
+        .0
+    };
+    let shimmed = run("distutils-setuptools-70", "\"setuptools>=70.0.0\"");
+    assert!(shimmed.contains("No errors"), "{shimmed}");
+    for (name, deps) in [
+        ("distutils-setuptools-any", "\"setuptools\""),
+        ("distutils-setuptools-old", "\"setuptools>=40,<60\""),
+    ] {
+        let out = run(name, deps);
+        assert!(
+            out.contains("`distutils.version.LooseVersion` is not in python 3.12"),
+            "{deps}: {out}"
+        );
+    }
+}
+
 #[test]
 fn python_releases_no_declared_package_supports_are_not_checked() {
     // numpy 1.21.6 requires Python `>=3.7,<3.11`: beside it, Python 3.11 and later never run
@@ -508,5 +537,32 @@ fn packages_with_an_sdist_or_a_pure_wheel_are_not_narrowed_by_wheels() {
     assert!(
         all.contains("numpy 2.0.0 (declared `numpy==2.0.0`"),
         "{all}"
+    );
+}
+
+/// A pin written as a range (`>=4.46.1,<=4.46.1`, parler-tts) is checked like `==4.46.1`:
+/// against the indexed release of its series.
+#[test]
+fn a_pin_written_as_a_range_is_checked_against_its_series() {
+    let dir = project(
+        "range-pin",
+        &[
+            (
+                "main.py",
+                "from transformers.models.qwen3 import Qwen3Config\n",
+            ),
+            ("requirements.txt", "transformers>=4.46.1,<=4.46.1\n"),
+        ],
+    );
+    let (out, _) = text(&check(&dir, &[]));
+    assert!(
+        out.contains(
+            "error[AC001]: `transformers.models.qwen3.Qwen3Config` is not in transformers 4.46.3"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("transformers 4.46.1 is not indexed; checked against 4.46.3"),
+        "{out}"
     );
 }

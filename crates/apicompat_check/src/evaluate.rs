@@ -65,7 +65,19 @@ pub struct Evaluator<'c> {
     packages: Mutex<HashMap<String, Option<&'c PackageView>>>,
     shared: Shared,
     notes: Mutex<Vec<String>>,
+    /// The project declares a setuptools whose `distutils` replaces the standard library's
+    /// ([`crate::collect::declares_distutils_shim`]).
+    distutils_shim: bool,
 }
+
+/// `distutils` is there: what a use of the standard library's `distutils` needs when the
+/// project's setuptools supplies its own where the standard library has none.
+static DISTUTILS_PRESENT: std::sync::LazyLock<PathTest> = std::sync::LazyLock::new(|| PathTest {
+    path: "distutils".to_string(),
+    present: true,
+    instance: false,
+    alternatives: Vec::new(),
+});
 
 /// A use's own conditions on one package (see [`Evaluator::conditions`]).
 struct Conditions<'u> {
@@ -89,7 +101,21 @@ impl<'c> Evaluator<'c> {
             packages: Mutex::new(HashMap::new()),
             shared: Shared::default(),
             notes: Mutex::new(Vec::new()),
+            distutils_shim: false,
         }
+    }
+
+    /// Uses of the standard library's `distutils` are judged only where it has one: the
+    /// project's setuptools supplies it elsewhere.
+    pub fn with_distutils_shim(mut self, on: bool) -> Evaluator<'c> {
+        self.distutils_shim = on;
+        self
+    }
+
+    fn shimmed(&self, u: &Use, view: &PackageView) -> bool {
+        self.distutils_shim
+            && view.name() == "python"
+            && (u.path == "distutils" || u.path.starts_with("distutils."))
     }
 
     /// The notes gathered so far (unreadable or damaged indexes), taken out.
@@ -306,7 +332,7 @@ impl<'c> Evaluator<'c> {
             })
             .map(|(_, pred)| pred)
             .collect();
-        let required = u
+        let mut required = u
             .requires
             .iter()
             .filter(|t| {
@@ -315,7 +341,10 @@ impl<'c> Evaluator<'c> {
                     .is_some_and(|v| v.name() == view.name())
             })
             .map(|t| (t, self.row(view, &t.path)))
-            .collect();
+            .collect::<Vec<_>>();
+        if self.shimmed(u, view) {
+            required.push((&*DISTUTILS_PRESENT, self.row(view, "distutils")));
+        }
         Conditions { preds, required }
     }
 
@@ -339,7 +368,7 @@ impl<'c> Evaluator<'c> {
 
     /// The targeted releases on which a use runs, as far as its own conditions say.
     pub(crate) fn running(&self, u: &Use, view: &PackageView, target: &Target) -> Vec<usize> {
-        if u.requires.is_empty() && u.versions.is_empty() {
+        if u.requires.is_empty() && u.versions.is_empty() && !self.shimmed(u, view) {
             return target.releases.clone();
         }
         let c = self.conditions(u, view);
@@ -705,14 +734,15 @@ fn pin(
     let (&lo, &hi) = (missing.first()?, missing.last()?);
     if let Some(&first_after) = present.iter().find(|&&p| p > hi) {
         let v = versions.get(first_after)?;
-        return Some((format!("{pkg}>={v}"), v.clone()));
+        let bound = crate::pins::series_start_of(versions, first_after).unwrap_or(v.clone());
+        return Some((format!("{pkg}>={bound}"), v.clone()));
     }
     // Capped below the release that first lacks it after the last one that has it (numpy's
-    // aliases are gone from 1.24.0: `numpy<1.24`, even when the targets start later),
+    // aliases are gone from 1.24.0: `numpy<1.24.0`, even when the targets start later),
     // not below the first targeted release that lacks it.
     if let Some(&last) = present.iter().rev().find(|&&p| p < lo) {
-        versions.get(last + 1)?;
-        let bound = crate::pins::upper_bound_of(versions, last + 1);
+        let v = versions.get(last + 1)?;
+        let bound = crate::pins::series_start_of(versions, last + 1).unwrap_or(v.clone());
         return Some((format!("{pkg}<{bound}"), String::new()));
     }
     None

@@ -363,7 +363,8 @@ pub(crate) fn check_project(
     }
 
     // Targets of the packages used.
-    let eval = Evaluator::new(catalog);
+    let eval =
+        Evaluator::new(catalog).with_distutils_shim(collect::declares_distutils_shim(&declared));
     let requirers = requirers::Requirers::new(catalog, &declared);
     let target_sources = targets::Sources {
         cli: &specs,

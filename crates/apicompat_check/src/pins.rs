@@ -35,34 +35,48 @@ pub fn next_minor(version: &Version) -> String {
     }
 }
 
-/// The bound `<B` that leaves out `versions[i]` (oldest first) and keeps the release indexed
-/// before it: `B` is the start of `versions[i]`'s series (`1.0` for `1.0.1`) when the release
-/// before is of an earlier series, since the releases of the series the index leaves out
-/// (indexes that keep the newest patch of each series) are likely to break alike; otherwise
-/// `versions[i]` itself (shortened).
-pub fn upper_bound(versions: &[Version], i: usize) -> String {
-    let v = &versions[i];
-    let series = |x: &Version| x.release().get(..2).map(<[u64]>::to_vec);
-    let same_series =
-        i > 0 && series(&versions[i - 1]).is_some() && series(&versions[i - 1]) == series(v);
-    let plain = v.epoch() == 0 && !v.any_prerelease() && v.post().is_none() && v.local().is_empty();
-    match v.release() {
-        [major, minor, ..] if plain && !same_series => format!("{major}.{minor}"),
-        _ => short(v),
-    }
+/// The series of a version: epoch and its first two components (`2.5` of `2.5.1`), or three
+/// when those are zero (`0.0.18` of xformers: each such release is a series of its own).
+pub fn series(v: &Version) -> (u64, Vec<u64>) {
+    let r = v.release();
+    let take = if r.iter().take(2).all(|&x| x == 0) {
+        3
+    } else {
+        2
+    };
+    let mut parts: Vec<u64> = r.iter().copied().take(take).collect();
+    parts.resize(take, 0);
+    (v.epoch(), parts)
 }
 
-/// [`upper_bound`] for versions written as text; `versions[i]` as written when one does not
-/// parse.
-pub fn upper_bound_of(versions: &[String], i: usize) -> String {
+/// Where the run of releases starting at `versions[i]` (oldest first) begins, for a bound
+/// (`>=B` keeps it, `<B` leaves it out), when that is not `versions[i]` itself: the start of
+/// its series (`1.0` for `1.0.1`) when no release of that series is indexed before it, since
+/// the releases the index leaves out (indexes that keep the newest patch of each series) are
+/// likely to behave alike. `None` for a release that starts its series (`2.4.0`), or follows
+/// one of its series, or is not a plain release.
+pub fn series_start(versions: &[Version], i: usize) -> Option<String> {
+    let v = versions.get(i)?;
+    let same_series = i > 0 && series(&versions[i - 1]) == series(v);
+    let plain = v.epoch() == 0 && !v.any_prerelease() && v.post().is_none() && v.local().is_empty();
+    let (_, start) = series(v);
+    let starts_it = v.release().iter().skip(start.len()).all(|&x| x == 0);
+    (plain && !same_series && !starts_it).then(|| {
+        start
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(".")
+    })
+}
+
+/// [`series_start`] for versions written as text.
+pub fn series_start_of(versions: &[String], i: usize) -> Option<String> {
     let parsed: Option<Vec<Version>> = versions
         .iter()
         .map(|v| apicompat_requirements::parse_version(v).ok())
         .collect();
-    match parsed {
-        Some(p) if i < p.len() => upper_bound(&p, i),
-        _ => versions.get(i).cloned().unwrap_or_default(),
-    }
+    series_start(&parsed?, i)
 }
 
 /// A requirement on `package` that admits exactly the releases of `versions` (oldest first)
@@ -84,14 +98,15 @@ pub fn requirement_line(
     if lo == hi && hi + 1 < n {
         return Some(format!("{package}=={}", versions[lo]));
     }
-    let mut clauses = vec![format!(">={}", short(&versions[lo]))];
+    let bound = |i: usize| series_start(versions, i).unwrap_or_else(|| short(&versions[i]));
+    let mut clauses = vec![format!(">={}", bound(lo))];
     for (i, v) in versions.iter().enumerate().take(hi).skip(lo + 1) {
         if !set.get(i).copied().unwrap_or(false) {
             clauses.push(format!("!={v}"));
         }
     }
     if hi + 1 < n {
-        clauses.push(format!("<{}", upper_bound(versions, hi + 1)));
+        clauses.push(format!("<{}", bound(hi + 1)));
     } else if cap {
         clauses.push(format!("<{}", next_minor(&versions[hi])));
     }
@@ -136,10 +151,15 @@ mod tests {
         let hub = vs(&["0.35.3", "0.36.0", "1.0.1", "1.3.7"]);
         assert_eq!(
             requirement_line("hub", &hub, &[true, true, false, false], false).as_deref(),
-            Some("hub>=0.35.3,<1.0")
+            Some("hub>=0.35,<1.0")
         );
-        assert_eq!(upper_bound(&hub, 3), "1.3");
-        assert_eq!(upper_bound(&v, 3), "2.4.1");
+        assert_eq!(series_start(&hub, 3).as_deref(), Some("1.3"));
+        assert_eq!(series_start(&v, 3), None);
+        assert_eq!(series_start(&v, 2), None);
+        // xformers' 0.0.x releases are series of their own.
+        let xf = vs(&["0.0.18", "0.0.23.post1"]);
+        assert_eq!(series(&xf[0]), (0, vec![0, 0, 18]));
+        assert_eq!(series_start(&xf, 1), None);
         assert_eq!(short(&parse_version("2.0.0").unwrap()), "2.0");
         assert_eq!(short(&parse_version("2.4.0rc1").unwrap()), "2.4.0rc1");
     }

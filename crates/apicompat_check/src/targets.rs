@@ -591,30 +591,36 @@ fn exact_pin(reqs: &[&DeclaredRequirement]) -> Option<Version> {
     pinned
 }
 
-/// The version a specifier pins exactly (`==4.38.0`, its only clause).
+/// The version a specifier pins (`==4.38.0`, its only clause), or the lowest version its
+/// clauses name that it admits (`>=4.46.1,<=4.46.1`: a pin written as a range).
 fn pin_of(specifier: &VersionSpecifiers) -> Option<Version> {
     let mut clauses = specifier.iter();
-    let (Some(c), None) = (clauses.next(), clauses.next()) else {
-        return None;
-    };
-    if !matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
+    if let (Some(c), None) = (clauses.next(), clauses.next()) {
+        if matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
+            return Some(release_of(c.version()));
+        }
+    }
+    let bounded_above = specifier.iter().any(|c| {
+        matches!(
+            c.operator(),
+            Operator::LessThan | Operator::LessThanEqual | Operator::Equal | Operator::ExactEqual
+        )
+    });
+    if !bounded_above {
         return None;
     }
-    Some(release_of(c.version()))
+    specifier
+        .iter()
+        .map(|c| release_of(c.version()))
+        .filter(|v| apicompat_requirements::satisfies(specifier, v))
+        .min()
 }
 
 /// The indexed release of the series (epoch, major, minor) of `version`: the first one at or
 /// after it, else the newest before it (the index keeps the newest patch of each series for
 /// most packages).
 fn same_series(all: &[Version], version: &Version) -> Option<usize> {
-    let series = |v: &Version| {
-        let r = v.release();
-        (
-            v.epoch(),
-            r.first().copied().unwrap_or(0),
-            r.get(1).copied().unwrap_or(0),
-        )
-    };
+    let series = crate::pins::series;
     let want = series(version);
     let same: Vec<usize> = (0..all.len())
         .filter(|&i| series(&all[i]) == want && !all[i].any_prerelease())

@@ -214,24 +214,24 @@ fn pin_advice(report: &Report, symbol: &str) -> String {
 
 #[test]
 fn a_pin_that_breaks_another_use_is_not_advised() {
-    // `torch._six` is gone from 2.0.0 (pin `torch<2.0`); `torch.compile` comes in 2.0.0.
+    // `torch._six` is gone from 2.0.0 (pin `torch<2.0.0`); `torch.compile` comes in 2.0.0.
     let both = "import torch\nimport torch._six\n\ndef f(m):\n    return torch.compile(m)\n";
     let dir = project("pin-conflict", &[("m.py", both)]);
     // Within the targets: each pin would leave the other use on no working release.
     let report = run(&dir, &["torch>=1.13"]);
     assert_eq!(
         pin_advice(&report, "torch._six"),
-        "no requirement fixes it alone: `torch<2.0` would break `torch.compile` (m.py:5), which is missing from every targeted release it admits | None"
+        "no requirement fixes it alone: `torch<2.0.0` would break `torch.compile` (m.py:5), which is missing from every targeted release it admits | None"
     );
     assert_eq!(
         pin_advice(&report, "torch.compile"),
         "no requirement fixes it alone: `torch>=2.0.0` would break `torch._six` (m.py:2), which is missing from every targeted release it admits | None"
     );
-    // Outside the targets: `torch<2.0` contradicts `>=2.3`, where `torch.compile` works.
+    // Outside the targets: `torch<2.0.0` contradicts `>=2.3`, where `torch.compile` works.
     let report = run(&dir, &["torch>=2.3"]);
     let advice = pin_advice(&report, "torch._six");
     assert!(
-        advice.starts_with("no requirement fixes it alone: `torch<2.0` would break `torch.compile` (m.py:5), which works on the targeted releases"),
+        advice.starts_with("no requirement fixes it alone: `torch<2.0.0` would break `torch.compile` (m.py:5), which works on the targeted releases"),
         "{advice}"
     );
     assert!(
@@ -243,6 +243,6 @@ fn a_pin_that_breaks_another_use_is_not_advised() {
     let report = run(&dir, &["torch>=2.3"]);
     assert_eq!(
         pin_advice(&report, "torch._six"),
-        "require `torch<2.0` | Some(\"torch<2.0\")"
+        "require `torch<2.0.0` | Some(\"torch<2.0.0\")"
     );
 }

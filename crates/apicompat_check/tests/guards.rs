@@ -1252,6 +1252,50 @@ def f(name):
     );
 }
 
+/// A test compared with a boolean (`hasattr(x, "n") is True`, whisper) is the test itself, or
+/// its negation; a handler of `ImportError or ModuleNotFoundError` catches `ImportError` (NeMo).
+#[test]
+fn tests_compared_with_booleans_and_handlers_of_or_expressions() {
+    let got = check_files(
+        "bool-compared",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+def a():
+    if hasattr(torch.distributed, \"pipelining\") is True:
+        return torch.distributed.pipelining.pipeline
+
+
+def b():
+    if hasattr(torch.distributed, \"pipelining\") == False:
+        return None
+    return torch.distributed.pipelining.pipeline
+
+
+def c():
+    if hasattr(torch.distributed, \"pipelining\") is False:
+        return torch.distributed.pipelining.pipeline
+
+
+def d():
+    try:
+        from torch.distributed.pipelining import pipeline
+    except ImportError or ModuleNotFoundError:
+        pipeline = None
+    return pipeline
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:17:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}
+
 #[test]
 fn version_helpers_with_optional_bounds() {
     // verl's `is_transformers_version_in_range(min_version=None, max_version=None)`.

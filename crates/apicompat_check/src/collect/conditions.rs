@@ -417,7 +417,26 @@ impl<'a> Walker<'a> {
         info
     }
 
+    /// What `not expr` says.
+    fn negated(&self, expr: &Expr) -> CondInfo {
+        let inner = self.cond_info(expr);
+        CondInfo {
+            restriction: inner.restriction.negate().unwrap_or_else(incomplete),
+            has: inner.has_neg,
+            has_neg: inner.has,
+            ..CondInfo::default()
+        }
+    }
+
     fn cond_info_of(&self, expr: &Expr) -> CondInfo {
+        // `C is True` is `C`; `C is False` is `not C`.
+        if let Some((inner, negated)) = bool_compared(expr) {
+            return if negated {
+                self.negated(inner)
+            } else {
+                self.cond_info_of(inner)
+            };
+        }
         match expr {
             Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
                 let mut out = CondInfo {
@@ -454,15 +473,7 @@ impl<'a> Walker<'a> {
                     ..CondInfo::default()
                 }
             }
-            Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
-                let inner = self.cond_info(&u.operand);
-                CondInfo {
-                    restriction: inner.restriction.negate().unwrap_or_else(incomplete),
-                    has: inner.has_neg,
-                    has_neg: inner.has,
-                    ..CondInfo::default()
-                }
-            }
+            Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => self.negated(&u.operand),
             Expr::Call(call) => {
                 if let Some(has) = self.field_test(call) {
                     return CondInfo {
@@ -963,4 +974,27 @@ fn skip_call(e: &Expr) -> Option<(bool, &Expr)> {
         _ => return None,
     };
     Some((runs_if, call.arguments.args.first()?))
+}
+
+/// `C is True`, `C == True`, `C is not False` (the test `C`, not negated) and `C is False`,
+/// `C == False`, `C is not True`, `C != True` (negated): the test compared and whether it is
+/// negated.
+pub(super) fn bool_compared(expr: &Expr) -> Option<(&Expr, bool)> {
+    let Expr::Compare(c) = expr else {
+        return None;
+    };
+    let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+        return None;
+    };
+    let (test, value) = match (&*c.left, right) {
+        (test, Expr::BooleanLiteral(b)) => (test, b.value),
+        (Expr::BooleanLiteral(b), test) => (test, b.value),
+        _ => return None,
+    };
+    let same = match op {
+        ast::CmpOp::Is | ast::CmpOp::Eq => true,
+        ast::CmpOp::IsNot | ast::CmpOp::NotEq => false,
+        _ => return None,
+    };
+    Some((test, same != value))
 }

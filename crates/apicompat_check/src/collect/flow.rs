@@ -112,12 +112,7 @@ impl<'a> Walker<'a> {
             t.handlers.iter().any(|h| {
                 let ast::ExceptHandler::ExceptHandler(h) = h;
                 let raises = matches!(h.body.last(), Some(Stmt::Raise(_)));
-                !raises
-                    && match h.type_.as_deref() {
-                        None => true,
-                        Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is),
-                        Some(e) => is(e),
-                    }
+                !raises && handler_catches(h, is)
             })
         };
         let guards = catches(&is_guard_exception);
@@ -144,11 +139,7 @@ impl<'a> Walker<'a> {
             let mut hctx = self.ctx.clone();
             hctx.handler = true;
             let reraises = matches!(h.body.last(), Some(Stmt::Raise(_)));
-            let catches_guard = match h.type_.as_deref() {
-                None => true,
-                Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(is_guard_exception),
-                Some(e) => is_guard_exception(e),
-            };
+            let catches_guard = handler_catches(h, &is_guard_exception);
             hctx.fallback |= catches_guard && !reraises;
             if catches_guard && !reraises {
                 hctx.handler_imports = Some(flags::imported_roots(&t.body).into());
@@ -291,4 +282,27 @@ fn other_conjuncts<'e>(falses: &[&'e ast::ExprBoolOp], later: &Expr) -> Vec<&'e 
             }
         })
         .collect()
+}
+
+/// Whether a handler catches an exception `is` accepts: a bare `except:`, one of a tuple, or
+/// the class an expression evaluates to (`except ImportError or ModuleNotFoundError:` catches
+/// `ImportError`, the first true operand; `A and B` catches `B`).
+fn handler_catches(h: &ast::ExceptHandlerExceptHandler, is: &dyn Fn(&Expr) -> bool) -> bool {
+    let Some(mut ty) = h.type_.as_deref() else {
+        return true;
+    };
+    while let Expr::BoolOp(b) = ty {
+        let picked = match b.op {
+            ast::BoolOp::Or => b.values.first(),
+            ast::BoolOp::And => b.values.last(),
+        };
+        let Some(e) = picked else {
+            return false;
+        };
+        ty = e;
+    }
+    match ty {
+        Expr::Tuple(tuple) => tuple.elts.iter().any(is),
+        e => is(e),
+    }
 }

@@ -277,6 +277,10 @@ impl<'a> Walker<'a> {
             return;
         }
         let d = depth + 1;
+        if let Some((inner, negated)) = super::conditions::bool_compared(expr) {
+            self.reads(inner, truth.map(|t| t != negated), d, out);
+            return;
+        }
         match expr {
             Expr::BoolOp(b) => {
                 // `A and B` true (`A or B` false) evaluated every operand; otherwise only the

@@ -110,9 +110,11 @@ pub(crate) fn finding(
     let after = (last_missing + 1..n).find(|&i| def.releases[i]);
     let before = (0..first_missing).any(|i| def.releases[i]);
     if let Some(a) = after {
-        fixes.push(pin(format!("{pkg}>={}", versions[a])));
+        let bound = crate::pins::series_start_of(&versions, a).unwrap_or(versions[a].clone());
+        fixes.push(pin(format!("{pkg}>={bound}")));
     } else if before {
-        let bound = crate::pins::upper_bound_of(&versions, first_missing);
+        let bound = crate::pins::series_start_of(&versions, first_missing)
+            .unwrap_or(versions[first_missing].clone());
         fixes.push(pin(format!("{pkg}<{bound}")));
     }
     fixes.push(guard(match m.receiver.as_str() {

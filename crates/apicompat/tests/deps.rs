@@ -566,3 +566,23 @@ fn a_pin_written_as_a_range_is_checked_against_its_series() {
         "{out}"
     );
 }
+
+/// A keyword renamed (`np.reshape(a, newshape=...)`, `shape` from numpy 2.1, `newshape` gone in
+/// 2.4) is one break: the AC003 on the keyword, not also an AC013 on the call it leaves
+/// unbound (EasyR1's `verl/protocol.py`).
+#[test]
+fn a_renamed_keyword_is_reported_once() {
+    let dir = project(
+        "renamed-keyword",
+        &[(
+            "m.py",
+            "import numpy as np\n\n\ndef f(a):\n    return np.reshape(a, newshape=(2, 2))\n",
+        )],
+    );
+    let (out, _) = text(&check(&dir, &["--target", "numpy>=2.0"]));
+    assert!(
+        out.contains("error[AC003]: `numpy.reshape` does not accept the keyword `newshape`"),
+        "{out}"
+    );
+    assert!(!out.contains("AC013"), "{out}");
+}

@@ -549,13 +549,16 @@ pub(crate) fn check_project(
         .iter()
         .map(|(fi, f, _)| (*fi, f.line, f.column))
         .collect();
-    for ((_, p), (fi, lines)) in evaluated.into_iter().zip(places) {
-        let f = p.finding;
-        if f.code == MissingAttribute::RULE.code && drifting.contains(&(fi, f.line, f.column)) {
-            continue;
-        }
-        per_file.push((fi, f, lines));
-    }
+    let mut found: Vec<(usize, Finding, Vec<u32>)> = evaluated
+        .into_iter()
+        .zip(places)
+        .map(|((_, p), (fi, lines))| (fi, p.finding, lines))
+        .filter(|(fi, f, _)| {
+            !(f.code == MissingAttribute::RULE.code && drifting.contains(&(*fi, f.line, f.column)))
+        })
+        .collect();
+    rules::ac013_call_does_not_bind::drop_explained(&mut found);
+    per_file.extend(found);
     per_file.extend(by_members);
     per_file.extend(by_pgcopy);
     per_file.extend(by_stability);

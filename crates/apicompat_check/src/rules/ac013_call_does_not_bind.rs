@@ -1,7 +1,7 @@
 use apicompat_surface::{ParamKind, Signature};
 
-use super::{guard, Breaks, Rule, RuleInfo};
-use crate::model::{Fix, Severity};
+use super::{guard, Breaks, Rule, RuleInfo, UnsupportedKeyword};
+use crate::model::{Finding, Fix, Severity};
 
 /// ## What it does
 /// Finds calls of indexed functions, classes and methods of objects that do not give a
@@ -110,4 +110,47 @@ pub(crate) fn message(b: &Breaks, shape: &CallShape, signature: Option<&str>) ->
 
 pub(crate) fn guard_fix() -> Fix {
     guard("pass the arguments each release takes, behind a version check (by keyword where the order changed)".to_string())
+}
+
+/// Drops a finding of this rule on a call that an AC003 on a keyword of the same call explains
+/// on every release it names: a keyword renamed (`np.reshape(a, newshape=...)`, `shape` from
+/// numpy 2.1) leaves the new parameter unfilled, one break with one cause.
+pub(crate) fn drop_explained(findings: &mut Vec<(usize, Finding, Vec<u32>)>) {
+    // The AC003 findings by file and callee: (line, releases).
+    let mut keywords: std::collections::HashMap<(usize, &str), Vec<(u32, &[String])>> =
+        std::collections::HashMap::new();
+    for (fi, g, _) in findings.iter() {
+        if g.code != UnsupportedKeyword::RULE.code {
+            continue;
+        }
+        if let Some((callee, _)) = g.symbol.split_once('(') {
+            keywords
+                .entry((*fi, callee))
+                .or_default()
+                .push((g.line, &g.missing_in));
+        }
+    }
+    if keywords.is_empty() {
+        return;
+    }
+    let explained: Vec<bool> = findings
+        .iter()
+        .map(|(fi, f, _)| {
+            let Some(callee) = f.symbol.strip_suffix("()") else {
+                return false;
+            };
+            f.code == CallDoesNotBind::RULE.code
+                && keywords.get(&(*fi, callee)).is_some_and(|ks| {
+                    ks.iter().any(|(line, missing)| {
+                        (f.line..=f.end_line).contains(line)
+                            && f.missing_in.iter().all(|v| missing.contains(v))
+                    })
+                })
+        })
+        .collect();
+    let mut i = 0;
+    findings.retain(|_| {
+        i += 1;
+        !explained[i - 1]
+    });
 }

@@ -434,3 +434,51 @@ fn torch_deprecations_under_type_checking_are_the_declaration() {
         Vec::<&str>::new()
     );
 }
+
+/// torch's `nn.Module.to` is three `@overload`s (none takes `memory_format`) and the
+/// implementation `def to(self, *args, **kwargs)` (2.11 `nn/modules/module.py:1242-1255`),
+/// which is what runs: the channels-last idiom is accepted. `state_dict`'s overloads and its
+/// implementation `(self, *args, destination=None, prefix="", keep_vars=False)` all refuse a
+/// misspelt keyword.
+#[test]
+fn overloaded_methods_accept_what_the_implementation_takes() {
+    let dir = project(
+        "module_to",
+        "import torch\n\n\
+         model = torch.nn.Conv2d(3, 8, 3).eval()\n\
+         model = model.to(memory_format=torch.channels_last)\n\
+         torch.nn.Conv2d(3, 8, 3).to(memory_format=torch.channels_last)\n",
+    );
+    for target in ["torch==2.6.0", "torch==2.11.0"] {
+        let (o, out) = check(&dir, target);
+        assert_eq!(o.status.code(), Some(0), "{target}: {out}");
+    }
+    let dir = project(
+        "state_dict_typo",
+        "import torch\n\nsd = torch.nn.Linear(2, 2).state_dict(keep_var=True)\n",
+    );
+    let (o, out) = check(&dir, "torch==2.6.0");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("AC003") && out.contains("keep_var"), "{out}");
+}
+
+/// torch 2.7 - 2.9 `utils/_pytree.py`: `LeafSpec(TreeSpec)` redeclares the base's three fields
+/// `field(default=None, init=False)`; torch itself does `_LEAF_SPEC = LeafSpec()`.
+#[test]
+fn dataclass_fields_redeclared_init_false_are_not_parameters() {
+    let dir = project(
+        "leaf_spec",
+        "from torch.utils._pytree import LeafSpec\n\nLEAF = LeafSpec()\n",
+    );
+    for target in ["torch==2.7.0", "torch==2.8.0", "torch==2.9.1"] {
+        let (o, out) = check(&dir, target);
+        assert_eq!(o.status.code(), Some(0), "{target}: {out}");
+    }
+    let dir = project(
+        "leaf_spec_args",
+        "from torch.utils._pytree import LeafSpec\n\nLEAF = LeafSpec(type=None)\n",
+    );
+    let (o, out) = check(&dir, "torch==2.9.1");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("AC003") && out.contains("type"), "{out}");
+}

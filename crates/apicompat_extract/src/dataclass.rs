@@ -4,14 +4,18 @@
 //! declares `rank0_only` only, but its `__init__` takes `offload_to_cpu` too (a field of the
 //! dataclass base); `FullStateDictConfig(offload_to_cpu=True)` is valid on every 2.x release.
 //!
-//! Per class (here): the fields in source order, from annotated class attributes (not
-//! `ClassVar`; `InitVar` fields are parameters; `field(init=False)` is not), with a default
+//! Per class (here): the fields in source order, from annotated class attributes (a
+//! `ClassVar` or `field(init=False)` is a field `__init__` does not take; `InitVar` fields are
+//! parameters), with a default
 //! when a value is given (`field()` only with `default=`/`default_factory=`), keyword-only
 //! after `_: KW_ONLY`, with `field(kw_only=True)` or `@dataclass(kw_only=True)`; no
 //! `__init__` with `@dataclass(init=False)`. attrs classes (`@define`, `@frozen`,
 //! `@attr.s(auto_attribs=True)`...) drop one leading underscore from parameter names.
 //! Across classes (`resolve/classes.rs`): the fields of the dataclass bases come first, in
-//! reverse method resolution order, a redefined field keeping its first place.
+//! reverse method resolution order, a redefined field keeping its first place and taking the
+//! new definition whole (default, `init`, `kw_only`; a `ClassVar` drops it from `__init__`), as
+//! `dataclasses` does (torch 2.9's `LeafSpec(TreeSpec)` redeclares its base's three fields
+//! `field(default=None, init=False)`: `LeafSpec()` takes no argument).
 
 use ruff_python_ast::{self as ast, Expr};
 
@@ -64,23 +68,44 @@ pub fn named_tuple_base(base: &str) -> bool {
     )
 }
 
-/// The parameter an annotated class attribute makes, or `None` (`ClassVar`,
-/// `field(init=False)`). `_: KW_ONLY` gives a marker that [`finish`] reads.
-pub fn field(a: &ast::StmtAnnAssign, annotation: String) -> Option<Param> {
+/// A field as a class declares it; `init` is false when `__init__` does not take it
+/// (`field(init=False)`, `ClassVar`): redeclaring a base's field that way removes the
+/// parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub param: Param,
+    pub init: bool,
+}
+
+/// The field an annotated class attribute makes. `_: KW_ONLY` gives a marker that [`finish`]
+/// reads.
+pub fn field(a: &ast::StmtAnnAssign, annotation: String) -> Option<Field> {
     let Expr::Name(n) = &*a.target else {
         return None;
     };
-    if annotation.starts_with("ClassVar") || annotation.contains(".ClassVar") {
-        return None;
-    }
-    if annotation == "KW_ONLY" || annotation.ends_with(".KW_ONLY") {
-        return Some(Param {
-            name: String::new(),
-            kind: ParamKind::VarPositional,
-            default: false,
-            annotation: None,
+    let hidden = |param: Param| Some(Field { param, init: false });
+    // Also written as a string (`"ClassVar[int]"`), which `dataclasses` recognises too.
+    let bare = annotation.trim_start_matches(['"', '\'']);
+    if bare.starts_with("ClassVar") || bare.contains(".ClassVar") {
+        return hidden(Param {
+            name: n.id.to_string(),
+            kind: ParamKind::PositionalOrKeyword,
+            default: true,
+            annotation: Some(annotation),
         });
     }
+    if annotation == "KW_ONLY" || annotation.ends_with(".KW_ONLY") {
+        return Some(Field {
+            param: Param {
+                name: String::new(),
+                kind: ParamKind::VarPositional,
+                default: false,
+                annotation: None,
+            },
+            init: true,
+        });
+    }
+    let mut init = true;
     let mut kind = ParamKind::PositionalOrKeyword;
     let mut default = a.value.is_some();
     if let Some(Expr::Call(c)) = a.value.as_deref() {
@@ -89,7 +114,7 @@ pub fn field(a: &ast::StmtAnnAssign, annotation: String) -> Option<Param> {
         if matches!(last, "field" | "ib" | "attrib") {
             let keyword = |k: &str| c.arguments.find_keyword(k).map(|k| &k.value);
             if matches!(keyword("init"), Some(Expr::BooleanLiteral(b)) if !b.value) {
-                return None;
+                init = false;
             }
             if matches!(keyword("kw_only"), Some(Expr::BooleanLiteral(b)) if b.value) {
                 kind = ParamKind::KeywordOnly;
@@ -99,23 +124,27 @@ pub fn field(a: &ast::StmtAnnAssign, annotation: String) -> Option<Param> {
                 .any(|k| keyword(k).is_some());
         }
     }
-    Some(Param {
-        name: n.id.to_string(),
-        kind,
-        default,
-        annotation: Some(annotation),
+    Some(Field {
+        param: Param {
+            name: n.id.to_string(),
+            kind,
+            default,
+            annotation: Some(annotation),
+        },
+        init,
     })
 }
 
-/// A class's own fields as parameters: `KW_ONLY` and `kw_only` applied, attrs names.
-pub fn finish(synth: Synth, fields: Vec<Param>) -> Vec<Param> {
+/// A class's own fields: `KW_ONLY` and `kw_only` applied, attrs names.
+pub fn finish(synth: Synth, fields: Vec<Field>) -> Vec<Field> {
     let all_kw = matches!(
         synth,
         Synth::Dataclass { kw_only: true } | Synth::Attrs { kw_only: true }
     );
     let mut after_marker = false;
     let mut out = Vec::with_capacity(fields.len());
-    for mut p in fields {
+    for mut field in fields {
+        let p = &mut field.param;
         if p.kind == ParamKind::VarPositional {
             after_marker = true;
             continue;
@@ -128,26 +157,37 @@ pub fn finish(synth: Synth, fields: Vec<Param>) -> Vec<Param> {
                 p.name = stripped.to_string();
             }
         }
-        out.push(p);
+        out.push(field);
     }
     out
 }
 
-/// The fields of a class after its bases' (`classes` from the most basic to the class
-/// itself): a redefined field keeps its place and takes the new definition. Keyword-only
-/// fields go after the others, as `dataclasses` orders them.
-pub fn merge<'a>(classes: impl Iterator<Item = &'a [Param]>) -> Vec<Param> {
-    let mut out: Vec<Param> = Vec::new();
+/// The parameters of fields (`__init__`'s own when it has no dataclass base).
+pub fn params(fields: &[Field]) -> Vec<Param> {
+    merge(std::iter::once(fields))
+}
+
+/// The `__init__` parameters of a class's fields after its bases' (`classes` from the most
+/// basic to the class itself): a redefined field keeps its place and takes the new definition
+/// (its default, `kw_only`, and whether `__init__` takes it). Keyword-only fields go after the
+/// others, as `dataclasses` orders them.
+pub fn merge<'a>(classes: impl Iterator<Item = &'a [Field]>) -> Vec<Param> {
+    let mut out: Vec<&Field> = Vec::new();
     for fields in classes {
         for f in fields {
-            match out.iter_mut().find(|p| p.name == f.name) {
-                Some(existing) => *existing = f.clone(),
-                None => out.push(f.clone()),
+            match out.iter_mut().find(|p| p.param.name == f.param.name) {
+                Some(existing) => *existing = f,
+                None => out.push(f),
             }
         }
     }
-    out.sort_by_key(|p| p.kind == ParamKind::KeywordOnly);
-    out
+    let mut params: Vec<Param> = out
+        .into_iter()
+        .filter(|f| f.init)
+        .map(|f| f.param.clone())
+        .collect();
+    params.sort_by_key(|p| p.kind == ParamKind::KeywordOnly);
+    params
 }
 
 #[cfg(test)]
@@ -243,5 +283,73 @@ class FromOutside(Outside):
         // A base from outside the release: its fields cannot be known, no signature.
         let s = crate::extract(&tree(&files), "pkg", "1.0");
         assert!(s.symbols["pkg.FromOutside"].signatures.is_empty());
+    }
+
+    /// torch 2.9 `torch/utils/_pytree.py:1241-1261`: `LeafSpec(TreeSpec)` redeclares its base's
+    /// three fields `field(default=None, init=False)`; torch calls `LeafSpec()`.
+    #[test]
+    fn a_redeclared_field_takes_the_new_init_kw_only_and_kind() {
+        let src = r#"
+import dataclasses
+from dataclasses import dataclass, field, InitVar
+from typing import Any, ClassVar
+import typing
+
+@dataclass(init=True, frozen=True)
+class TreeSpec:
+    type: Any
+    context: Any
+    children_specs: list
+
+@dataclasses.dataclass(init=True, frozen=True, eq=True, repr=False)
+class LeafSpec(TreeSpec):
+    type: Any = dataclasses.field(default=None, init=False)
+    context: Any = dataclasses.field(default=None, init=False)
+    children_specs: list = dataclasses.field(default_factory=list, init=False)
+
+@dataclass
+class Base:
+    a: int
+    b: int = 0
+    c: ClassVar[int] = 0
+    hidden: int = field(default=0, init=False)
+
+@dataclass
+class Sub(Base):
+    b: "typing.ClassVar[int]" = 1
+    a: int = field(default=1, kw_only=True)
+    c: int = 2
+    hidden: InitVar[int] = 3
+
+@dataclass
+class Again(Sub):
+    b: int = 4
+"#;
+        let files = [("pkg/__init__.py", src)];
+        let pk = ParamKind::PositionalOrKeyword;
+        let kw = ParamKind::KeywordOnly;
+        let p = |n: &str, k, d| (n.to_string(), k, d);
+        assert_eq!(params(&files, "pkg.LeafSpec"), vec![]);
+        assert_eq!(params(&files, "pkg.TreeSpec").len(), 3);
+        assert_eq!(
+            params(&files, "pkg.Base"),
+            vec![p("a", pk, false), p("b", pk, true)]
+        );
+        // `b` becomes a `ClassVar` (gone), `a` keyword-only (last), `c` a field in the place
+        // of the base's `ClassVar`, `hidden` an `InitVar` (a parameter again).
+        assert_eq!(
+            params(&files, "pkg.Sub"),
+            vec![p("c", pk, true), p("hidden", pk, true), p("a", kw, true)]
+        );
+        // A field again, in its first place.
+        assert_eq!(
+            params(&files, "pkg.Again"),
+            vec![
+                p("b", pk, true),
+                p("c", pk, true),
+                p("hidden", pk, true),
+                p("a", kw, true)
+            ]
+        );
     }
 }

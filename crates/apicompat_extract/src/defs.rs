@@ -222,20 +222,6 @@ fn signature(
     }
 }
 
-/// Whether a definition is an `@overload`.
-fn is_overload(f: &Function) -> bool {
-    f.decorators
-        .iter()
-        .any(|d| d.rsplit('.').next() == Some("overload"))
-}
-
-/// Whether a definition is a property's `@x.setter` or `@x.deleter`.
-fn is_accessor(f: &Function) -> bool {
-    f.decorators
-        .iter()
-        .any(|d| matches!(d.rsplit('.').next(), Some("setter" | "deleter")))
-}
-
 /// The deprecation of a name that several definitions of one scope bind (`@overload`s, an
 /// implementation, the branches of an `if`, a property's accessors): a definition off the
 /// indexed Python version's branches does not count (`crate::py_version`), nor a property's
@@ -254,9 +240,9 @@ pub(crate) fn merged_deprecation<'a>(
     for v in definitions {
         match v {
             // A property's setter and deleter: reading it is what a use is, the getter decides.
-            Value::Function(f) if is_accessor(f) => {}
+            Value::Function(f) if f.is_accessor() => {}
             Value::Function(f) if !f.off_version => {
-                counted.push((f.type_checking, is_overload(f), &f.deprecated));
+                counted.push((f.type_checking, f.is_overload(), &f.deprecated));
             }
             Value::Class(c) if !c.off_version => {
                 counted.push((c.type_checking, false, &c.deprecated))
@@ -372,9 +358,10 @@ pub(crate) fn class_info(
             _ => None,
         })
     });
+    // Every definition of the constructor: its `@overload`s and the implementation.
     let constructor = class
         .method("__init__")
-        .or(class.method("__new__"))
+        .or_else(|| class.method("__new__"))
         .map(|f| {
             let signatures: Vec<Signature> = f
                 .signatures
@@ -394,7 +381,7 @@ pub(crate) fn class_info(
     } else if let Some(synth) = synth {
         let fields = dataclass::finish(synth, fields);
         class.signatures.push(Signature {
-            params: fields.clone(),
+            params: dataclass::params(&fields),
             returns: None,
         });
         class.fields = Some(fields);
@@ -408,7 +395,7 @@ fn class_body(
     source: &str,
     env: &Env,
     depth: usize,
-    fields: &mut Vec<Param>,
+    fields: &mut Vec<dataclass::Field>,
     branch: Branch,
 ) {
     if depth > MAX_NESTING {

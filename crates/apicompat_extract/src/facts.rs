@@ -61,6 +61,59 @@ pub struct Function {
     pub type_checking: bool,
 }
 
+impl Function {
+    /// Whether it is an `@overload` (`typing.overload`, `typing_extensions.overload`, however
+    /// imported).
+    pub fn is_overload(&self) -> bool {
+        self.decorators
+            .iter()
+            .any(|d| d.rsplit('.').next() == Some("overload"))
+    }
+
+    /// Whether it is a property's `@x.setter` or `@x.deleter`.
+    pub fn is_accessor(&self) -> bool {
+        self.decorators
+            .iter()
+            .any(|d| matches!(d.rsplit('.').next(), Some("setter" | "deleter")))
+    }
+
+    /// Several definitions of one name in one scope as one function: the `@overload`s and the
+    /// implementation (what runs), the branches of an `if` or `try`, a module's `.py` and
+    /// `.pyi`. It has every signature (a call is valid when one accepts it: an implementation
+    /// taking `**kwargs` accepts any keyword, as it does at run time), every decorator and
+    /// decorator call (the implementation's run), the rest from the first definition. A
+    /// property's setter and deleter count only when nothing else defines the name.
+    pub fn merged<'a>(definitions: impl IntoIterator<Item = &'a Function>) -> Option<Function> {
+        let all: Vec<&Function> = definitions.into_iter().collect();
+        let mut defs: Vec<&Function> = all.iter().copied().filter(|f| !f.is_accessor()).collect();
+        if defs.is_empty() {
+            defs = all;
+        }
+        let (first, rest) = defs.split_first()?;
+        let mut out = (*first).clone();
+        for f in rest {
+            union(&mut out.signatures, &f.signatures);
+            union(&mut out.decorators, &f.decorators);
+            union(&mut out.decorator_calls, &f.decorator_calls);
+            union(&mut out.wrapper_keys, &f.wrapper_keys);
+            union(&mut out.wrapper_params, &f.wrapper_params);
+            if out.class_builder.is_none() {
+                out.class_builder.clone_from(&f.class_builder);
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Appends the items of `more` that `out` lacks.
+fn union<T: PartialEq + Clone>(out: &mut Vec<T>, more: &[T]) {
+    for x in more {
+        if !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+}
+
 /// A decorator called with arguments, as [`Function::decorator_calls`] keeps it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DecoratorCall {
@@ -81,7 +134,7 @@ pub struct Class {
     /// `metaclass=...`: its members are attributes of the class object too.
     pub metaclass: Option<String>,
     /// Own fields, when `__init__` is synthesized from them (`crate::dataclass`).
-    pub fields: Option<Vec<apicompat_surface::Param>>,
+    pub fields: Option<Vec<crate::dataclass::Field>>,
     /// Bases written as calls (`with_metaclass(M, B)`), expanded by the resolver
     /// (`crate::class_builder`).
     pub base_calls: Vec<crate::class_builder::BaseCall>,
@@ -93,11 +146,13 @@ pub struct Class {
 
 impl Class {
     /// The function the class body binds to `name` (`__init__`, `__new__`).
-    pub fn method(&self, name: &str) -> Option<&Function> {
-        self.members.iter().find_map(|(n, v)| match v {
+    /// Every definition of `name` in the class body (and the other files or branches that
+    /// define the class) as one function ([`Function::merged`]).
+    pub fn method(&self, name: &str) -> Option<Function> {
+        Function::merged(self.members.iter().filter_map(|(n, v)| match v {
             Value::Function(f) if n == name => Some(f),
             _ => None,
-        })
+        }))
     }
 
     /// The deprecation of method `name`: that of its first definition on the indexed version's

@@ -298,6 +298,8 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
 }
 
 #[cfg(test)]
+mod overload_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod type_checking_tests;

@@ -224,34 +224,17 @@ impl Resolver {
         let info = self.modules.get(module)?;
         let positions = self.binding_index.get(module)?.get(name)?;
         let mut best: Option<&Value> = None;
-        let mut signatures: Vec<Signature> = Vec::new();
-        // `@overload`s and the implementation: the implementation's decorators run.
-        let mut decorators: Vec<String> = Vec::new();
         for &(fi, bi) in positions {
-            {
-                let v = &info.files[fi].bindings[bi].1;
-                if let Value::Function(func) = v {
-                    for s in &func.signatures {
-                        if !signatures.contains(s) {
-                            signatures.push(s.clone());
-                        }
-                    }
-                    for d in &func.decorators {
-                        if !decorators.contains(d) {
-                            decorators.push(d.clone());
-                        }
-                    }
+            let v = &info.files[fi].bindings[bi].1;
+            let better = match (best, v) {
+                (None, _) => true,
+                (Some(Value::Data | Value::Unknown), v) => {
+                    !matches!(v, Value::Data | Value::Unknown)
                 }
-                let better = match (best, v) {
-                    (None, _) => true,
-                    (Some(Value::Data | Value::Unknown), v) => {
-                        !matches!(v, Value::Data | Value::Unknown)
-                    }
-                    _ => false,
-                };
-                if better {
-                    best = Some(v);
-                }
+                _ => false,
+            };
+            if better {
+                best = Some(v);
             }
         }
         // Deprecated when the definitions of the first file that defines it for this version
@@ -270,18 +253,17 @@ impl Resolver {
                 merged_deprecation(positions.iter().filter(|p| p.0 == file).map(binding))
             });
         Some(match best? {
-            Value::Function(f) => Value::Function(Function {
-                signatures,
-                deprecated,
-                property: f.property,
-                decorators,
-                wrapper_keys: f.wrapper_keys.clone(),
-                wrapper_params: f.wrapper_params.clone(),
-                decorator_calls: f.decorator_calls.clone(),
-                class_builder: f.class_builder.clone(),
-                off_version: f.off_version,
-                type_checking: f.type_checking,
-            }),
+            // `@overload`s and the implementation: every signature, the implementation's
+            // decorators run (`Function::merged`).
+            Value::Function(_) => {
+                let functions = positions.iter().filter_map(|p| match binding(p) {
+                    Value::Function(f) => Some(f),
+                    _ => None,
+                });
+                let mut f = Function::merged(functions).unwrap_or_default();
+                f.deprecated = deprecated;
+                Value::Function(f)
+            }
             // Members are looked up in `classes`; don't copy them here.
             Value::Class(c) => Value::Class(Class {
                 bases: c.bases.clone(),

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use apicompat_surface::{Kind, Symbol};
 
-use apicompat_surface::{Param, Signature};
+use apicompat_surface::Signature;
 
 use super::{member_rank, module_of_class, Resolver, Symbols, MAX_HOPS};
 use crate::class_builder::{self, ClassBuilder};
@@ -144,7 +144,7 @@ impl Resolver {
             order.push(c);
             stack.extend(bases.into_iter().rev());
         }
-        let fields: Vec<Vec<Param>> = order
+        let fields: Vec<Vec<dataclass::Field>> = order
             .iter()
             .rev()
             .filter_map(|c| self.classes.get(c).and_then(|k| k.fields.clone()))
@@ -214,8 +214,10 @@ impl Resolver {
         for (name, value) in members {
             let member_path = format!("{path}.{name}");
             let mut member = match value {
-                Value::Function(f) => {
-                    let r = self.function_in(&module, &member_path, f);
+                Value::Function(_) => {
+                    // Its `@overload`s and the implementation together (`Function::merged`).
+                    let f = class.method(name).unwrap_or_default();
+                    let r = self.function_in(&module, &member_path, &f);
                     Symbol {
                         kind: Some(r.kind),
                         signatures: r.signatures,
@@ -225,7 +227,10 @@ impl Resolver {
                 }
                 Value::Class(c) => Symbol {
                     kind: Some(Kind::Class),
-                    signatures: c.signatures.clone(),
+                    signatures: match c.fields {
+                        Some(_) => self.synthesized_init(&member_path),
+                        None => c.signatures.clone(),
+                    },
                     deprecated: c.deprecated.clone(),
                     ..Symbol::default()
                 },

@@ -37,7 +37,7 @@ impl Resolver {
         if init.decorators.is_empty() && init.decorator_calls.is_empty() {
             return None;
         }
-        let r = self.function_in(module, &format!("{path}.__init__"), init);
+        let r = self.function_in(module, &format!("{path}.__init__"), &init);
         Some(
             r.signatures
                 .into_iter()

@@ -94,6 +94,7 @@ fn read_list(c: &mut Collector, path: &Path, value: &IniValue, group: Option<&st
                 reqtxt::read_file(c, &base.join(name), false, Some((path, *line)));
                 for req in &mut c.out.requirements[before..] {
                     req.group = group.map(str::to_string);
+                    req.extra = group.is_some();
                 }
             }
             return;

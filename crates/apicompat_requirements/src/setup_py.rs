@@ -56,6 +56,7 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
         index: &index,
         assignments: &walk.assignments,
         items: &walk.items,
+        functions: &walk.functions,
         value_steps: Cell::new(0),
         file_steps: Cell::new(0),
     };
@@ -88,6 +89,8 @@ struct Walk<'a> {
     calls: Vec<&'a [Keyword]>,
     /// `NAME["key"] = value` statements, by name, in order (`extra_deps["nlp"] = [...]`).
     items: HashMap<&'a str, Vec<(&'a str, &'a Expr)>>,
+    /// Functions defined at the top level, by name (`def req_file(filename, folder="requirements")`).
+    functions: HashMap<&'a str, &'a ruff_python_ast::StmtFunctionDef>,
 }
 
 impl<'a> Walk<'a> {
@@ -134,7 +137,12 @@ impl<'a> Walk<'a> {
                 }
             }
             Stmt::With(s) => self.stmts(&s.body, depth + 1),
-            Stmt::FunctionDef(s) => self.stmts(&s.body, depth + 1),
+            Stmt::FunctionDef(s) => {
+                if depth == 0 {
+                    self.functions.insert(s.name.as_str(), s);
+                }
+                self.stmts(&s.body, depth + 1)
+            }
             Stmt::For(s) => {
                 self.stmts(&s.body, depth + 1);
                 self.stmts(&s.orelse, depth + 1);
@@ -176,6 +184,7 @@ struct Reader<'a> {
     index: &'a LineIndex,
     assignments: &'a HashMap<&'a str, &'a Expr>,
     items: &'a HashMap<&'a str, Vec<(&'a str, &'a Expr)>>,
+    functions: &'a HashMap<&'a str, &'a ruff_python_ast::StmtFunctionDef>,
     /// Steps spent on the value being read.
     value_steps: Cell<usize>,
     /// Steps spent on the whole file.
@@ -263,10 +272,82 @@ impl Reader<'_> {
 
     fn install_requires(&self, c: &mut Collector, kw: &Keyword) {
         self.start_value();
+        if self.from_file(c, &kw.value, None) {
+            return;
+        }
         match self.list(&kw.value, 0) {
             Ok(items) => self.push_all(c, items, None),
             Err(why) => self.given_up(c, kw, why, ""),
         }
+    }
+
+    /// A value read from a requirements file by a call of the project's own
+    /// (`install_requires=req_file("requirements.txt")`, `extras_require={"nlp":
+    /// req_file("requirements_nlp.txt")}` with `def req_file(filename, folder="requirements")`):
+    /// the file a string argument names, beside setup.py or in a folder a parameter of the
+    /// function defaults to, is read as a requirements file of that group. True when read.
+    fn from_file(&self, c: &mut Collector, value: &Expr, group: Option<&str>) -> bool {
+        let Ok(Expr::Call(call)) = self.resolve(value, 0) else {
+            return false;
+        };
+        let base = self
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let string = |e: &Expr| match e {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            _ => None,
+        };
+        // File names: the first argument, a string or a list of strings.
+        let names: Vec<String> = match call.arguments.args.first() {
+            Some(Expr::List(l)) => l.elts.iter().filter_map(string).collect(),
+            Some(Expr::Tuple(t)) => t.elts.iter().filter_map(string).collect(),
+            Some(e) => string(e).into_iter().collect(),
+            None => Vec::new(),
+        };
+        if names.is_empty() {
+            return false;
+        }
+        // Folders: setup.py's own, then string keywords of the call and string defaults of
+        // the function (`folder="requirements"`).
+        let mut folders: Vec<String> = vec![String::new()];
+        folders.extend(
+            call.arguments
+                .keywords
+                .iter()
+                .filter_map(|k| string(&k.value)),
+        );
+        if let Expr::Name(f) = &*call.func {
+            if let Some(def) = self.functions.get(f.id.as_str()) {
+                folders.extend(
+                    def.parameters
+                        .iter_non_variadic_params()
+                        .filter_map(|p| p.default.as_deref().and_then(string)),
+                );
+            }
+        }
+        let files: Vec<std::path::PathBuf> = names
+            .iter()
+            .filter_map(|name| {
+                folders
+                    .iter()
+                    .map(|d| base.join(d).join(name))
+                    .find(|p| p.is_file())
+            })
+            .collect();
+        if files.len() != names.len() {
+            return false;
+        }
+        for file in files {
+            let before = c.out.requirements.len();
+            crate::reqtxt::read_file(c, &file, false, Some((self.path, self.line(call))));
+            for req in &mut c.out.requirements[before..] {
+                req.group = group.map(str::to_string);
+                req.extra = group.is_some();
+            }
+        }
+        true
     }
 
     fn extras_require(&self, c: &mut Collector, kw: &Keyword) {
@@ -294,6 +375,9 @@ impl Reader<'_> {
             let group = key.to_string();
             c.out.extras.push(crate::normalize_name(&group));
             self.start_value();
+            if self.from_file(c, value, Some(&group)) {
+                continue;
+            }
             match self.list(value, 0) {
                 Ok(items) => self.push_all(c, items, Some(&group)),
                 Err(why) => self.given_up(c, kw, why, &format!("extra `{group}`: ")),

@@ -731,3 +731,43 @@ fn extras_and_the_project_name_are_known_and_self_references_expand() {
     assert_eq!(d.extras, ["hf", "base"]);
     assert_eq!(d.scope_closure(&["base".to_string()]), ["base", "hf"]);
 }
+
+/// `install_requires` and extras read from requirements files by a function of setup.py
+/// (NeMo's `req_file(filename, folder="requirements")`): each file is read as its group.
+#[test]
+fn setup_py_lists_read_from_files_by_a_helper() {
+    let dir = fixture_dir("setup_py_req_file");
+    write(
+        &dir,
+        "setup.py",
+        "import setuptools\n\n\ndef req_file(filename, folder=\"requirements\"):\n    with open(f\"{folder}/{filename}\") as f:\n        return [x.strip() for x in f.readlines()]\n\n\nsetuptools.setup(\n    name=\"pkg\",\n    install_requires=req_file(\"requirements.txt\"),\n    extras_require={\"lightning\": req_file(\"requirements_lightning.txt\"), \"none\": req_file(\"missing.txt\")},\n)\n",
+    );
+    write(&dir, "requirements/requirements.txt", "torch>=2.0\n");
+    write(
+        &dir,
+        "requirements/requirements_lightning.txt",
+        "transformers~=4.53.0\n",
+    );
+    let d = read_project(&dir);
+    assert_eq!(
+        summary(&d),
+        [
+            triple("torch", ">=2.0", "requirements/requirements.txt:1"),
+            triple(
+                "transformers",
+                "~=4.53.0",
+                "requirements/requirements_lightning.txt:1"
+            ),
+        ]
+    );
+    let lightning = &d.requirements[1];
+    assert_eq!(lightning.group.as_deref(), Some("lightning"));
+    assert!(lightning.extra);
+    assert!(d.requirements[0].group.is_none());
+    let by_extra: Vec<String> = d
+        .extras_requiring("transformers")
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(by_extra, ["lightning"]);
+}

@@ -272,7 +272,7 @@ impl Reader<'_> {
 
     fn install_requires(&self, c: &mut Collector, kw: &Keyword) {
         self.start_value();
-        if self.from_file(c, &kw.value, None) {
+        if self.read_from_files(c, &kw.value, None) {
             return;
         }
         match self.list(&kw.value, 0) {
@@ -286,7 +286,7 @@ impl Reader<'_> {
     /// req_file("requirements_nlp.txt")}` with `def req_file(filename, folder="requirements")`):
     /// the file a string argument names, beside setup.py or in a folder a parameter of the
     /// function defaults to, is read as a requirements file of that group. True when read.
-    fn from_file(&self, c: &mut Collector, value: &Expr, group: Option<&str>) -> bool {
+    fn read_from_files(&self, c: &mut Collector, value: &Expr, group: Option<&str>) -> bool {
         let Ok(Expr::Call(call)) = self.resolve(value, 0) else {
             return false;
         };
@@ -375,7 +375,7 @@ impl Reader<'_> {
             let group = key.to_string();
             c.out.extras.push(crate::normalize_name(&group));
             self.start_value();
-            if self.from_file(c, value, Some(&group)) {
+            if self.read_from_files(c, value, Some(&group)) {
                 continue;
             }
             match self.list(value, 0) {

@@ -407,17 +407,17 @@ fn a_pin_no_other_declared_package_lets_be_installed_is_not_advised() {
     );
     let (out, _) = text(&check(&dir, &[]));
     assert!(
-        out.contains("no requirement fixes it: the releases `torchvision<0.16` admits cannot be installed beside the project's other requirements: they require releases of torch that `torch>=2.5.1` (requirements.txt:1) does not admit"),
+        out.contains("no requirement fixes it: the releases `torchvision<0.16.0` admits cannot be installed beside the project's other requirements: they require releases of torch that `torch>=2.5.1` (requirements.txt:1) does not admit"),
         "{out}"
     );
-    assert!(!out.contains("help: require `torchvision<0.16`"), "{out}");
+    assert!(!out.contains("help: require `torchvision<0.16.0`"), "{out}");
     // Alone, the pin stays.
     let dir = project(
         "pin-alone-tv",
         &[("m.py", src), ("requirements.txt", "torchvision>=0.20.1\n")],
     );
     let (out, _) = text(&check(&dir, &[]));
-    assert!(out.contains("help: require `torchvision<0.16`"), "{out}");
+    assert!(out.contains("help: require `torchvision<0.16.0`"), "{out}");
 }
 
 #[test]

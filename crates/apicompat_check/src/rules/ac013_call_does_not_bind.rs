@@ -112,12 +112,15 @@ pub(crate) fn guard_fix() -> Fix {
     guard("pass the arguments each release takes, behind a version check (by keyword where the order changed)".to_string())
 }
 
+/// Where an AC003 is (its line) and the releases it names.
+type KeywordBreak<'a> = (u32, &'a [String]);
+
 /// Drops a finding of this rule on a call that an AC003 on a keyword of the same call explains
 /// on every release it names: a keyword renamed (`np.reshape(a, newshape=...)`, `shape` from
 /// numpy 2.1) leaves the new parameter unfilled, one break with one cause.
 pub(crate) fn drop_explained(findings: &mut Vec<(usize, Finding, Vec<u32>)>) {
     // The AC003 findings by file and callee: (line, releases).
-    let mut keywords: std::collections::HashMap<(usize, &str), Vec<(u32, &[String])>> =
+    let mut keywords: std::collections::HashMap<(usize, &str), Vec<KeywordBreak>> =
         std::collections::HashMap::new();
     for (fi, g, _) in findings.iter() {
         if g.code != UnsupportedKeyword::RULE.code {

@@ -364,11 +364,13 @@ fn a_declared_bound_takes_what_its_subclasses_override() {
         findings("bound-override", bound, "1.13.1"),
         Vec::<String>::new()
     );
-    // An object built from the base class itself is exactly that class: still a break.
+    // An object built from the base class itself is exactly that class; torch 1.13's
+    // `optimizer.pyi` beside the `.py` declares `step(self, closure=...)`, and the index keeps
+    // the signatures of both (a call any of them binds is not reported).
     let exact = "import torch\n\ndef train(params):\n    opt = torch.optim.Optimizer(params, {})\n    opt.step()\n";
     assert_eq!(
         findings("bound-exact", exact, "1.13.1"),
-        ["train.py:5:5 AC013 error call-time torch.optim.Optimizer.step() missing=1.13.1"]
+        Vec::<String>::new()
     );
     // A member no subclass defines is still missing on the bound.
     let hook = "import torch\n\ndef train(opt: torch.optim.Optimizer):\n    opt.register_step_pre_hook(print)\n";

@@ -1296,6 +1296,36 @@ def d():
     );
 }
 
+/// A version compared with a string that is no version (`torch.__version__ == "parrots"`, a
+/// test for another framework, LAVIS) is never equal: the branch runs on no release.
+#[test]
+fn a_version_equal_to_a_string_that_is_no_version_never_holds() {
+    let got = check_files(
+        "not-a-version",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+def a():
+    if torch.__version__ == \"parrots\":
+        return torch.distributed.pipelining.pipeline
+
+
+def b():
+    if torch.__version__ != \"parrots\":
+        return torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:11:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}
+
 #[test]
 fn version_helpers_with_optional_bounds() {
     // verl's `is_transformers_version_in_range(min_version=None, max_version=None)`.

@@ -655,6 +655,22 @@ impl<'a> Walker<'a> {
                     None
                 }
             });
+            // `torch.__version__ == "parrots"` (a test for another framework): a version is
+            // never equal to a string that is no version, so the branch runs on no release.
+            let part = part.or_else(|| {
+                let never = Pred::Or(Vec::new());
+                let pred = match op {
+                    ast::CmpOp::Eq => never,
+                    ast::CmpOp::NotEq => Pred::Not(Box::new(never)),
+                    _ => return None,
+                };
+                let root = match (non_version_string(left), non_version_string(right)) {
+                    (_, true) => self.version_root(left, 0)?,
+                    (true, _) => self.version_root(right, 0)?,
+                    _ => return None,
+                };
+                Some((root, pred))
+            });
             match part {
                 Some(p) => out.parts.push(p),
                 None => out.complete = false,
@@ -916,6 +932,11 @@ pub(super) fn version_arg(e: &Expr) -> Option<VBound> {
         Expr::Attribute(a) => Some(VBound::Named(a.attr.to_string())),
         _ => None,
     })
+}
+
+/// A string literal that no version parses from (`"parrots"`).
+fn non_version_string(expr: &Expr) -> bool {
+    matches!(expr, Expr::StringLiteral(s) if VBound::parse_str(s.value.to_str()).is_none())
 }
 
 pub(super) fn const_bound(expr: &Expr) -> Option<VBound> {

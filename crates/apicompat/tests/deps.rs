@@ -586,3 +586,34 @@ fn a_renamed_keyword_is_reported_once() {
     );
     assert!(!out.contains("AC013"), "{out}");
 }
+
+/// A package the project does not declare is checked against its newest release that can be
+/// installed on the Pythons the project runs on: numpy 2.x requires a newer Python than 3.8,
+/// so `np.Inf` (gone in 2.0) is no break for a project on 3.8 (study 10's form AD).
+#[test]
+fn an_undeclared_package_is_checked_at_its_newest_release_for_the_projects_pythons() {
+    let run = |name: &str, python: &str| {
+        let pyproject = format!(
+            "[project]\nname = \"p\"\nrequires-python = \"{python}\"\ndependencies = [\"torch>=2.0\"]\n"
+        );
+        let dir = project(
+            name,
+            &[
+                ("main.py", "import numpy as np\n\nX = np.Inf\n"),
+                ("pyproject.toml", &pyproject),
+            ],
+        );
+        text(&check(&dir, &[])).0
+    };
+    let old = run("undeclared-numpy-py38", ">=3.8,<3.9");
+    assert!(
+        old.contains("numpy is not declared or installed; checked against the newest indexed release installable on python 3.8"),
+        "{old}"
+    );
+    assert!(old.contains("No errors"), "{old}");
+    let new = run("undeclared-numpy-py312", ">=3.12");
+    assert!(
+        new.contains("error[AC002]: `numpy.Inf` is not in numpy"),
+        "{new}"
+    );
+}

@@ -247,6 +247,25 @@ fn why(q: &Requirer, own: bool) -> String {
     }
 }
 
+/// Whether release `r` of `view` can be installed on some Python of `python`: its
+/// `Requires-Python` admits one, and it has a wheel for that one when it ships wheels only.
+pub fn installable_on(view: &PackageView, r: usize, python: &PythonTargets) -> bool {
+    let Some(header) = view.header(r) else {
+        return true;
+    };
+    let spec = header
+        .requires_python
+        .as_deref()
+        .and_then(|t| apicompat_requirements::parse_specifiers(t).ok());
+    python.versions.iter().any(|&(major, minor)| {
+        let by_metadata = spec.as_ref().is_none_or(|spec| {
+            apicompat_requirements::parse_version(&format!("{major}.{minor}"))
+                .is_ok_and(|v| admits_minor(spec, &v))
+        });
+        by_metadata && wheels_admit(&header.wheel_pythons, major, minor)
+    })
+}
+
 /// `kept` without the releases `accepted` refuses (one flag per release of `kept`), and those
 /// releases as ranges of `versions`.
 fn split(versions: &[Version], kept: &[usize], accepted: &[bool]) -> (Vec<usize>, String) {

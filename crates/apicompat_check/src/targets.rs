@@ -224,13 +224,32 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         }
     }
 
-    // The newest final release (or the newest of any kind when there is no final one).
-    let newest = all
+    // The newest final release (or the newest of any kind when there is no final one) that
+    // can be installed on the Pythons the project is checked on, when those are known
+    // (numpy 2.5.5 requires Python 3.11: a project on 3.8 gets numpy 1.24.4).
+    let python = sources
+        .requirers
+        .and_then(|r| python_targets(name.as_str(), sources, r));
+    let installable =
+        |i: usize| python.is_none_or(|py| crate::requirers::installable_on(view, i, py));
+    let newest_any = all
         .iter()
         .rposition(|v| !v.any_prerelease())
         .or_else(|| all.len().checked_sub(1));
+    let newest = (0..all.len())
+        .rev()
+        .find(|&i| !all[i].any_prerelease() && installable(i))
+        .or(newest_any);
     let releases: Vec<usize> = newest.into_iter().collect();
     let v = newest.map(|i| all[i].to_string()).unwrap_or_default();
+    // Said when it is not the newest indexed release.
+    let (for_python, why) = match (python, newest != newest_any) {
+        (Some(py), true) => (
+            format!(" installable on {}", py.range),
+            format!(" ({})", py.source),
+        ),
+        _ => (String::new(), String::new()),
+    };
     if sources.declared.requirements.is_empty()
         && sources.declared.direct.is_empty()
         && sources.declared.tool_config.targets.is_empty()
@@ -243,20 +262,20 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         }
     } else if let Some((extra, _)) = extras.first() {
         notes.push(format!(
-            "{} is declared without a version, in extras only (`{extra}`); checked against the newest indexed release, {v}",
+            "{} is declared without a version, in extras only (`{extra}`); checked against the newest indexed release{for_python}{why}, {v}",
             view.name()
         ));
     } else {
         notes.push(format!(
-            "{} is not declared or installed; checked against the newest indexed release, {v}",
+            "{} is not declared or installed; checked against the newest indexed release{for_python}{why}, {v}",
             view.name()
         ));
     }
     make(
         releases,
         "newest",
-        format!("the newest indexed release ({v})"),
-        "the newest indexed release".to_string(),
+        format!("the newest indexed release{for_python} ({v})"),
+        format!("the newest indexed release{for_python}"),
     )
 }
 

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use apicompat_index::{ranges, Catalog, PackageView, Status};
+use apicompat_index::{Catalog, PackageView, Status};
 use apicompat_surface::{Kind, Signature};
 
 use crate::collect::{Found, PathTest, Use, UseKind};
@@ -14,7 +14,7 @@ use crate::model::{Finding, Fix, FixKind, Reach, Severity};
 use crate::rules::{
     self, ac001_missing_import as missing_import, ac002_missing_attribute as missing_attribute,
     ac003_unsupported_keyword as unsupported_keyword, ac013_call_does_not_bind as call_binding,
-    Breaks,
+    Breaks, Releases,
 };
 use crate::targets::Target;
 use crate::versions::Pred;
@@ -114,7 +114,7 @@ impl<'c> Evaluator<'c> {
 
     fn shimmed(&self, u: &Use, view: &PackageView) -> bool {
         self.distutils_shim
-            && view.name() == "python"
+            && view.name() == crate::python_target::PYTHON
             && (u.path == "distutils" || u.path.starts_with("distutils."))
     }
 
@@ -468,22 +468,20 @@ impl<'c> Evaluator<'c> {
     ) -> Finding {
         let versions = view.versions();
         let n = versions.len();
-        let mask = |set: &[usize]| -> Vec<bool> { (0..n).map(|i| set.contains(&i)).collect() };
-        let missing_ranges = ranges(&versions, &mask(missing));
-        let present_ranges = ranges(&versions, &mask(present));
-        let missing_in: Vec<String> = missing.iter().map(|&i| versions[i].clone()).collect();
-        let present_in: Vec<String> = present.iter().map(|&i| versions[i].clone()).collect();
+        let releases = Releases::of(
+            &versions,
+            &rules::mask(n, missing),
+            &rules::mask(n, present),
+        );
         let pkg = view.name();
-        let listed = if missing_in.len() <= 3 {
-            missing_in.join(", ")
-        } else {
-            missing_ranges.join(", ")
-        };
+        let listed = releases.listed();
         let from_on = match present.first() {
-            Some(&first) if present_ranges.len() == 1 && present.last() == Some(&(n - 1)) => {
+            Some(&first)
+                if releases.present_ranges.len() == 1 && present.last() == Some(&(n - 1)) =>
+            {
                 format!("from {}", versions[first])
             }
-            Some(_) => format!("in {}", present_ranges.join(", ")),
+            Some(_) => format!("in {}", releases.present_ranges.join(", ")),
             None => String::new(),
         };
         let rule = judge::rule_of(&u.kind);
@@ -542,7 +540,7 @@ impl<'c> Evaluator<'c> {
             _ => message,
         };
         let mut fixes = Vec::new();
-        let pin = pin(pkg, &versions, missing, present);
+        let pin = pin(view, &versions, missing, present);
         if let Some((requirement, _)) = &pin {
             fixes.push(rules::pin(requirement.clone()));
         }
@@ -573,18 +571,14 @@ impl<'c> Evaluator<'c> {
                 },
             );
         }
-        Finding {
+        releases.named_in(Finding {
             symbol,
             package: pkg.to_string(),
-            missing_in,
-            present_in,
-            missing_ranges,
-            present_ranges,
             message,
             fixes,
             target_source: Some(target.info.description.clone()),
             ..Finding::of_use(&rule, u.guarded, u.reach)
-        }
+        })
     }
 
     /// Adds the `moved` fixes to findings: where the same object is in the releases that lack
@@ -726,24 +720,31 @@ impl<'c> Evaluator<'c> {
 /// A requirement that admits only releases that have the symbol, and the release it starts
 /// from (for `>=`) when there is one.
 fn pin(
-    pkg: &str,
+    view: &PackageView,
     versions: &[String],
     missing: &[usize],
     present: &[usize],
 ) -> Option<(String, String)> {
+    let pkg = view.name();
+    let releases: Vec<&apicompat_requirements::Version> =
+        view.releases().iter().map(|r| &r.version).collect();
     let (&lo, &hi) = (missing.first()?, missing.last()?);
+    // `>=` the first release after them that has it, `<` the release after the last one
+    // before them that has it: each bound at the start of its series where the index keeps
+    // only the newest patch of that series (`crate::pins::series_start`).
+    let bound = |i: usize| -> Option<String> {
+        let v = versions.get(i)?;
+        Some(crate::pins::series_start(&releases, i).unwrap_or_else(|| v.clone()))
+    };
     if let Some(&first_after) = present.iter().find(|&&p| p > hi) {
-        let v = versions.get(first_after)?;
-        let bound = crate::pins::series_start_of(versions, first_after).unwrap_or(v.clone());
-        return Some((format!("{pkg}>={bound}"), v.clone()));
+        let since = versions.get(first_after)?.clone();
+        return Some((format!("{pkg}>={}", bound(first_after)?), since));
     }
     // Capped below the release that first lacks it after the last one that has it (numpy's
     // aliases are gone from 1.24.0: `numpy<1.24.0`, even when the targets start later),
     // not below the first targeted release that lacks it.
     if let Some(&last) = present.iter().rev().find(|&&p| p < lo) {
-        let v = versions.get(last + 1)?;
-        let bound = crate::pins::series_start_of(versions, last + 1).unwrap_or(v.clone());
-        return Some((format!("{pkg}<{bound}"), String::new()));
+        return Some((format!("{pkg}<{}", bound(last + 1)?), String::new()));
     }
     None
 }

@@ -55,9 +55,9 @@ pub fn series(v: &Version) -> (u64, Vec<u64>) {
 /// the releases the index leaves out (indexes that keep the newest patch of each series) are
 /// likely to behave alike. `None` for a release that starts its series (`2.4.0`), or follows
 /// one of its series, or is not a plain release.
-pub fn series_start(versions: &[Version], i: usize) -> Option<String> {
-    let v = versions.get(i)?;
-    let same_series = i > 0 && series(&versions[i - 1]) == series(v);
+pub fn series_start<V: std::borrow::Borrow<Version>>(versions: &[V], i: usize) -> Option<String> {
+    let v = versions.get(i)?.borrow();
+    let same_series = i > 0 && series(versions[i - 1].borrow()) == series(v);
     let plain = v.epoch() == 0 && !v.any_prerelease() && v.post().is_none() && v.local().is_empty();
     let (_, start) = series(v);
     let starts_it = v.release().iter().skip(start.len()).all(|&x| x == 0);
@@ -68,15 +68,6 @@ pub fn series_start(versions: &[Version], i: usize) -> Option<String> {
             .collect::<Vec<_>>()
             .join(".")
     })
-}
-
-/// [`series_start`] for versions written as text.
-pub fn series_start_of(versions: &[String], i: usize) -> Option<String> {
-    let parsed: Option<Vec<Version>> = versions
-        .iter()
-        .map(|v| apicompat_requirements::parse_version(v).ok())
-        .collect();
-    series_start(&parsed?, i)
 }
 
 /// A requirement on `package` that admits exactly the releases of `versions` (oldest first)

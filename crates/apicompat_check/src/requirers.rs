@@ -258,12 +258,20 @@ pub fn installable_on(view: &PackageView, r: usize, python: &PythonTargets) -> b
         .as_deref()
         .and_then(|t| apicompat_requirements::parse_specifiers(t).ok());
     python.versions.iter().any(|&(major, minor)| {
-        let by_metadata = spec.as_ref().is_none_or(|spec| {
-            apicompat_requirements::parse_version(&format!("{major}.{minor}"))
-                .is_ok_and(|v| admits_minor(spec, &v))
-        });
-        by_metadata && wheels_admit(&header.wheel_pythons, major, minor)
+        apicompat_requirements::parse_version(&format!("{major}.{minor}"))
+            .is_ok_and(|v| installs_on(spec.as_ref(), &header.wheel_pythons, &v))
     })
+}
+
+/// Whether a release with this `Requires-Python` and these wheels (empty: an sdist, a pure
+/// wheel or unknown) installs on the Python minor release `v` (`3.9`).
+fn installs_on(
+    requires_python: Option<&VersionSpecifiers>,
+    wheels: &[String],
+    v: &Version,
+) -> bool {
+    let (major, minor) = major_minor(v);
+    requires_python.is_none_or(|spec| admits_minor(spec, v)) && wheels_admit(wheels, major, minor)
 }
 
 /// `kept` without the releases `accepted` refuses (one flag per release of `kept`), and those
@@ -415,11 +423,11 @@ fn narrow_python_by_wheels(
         return;
     }
     let installable = |i: usize, v: &Version| {
-        let (major, minor) = major_minor(v);
-        q.requires_python[i]
-            .as_ref()
-            .is_none_or(|(spec, _)| admits_minor(spec, v))
-            && wheels_admit(&q.wheels[i], major, minor)
+        installs_on(
+            q.requires_python[i].as_ref().map(|(s, _)| s),
+            &q.wheels[i],
+            v,
+        )
     };
     let accepted: Vec<bool> = kept
         .iter()

@@ -333,10 +333,6 @@ fn public_paths(
     out
 }
 
-pub(crate) fn mask(n: usize, set: &[usize]) -> Vec<bool> {
-    (0..n).map(|i| set.contains(&i)).collect()
-}
-
 /// A finding of `rule` on a use of a path present in `present` releases.
 pub(crate) fn base_finding(
     rule: Rule,

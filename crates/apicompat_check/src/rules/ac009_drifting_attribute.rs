@@ -1,6 +1,6 @@
-use apicompat_index::{ranges, PackageView};
+use apicompat_index::PackageView;
 
-use super::{guard, pin, Rule, RuleInfo};
+use super::{guard, mask, pin, Releases, Rule, RuleInfo};
 use crate::collect::MemberUse;
 use crate::members::MemberDef;
 use crate::model::{Finding, Severity};
@@ -74,14 +74,7 @@ pub(crate) fn finding(
     let versions = view.versions();
     let n = versions.len();
     let pkg = view.name();
-    let missing_mask: Vec<bool> = (0..n).map(|i| missing.contains(&i)).collect();
-    let missing_ranges = ranges(&versions, &missing_mask);
-    let present_ranges = ranges(&versions, &def.releases);
-    let missing_in: Vec<String> = missing.iter().map(|&i| versions[i].clone()).collect();
-    let present_in: Vec<String> = (0..n)
-        .filter(|&i| def.releases[i])
-        .map(|i| versions[i].clone())
-        .collect();
+    let releases = Releases::of(&versions, &mask(n, missing), &def.releases);
     let classes = match def.classes.as_slice() {
         [one] => format!("`{one}`"),
         many => format!(
@@ -93,46 +86,37 @@ pub(crate) fn finding(
                 .join(", ")
         ),
     };
-    let listed = if missing_in.len() <= 3 {
-        missing_in.join(", ")
-    } else {
-        missing_ranges.join(", ")
-    };
+    let listed = releases.listed();
     let symbol = format!("{}.{}", m.receiver, m.name);
     let message = format!(
         "`{}` is defined only by {classes} in {pkg} {}; {pkg} {listed} ({target_short}) have no class defining it",
         m.name,
-        present_ranges.join(", ")
+        releases.present_ranges.join(", ")
     );
     let mut fixes = Vec::new();
     let first_missing = missing.first().copied().unwrap_or(0);
     let last_missing = missing.last().copied().unwrap_or(0);
     let after = (last_missing + 1..n).find(|&i| def.releases[i]);
     let before = (0..first_missing).any(|i| def.releases[i]);
+    let parsed: Vec<&apicompat_requirements::Version> =
+        view.releases().iter().map(|r| &r.version).collect();
+    let bound = |i: usize| crate::pins::series_start(&parsed, i).unwrap_or(versions[i].clone());
     if let Some(a) = after {
-        let bound = crate::pins::series_start_of(&versions, a).unwrap_or(versions[a].clone());
-        fixes.push(pin(format!("{pkg}>={bound}")));
+        fixes.push(pin(format!("{pkg}>={}", bound(a))));
     } else if before {
-        let bound = crate::pins::series_start_of(&versions, first_missing)
-            .unwrap_or(versions[first_missing].clone());
-        fixes.push(pin(format!("{pkg}<{bound}")));
+        fixes.push(pin(format!("{pkg}<{}", bound(first_missing))));
     }
     fixes.push(guard(match m.receiver.as_str() {
         "(...)" => "guard the use with `try: ... except AttributeError:`".to_string(),
         r => format!("guard the use with `if hasattr({r}, \"{}\"):`", m.name),
     }));
     let rule = DriftingAttribute::RULE;
-    Finding {
+    releases.named_in(Finding {
         symbol,
         package: pkg.to_string(),
-        missing_in,
-        present_in,
-        missing_ranges,
-        present_ranges,
         message,
         fixes,
-        fix: None,
         target_source: target_source.map(str::to_string),
         ..Finding::of_use(&rule, m.guarded, m.reach)
-    }
+    })
 }

@@ -2,10 +2,10 @@ use std::collections::HashMap;
 
 use apicompat_index::ranges;
 
-use super::{guard, Rule, RuleInfo};
+use super::{guard, mask, Rule, RuleInfo};
 use crate::collect::{Use, UseKind};
 use crate::model::{Finding, Fix, FixKind, Severity};
-use crate::stability::{base_finding, last_segment, mask, private_segment, Fact, Facts, Pending};
+use crate::stability::{base_finding, last_segment, private_segment, Fact, Facts, Pending};
 use crate::targets::Target;
 
 /// ## What it does

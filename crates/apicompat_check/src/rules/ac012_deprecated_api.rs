@@ -1,9 +1,9 @@
 use apicompat_index::ranges;
 
-use super::{Rule, RuleInfo};
+use super::{mask, Rule, RuleInfo};
 use crate::collect::Use;
 use crate::model::{Finding, Fix, FixKind, Severity};
-use crate::stability::{base_finding, mask, Pending};
+use crate::stability::{base_finding, Pending};
 use crate::targets::Target;
 
 /// ## What it does

@@ -15,7 +15,7 @@ pub(crate) mod ac011_private_api;
 pub(crate) mod ac012_deprecated_api;
 pub(crate) mod ac013_call_does_not_bind;
 
-use crate::model::{Fix, FixKind, Severity};
+use crate::model::{Finding, Fix, FixKind, Severity};
 
 pub use ac001_missing_import::MissingImport;
 pub use ac002_missing_attribute::MissingAttribute;
@@ -87,6 +87,65 @@ pub(crate) fn guard(message: String) -> Fix {
         replacement: None,
         releases: Vec::new(),
         requirement: None,
+    }
+}
+
+/// Flags, one per release of `n`, for the positions in `set`.
+pub(crate) fn mask(n: usize, set: &[usize]) -> Vec<bool> {
+    let mut out = vec![false; n];
+    for &i in set {
+        if let Some(flag) = out.get_mut(i) {
+            *flag = true;
+        }
+    }
+    out
+}
+
+/// The releases a finding on a use names: where it breaks and where it works, by version and
+/// as ranges of the package's versions.
+pub(crate) struct Releases {
+    pub missing_in: Vec<String>,
+    pub present_in: Vec<String>,
+    pub missing_ranges: Vec<String>,
+    pub present_ranges: Vec<String>,
+}
+
+impl Releases {
+    pub(crate) fn of(versions: &[String], missing: &[bool], present: &[bool]) -> Releases {
+        let named = |set: &[bool]| -> Vec<String> {
+            versions
+                .iter()
+                .zip(set)
+                .filter(|(_, &on)| on)
+                .map(|(v, _)| v.clone())
+                .collect()
+        };
+        Releases {
+            missing_in: named(missing),
+            present_in: named(present),
+            missing_ranges: apicompat_index::ranges(versions, missing),
+            present_ranges: apicompat_index::ranges(versions, present),
+        }
+    }
+
+    /// The releases that break, for a message: up to three by name, else as ranges.
+    pub(crate) fn listed(&self) -> String {
+        if self.missing_in.len() <= 3 {
+            self.missing_in.join(", ")
+        } else {
+            self.missing_ranges.join(", ")
+        }
+    }
+
+    /// `f` naming these releases.
+    pub(crate) fn named_in(self, f: Finding) -> Finding {
+        Finding {
+            missing_in: self.missing_in,
+            present_in: self.present_in,
+            missing_ranges: self.missing_ranges,
+            present_ranges: self.present_ranges,
+            ..f
+        }
     }
 }
 

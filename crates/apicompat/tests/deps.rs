@@ -98,7 +98,12 @@ fn standard_library_deprecations_name_their_versions() {
     let dir = project("python-deprecations", &[("main.py", src)]);
     let o = check(&dir, &["--target", "python>=3.8"]);
     let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    // Removed in 3.12 (its definition is in a `< (3, 12)` branch): the only error.
+    assert_eq!(out.matches("error[").count(), 1, "{out}\n{err}");
+    assert!(
+        out.contains("error[AC002]: `ssl.wrap_socket` is not in python 3.12, 3.13, 3.14"),
+        "{out}"
+    );
     // Deprecated overloads (Windows only, a string, the `"SO"` key) and a deprecation of 3.15
     // deprecate nothing in 3.8 - 3.14; a soft deprecation warns of nothing.
     for name in [
@@ -120,6 +125,10 @@ fn standard_library_deprecations_name_their_versions() {
         out.contains("`ssl.SSLContext.set_npn_protocols` is deprecated since python 3.10 (targeted: 3.10 - 3.14)"),
         "{out}"
     );
+    // The error on `ssl.wrap_socket` stands for its deprecation; without 3.12+ the warning.
+    assert!(!out.contains("`ssl.wrap_socket` is deprecated"), "{out}");
+    let o = check(&dir, &["--target", "python<3.12"]);
+    let (out, _) = text(&o);
     assert!(
         out.contains("`ssl.wrap_socket` is deprecated in python 3.8 - 3.11 (targeted: 3.8 - 3.11)"),
         "{out}"
@@ -129,6 +138,37 @@ fn standard_library_deprecations_name_their_versions() {
     let (out, _) = text(&o);
     assert!(!out.contains("set_npn_protocols"), "{out}");
     assert!(!out.contains("get_event_loop_policy"), "{out}");
+}
+
+#[test]
+fn standard_library_names_removed_or_added_within_a_module() {
+    // Typeshed declares each version's names through `sys.version_info` branches:
+    // `inspect.getargspec` went in 3.11, `SafeConfigParser` in 3.12, `pkgutil.find_loader` in
+    // 3.14; `itertools.batched` came in 3.12. A name no version's stub declares stays unknown.
+    let src = "import inspect\nimport pkgutil\nimport sys\nfrom configparser import SafeConfigParser\n\nif sys.version_info >= (3, 12):\n    from itertools import batched\n\n\ndef run(f):\n    inspect.getargspec(f)\n    pkgutil.find_loader(\"x\")\n    inspect.not_in_any_stub(f)\n";
+    let dir = project("python-names", &[("main.py", src)]);
+    let o = check(&dir, &["--target", "python>=3.8"]);
+    let (out, err) = text(&o);
+    assert_eq!(out.matches("error[").count(), 3, "{out}\n{err}");
+    assert!(
+        out.contains(
+            "error[AC001]: `configparser.SafeConfigParser` is not in python 3.12, 3.13, 3.14"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("error[AC002]: `inspect.getargspec` is not in python 3.11 - 3.14"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error[AC002]: `pkgutil.find_loader` is not in python 3.14"),
+        "{out}"
+    );
+    assert!(!out.contains("batched"), "{out}");
+    assert!(!out.contains("not_in_any_stub"), "{out}");
+    let o = check(&dir, &["--target", "python==3.10"]);
+    let (out, _) = text(&o);
+    assert!(!out.contains("error["), "{out}");
 }
 
 #[test]

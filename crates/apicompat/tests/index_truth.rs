@@ -382,16 +382,39 @@ fn python_deprecations_follow_the_version_and_every_overload() {
         ["3.10", "3.11", "3.12", "3.13", "3.14"]
     );
     assert_eq!(deprecated_in("asyncio.get_event_loop_policy"), ["3.14"]);
-    assert_eq!(deprecated_in("asyncio.get_child_watcher"), ["3.12", "3.13"]);
+    // Removed names: deprecated before, absent after (their definitions stand in a branch of
+    // the versions before the removal).
+    let removed_in = |path: &str| deprecated_releases(v, path, false);
+    let absent_in = |path: &str| -> Vec<String> {
+        (0..versions.len())
+            .filter(|r| v.status(path, *r).unwrap().is_absent())
+            .map(|r| versions[r].clone())
+            .collect()
+    };
+    assert_eq!(removed_in("asyncio.get_child_watcher"), ["3.12", "3.13"]);
+    assert_eq!(absent_in("asyncio.get_child_watcher"), ["3.14"]);
     assert_eq!(
-        deprecated_in("ssl.wrap_socket"),
+        removed_in("ssl.wrap_socket"),
         ["3.8", "3.9", "3.10", "3.11"]
     );
+    assert_eq!(absent_in("ssl.wrap_socket"), ["3.12", "3.13", "3.14"]);
     assert_eq!(
         deprecated_in("threading.Thread.setDaemon"),
         ["3.10", "3.11", "3.12", "3.13", "3.14"]
     );
-    assert_eq!(deprecated_in("ast.Num"), ["3.12", "3.13"]);
+    assert_eq!(removed_in("ast.Num"), ["3.12", "3.13"]);
+    assert_eq!(absent_in("ast.Num"), ["3.14"]);
+    // Removed without a deprecation mark in typeshed, or added later.
+    assert_eq!(
+        absent_in("inspect.getargspec"),
+        ["3.11", "3.12", "3.13", "3.14"]
+    );
+    assert_eq!(
+        absent_in("itertools.batched"),
+        ["3.8", "3.9", "3.10", "3.11"]
+    );
+    // A name no version's stub declares: unknown, never absent.
+    assert!(absent_in("sys.frozen").is_empty());
     // Typeshed marks it on every version and names none (CPython deprecated it in 3.12).
     assert_eq!(deprecated_in("datetime.datetime.utcnow"), versions);
 }

@@ -223,9 +223,8 @@ fn signature(
 }
 
 /// The deprecation of a name that several definitions of one scope bind (`@overload`s, an
-/// implementation, the branches of an `if`, a property's accessors): a definition off the
-/// indexed Python version's branches does not count (`crate::py_version`), nor a property's
-/// setter or deleter; where some definitions stand under `if TYPE_CHECKING:`, only those
+/// implementation, the branches of an `if`, a property's accessors): a property's setter or
+/// deleter does not count; where some definitions stand under `if TYPE_CHECKING:`, only those
 /// count (they are what type checkers, and so users' editors, see: torch's
 /// `is_compiling` is `@deprecated` there and plain in the `else` branch, which TorchScript
 /// compiles); where an implementation (a definition that is not an `@overload`, or a class) is
@@ -241,12 +240,10 @@ pub(crate) fn merged_deprecation<'a>(
         match v {
             // A property's setter and deleter: reading it is what a use is, the getter decides.
             Value::Function(f) if f.is_accessor() => {}
-            Value::Function(f) if !f.off_version => {
+            Value::Function(f) => {
                 counted.push((f.type_checking, f.is_overload(), &f.deprecated));
             }
-            Value::Class(c) if !c.off_version => {
-                counted.push((c.type_checking, false, &c.deprecated))
-            }
+            Value::Class(c) => counted.push((c.type_checking, false, &c.deprecated)),
             _ => {}
         }
     }
@@ -282,9 +279,7 @@ fn merge_method_deprecations(members: &mut [(String, Value)]) {
         .collect();
     for (name, v) in members.iter_mut() {
         if let (Value::Function(f), Some(d)) = (v, merged.get(name.as_str())) {
-            if !f.off_version {
-                f.deprecated.clone_from(d);
-            }
+            f.deprecated.clone_from(d);
         }
     }
 }
@@ -299,7 +294,6 @@ pub(crate) fn class_info(
     branch: Branch,
 ) -> Class {
     let mut class = Class {
-        off_version: branch.off,
         type_checking: branch.type_checking,
         ..Class::default()
     };
@@ -354,7 +348,7 @@ pub(crate) fn class_info(
     // Creating one is deprecated when the constructor the version has is (all its overloads).
     let constructor_deprecated = ["__init__", "__new__"].iter().find_map(|name| {
         class.members.iter().find_map(|(n, v)| match v {
-            Value::Function(f) if n == name && !f.off_version => Some(f.deprecated.clone()),
+            Value::Function(f) if n == name => Some(f.deprecated.clone()),
             _ => None,
         })
     });
@@ -448,7 +442,8 @@ fn class_body(
             Stmt::If(i) => {
                 let bodies =
                     std::iter::once(&i.body).chain(i.elif_else_clauses.iter().map(|c| &c.body));
-                for (body, branch) in bodies.zip(branch.clauses(i)) {
+                let taken = bodies.zip(branch.clauses(i)).filter(|(_, b)| !b.off);
+                for (body, branch) in taken {
                     class_body(class, body, source, env, depth + 1, fields, branch);
                 }
             }

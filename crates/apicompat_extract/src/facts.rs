@@ -53,9 +53,6 @@ pub struct Function {
     pub decorator_calls: Vec<DecoratorCall>,
     /// It builds a class from its arguments (`crate::class_builder`).
     pub class_builder: Option<crate::class_builder::ClassBuilder>,
-    /// Defined in a branch the indexed Python version does not take (`crate::py_version`):
-    /// its signature is kept, its deprecation is none.
-    pub off_version: bool,
     /// Defined under `if TYPE_CHECKING:` (`crate::py_version::Branch::type_checking`): with
     /// the other definitions there, it decides the name's deprecation.
     pub type_checking: bool,
@@ -138,8 +135,6 @@ pub struct Class {
     /// Bases written as calls (`with_metaclass(M, B)`), expanded by the resolver
     /// (`crate::class_builder`).
     pub base_calls: Vec<crate::class_builder::BaseCall>,
-    /// Defined in a branch the indexed Python version does not take (`crate::py_version`).
-    pub off_version: bool,
     /// Defined under `if TYPE_CHECKING:` (see [`Function::type_checking`]).
     pub type_checking: bool,
 }
@@ -163,7 +158,7 @@ impl Class {
         let mut first = None;
         for (n, v) in &self.members {
             match v {
-                Value::Function(f) if n == name && !f.off_version => {
+                Value::Function(f) if n == name => {
                     if f.type_checking {
                         return f.deprecated.clone();
                     }
@@ -457,7 +452,8 @@ impl Walker<'_> {
                 let branches = outer.clauses(i);
                 let bodies =
                     std::iter::once(&i.body).chain(i.elif_else_clauses.iter().map(|c| &c.body));
-                for (body, branch) in bodies.zip(branches) {
+                // A branch the indexed Python version does not take defines nothing there.
+                for (body, branch) in bodies.zip(branches).filter(|(_, b)| !b.off) {
                     self.branch = branch;
                     self.module_body(body, false, depth + 1);
                 }

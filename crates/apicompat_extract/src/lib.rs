@@ -270,6 +270,9 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     let mut resolver = Resolver::new(modules);
     let mut symbols = resolver.symbols();
     let removed = resolve::tables::apply(&table_names, &mut symbols);
+    if python.is_some() {
+        py_version::mark_versioned_stubs(&mut symbols, |m| resolver.only_stub_declares(m));
+    }
     evidence::apply(
         &mut symbols,
         reads,

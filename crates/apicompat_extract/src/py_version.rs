@@ -2,10 +2,13 @@
 //! version, `scripts/gen_python_trees.py`): what `sys.version_info` branches and the words of a
 //! deprecation message say about the version being indexed.
 //!
-//! The surface keeps the names and signatures of every branch, as for any package (a stub
-//! module is open: a name in it is never judged missing). Deprecations follow the version:
-//! - a definition in a branch that version does not take (`if sys.version_info >= (3, 15):`
-//!   in the tree of 3.14) deprecates nothing ([`Branch::off`]);
+//! A branch that version does not take (`if sys.version_info < (3, 11): def getargspec` in
+//! the tree of 3.12, [`Branch::off`]) is not walked: its definitions are not in that
+//! version's surface. Every version's tree comes from one typeshed, which declares each
+//! version's names through these branches and `stdlib/VERSIONS`, so a name the module of one
+//! version declares and another's lacks is absent there ([`mark_versioned_stubs`]; other
+//! packages' stubs are open: their older stubs may just be incomplete). Deprecations follow
+//! the version:
 //! - a platform test (`sys.platform == "win32"`) is neither true nor false: the surface is one
 //!   for every platform, so both branches count, and a name is deprecated only when all its
 //!   definitions are (`crate::defs::merged_deprecation`): `shutil.which`, whose Windows-only
@@ -26,6 +29,7 @@
 //! declare, and its definitions there decide its deprecation
 //! (`crate::defs::merged_deprecation`).
 
+use apicompat_surface::{Kind, Symbol};
 use ruff_python_ast::{self as ast, CmpOp, Expr};
 
 use crate::consts;
@@ -43,6 +47,22 @@ pub(crate) fn of_release(package: &str, version: &str) -> Option<PyVersion> {
         return None;
     }
     parse_version(version)
+}
+
+/// Marks the standard library's stub modules ([`Symbol::stub_only`] on an open module): every
+/// version's stub comes from one typeshed, so a name one version declares in the module and
+/// another lacks is absent there (`apicompat_index::lookup`). A module whose stub is not all
+/// it has (`only_stub_declares` false: a `__getattr__` for an incomplete stub, a star import
+/// of unknown names) stays open.
+pub(crate) fn mark_versioned_stubs(
+    symbols: &mut std::collections::BTreeMap<String, Symbol>,
+    only_stub_declares: impl Fn(&str) -> bool,
+) {
+    for (path, s) in symbols.iter_mut() {
+        if s.kind() == Kind::Module && s.open && only_stub_declares(path) {
+            s.stub_only = true;
+        }
+    }
 }
 
 /// `3.12` -> `(3, 12)` (more parts, `3.12.1`, are ignored).
@@ -94,12 +114,8 @@ impl Branch {
         out
     }
 
-    /// A deprecation message as it stands in this version: none off the version's branches,
-    /// none before the version the message names, none for a soft deprecation.
+    /// A deprecation message as it stands in this version: none before the version the message names, none for a soft deprecation.
     pub(crate) fn deprecation(self, message: Option<String>) -> Option<String> {
-        if self.off {
-            return None;
-        }
         let (Some(version), Some(m)) = (self.python, message.as_deref()) else {
             return message;
         };
@@ -113,10 +129,9 @@ impl Branch {
         }
     }
 
-    /// Marks a definition made here: off the version's branches, or with its deprecation
-    /// read for the version.
+    /// Marks a definition made here: under `TYPE_CHECKING` or not, its deprecation read for
+    /// the version.
     pub(crate) fn apply(self, f: &mut Function) {
-        f.off_version = self.off;
         f.type_checking = self.type_checking;
         f.deprecated = self.deprecation(f.deprecated.take());
     }

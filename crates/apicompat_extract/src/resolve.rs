@@ -241,11 +241,7 @@ impl Resolver {
         // all are, those under `if TYPE_CHECKING:` if any (`crate::defs::merged_deprecation`;
         // sources come before stubs).
         let binding = |&(fi, bi): &(usize, usize)| &info.files[fi].bindings[bi].1;
-        let defines = |v: &Value| match v {
-            Value::Function(f) => !f.off_version,
-            Value::Class(c) => !c.off_version,
-            _ => false,
-        };
+        let defines = |v: &Value| matches!(v, Value::Function(_) | Value::Class(_));
         let deprecated = positions
             .iter()
             .find(|p| defines(binding(p)))
@@ -274,7 +270,6 @@ impl Resolver {
                 metaclass: c.metaclass.clone(),
                 fields: c.fields.clone(),
                 base_calls: c.base_calls.clone(),
-                off_version: c.off_version,
                 type_checking: c.type_checking,
             }),
             v => v.clone(),
@@ -733,6 +728,18 @@ impl Resolver {
             }
         }
         None
+    }
+
+    /// Whether `module` is declared by its stub alone, and nothing else adds names to it (no
+    /// `__getattr__`, star import of unknown names, registration or namespace package).
+    pub(crate) fn only_stub_declares(&self, module: &str) -> bool {
+        self.modules.get(module).is_some_and(|m| {
+            m.stub_only()
+                && !m.runtime_open()
+                && !m.namespace_root
+                && m.alias_of.is_none()
+                && !self.open_by_star.contains(module)
+        })
     }
 
     /// The flat surface of every module.

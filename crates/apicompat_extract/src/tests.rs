@@ -957,7 +957,7 @@ fn stdlib_deprecations_follow_overloads_branches_and_versions() {
     let deprecated_in = |path: &str| -> Vec<u32> {
         surfaces
             .iter()
-            .filter(|(_, s)| s.symbols[path].deprecated.is_some())
+            .filter(|(_, s)| s.symbols.get(path).is_some_and(|d| d.deprecated.is_some()))
             .map(|(minor, _)| *minor)
             .collect()
     };
@@ -1003,16 +1003,27 @@ fn stdlib_deprecations_follow_overloads_branches_and_versions() {
         deprecated_in("ast._Later.method"),
         (9..=13).collect::<Vec<_>>()
     );
-    // Names and signatures still unite the branches: 3.14 keeps `ast.Constant.n`, and every
-    // version has the overloads of `ctypes.POINTER` (3.14's) as before.
+    // A branch the version does not take defines nothing there: 3.14 has no
+    // `ast.Constant.n` and no `ssl.wrap_socket`, 3.8 has `_ctypes.POINTER`'s one signature
+    // rather than 3.14's three overloads.
     let (_, s314) = &surfaces[6];
-    assert!(s314.symbols.contains_key("ast.Constant.n"));
+    assert!(!s314.symbols.contains_key("ast.Constant.n"));
+    assert!(!s314.symbols.contains_key("ssl.wrap_socket"));
     let (_, s38) = &surfaces[0];
-    assert_eq!(s38.symbols["ctypes.POINTER"].signatures.len(), 3);
-    assert_eq!(
-        s38.symbols["ssl.SSLContext.set_npn_protocols"].signatures,
-        surfaces[7].1.symbols["ssl.SSLContext.set_npn_protocols"].signatures
-    );
+    assert!(s38.symbols.contains_key("ast.Constant.n"));
+    assert_eq!(s38.symbols["ctypes.POINTER"].signatures.len(), 1);
+    assert_eq!(s314.symbols["ctypes.POINTER"].signatures.len(), 3);
+    // The stub modules are marked: a name another version declares is absent here.
+    assert!(s314.symbols["ssl"].open && s314.symbols["ssl"].stub_only);
+}
+
+/// Another package's stubs stay open: its older stubs may only be incomplete.
+#[test]
+fn only_the_standard_library_stubs_are_versioned() {
+    let s = extract(&tree(STDLIB_STUBS), "pkg", "1.0");
+    assert!(s.symbols["ssl"].open && !s.symbols["ssl"].stub_only);
+    // And both branches of a version test define names.
+    assert!(s.symbols.contains_key("ssl.wrap_socket"));
 }
 
 #[test]

@@ -38,9 +38,15 @@ impl From<&Symbol> for Facet {
         Facet {
             kind: s.kind().as_u8(),
             open: s.open,
-            open_instance_only: s.open && s.open_instance_only,
-            // One bit holds both (see format.rs): an open stub class is just open.
-            stub_only: !s.open && s.stub_only && s.kind() == Kind::Class,
+            open_instance_only: s.open && s.open_instance_only && s.kind() != Kind::Module,
+            // One bit holds both (see format.rs): an open stub class is just open; a stub
+            // module is open.
+            stub_only: s.stub_only
+                && match s.kind() {
+                    Kind::Class => !s.open,
+                    Kind::Module => s.open,
+                    _ => false,
+                },
             // The same bit on a facet that is not a class (see format.rs).
             uncertain: !s.open && s.uncertain && s.kind() != Kind::Class,
             // FLAG_OPAQUE on a facet that is not a module (see format.rs).

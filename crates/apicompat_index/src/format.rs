@@ -9,9 +9,10 @@
 //!   strings    u32 count, u32 offsets[count+1], utf-8 bytes
 //!   signatures u32 count, u32 offsets[count+1], varint-encoded signatures
 //!   facets     u32 count, u32 offsets[count+1], varint-encoded facets: a flags byte (bits
-//!              0-2 kind, 3 (format 2) with bit 4: open to instance data only, without
-//!              it: a class declared only by a stub, or on a facet that is not a class,
-//!              read by the release's code but not declared (`uncertain`), 4 open, 5 opaque
+//!              0-2 kind, 3 (format 2) with bit 4: on a class open to instance data only,
+//!              on a module a standard-library stub (`stub_only`); without it: a class
+//!              declared only by a stub, or on a facet that is not a class, read by the
+//!              release's code but not declared (`uncertain`), 4 open, 5 opaque
 //!              (on a facet that is not a module: known only from the release's reads,
 //!              `evidence`),
 //!              6 importable, 7 extensible), canonical, deprecated, signature ids, base

@@ -149,6 +149,16 @@ fn member(
         Kind::Module if opaque => Ok(Step::Unknown(format!(
             "`{cur}` is a compiled module without a stub"
         ))),
+        // A standard-library stub: every version's comes from one typeshed.
+        Kind::Module if open && symbol.stub_only => {
+            if declared_anywhere(index, &direct)? {
+                Ok(Step::Missing)
+            } else {
+                Ok(Step::Unknown(format!(
+                    "`{cur}` is known from its stub, which declares no `{seg}` in any version"
+                )))
+            }
+        }
         Kind::Module if open => Ok(Step::Unknown(format!(
             "`{cur}` answers attributes dynamically"
         ))),
@@ -393,6 +403,17 @@ fn declared_in_some_release(
             Kind::Module => false,
         };
         if counts {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether some release declares `path` (reading it is not declaring it,
+/// [`Symbol::evidence`]).
+fn declared_anywhere(index: &PackageIndex, path: &str) -> Result<bool, IndexError> {
+    for (_, facet) in index.entry(path)? {
+        if !index.evidence(facet)?.0 {
             return Ok(true);
         }
     }

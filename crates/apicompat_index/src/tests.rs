@@ -423,6 +423,53 @@ fn stub_classes_judge_only_names_some_release_declares() {
     assert!(s.stub_only && !s.open && !s.open_instance_only);
 }
 
+/// A standard-library stub module (open, `stub_only`): a name, function or submodule another
+/// release declares is absent where this one lacks it; a name no release declares is unknown.
+/// A plain open module (another package's stub) leaves both unknown.
+#[test]
+fn standard_library_stub_modules_judge_names_other_releases_declare() {
+    let stub_module = |stub_only: bool| Symbol {
+        kind: Some(Kind::Module),
+        open: true,
+        stub_only,
+        ..Symbol::default()
+    };
+    for stub_only in [true, false] {
+        let old = surface(
+            "3.10",
+            &[
+                ("inspect", stub_module(stub_only)),
+                ("inspect.getargspec", sym(Kind::Function)),
+            ],
+        );
+        let new = surface(
+            "3.11",
+            &[
+                ("inspect", stub_module(stub_only)),
+                ("inspect.sub", stub_module(stub_only)),
+            ],
+        );
+        let index = PackageIndex::from_bytes(&build(&[old, new])).unwrap();
+        let st = |p: &str, r: usize| status(&index, p, r).unwrap();
+        let f = index.facet_in("inspect", 1).unwrap().unwrap();
+        let read = index.symbol(f).unwrap();
+        assert_eq!(read.stub_only, stub_only);
+        assert!(read.open && !read.open_instance_only);
+        assert!(st("inspect.getargspec", 0).is_present());
+        assert!(matches!(st("inspect.nothing", 1), Status::Unknown { .. }));
+        if stub_only {
+            assert!(st("inspect.getargspec", 1).is_absent());
+            assert!(st("inspect.sub", 0).is_absent());
+        } else {
+            assert!(matches!(
+                st("inspect.getargspec", 1),
+                Status::Unknown { .. }
+            ));
+            assert!(matches!(st("inspect.sub", 0), Status::Unknown { .. }));
+        }
+    }
+}
+
 /// A compiled class whose stub body is `...` in one release (open there) and lists members
 /// in another: every name is unknown where the stub is empty, also names the other release
 /// declares; a base the index does not know (`with_metaclass(...)`) leaves names unknown.

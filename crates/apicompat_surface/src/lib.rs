@@ -189,7 +189,9 @@ pub struct Symbol {
     pub open_instance_only: bool,
     /// A class declared only by the stub of a compiled module: the compiled class may have
     /// members the stub omits. A name the class declares in some release is missing in a
-    /// release that lacks it; any other name is unknown.
+    /// release that lacks it; any other name is unknown. With `open`, a module of the
+    /// standard library (`apicompat_extract::py_version`): a name it declares in some release
+    /// (any kind, a submodule too) is missing in a release that lacks it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stub_only: bool,
     /// Not declared: the release's own code reads it on a compiled object

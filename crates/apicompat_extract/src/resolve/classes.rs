@@ -201,13 +201,11 @@ impl Resolver {
                 members.insert(n, v);
             }
             if let Value::Function(f) = v {
-                if !f.off_version {
-                    let first = deprecations
-                        .entry(n)
-                        .or_insert((&f.deprecated, f.type_checking));
-                    if f.type_checking && !first.1 {
-                        *first = (&f.deprecated, true);
-                    }
+                let first = deprecations
+                    .entry(n)
+                    .or_insert((&f.deprecated, f.type_checking));
+                if f.type_checking && !first.1 {
+                    *first = (&f.deprecated, true);
                 }
             }
         }

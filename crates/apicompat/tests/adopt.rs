@@ -380,7 +380,7 @@ fn conda_names_and_projects_without_declarations() {
         .collect();
     let lines: Vec<&String> = notes
         .iter()
-        .filter(|n| n.contains("declares no requirements"))
+        .filter(|n| n.contains("declares no package requirements"))
         .collect();
     assert_eq!(lines.len(), 1, "{notes:?}");
     assert!(lines[0].contains("pyproject.toml"), "{notes:?}");

@@ -84,12 +84,29 @@ fn python_modules_removed_in_3_12() {
         ],
     );
     let o = check(&dir, &[]);
-    let (out, _) = text(&o);
+    let (out, err) = text(&o);
     assert!(
         out.contains("python 3.9 - 3.11 (declared requires-python"),
         "{out}"
     );
     assert!(!out.contains("AC001"), "{out}");
+    assert!(!format!("{out}{err}").contains("older than"), "{out}{err}");
+    // Pythons older than the index are named, not dropped silently.
+    let dir = project(
+        "python-declared-old",
+        &[
+            ("setup_tools.py", src),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nrequires-python = \">=3.7,<3.12\"\n",
+            ),
+        ],
+    );
+    let (out, err) = text(&check(&dir, &[]));
+    assert!(
+        format!("{out}{err}").contains("declared requires-python `>=3.7,<3.12` (pyproject.toml:3) also admits Python older than 3.8, which the index of the standard library does not have: not checked there"),
+        "{out}{err}"
+    );
 }
 
 #[test]
@@ -169,6 +186,19 @@ fn standard_library_names_removed_or_added_within_a_module() {
     let o = check(&dir, &["--target", "python==3.10"]);
     let (out, _) = text(&o);
     assert!(!out.contains("error["), "{out}");
+}
+
+#[test]
+fn the_underscore_api_of_namedtuple_and_enum_is_public() {
+    // `_replace` (a `NamedTuple` method) and `_name_` (a supported `_sunder_` name of `Enum`)
+    // are documented API; `EnumType._value2member_map_` is not (each was AC011 before).
+    let src = "import enum\nfrom urllib.parse import urlparse\n\n\nclass Color(enum.Enum):\n    def __new__(cls, *values):\n        obj = object.__new__(cls)\n        obj._value_ = values[0]\n        for other in values[1:]:\n            cls._value2member_map_[other] = obj\n        return obj\n\n    def __repr__(self):\n        return self._name_\n\n\ndef run(path):\n    parsed = urlparse(path)\n    return parsed._replace(query=\"\").geturl()\n";
+    let dir = project("python-underscore-api", &[("main.py", src)]);
+    let o = check(&dir, &["--select", "AC011", "--target", "python==3.12"]);
+    let (out, err) = text(&o);
+    assert!(!out.contains("_replace"), "{out}\n{err}");
+    assert!(!out.contains("`_name_`"), "{out}");
+    assert!(out.contains("_value2member_map_"), "{out}");
 }
 
 #[test]
@@ -292,18 +322,42 @@ fn a_declared_setuptools_supplies_distutils() {
         ))
         .0
     };
-    let shimmed = run("distutils-setuptools-70", "\"setuptools>=70.0.0\"");
-    assert!(shimmed.contains("No errors"), "{shimmed}");
+    // A setuptools before 60 cannot run without the standard library's `distutils`: on 3.12
+    // an unbounded one is 60 or later.
     for (name, deps) in [
+        ("distutils-setuptools-70", "\"setuptools>=70.0.0\""),
         ("distutils-setuptools-any", "\"setuptools\""),
-        ("distutils-setuptools-old", "\"setuptools>=40,<60\""),
     ] {
-        let out = run(name, deps);
-        assert!(
-            out.contains("`distutils.version.LooseVersion` is not in python 3.12"),
-            "{deps}: {out}"
-        );
+        let shimmed = run(name, deps);
+        assert!(shimmed.contains("No errors"), "{deps}: {shimmed}");
     }
+    let out = run("distutils-setuptools-old", "\"setuptools>=40,<60\"");
+    assert!(
+        out.contains("`distutils.version.LooseVersion` is not in python 3.12"),
+        "{out}"
+    );
+}
+
+#[test]
+fn setuptools_a_declared_package_requires_supplies_distutils() {
+    // torch 2.5 and later require `setuptools; python_version >= "3.12"` (their Requires-Dist
+    // in the index); 2.2 - 2.4 have wheels for 3.12 and do not; only 2.9 and later have wheels
+    // for 3.14, all requiring it.
+    let src = "from distutils.version import LooseVersion\nimport torch\n";
+    let run = |name: &str, torch: &str, python: &str| {
+        let pyproject = format!("[project]\nname = \"p\"\ndependencies = [\"{torch}\"]\n");
+        let dir = project(name, &[("build.py", src), ("pyproject.toml", &pyproject)]);
+        text(&check(&dir, &["--select", "AC001", "--target", python])).0
+    };
+    let out = run("distutils-torch-2.5", "torch>=2.5", "python==3.12");
+    assert!(out.contains("No errors"), "{out}");
+    let out = run("distutils-torch-2.0-3.14", "torch>=2.0", "python==3.14");
+    assert!(out.contains("No errors"), "{out}");
+    let out = run("distutils-torch-2.2", "torch>=2.2", "python==3.12");
+    assert!(
+        out.contains("`distutils.version.LooseVersion` is not in python 3.12"),
+        "{out}"
+    );
 }
 
 #[test]

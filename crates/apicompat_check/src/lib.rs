@@ -363,8 +363,7 @@ pub(crate) fn check_project(
     }
 
     // Targets of the packages used.
-    let eval =
-        Evaluator::new(catalog).with_distutils_shim(collect::declares_distutils_shim(&declared));
+    let eval = Evaluator::new(catalog);
     let requirers = requirers::Requirers::new(catalog, &declared);
     let target_sources = targets::Sources {
         cli: &specs,
@@ -405,6 +404,11 @@ pub(crate) fn check_project(
         }
     }
 
+    // `distutils` from a declared setuptools, or one the declared packages require.
+    let eval = eval.with_distutils_shim(
+        collect::declares_distutils_shim(&declared)
+            || requirers::requirements_supply_distutils(catalog, &declared, &chosen),
+    );
     let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
         python_env.iter().chain(virtual_env.iter()).collect();
     let ac004 = selection.enabled(UnindexedPackage::RULE.code);

@@ -567,6 +567,103 @@ fn installable_beside<'o>(
     Some((accepted, example.unwrap_or_default()))
 }
 
+/// Whether setuptools is installed wherever the standard library has no `distutils`: on every
+/// targeted Python from 3.12 (in `chosen["python"]`), on each platform, some package the
+/// project declares (main requirements, no marker) requires `setuptools` in every targeted
+/// release that installs there (its `Requires-Python`, its wheels), with a marker that holds
+/// there and a specifier that admits 60 or later (`crate::collect::supplies_distutils`):
+/// torch 2.5 and later require `setuptools; python_version >= "3.12"`. Read from the index's `Requires-Dist`; a rule that knows one
+/// package, setuptools (`docs/check-guards.md`).
+pub fn requirements_supply_distutils(
+    catalog: &Catalog,
+    declared: &Declared,
+    chosen: &std::collections::BTreeMap<String, crate::targets::Target>,
+) -> bool {
+    use apicompat_requirements::{marker_environment, Platform};
+    let Some(python) = chosen.get(crate::python_target::PYTHON) else {
+        return false;
+    };
+    let Ok(Some(python_view)) = catalog.package(crate::python_target::PYTHON) else {
+        return false;
+    };
+    let versions = python_view.versions();
+    let without: Vec<Version> = python
+        .releases
+        .iter()
+        .filter_map(|&r| apicompat_requirements::parse_version(versions.get(r)?).ok())
+        .filter(|v| v.release() >= [3, 12].as_slice())
+        .collect();
+    if without.is_empty() {
+        return false;
+    }
+    // The targeted releases of each declared package: per release, whether it installs on a
+    // Python (its `Requires-Python`, its wheels) and its setuptools requirements.
+    struct Release {
+        requires_python: Option<VersionSpecifiers>,
+        wheels: Vec<String>,
+        setuptools: Vec<apicompat_requirements::ParsedRequirement>,
+    }
+    let mut requirers: Vec<Vec<Release>> = Vec::new();
+    for r in declared
+        .requirements
+        .iter()
+        .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none() && r.group.is_none())
+    {
+        let Some(Ok(Some(view))) = catalog.name_of(&r.name).map(|n| catalog.package(n)) else {
+            continue;
+        };
+        let Some(target) = chosen.get(view.name()) else {
+            continue;
+        };
+        let per_release: Vec<Release> = target
+            .releases
+            .iter()
+            .filter_map(|&i| view.header(i))
+            .map(|h| Release {
+                requires_python: h
+                    .requires_python
+                    .as_deref()
+                    .and_then(|t| apicompat_requirements::parse_specifiers(t).ok()),
+                wheels: h.wheel_pythons.clone(),
+                setuptools: h
+                    .requires_dist
+                    .iter()
+                    .filter_map(|t| parse_requirement(t).ok())
+                    .filter(|q| {
+                        q.name == "setuptools"
+                            && q.url.is_none()
+                            && crate::collect::supplies_distutils(&q.specifier)
+                    })
+                    .collect(),
+            })
+            .collect();
+        if !per_release.is_empty() {
+            requirers.push(per_release);
+        }
+    }
+    let platforms = [Platform::Linux, Platform::MacOs, Platform::Windows];
+    without.iter().all(|python| {
+        platforms.iter().all(|&platform| {
+            let Ok(env) = marker_environment(python, platform) else {
+                return false;
+            };
+            // The releases that install there all require it (and one does install).
+            requirers.iter().any(|releases| {
+                let mut there = releases
+                    .iter()
+                    .filter(|r| installs_on(r.requires_python.as_ref(), &r.wheels, python));
+                let mut any = false;
+                there.all(|r| {
+                    any = true;
+                    r.setuptools
+                        .iter()
+                        .any(|q| q.marker_tree.evaluate(&env, &[]))
+                }) && any
+            })
+        })
+    })
+}
+
 /// The unconditional requirements of release `i` of `view`.
 fn requirements_of(view: &PackageView, i: usize) -> Vec<Requires> {
     let Some(header) = view.header(i) else {

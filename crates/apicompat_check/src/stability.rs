@@ -113,6 +113,22 @@ pub(crate) fn private_segment(path: &str) -> Option<usize> {
     })
 }
 
+/// The standard-library classes whose underscore members are their public API:
+/// `typing.NamedTuple` (`_replace`, `_asdict`, `_fields`, `_make`: "to prevent conflicts with
+/// field names, the method and attribute names start with an underscore", the
+/// `collections.namedtuple` documentation) and `enum.Enum` (`_name_`, `_value_`, `_missing_`,
+/// `_generate_next_value_`: its "supported `_sunder_` names"; `EnumType`'s `_member_map_` is
+/// not among them). A rule that knows two classes of the standard library, by their paths in
+/// the `python` index and in `apicompat_index`'s table of standard-library bases.
+const UNDERSCORE_API: [&str; 2] = ["typing.NamedTuple", "enum.Enum"];
+
+/// Whether `canonical` (a definition) is a member of a class of [`UNDERSCORE_API`].
+fn underscore_api(canonical: &str) -> bool {
+    canonical
+        .rsplit_once('.')
+        .is_some_and(|(class, _)| UNDERSCORE_API.contains(&class))
+}
+
 fn is_private(path: &str) -> bool {
     private_segment(path).is_some()
 }
@@ -211,6 +227,14 @@ pub(crate) fn check_files(
                     deprecated[r] = d;
                     canonical[r] = Some(c);
                 }
+            }
+            // Only its last segment is private, and that is the API of a standard class.
+            let last = u.path.matches('.').count();
+            let private = private
+                && !(private_segment(&u.path) == Some(last)
+                    && canonical.iter().flatten().any(|c| underscore_api(c)));
+            if !private && !deprecated_here {
+                continue;
             }
             for rule in [
                 (private, PrivateApi::RULE),
@@ -372,6 +396,10 @@ mod tests {
             Some(2)
         );
         assert_eq!(private_segment("torch.__version__"), None);
+        assert!(underscore_api("typing.NamedTuple._replace"));
+        assert!(underscore_api("enum.Enum._value_"));
+        assert!(!underscore_api("enum.EnumType._member_map_"));
+        assert!(!underscore_api("typing.NamedTupleX._replace"));
         assert_eq!(private_segment("torch.nn.Linear"), None);
     }
 }

@@ -17,7 +17,7 @@ use crate::requirers::{PythonTargets, Requirers};
 
 /// The start of the note for a project that declares no requirements at all.
 pub const NOTHING_DECLARED: &str =
-    "the project declares no requirements (no dependency in a pyproject.toml, requirements file, setup.py, setup.cfg or environment.yml)";
+    "the project declares no package requirements (no dependency in a pyproject.toml, requirements file, setup.py, setup.cfg or environment.yml)";
 
 /// A `--target` spec, parsed.
 #[derive(Debug, Clone)]

@@ -167,7 +167,7 @@ fn nothing_declared_checks_the_newest_release_and_says_so() {
     );
     assert_eq!(report.summary.targets[0].origin, "newest");
     // One line for the project (not one per package), with how to declare.
-    assert!(report.summary.notes[0].contains("declares no requirements"));
+    assert!(report.summary.notes[0].contains("declares no package requirements"));
     assert!(report.summary.notes[0].contains("requirements.txt"));
     assert_eq!(report.summary.targets[0].releases, ["2.5.0"]);
 }
@@ -198,7 +198,10 @@ fn a_package_declared_by_a_direct_reference_is_not_checked_against_releases() {
         "{notes}"
     );
     assert!(notes.contains("(requirements.txt:1)"), "{notes}");
-    assert!(!notes.contains("declares no requirements"), "{notes}");
+    assert!(
+        !notes.contains("declares no package requirements"),
+        "{notes}"
+    );
     // `--target` still checks it against a release.
     let report = run(&dir, &["torch==2.5.0"]);
     assert_eq!(

@@ -28,7 +28,7 @@ mod walk;
 pub use imports::ImportSite;
 use locals::LocalNames;
 pub(crate) use locals::{name_key, FxMap, FxSet};
-pub use patches::declares_distutils_shim;
+pub use patches::{declares_distutils_shim, supplies_distutils};
 pub use reads::{Found, PathTest, OBJECT_TEST};
 
 use conditions::implying;

@@ -149,30 +149,27 @@ fn patch_of(u: &Use, direct: &FxSet<TextSize>) -> Option<Patch> {
 /// Whether the project's main requirements install a setuptools that supplies `distutils`
 /// where the standard library has none: setuptools 60 and later install `_distutils_hack`
 /// through a `.pth` file, which loads setuptools' copy for `import distutils` at interpreter
-/// start (`SETUPTOOLS_USE_DISTUTILS=local`, the default): a lower bound of 60 or later.
+/// start (`SETUPTOOLS_USE_DISTUTILS=local`, the default); see [`supplies_distutils`].
 pub fn declares_distutils_shim(declared: &apicompat_requirements::Declared) -> bool {
-    use apicompat_requirements::Operator;
     declared.requirements.iter().any(|r| {
         r.name == "setuptools"
             && !r.is_constraint
             && r.marker.is_none()
             && r.group.is_none()
             && r.url.is_none()
-            && r.specifier.iter().any(|c| {
-                matches!(
-                    c.operator(),
-                    Operator::GreaterThanEqual
-                        | Operator::GreaterThan
-                        | Operator::Equal
-                        | Operator::ExactEqual
-                        | Operator::TildeEqual
-                ) && c
-                    .version()
-                    .release()
-                    .first()
-                    .is_some_and(|&major| major >= 60)
-            })
+            && supplies_distutils(&r.specifier)
     })
+}
+
+/// Whether a requirement on setuptools with this specifier installs one that supplies
+/// `distutils` on Python 3.12 and later: it admits 60 or later. A setuptools before 60 uses
+/// the standard library's `distutils` by default and cannot work where there is none, so an
+/// unbounded `setuptools` there is a newer one.
+pub fn supplies_distutils(spec: &apicompat_requirements::VersionSpecifiers) -> bool {
+    use apicompat_requirements::{satisfies, Version};
+    [Version::new([60]), Version::new([80])]
+        .iter()
+        .any(|v| satisfies(spec, v))
 }
 
 /// Importing setuptools installs its copy of `distutils` (setuptools >= 60, `_distutils_hack`),

@@ -18,7 +18,10 @@ use crate::targets::Target;
 /// `torch.distributed.tensor.Partial` from torch 2.5.0 for `torch.distributed._tensor.Partial`.
 /// A private path that already has its fallback is not reported: one in a `try` whose
 /// handler catches `ImportError` (or `AttributeError`, `Exception`...), and one in such a
-/// handler that does not raise again (the fallback itself, as in "How to fix" below).
+/// handler that does not raise again (the fallback itself, as in "How to fix" below). Nor is
+/// the underscore API of `typing.NamedTuple` (`_replace`, `_asdict`, `_fields`, `_make`, on
+/// any named tuple) and `enum.Enum` (`_name_`, `_value_`, `_missing_`), which their
+/// documentation names as public.
 ///
 /// ## Why is this bad?
 /// Private APIs change or disappear without deprecation; code that uses them breaks on an

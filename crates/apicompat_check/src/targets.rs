@@ -441,18 +441,24 @@ fn from_requirements(
     // Every declaration holds at once (pip intersects them); if they contradict each other,
     // each is checked.
     let mut admitted = admitted_by(reqs, all);
+    // `transformers==4.38.0` where the index has 4.38.2 of that series; a declaration without
+    // a version beside the pin (`lightning[app]`) does not bound it.
+    if admitted.is_empty() {
+        let bounded: Vec<&DeclaredRequirement> = reqs
+            .iter()
+            .copied()
+            .filter(|r| !r.specifier.is_empty())
+            .collect();
+        if let Some(pinned) = exact_pin(&bounded) {
+            if let Some(i) = same_series(all, &pinned) {
+                notes.push(series_note(view.name(), &pinned, &all[i]));
+                admitted.push(all[i].clone());
+            }
+        }
+    }
     if admitted.is_empty() {
         for r in reqs {
             admitted.extend(select(&r.specifier, all));
-        }
-        // `transformers==4.38.0` where the index has 4.38.2 of that series.
-        if admitted.is_empty() {
-            if let Some(pinned) = exact_pin(reqs) {
-                if let Some(i) = same_series(all, &pinned) {
-                    notes.push(series_note(view.name(), &pinned, &all[i]));
-                    admitted.push(all[i].clone());
-                }
-            }
         }
         if admitted.is_empty() {
             notes.push(format!(

@@ -231,6 +231,20 @@ fn an_exact_pin_on_a_release_the_index_lacks_is_checked_on_its_series() {
         notes.contains("torch 2.4.2 is not indexed; checked against 2.4.1, the indexed release of the same series"),
         "{notes}"
     );
+    // A declaration without a version beside the pin (TinyLlama: `lightning==2.1.2` and
+    // `lightning[app]`) does not bound it: the same series, not every release.
+    std::fs::write(
+        dir.join("requirements.txt"),
+        "torch==2.4.2\ntorch[opt-einsum]\n",
+    )
+    .expect("write");
+    let report = run(&dir, &[]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:1:8 AC001 error import-time torch.nope missing=2.4.1"]
+    );
+    let notes = report.summary.notes.join("\n");
+    assert!(!notes.contains("admit no release together"), "{notes}");
     std::fs::write(dir.join("requirements.txt"), "torch==2.6.0\n").expect("write");
     let report = run(&dir, &[]);
     assert_eq!(brief(&report, &dir), Vec::<String>::new());

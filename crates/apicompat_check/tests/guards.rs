@@ -44,6 +44,38 @@ def unguarded():
     );
 }
 
+/// `"n" in dir(C)` tests what `hasattr(C, "n")` does (mamba `distributed_utils.py:12`,
+/// TinyLlama `fused_cross_entropy.py:12`: `if "all_gather_into_tensor" not in dir(
+/// torch.distributed): torch.distributed.all_gather_into_tensor = ...`).
+#[test]
+fn membership_in_dir_tests_like_hasattr() {
+    let got = check_files(
+        "dir_membership",
+        &[(
+            "m.py",
+            "\
+import torch
+
+if \"pipelining\" in dir(torch.distributed):
+    torch.distributed.pipelining.pipeline
+
+def build():
+    if \"pipelining\" not in dir(torch.distributed):
+        return None
+    return torch.distributed.pipelining.Schedule1F1B
+
+if \"pipelining\" not in dir(torch.distributed):
+    torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch==2.3.0", "torch==2.4.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:12:5 AC002 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}
+
 #[test]
 fn early_exit_on_a_version_check_restricts_the_rest_of_the_block() {
     let got = check_files(

@@ -209,6 +209,48 @@ mod tests {
         }
     }
 
+    /// transformers 5.4+ `configuration_utils.py`: `@strict(accept_kwargs=True)` (from
+    /// huggingface_hub) above `@dataclass` replaces `__init__` with one that takes `**kwargs`:
+    /// its signature is unknown. A decorator of the release or of the standard library above
+    /// it keeps the fields' `__init__`, and a subclass's own `@dataclass` still has the fields.
+    #[test]
+    fn a_foreign_decorator_above_dataclass_leaves_init_unknown() {
+        let src = r#"
+from dataclasses import dataclass
+import functools
+from huggingface_hub.dataclasses import strict
+from pkg.reg import register
+from typing_extensions import deprecated
+
+@strict(accept_kwargs=True)
+@dataclass
+class Config:
+    hidden_size: int = 8
+
+@register
+@functools.total_ordering
+@deprecated("use Config")
+@dataclass
+class Kept:
+    size: int = 1
+
+@dataclass
+class Sub(Config):
+    layers: int = 2
+"#;
+        let files = [
+            ("pkg/__init__.py", ""),
+            ("pkg/reg.py", "def register(cls):\n    return cls\n"),
+            ("pkg/cfg.py", src),
+        ];
+        let s = crate::extract(&tree(&files), "pkg", "1.0");
+        assert!(s.symbols["pkg.cfg.Config"].signatures.is_empty());
+        let names =
+            |path: &str| -> Vec<String> { params(&files, path).into_iter().map(|p| p.0).collect() };
+        assert_eq!(names("pkg.cfg.Kept"), ["size"]);
+        assert_eq!(names("pkg.cfg.Sub"), ["hidden_size", "layers"]);
+    }
+
     /// torch/distributed/fsdp/api.py (2.1): the config dataclasses.
     #[test]
     fn dataclass_init_takes_the_fields_of_its_bases() {

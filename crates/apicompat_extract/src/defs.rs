@@ -318,6 +318,8 @@ pub(crate) fn class_info(
         .iter()
         .any(|b| dataclass::named_tuple_base(b))
         .then_some(Synth::NamedTuple);
+    // Decorators apply from the bottom up: those above the synthesizing one run after it.
+    let mut above: Vec<String> = Vec::new();
     for d in &c.decorator_list {
         let name = decorator_name(d).unwrap_or_default();
         let last = name.rsplit('.').next().unwrap_or("");
@@ -332,7 +334,13 @@ pub(crate) fn class_info(
                 _ => String::new(),
             }));
         }
-        synth = synth.or(dataclass::decorator(d));
+        match dataclass::decorator(d) {
+            Some(s) if synth.is_none() => {
+                synth = Some(s);
+                class.outer_decorators = std::mem::take(&mut above);
+            }
+            _ => above.push(name),
+        }
     }
     let mut fields = Vec::new();
     class_body(

@@ -137,6 +137,10 @@ pub struct Class {
     pub base_calls: Vec<crate::class_builder::BaseCall>,
     /// Defined under `if TYPE_CHECKING:` (see [`Function::type_checking`]).
     pub type_checking: bool,
+    /// The class decorators applied after the one that synthesizes `__init__` from the
+    /// fields (written above it), as dotted references: one from another package may replace
+    /// `__init__` (`crate::resolve::classes`).
+    pub outer_decorators: Vec<String>,
 }
 
 impl Class {
@@ -290,6 +294,7 @@ pub fn file_facts(
         name_lists: Vec::new(),
         member_helpers: name_sets::member_helpers(suite),
         globals_aliases: Vec::new(),
+        self_aliases: Vec::new(),
         tables: Tables::default(),
         deleted: Vec::new(),
         setattr_functions: Vec::new(),
@@ -349,6 +354,8 @@ struct Walker<'s> {
     member_helpers: Vec<(String, Filter)>,
     /// Module-level names bound to `globals()` (or `vars()`).
     globals_aliases: Vec<String>,
+    /// Module-level names bound to the module itself (`this = sys.modules[__name__]`).
+    self_aliases: Vec<String>,
     tables: Tables,
     /// `del x` at the top level, with the number of bindings at that point.
     deleted: Vec<(String, usize)>,
@@ -659,6 +666,10 @@ impl Walker<'_> {
                     return;
                 }
                 self.globals_aliases.retain(|g| g != name);
+                self.self_aliases.retain(|g| g != name);
+                if value.is_some_and(|v| self.is_this_module(v)) {
+                    self.self_aliases.push(name.to_string());
+                }
                 let list = value.and_then(|v| name_sets::list_of(v, &self.name_lists, &self.env));
                 self.name_lists.retain(|(v, _)| v != name);
                 if let Some(list) = list.filter(|l| !l.copies.is_empty()) {
@@ -724,10 +735,9 @@ impl Walker<'_> {
         self.tables.set_item(sub, value, &self.env);
         let container = match &*sub.value {
             Expr::Call(c) if c.arguments.args.is_empty() => consts::dotted(&c.func),
-            // `_globals = globals()` then `_globals[k] = ...`.
-            Expr::Name(n) if self.globals_aliases.iter().any(|g| g == n.id.as_str()) => {
-                Some("globals".to_string())
-            }
+            // `_globals = globals()` then `_globals[k] = ...`; `sys.modules[__name__].__dict__[k]
+            // = ...`, also through a name bound to it.
+            e if self.is_own_namespace(e) => Some("globals".to_string()),
             e => consts::dotted(e).map(|d| format!("{d}[]")),
         };
         match container.as_deref() {
@@ -818,6 +828,11 @@ impl Walker<'_> {
         };
         let args = call.arguments.args.as_ref();
         let func = match &*call.func {
+            // The module's own namespace: `sys.modules[__name__].__dict__`, `vars(this)`, a
+            // name bound to `globals()`.
+            Expr::Attribute(a) if self.is_own_namespace(&a.value) => {
+                Some(format!("globals().{}", a.attr))
+            }
             Expr::Attribute(a) => match &*a.value {
                 Expr::Call(inner) if inner.arguments.args.is_empty() => {
                     consts::dotted(&inner.func).map(|f| format!("{f}().{}", a.attr))
@@ -882,19 +897,38 @@ impl Walker<'_> {
         }
     }
 
-    /// `setattr(sys.modules[__name__], k, v)`.
-    fn module_setattr(&mut self, args: &[Expr]) {
-        let [obj, key, ..] = args else {
-            return;
-        };
-        let on_self = match obj {
+    /// The module being walked: `sys.modules[__name__]`, or a name bound to it at module level.
+    fn is_this_module(&self, e: &Expr) -> bool {
+        match e {
             Expr::Subscript(s) => {
                 consts::dotted(&s.value).as_deref() == Some("sys.modules")
                     && is_dunder_name(&s.slice)
             }
+            Expr::Name(n) => self.self_aliases.iter().any(|a| a == n.id.as_str()),
             _ => false,
+        }
+    }
+
+    /// The module's namespace dict, other than `globals()` itself: `M.__dict__` or `vars(M)`
+    /// with `M` the module ([`Self::is_this_module`]), or a name bound to `globals()`.
+    fn is_own_namespace(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Attribute(a) => a.attr.as_str() == "__dict__" && self.is_this_module(&a.value),
+            Expr::Call(c) => {
+                consts::dotted(&c.func).as_deref() == Some("vars")
+                    && matches!(&*c.arguments.args, [m] if self.is_this_module(m))
+            }
+            Expr::Name(n) => self.globals_aliases.iter().any(|g| g == n.id.as_str()),
+            _ => false,
+        }
+    }
+
+    /// `setattr(sys.modules[__name__], k, v)` (or on a name bound to it).
+    fn module_setattr(&mut self, args: &[Expr]) {
+        let [obj, key, ..] = args else {
+            return;
         };
-        if on_self {
+        if self.is_this_module(obj) {
             match consts::strings(key, &self.env) {
                 Some(names) => names.iter().for_each(|n| self.bind(n, Value::Unknown)),
                 None => self.facts.open = true,

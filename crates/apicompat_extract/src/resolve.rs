@@ -271,6 +271,7 @@ impl Resolver {
                 fields: c.fields.clone(),
                 base_calls: c.base_calls.clone(),
                 type_checking: c.type_checking,
+                outer_decorators: c.outer_decorators.clone(),
             }),
             v => v.clone(),
         })

@@ -527,6 +527,77 @@ fn modules_that_others_extend_at_run_time() {
     assert!(s.symbols["pkg.selfcall"].open);
 }
 
+/// deepspeed 0.19.8 `ops/op_builder/__init__.py:46-53`: `this_module = sys.modules[__name__]`,
+/// then a loop over the package's modules stores `this_module.__dict__[member_name] = ...`
+/// (`AsyncIOBuilder`, `CPUAdamBuilder`, which the package itself imports from there).
+#[test]
+fn stores_into_the_modules_own_dict_open_it() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/ops.py",
+                "import sys
+this_module = sys.modules[__name__]
+for name in find():
+    if name.endswith('Builder'):
+        this_module.__dict__[name] = make(name)
+",
+            ),
+            (
+                "pkg/direct.py",
+                "import sys
+for name in find():
+    sys.modules[__name__].__dict__[name] = 1
+",
+            ),
+            (
+                "pkg/setattr_alias.py",
+                "import sys
+me = sys.modules[__name__]
+for name in find():
+    setattr(me, name, 1)
+setattr(me, 'KNOWN', 2)
+",
+            ),
+            (
+                "pkg/literal.py",
+                "import sys
+this = sys.modules[__name__]
+this.__dict__['ONE'] = 1
+",
+            ),
+            (
+                "pkg/updated.py",
+                "import sys\nthis = sys.modules[__name__]\nthis.__dict__.update(compute())\n",
+            ),
+            (
+                "pkg/vars_updated.py",
+                "import sys\nvars(sys.modules[__name__]).update(compute())\n",
+            ),
+            (
+                "pkg/rebound.py",
+                "import sys
+this = sys.modules[__name__]
+this = {}
+for name in find():
+    this[name] = 1
+",
+            ),
+        ]),
+        "pkg",
+        "1",
+    );
+    assert!(s.symbols["pkg.ops"].open);
+    assert!(s.symbols["pkg.direct"].open);
+    assert!(s.symbols["pkg.setattr_alias"].open);
+    assert!(!s.symbols["pkg.literal"].open);
+    assert!(s.symbols.contains_key("pkg.literal.ONE"));
+    assert!(s.symbols["pkg.updated"].open);
+    assert!(s.symbols["pkg.vars_updated"].open);
+    assert!(!s.symbols["pkg.rebound"].open);
+}
+
 #[test]
 fn files_nested_too_deep_are_recorded_as_open() {
     // 4M unary minus: a 4 MB file (within the parse budget) whose tree used to overflow the

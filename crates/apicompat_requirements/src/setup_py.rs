@@ -4,7 +4,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
 
-use ruff_python_ast::{Expr, Keyword, Operator, PySourceType, Stmt};
+use ruff_python_ast::{CmpOp, Expr, Keyword, Operator, PySourceType, Stmt};
 use ruff_python_parser::parse_unchecked_source;
 use ruff_text_size::Ranged;
 
@@ -400,10 +400,12 @@ impl Reader<'_> {
         }
     }
 
-    /// A list/tuple of string literals, possibly through names and `+`.
+    /// A list/tuple of string literals, possibly through names, `+` and conditional
+    /// expressions whose test [`Self::truth`] decides.
     fn list(&self, expr: &Expr, depth: usize) -> Result<Vec<(String, u32)>, NotRead> {
         let expr = self.resolve(expr, depth)?;
         match expr {
+            Expr::If(e) => self.list(self.taken(e, depth)?, depth + 1),
             Expr::List(l) => self.strings(&l.elts),
             Expr::Tuple(t) => self.strings(&t.elts),
             Expr::StringLiteral(s) => {
@@ -431,13 +433,95 @@ impl Reader<'_> {
 
     fn strings(&self, elts: &[Expr]) -> Result<Vec<(String, u32)>, NotRead> {
         self.spend(elts.len())?;
-        elts.iter()
-            .map(|e| match e {
-                Expr::StringLiteral(s) => Ok((s.value.to_str().to_string(), self.line(s))),
-                _ => Err(NotRead::Dynamic(
-                    "an item is not a string literal".to_string(),
-                )),
-            })
-            .collect()
+        elts.iter().map(|e| self.item(e, 0)).collect()
+    }
+
+    /// One item of a list: a string literal, or a conditional expression choosing one
+    /// (llm-compressor: `("torch>=2.10.0,<=2.13.0" if BUILD_TYPE == "release" else
+    /// "torch>=2.10.0")`).
+    fn item(&self, e: &Expr, depth: usize) -> Result<(String, u32), NotRead> {
+        if depth > MAX_EXPR_DEPTH {
+            return Err(NotRead::Dynamic("too deeply nested".to_string()));
+        }
+        match e {
+            Expr::StringLiteral(s) => Ok((s.value.to_str().to_string(), self.line(s))),
+            Expr::If(c) => self.item(self.taken(c, depth)?, depth + 1),
+            _ => Err(NotRead::Dynamic(
+                "an item is not a string literal".to_string(),
+            )),
+        }
+    }
+
+    /// The branch of `a if test else b` a plain `pip install .` takes ([`Self::truth`]).
+    fn taken<'e>(&self, e: &'e ruff_python_ast::ExprIf, depth: usize) -> Result<&'e Expr, NotRead> {
+        Ok(if self.truth(&e.test, depth + 1)? {
+            &e.body
+        } else {
+            &e.orelse
+        })
+    }
+
+    /// The value of a test a plain `pip install .` decides: `==` / `!=` (and `in` / `not in` a
+    /// literal collection) between strings, where a name stands for the string last assigned
+    /// to it and an environment variable read with a default (`os.environ.get("BUILD_TYPE",
+    /// "dev")`, `os.getenv(...)`) for that default.
+    fn truth(&self, test: &Expr, depth: usize) -> Result<bool, NotRead> {
+        let undecided = || NotRead::Dynamic("a condition that depends on the build".to_string());
+        let Expr::Compare(c) = test else {
+            return Err(undecided());
+        };
+        let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+            return Err(undecided());
+        };
+        let left = self.string(&c.left, depth + 1).ok_or_else(undecided)?;
+        match op {
+            CmpOp::Eq | CmpOp::NotEq => {
+                let right = self.string(right, depth + 1).ok_or_else(undecided)?;
+                Ok((left == right) == matches!(op, CmpOp::Eq))
+            }
+            CmpOp::In | CmpOp::NotIn => {
+                let elts = match self.resolve(right, depth + 1)? {
+                    Expr::List(l) => &l.elts,
+                    Expr::Tuple(t) => &t.elts,
+                    Expr::Set(s) => &s.elts,
+                    _ => return Err(undecided()),
+                };
+                let mut found = false;
+                for e in elts {
+                    found |= self.string(e, depth + 1).ok_or_else(undecided)? == left;
+                }
+                Ok(found == matches!(op, CmpOp::In))
+            }
+            _ => Err(undecided()),
+        }
+    }
+
+    /// A string an expression has without running the build (see [`Self::truth`]).
+    fn string(&self, e: &Expr, depth: usize) -> Option<String> {
+        match self.resolve(e, depth).ok()? {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            Expr::Call(call) => {
+                let func = dotted(&call.func, 0)?;
+                if !matches!(func.as_str(), "os.environ.get" | "os.getenv") {
+                    return None;
+                }
+                match &*call.arguments.args {
+                    [_, Expr::StringLiteral(default)] => Some(default.value.to_str().to_string()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `os.environ.get` as written, for a chain of names (at most a few segments).
+fn dotted(e: &Expr, depth: usize) -> Option<String> {
+    match e {
+        Expr::Name(n) => Some(n.id.to_string()),
+        Expr::Attribute(a) if depth < 4 => {
+            Some(format!("{}.{}", dotted(&a.value, depth + 1)?, a.attr))
+        }
+        _ => None,
     }
 }

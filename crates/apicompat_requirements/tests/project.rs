@@ -467,6 +467,45 @@ fn setup_py_literal_and_named_lists() {
     );
 }
 
+/// llm-compressor `setup.py:10,112-125`: `BUILD_TYPE = os.environ.get("BUILD_TYPE", "dev")`
+/// and items `("torch>=2.10.0,<=2.13.0" if BUILD_TYPE == "release" else "torch>=2.10.0")`:
+/// a plain `pip install .` takes the default, so the `else` item.
+#[test]
+fn setup_py_conditional_items_follow_what_a_plain_install_takes() {
+    let dir = fixture_dir("setup_py_conditional");
+    write(
+        &dir,
+        "setup.py",
+        "import os\nfrom setuptools import setup\nBUILD_TYPE = os.environ.get(\"BUILD_TYPE\", \"dev\")\nKIND = \"full\"\nsetup(\n    install_requires=[\n        (\"torch>=2.10.0,<=2.13.0\" if BUILD_TYPE == \"release\" else \"torch>=2.10.0\"),\n        \"numpy>=2\" if KIND in (\"full\", \"all\") else \"numpy\",\n        \"tqdm\" if os.getenv(\"X\", \"a\") != \"a\" else \"tqdm>=4\",\n    ],\n)\n",
+    );
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        vec![
+            triple("torch", ">=2.10.0", "setup.py:7"),
+            triple("numpy", ">=2", "setup.py:8"),
+            triple("tqdm", ">=4", "setup.py:9"),
+        ]
+    );
+    assert_eq!(diags(&got), vec![]);
+    // A test that needs the build's environment (no default) is not decided: not read.
+    write(
+        &dir,
+        "setup.py",
+        "import os\nfrom setuptools import setup\nsetup(install_requires=[\"a\" if os.environ[\"B\"] == \"x\" else \"b\"])\n",
+    );
+    let got = read_project(&dir);
+    assert_eq!(summary(&got), vec![]);
+    assert_eq!(
+        diags(&got),
+        vec![d(
+            Severity::Note,
+            "setup.py:3",
+            "`install_requires` in setup.py could not be read statically (a condition that depends on the build); skipped"
+        )]
+    );
+}
+
 #[test]
 fn setup_cfg_install_requires_and_extras() {
     let dir = fixture_dir("setup_cfg");

@@ -437,6 +437,19 @@ impl<'a> Walker<'a> {
                 self.cond_info_of(inner)
             };
         }
+        // `"n" in dir(C)` is `hasattr(C, "n")`; `not in`, its negation.
+        if let Some((object, n, positive)) = match expr {
+            Expr::Compare(c) => self.dir_membership(c),
+            _ => None,
+        } {
+            let has = vec![self.probed(object, &n)];
+            return CondInfo {
+                restriction: incomplete(),
+                has: if positive { has.clone() } else { Vec::new() },
+                has_neg: if positive { Vec::new() } else { has },
+                ..CondInfo::default()
+            };
+        }
         match expr {
             Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
                 let mut out = CondInfo {
@@ -496,13 +509,8 @@ impl<'a> Walker<'a> {
                 let probe = (self.is_builtin(&call.func, "hasattr") && args.len() == 2)
                     || (self.is_builtin(&call.func, "getattr") && args.len() == 3);
                 if probe {
-                    if let (Some((path, _)), Some(name)) =
-                        (self.resolve(&args[0]), string_lit(&args[1]))
-                    {
-                        info.has.push(format!("{path}.{name}"));
-                    } else if let Some(name) = string_lit(&args[1]) {
-                        // A probe on an object of unknown type guards member reads of the name.
-                        info.has.push(format!("?.{name}"));
+                    if let Some(name) = string_lit(&args[1]) {
+                        info.has.push(self.probed(&args[0], &name));
                     }
                     return info;
                 }
@@ -570,6 +578,15 @@ impl<'a> Walker<'a> {
                 restriction: incomplete(),
                 ..CondInfo::default()
             },
+        }
+    }
+
+    /// The path a probe of `object` for `name` tests (`hasattr`, `getattr` with a default):
+    /// on an object of unknown type, `?.name`, which guards member reads of the name.
+    fn probed(&self, object: &Expr, name: &str) -> String {
+        match self.resolve(object) {
+            Some((path, _)) => format!("{path}.{name}"),
+            None => format!("?.{name}"),
         }
     }
 

@@ -320,6 +320,10 @@ impl<'a> Walker<'a> {
                 }
                 if let Some(t) = truth {
                     self.sentinel_test(c, t, out);
+                    // `"n" in dir(C)` is `hasattr(C, "n")`; `not in`, its negation.
+                    if let Some((object, n, positive)) = self.dir_membership(c) {
+                        self.hasattr_reads(object, &n, t == positive, out);
+                    }
                 }
                 self.reads(&c.left, None, d, out);
                 if let Some(first) = c.comparators.first() {
@@ -340,15 +344,8 @@ impl<'a> Walker<'a> {
                 // `hasattr(C, "n")`: `C.n` exists where it is true, not where it is false.
                 if let (Some(t), [object, name]) = (truth, &*call.arguments.args) {
                     if self.is_builtin(&call.func, "hasattr") {
-                        match (self.resolve(object), string_lit(name)) {
-                            (Some((path, _)), Some(n)) => push(out, format!("{path}.{n}"), t),
-                            // False on an object: its class lacks `n` where the branch runs.
-                            (None, Some(n)) if !t => {
-                                if let Some(receiver) = dotted(object) {
-                                    push(out, format!("{OBJECT_TEST}{receiver}\u{0}{n}"), false);
-                                }
-                            }
-                            _ => {}
+                        if let Some(n) = string_lit(name) {
+                            self.hasattr_reads(object, &n, t, out);
                         }
                     }
                 }
@@ -406,6 +403,44 @@ impl<'a> Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
+    /// What `hasattr(object, n)` being `holds` says: `C.n` exists (or not) where the branch
+    /// runs; false on an object, its class lacks `n` there.
+    fn hasattr_reads(&self, object: &Expr, n: &str, holds: bool, out: &mut Vec<PathTest>) {
+        match self.resolve(object) {
+            Some((path, _)) => push(out, format!("{path}.{n}"), holds),
+            None if !holds => {
+                if let Some(receiver) = dotted(object) {
+                    push(out, format!("{OBJECT_TEST}{receiver}\u{0}{n}"), false);
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// `"n" in dir(C)` (`positive`) or `"n" not in dir(C)`: the object `C` and the name `n`,
+    /// which `hasattr(C, "n")` tests the same way (mamba's `if "all_gather_into_tensor" not in
+    /// dir(torch.distributed):`).
+    pub(super) fn dir_membership<'e>(
+        &self,
+        c: &'e ast::ExprCompare,
+    ) -> Option<(&'e Expr, String, bool)> {
+        let ([op], [Expr::Call(call)]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let positive = match op {
+            ast::CmpOp::In => true,
+            ast::CmpOp::NotIn => false,
+            _ => return None,
+        };
+        let ([object], true) = (
+            &*call.arguments.args,
+            call.arguments.keywords.is_empty() && self.is_builtin(&call.func, "dir"),
+        ) else {
+            return None;
+        };
+        Some((object, string_lit(&c.left)?, positive))
+    }
+
     /// `f is None` / `f is not None` on a name a fallback import's handler sets to `None`
     /// (`try: from a import f` / `except ImportError: f = None`): not `None`, `a.f` exists;
     /// `None`, the handler ran (some import of the `try` failed).

@@ -116,6 +116,9 @@ impl Resolver {
     /// the fields of its dataclass bases first. None when a base is neither a class of the
     /// release nor one known to add no fields: its fields cannot be known.
     pub(super) fn synthesized_init(&mut self, path: &str) -> Vec<Signature> {
+        if self.init_replaced(path) {
+            return Vec::new();
+        }
         // Depth-first, left to right: the method resolution order of single and simple
         // multiple inheritance.
         let mut order: Vec<String> = Vec::new();
@@ -153,6 +156,34 @@ impl Resolver {
             params: dataclass::merge(fields.iter().map(Vec::as_slice)),
             returns: None,
         }]
+    }
+
+    /// Whether a class decorator applied after the synthesizing one may replace `__init__`:
+    /// one from another package (transformers 5.4 - 5.24 `@strict(accept_kwargs=True)
+    /// @dataclass class PreTrainedConfig`, `strict` from huggingface_hub, whose `__init__`
+    /// takes `**kwargs`). One of the release, of the standard library or `typing_extensions`
+    /// (`functools.total_ordering`, `typing.final`), or a deprecation mark (torch 2.10
+    /// `@deprecated(...) @dataclass class LeafSpec`: it warns, the constructor stays) keeps it.
+    fn init_replaced(&mut self, path: &str) -> bool {
+        let Some(class) = self.classes.get(path).cloned() else {
+            return false;
+        };
+        if class.outer_decorators.is_empty() {
+            return false;
+        }
+        let module = module_of_class(path.rsplit_once('.').map_or("", |(m, _)| m), &self.modules);
+        class.outer_decorators.iter().any(|d| {
+            if d.rsplit('.').next().unwrap_or(d).starts_with("deprecat") {
+                return false;
+            }
+            let canonical = self
+                .resolve_ref(&module, d)
+                .map_or_else(|| d.clone(), |r| r.canonical);
+            let root = canonical.split('.').next().unwrap_or("");
+            let own = self.modules.contains_key(root);
+            let standard = crate::stdlib::star_names(root).is_some() || root == "typing_extensions";
+            !own && !standard
+        })
     }
 
     /// Members of a class defined at `path`, and the class's bases and openness.

@@ -243,3 +243,24 @@ fn a_none_sentinel_of_a_fallback_import_ties_its_branches_to_the_import() {
         ]
     );
 }
+
+/// A package's generated `version` module holds its version (diffusers
+/// `examples/community/stable_diffusion_tensorrt_img2img.py:84-87`: `if np.version.full_version >=
+/// "1.24.0": ... np.bool_ else: ... np.bool`, which numpy 1.24 removed); its `git_revision` is no
+/// version.
+#[test]
+fn names_of_a_version_module_are_the_packages_version() {
+    let catalog = common::real_catalog(&["numpy"]);
+    let dir = project(
+        "version_module",
+        &[(
+            "m.py",
+            "import numpy as np\nfrom numpy.version import short_version\n\nif np.version.full_version >= \"1.24.0\":\n    a = np.bool_\nelse:\n    a = np.bool\nif short_version < \"1.24.0\":\n    b = np.bool\nif np.version.git_revision < \"1.24.0\":\n    c = np.bool\n",
+        )],
+    );
+    let report = run(catalog, &dir, &["numpy==1.23.5", "numpy==1.24.4"]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:11:9 AC002 error import-time numpy.bool missing=1.24.4"]
+    );
+}

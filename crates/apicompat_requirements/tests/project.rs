@@ -24,6 +24,14 @@ fn write(dir: &Path, rel: &str, text: &str) {
 }
 
 /// (name, specifier, source) of each requirement, for compact exact assertions.
+/// The group (extra, dependency group) of each requirement, in order.
+fn groups_of(got: &Declared) -> Vec<Option<&str>> {
+    got.requirements
+        .iter()
+        .map(|r| r.group.as_deref())
+        .collect()
+}
+
 fn summary(d: &Declared) -> Vec<(String, String, String)> {
     d.requirements
         .iter()
@@ -256,11 +264,7 @@ fn pyproject_with_optional_deps_and_tool_table() {
             triple("coverage", ">=7", "pyproject.toml:23"),
         ]
     );
-    let groups: Vec<Option<&str>> = got
-        .requirements
-        .iter()
-        .map(|r| r.group.as_deref())
-        .collect();
+    let groups = groups_of(&got);
     assert_eq!(
         groups,
         vec![
@@ -506,6 +510,47 @@ fn setup_py_conditional_items_follow_what_a_plain_install_takes() {
     );
 }
 
+/// The transformers `setup.py` idiom (alignment-handbook `setup.py:43-115`): a literal list of
+/// requirements, a lookup table built from it by a comprehension, and `install_requires` items
+/// `deps["accelerate"]`, extras `deps_list("torch", "accelerate")` (diffusers `setup.py:158-260`):
+/// each is the list's item for that distribution, at its line.
+#[test]
+fn setup_py_lookup_table_of_requirements() {
+    let dir = fixture_dir("setup_py_deps_table");
+    write(
+        &dir,
+        "setup.py",
+        "import re\nfrom setuptools import setup\n_deps = [\n    \"accelerate>=1.9.0\",\n    \"huggingface-hub>=0.33.4,<1.0\",\n    \"torch>=2.6.0\",\n]\ndeps = {b: a for a, b in (re.findall(r\"^(([^!=<>~ ]+)(?:[!=<>~ ].*)?$)\", x)[0] for x in _deps)}\ndef deps_list(*pkgs):\n    return [deps[pkg] for pkg in pkgs]\nextras = {}\nextras[\"torch\"] = deps_list(\"torch\", \"accelerate\")\nextras[\"dev\"] = extras[\"torch\"] + [\"pytest\"]\ninstall_requires = [deps[\"torch\"], deps[\"huggingface_hub\"]]\nsetup(name=\"x\", install_requires=list(install_requires), extras_require=extras)\n",
+    );
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        vec![
+            triple("torch", ">=2.6.0", "setup.py:6"),
+            triple("huggingface-hub", ">=0.33.4, <1.0", "setup.py:5"),
+            triple("torch", ">=2.6.0", "setup.py:6"),
+            triple("accelerate", ">=1.9.0", "setup.py:4"),
+            triple("torch", ">=2.6.0", "setup.py:6"),
+            triple("accelerate", ">=1.9.0", "setup.py:4"),
+            triple("pytest", "", "setup.py:13"),
+        ]
+    );
+    let groups = groups_of(&got);
+    assert_eq!(
+        groups,
+        [
+            None,
+            None,
+            Some("torch"),
+            Some("torch"),
+            Some("dev"),
+            Some("dev"),
+            Some("dev")
+        ]
+    );
+    assert_eq!(diags(&got), vec![]);
+}
+
 #[test]
 fn setup_cfg_install_requires_and_extras() {
     let dir = fixture_dir("setup_cfg");
@@ -525,11 +570,7 @@ fn setup_cfg_install_requires_and_extras() {
             triple("sphinx", ">=7", "setup.cfg:15"),
         ]
     );
-    let groups: Vec<Option<&str>> = got
-        .requirements
-        .iter()
-        .map(|r| r.group.as_deref())
-        .collect();
+    let groups = groups_of(&got);
     assert_eq!(
         groups,
         vec![None, None, Some("dev"), Some("dev"), Some("docs")]

@@ -734,7 +734,7 @@ impl<'a> Walker<'a> {
         match expr {
             Expr::Name(n) => match self.lookup(n.id.as_str())? {
                 Bound::VersionOf(r) => Some(r.clone()),
-                Bound::Path { path, .. } if last_segment(path) == "__version__" => {
+                Bound::Path { path, .. } if names_version(path) => {
                     path.split('.').next().map(str::to_string)
                 }
                 Bound::Path { path, .. } if path == PYTHON_VERSION => Some("sys".to_string()),
@@ -744,6 +744,14 @@ impl<'a> Walker<'a> {
                 if a.attr.as_str() == "__version__" {
                     let (path, _) = self.resolve(expr)?;
                     return path.split('.').next().map(str::to_string);
+                }
+                // `np.version.full_version`: the package's generated `version` module.
+                if VERSION_MODULE_NAMES.contains(&a.attr.as_str()) {
+                    if let Some((path, _)) = self.resolve(expr) {
+                        if names_version(&path) {
+                            return path.split('.').next().map(str::to_string);
+                        }
+                    }
                 }
                 // `sys.version_info`: the version of Python (the `python` package, which owns
                 // `sys`); its fields (`.minor`) are numbers, not versions.
@@ -812,6 +820,24 @@ impl<'a> Walker<'a> {
 
 /// The tuple of the running Python's version.
 const PYTHON_VERSION: &str = "sys.version_info";
+
+/// The names a package's generated `version` module gives its version string (numpy's and
+/// scipy's `version.py`: `version`, `full_version`, `short_version`; torch's `__version__`).
+const VERSION_MODULE_NAMES: [&str; 4] = ["version", "full_version", "short_version", "__version__"];
+
+/// Whether `path` holds its top-level package's version: `torch.__version__`, or a name of
+/// [`VERSION_MODULE_NAMES`] in the package's `version` module (`numpy.version.full_version`;
+/// not `torch.version.cuda`).
+fn names_version(path: &str) -> bool {
+    if last_segment(path) == "__version__" {
+        return true;
+    }
+    let mut parts = path.split('.');
+    matches!(
+        (parts.next(), parts.next(), parts.next(), parts.next()),
+        (Some(_), Some("version"), Some(name), None) if VERSION_MODULE_NAMES.contains(&name)
+    )
+}
 
 /// The names of the parameters that can be passed by position, in order.
 pub(super) fn positional_names(params: &ast::Parameters) -> Vec<&str> {

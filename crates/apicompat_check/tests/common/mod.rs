@@ -217,7 +217,7 @@ pub fn real_catalog(needs: &[&str]) -> &'static Catalog {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
     let (catalog, present) = CATALOG.get_or_init(|| {
         let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
-        for name in ["torch", "colossalai"] {
+        for name in ["torch", "colossalai", "numpy"] {
             if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
                 embedded.push((name, Box::leak(bytes.into_boxed_slice())));
             }

@@ -238,9 +238,37 @@ def step(model, x):
         autocast.fixes[0].replacement.as_deref(),
         Some("torch.amp.autocast('cuda', args...)")
     );
+    // `torch.amp.autocast` is in every targeted release: the advice says nothing more.
+    assert_eq!(
+        autocast.fixes[0].message,
+        "use `torch.amp.autocast('cuda', args...)` as the deprecation message says"
+    );
     // Not deprecated before 2.4.
     let old = run(real, &dir, &["torch==2.3.1"]);
     assert_eq!(brief(&old), Vec::<String>::new());
+}
+
+/// A replacement the deprecation message names that some targeted releases lack is said to be
+/// missing there (mamba `distributed_utils.py:23`: torch 2.13 deprecates
+/// `all_gather_into_tensor` for `all_gather_single`, which is new in 2.13).
+#[test]
+fn a_replacement_missing_from_targeted_releases_is_named() {
+    let dir = project(
+        "stability-replacement",
+        &[(
+            "m.py",
+            "import torch\n\n\ndef gather(out, x):\n    torch.distributed.all_gather_into_tensor(out, x)\n",
+        )],
+    );
+    let report = run(real_catalog(), &dir, &["torch>=2.12,<2.14"]);
+    assert_eq!(
+        brief(&report),
+        ["5:5 AC012 torch.distributed.all_gather_into_tensor"]
+    );
+    assert_eq!(
+        report.findings[0].fixes[0].message,
+        "use `torch.distributed.all_gather_single` as the deprecation message says (it is not in torch 2.12.0 - 2.12.1, which the targets admit)"
+    );
 }
 
 #[test]

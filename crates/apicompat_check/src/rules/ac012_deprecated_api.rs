@@ -29,6 +29,8 @@ use crate::targets::Target;
 /// with autocast("cuda"):
 ///     ...
 /// ```
+/// The fix says where targeted releases lack that replacement (`torch.amp.GradScaler`, new in
+/// torch 2.3): raise the lower bound, or keep both behind a test of the version.
 pub struct DeprecatedApi;
 
 impl RuleInfo for DeprecatedApi {
@@ -105,7 +107,10 @@ pub(crate) fn finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
     f.fixes.push(Fix {
         kind: FixKind::Rewrite,
         message: match &replacement {
-            Some(r) => format!("use `{r}` as the deprecation message says"),
+            Some(r) => format!(
+                "use `{r}` as the deprecation message says{}",
+                replacement_missing(view, r, &target.releases)
+            ),
             None => "move off it before a release removes it".to_string(),
         },
         replacement,
@@ -113,6 +118,39 @@ pub(crate) fn finding(p: &Pending<'_>, u: &Use, target: &Target) -> Finding {
         requirement: None,
     });
     f
+}
+
+/// Where a replacement that is a path of the package is absent from some targeted releases:
+/// `` (it is not in torch 2.4.0 - 2.12.1, which the targets admit)`` (study 12: torch's
+/// `all_gather_into_tensor` names `all_gather_single`, new in 2.13). Empty otherwise, also for
+/// a replacement that is code (`torch.amp.autocast('cuda', ...)` reads as its callee).
+fn replacement_missing(
+    view: &apicompat_index::PackageView,
+    replacement: &str,
+    targeted: &[usize],
+) -> String {
+    let path = replacement.split('(').next().unwrap_or(replacement).trim();
+    let root = path.split('.').next().unwrap_or("");
+    let plain = path
+        .split('.')
+        .all(|s| !s.is_empty() && s.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()));
+    if !plain || view.name() != root && !view.roots().iter().any(|r| r == root) {
+        return String::new();
+    }
+    let versions = view.versions();
+    let absent: Vec<usize> = targeted
+        .iter()
+        .copied()
+        .filter(|&r| view.status(path, r).is_ok_and(|s| s.is_absent()))
+        .collect();
+    if absent.is_empty() {
+        return String::new();
+    }
+    format!(
+        " (it is not in {} {}, which the targets admit)",
+        view.name(),
+        ranges(&versions, &mask(versions.len(), &absent)).join(", ")
+    )
 }
 
 /// A deprecation message on one line: its line breaks and runs of spaces (a message built

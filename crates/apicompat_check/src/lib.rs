@@ -239,8 +239,11 @@ pub(crate) fn check_project(
     }
     let declared = all_declared.in_scopes(&options.scopes);
     targets::scope_notes(catalog, &all_declared, &options.scopes, &mut summary.notes);
+    // A declaration that could not be read is a note; shown when nothing else was read, so
+    // "declares no package requirements" says why (`install_requires` built at run time).
+    let nothing_read = declared.requirements.is_empty();
     for d in &declared.diagnostics {
-        if d.severity >= DiagSeverity::Warning {
+        if d.severity >= DiagSeverity::Warning || nothing_read {
             summary.notes.push(format!(
                 "{}: {}",
                 project_root.join(&d.file).display(),

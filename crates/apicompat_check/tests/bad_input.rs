@@ -170,6 +170,23 @@ fn nothing_declared_checks_the_newest_release_and_says_so() {
     assert!(report.summary.notes[0].contains("declares no package requirements"));
     assert!(report.summary.notes[0].contains("requirements.txt"));
     assert_eq!(report.summary.targets[0].releases, ["2.5.0"]);
+    // A setup.py whose `install_requires` is built at run time: the note says why nothing
+    // was read (study 12: the reader's note was not shown).
+    std::fs::write(
+        dir.join("setup.py"),
+        "from setuptools import setup\nsetup(install_requires=open('reqs.txt').read().split())\n",
+    )
+    .expect("write");
+    let report = run(&dir, &[]);
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains("`install_requires` in setup.py could not be read statically (not a literal list of strings); skipped"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("declares no package requirements"),
+        "{notes}"
+    );
 }
 
 #[test]

@@ -594,6 +594,9 @@ impl Reader<'_> {
     /// to it and an environment variable read with a default (`os.environ.get("BUILD_TYPE",
     /// "dev")`, `os.getenv(...)`) for that default.
     fn truth(&self, test: &Expr, depth: usize) -> Result<bool, NotRead> {
+        if depth > MAX_EXPR_DEPTH {
+            return Err(NotRead::Dynamic("too deeply nested".to_string()));
+        }
         let undecided = || NotRead::Dynamic("a condition that depends on the build".to_string());
         let Expr::Compare(c) = test else {
             return Err(undecided());

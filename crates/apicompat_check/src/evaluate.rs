@@ -79,6 +79,11 @@ static DISTUTILS_PRESENT: std::sync::LazyLock<PathTest> = std::sync::LazyLock::n
     alternatives: Vec::new(),
 });
 
+/// Whether a use is of `distutils` (the module or a name in it).
+pub(crate) fn uses_distutils(u: &Use) -> bool {
+    u.path == "distutils" || u.path.starts_with("distutils.")
+}
+
 /// A use's own conditions on one package (see [`Evaluator::conditions`]).
 struct Conditions<'u> {
     preds: Vec<&'u Pred>,
@@ -113,9 +118,7 @@ impl<'c> Evaluator<'c> {
     }
 
     fn shimmed(&self, u: &Use, view: &PackageView) -> bool {
-        self.distutils_shim
-            && view.name() == crate::python_target::PYTHON
-            && (u.path == "distutils" || u.path.starts_with("distutils."))
+        self.distutils_shim && view.name() == crate::python_target::PYTHON && uses_distutils(u)
     }
 
     /// The notes gathered so far (unreadable or damaged indexes), taken out.

@@ -407,10 +407,15 @@ pub(crate) fn check_project(
         }
     }
 
-    // `distutils` from a declared setuptools, or one the declared packages require.
+    // `distutils` from a declared setuptools, or one the declared packages require (their
+    // requirements are read only when the project uses `distutils`).
+    let uses_distutils = analyzed
+        .iter()
+        .any(|f| f.uses.uses.iter().any(evaluate::uses_distutils));
     let eval = eval.with_distutils_shim(
         collect::declares_distutils_shim(&declared)
-            || requirers::requirements_supply_distutils(catalog, &declared, &chosen),
+            || uses_distutils
+                && requirers::requirements_supply_distutils(catalog, &declared, &chosen),
     );
     let envs: Vec<&apicompat_requirements::InstalledEnvironment> =
         python_env.iter().chain(virtual_env.iter()).collect();

@@ -101,13 +101,9 @@ pub fn from_requires_python(
     );
     // Older Pythons it admits are not in the index: say so rather than drop them silently.
     if let Some(oldest) = all.first() {
-        let release = oldest.release();
-        let before = match release {
-            [major, minor, ..] if *minor > 0 => format!("{major}.{}", minor - 1),
-            _ => String::new(),
-        };
-        if let Ok(v) = apicompat_requirements::parse_version(&before) {
-            if admits_minor(&declared.specifier, &v) {
+        if let [major, minor, ..] = *oldest.release() {
+            let before = Version::new([major, minor.saturating_sub(1)]);
+            if minor > 0 && admits_minor(&declared.specifier, &before) {
                 notes.push(format!(
                     "{label} also admits Python older than {}, which the index of the standard library does not have: not checked there",
                     minor_of(oldest)

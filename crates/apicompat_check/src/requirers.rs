@@ -253,14 +253,19 @@ pub fn installable_on(view: &PackageView, r: usize, python: &PythonTargets) -> b
     let Some(header) = view.header(r) else {
         return true;
     };
-    let spec = header
-        .requires_python
-        .as_deref()
-        .and_then(|t| apicompat_requirements::parse_specifiers(t).ok());
+    let spec = requires_python_of(header);
     python.versions.iter().any(|&(major, minor)| {
         apicompat_requirements::parse_version(&format!("{major}.{minor}"))
             .is_ok_and(|v| installs_on(spec.as_ref(), &header.wheel_pythons, &v))
     })
+}
+
+/// A release's `Requires-Python`, when it has one that parses.
+fn requires_python_of(header: &apicompat_index::ReleaseHeader) -> Option<VersionSpecifiers> {
+    header
+        .requires_python
+        .as_deref()
+        .and_then(|t| apicompat_requirements::parse_specifiers(t).ok())
 }
 
 /// Whether a release with this `Requires-Python` and these wheels (empty: an sdist, a pure
@@ -620,10 +625,7 @@ pub fn requirements_supply_distutils(
             .iter()
             .filter_map(|&i| view.header(i))
             .map(|h| Release {
-                requires_python: h
-                    .requires_python
-                    .as_deref()
-                    .and_then(|t| apicompat_requirements::parse_specifiers(t).ok()),
+                requires_python: requires_python_of(h),
                 wheels: h.wheel_pythons.clone(),
                 setuptools: h
                     .requires_dist
@@ -649,16 +651,16 @@ pub fn requirements_supply_distutils(
             };
             // The releases that install there all require it (and one does install).
             requirers.iter().any(|releases| {
-                let mut there = releases
+                let there: Vec<&Release> = releases
                     .iter()
-                    .filter(|r| installs_on(r.requires_python.as_ref(), &r.wheels, python));
-                let mut any = false;
-                there.all(|r| {
-                    any = true;
-                    r.setuptools
-                        .iter()
-                        .any(|q| q.marker_tree.evaluate(&env, &[]))
-                }) && any
+                    .filter(|r| installs_on(r.requires_python.as_ref(), &r.wheels, python))
+                    .collect();
+                !there.is_empty()
+                    && there.iter().all(|r| {
+                        r.setuptools
+                            .iter()
+                            .any(|q| q.marker_tree.evaluate(&env, &[]))
+                    })
             })
         })
     })

@@ -84,6 +84,15 @@ fn truncate(mut s: String, max: usize) -> String {
 }
 
 /// A decorator's dotted name, without the call: `@a.b(x)` -> `a.b`.
+/// A decorator that marks what it decorates deprecated (`@deprecated(...)`,
+/// `@deprecation.deprecated`), by its last segment: it warns and keeps what it wraps.
+pub(crate) fn is_deprecation_mark(name: &str) -> bool {
+    name.rsplit('.')
+        .next()
+        .unwrap_or(name)
+        .starts_with("deprecat")
+}
+
 fn decorator_name(d: &ast::Decorator) -> Option<String> {
     match &d.expression {
         Expr::Call(c) => consts::dotted(&c.func),
@@ -322,8 +331,7 @@ pub(crate) fn class_info(
     let mut above: Vec<String> = Vec::new();
     for d in &c.decorator_list {
         let name = decorator_name(d).unwrap_or_default();
-        let last = name.rsplit('.').next().unwrap_or("");
-        if last.starts_with("deprecat") {
+        if is_deprecation_mark(&name) {
             class.deprecated = branch.deprecation(Some(match &d.expression {
                 Expr::Call(c) => c
                     .arguments

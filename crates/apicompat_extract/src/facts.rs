@@ -15,6 +15,7 @@ use crate::dynamic_scan::{Dynamic, DynamicScan};
 use crate::getattr::{getattr_rule, GetattrRule};
 use crate::name_sets::{self, Copy, Filter, NameList};
 use crate::py_version::{Branch, PyVersion};
+use crate::resolve::HashSet;
 
 /// How a name in a module or class got its value.
 #[derive(Debug, Clone)]
@@ -293,8 +294,8 @@ pub fn file_facts(
         stmt_depth: 0,
         name_lists: Vec::new(),
         member_helpers: name_sets::member_helpers(suite),
-        globals_aliases: Vec::new(),
-        self_aliases: Vec::new(),
+        globals_aliases: HashSet::default(),
+        self_aliases: HashSet::default(),
         tables: Tables::default(),
         deleted: Vec::new(),
         setattr_functions: Vec::new(),
@@ -353,9 +354,9 @@ struct Walker<'s> {
     /// Functions of the file returning `inspect.getmembers(param, pred)`.
     member_helpers: Vec<(String, Filter)>,
     /// Module-level names bound to `globals()` (or `vars()`).
-    globals_aliases: Vec<String>,
+    globals_aliases: HashSet<String>,
     /// Module-level names bound to the module itself (`this = sys.modules[__name__]`).
-    self_aliases: Vec<String>,
+    self_aliases: HashSet<String>,
     tables: Tables,
     /// `del x` at the top level, with the number of bindings at that point.
     deleted: Vec<(String, usize)>,
@@ -665,10 +666,12 @@ impl Walker<'_> {
                     self.push_all(parts, true);
                     return;
                 }
-                self.globals_aliases.retain(|g| g != name);
-                self.self_aliases.retain(|g| g != name);
+                // A set each (a lookup per assignment, however many aliases).
+                self.globals_aliases.remove(name);
                 if value.is_some_and(|v| self.is_this_module(v)) {
-                    self.self_aliases.push(name.to_string());
+                    self.self_aliases.insert(name.to_string());
+                } else {
+                    self.self_aliases.remove(name);
                 }
                 let list = value.and_then(|v| name_sets::list_of(v, &self.name_lists, &self.env));
                 self.name_lists.retain(|(v, _)| v != name);
@@ -681,7 +684,7 @@ impl Walker<'_> {
                 if let Some(Expr::Call(c)) = value {
                     let f = consts::dotted(&c.func);
                     if c.arguments.is_empty() && matches!(f.as_deref(), Some("globals" | "vars")) {
-                        self.globals_aliases.push(name.to_string());
+                        self.globals_aliases.insert(name.to_string());
                     }
                 }
                 if let Some(Expr::Call(c)) = value {
@@ -904,7 +907,7 @@ impl Walker<'_> {
                 consts::dotted(&s.value).as_deref() == Some("sys.modules")
                     && is_dunder_name(&s.slice)
             }
-            Expr::Name(n) => self.self_aliases.iter().any(|a| a == n.id.as_str()),
+            Expr::Name(n) => self.self_aliases.contains(n.id.as_str()),
             _ => false,
         }
     }
@@ -918,7 +921,7 @@ impl Walker<'_> {
                 consts::dotted(&c.func).as_deref() == Some("vars")
                     && matches!(&*c.arguments.args, [m] if self.is_this_module(m))
             }
-            Expr::Name(n) => self.globals_aliases.iter().any(|g| g == n.id.as_str()),
+            Expr::Name(n) => self.globals_aliases.contains(n.id.as_str()),
             _ => false,
         }
     }

@@ -151,7 +151,7 @@ fn member(
         ))),
         // A standard-library stub: every version's comes from one typeshed.
         Kind::Module if open && symbol.stub_only => {
-            if declared_anywhere(index, &direct)? {
+            if declared_in_some_release(index, &direct, Declared::Anything)? {
                 Ok(Step::Missing)
             } else {
                 Ok(Step::Unknown(format!(
@@ -311,7 +311,15 @@ fn class_member(
     }
     match undeclared {
         Some((_, callables))
-            if declared_in_some_release(index, &format!("{cur}.{seg}"), callables)? =>
+            if declared_in_some_release(
+                index,
+                &format!("{cur}.{seg}"),
+                if callables {
+                    Declared::Callables
+                } else {
+                    Declared::Members
+                },
+            )? =>
         {
             Ok(Step::Missing)
         }
@@ -388,32 +396,34 @@ fn shipped_as_module(index: &PackageIndex, path: &str) -> Result<bool, IndexErro
     Ok(false)
 }
 
-/// Whether some release of the index declares `path` (as a method, property or nested class
-/// only, when `callables`). A name known only from the release's own reads
-/// (`Symbol::evidence`) is not a declaration: it says nothing of other releases.
+/// What [`declared_in_some_release`] counts as declaring a name.
+#[derive(Clone, Copy, PartialEq)]
+enum Declared {
+    /// A method, property or nested class of a class.
+    Callables,
+    /// Any member of a class (an attribute too).
+    Members,
+    /// Anything, a submodule too (a standard-library stub module's names).
+    Anything,
+}
+
+/// Whether some release of the index declares `path`, as `what` counts. A name known only
+/// from the release's own reads (`Symbol::evidence`) is not a declaration: it says nothing of
+/// other releases.
 fn declared_in_some_release(
     index: &PackageIndex,
     path: &str,
-    callables: bool,
+    what: Declared,
 ) -> Result<bool, IndexError> {
     for (_, facet) in index.entry(path)? {
         let counts = match index.kind(facet)?.0 {
             Kind::Function | Kind::Property | Kind::Class => true,
-            Kind::Attribute | Kind::Unknown => !callables && !index.evidence(facet)?.0,
-            Kind::Module => false,
+            Kind::Attribute | Kind::Unknown => {
+                what != Declared::Callables && !index.evidence(facet)?.0
+            }
+            Kind::Module => what == Declared::Anything,
         };
         if counts {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// Whether some release declares `path` (reading it is not declaring it,
-/// [`Symbol::evidence`]).
-fn declared_anywhere(index: &PackageIndex, path: &str) -> Result<bool, IndexError> {
-    for (_, facet) in index.entry(path)? {
-        if !index.evidence(facet)?.0 {
             return Ok(true);
         }
     }

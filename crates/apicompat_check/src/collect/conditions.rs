@@ -443,10 +443,15 @@ impl<'a> Walker<'a> {
             _ => None,
         } {
             let has = vec![self.probed(object, &n)];
+            let (has, has_neg) = if positive {
+                (has, Vec::new())
+            } else {
+                (Vec::new(), has)
+            };
             return CondInfo {
                 restriction: incomplete(),
-                has: if positive { has.clone() } else { Vec::new() },
-                has_neg: if positive { Vec::new() } else { has },
+                has,
+                has_neg,
                 ..CondInfo::default()
             };
         }

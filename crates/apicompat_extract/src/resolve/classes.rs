@@ -173,7 +173,7 @@ impl Resolver {
         }
         let module = module_of_class(path.rsplit_once('.').map_or("", |(m, _)| m), &self.modules);
         class.outer_decorators.iter().any(|d| {
-            if d.rsplit('.').next().unwrap_or(d).starts_with("deprecat") {
+            if crate::defs::is_deprecation_mark(d) {
                 return false;
             }
             let canonical = self

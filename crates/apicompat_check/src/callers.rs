@@ -26,7 +26,7 @@
 //! is imported. A module that some import reaches unconditionally, or none of the project's
 //! imports reaches, is unrestricted.
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 use std::sync::Arc;
 
 use ruff_text_size::TextRange;
@@ -85,7 +85,7 @@ struct Callers<'a> {
     files: &'a [Arc<Analyzed>],
     /// Calls by name key: (file, position in `calls` or `None` for a plain call, function).
     calls: HashMap<u32, Vec<CallRef>>,
-    escaping: std::collections::HashSet<u32>,
+    escaping: apicompat_hash::HashSet<u32>,
     /// Cover of a name key: `None` while it is computed (a cycle: unrestricted) or
     /// unrestricted.
     memo: HashMap<u32, Option<Cover>>,
@@ -208,11 +208,11 @@ fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
 fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) {
     let mut c = Callers {
         files,
-        calls: HashMap::new(),
-        escaping: std::collections::HashSet::new(),
-        memo: HashMap::new(),
+        calls: HashMap::default(),
+        escaping: apicompat_hash::HashSet::default(),
+        memo: HashMap::default(),
         importers: crate::importers::importers(files),
-        module_memo: HashMap::new(),
+        module_memo: HashMap::default(),
     };
     for (fi, f) in files.iter().enumerate() {
         c.escaping.extend(f.uses.escaping.iter().copied());
@@ -226,7 +226,7 @@ fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) 
             c.calls.entry(key).or_default().push((fi, None, func));
         }
     }
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for f in files {
         for func in &f.uses.functions {
             if out.contains_key(&func.key) {

@@ -14,7 +14,8 @@
 //!
 //! Cheap by design: no file is read again, and the chain is the shortest from any entry point.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use apicompat_hash::{HashMap, HashSet};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use crate::collect::FileUses;
@@ -60,7 +61,7 @@ fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(St
 /// also its dotted path from the project root when every part is an identifier (a directory
 /// without `__init__.py` imported as a namespace package: `from models.ema import x`).
 pub fn module_names(files: &[PathBuf], root: &Path) -> Vec<apicompat_semantic::ModuleName> {
-    let mut packages: HashMap<PathBuf, bool> = HashMap::new();
+    let mut packages: HashMap<PathBuf, bool> = HashMap::default();
     files
         .iter()
         .map(|path| {
@@ -173,12 +174,12 @@ pub fn script_modules(pyproject: &Path) -> Vec<String> {
 /// For each file reachable from an entry point, the chain of module names from the entry point
 /// to it (the entry point first, the file's own module last).
 pub fn chains(files: &[(&Path, &FileUses)], scripts: &[String]) -> HashMap<usize, Vec<String>> {
-    let mut packages: HashMap<PathBuf, bool> = HashMap::new();
+    let mut packages: HashMap<PathBuf, bool> = HashMap::default();
     let names: Vec<Option<(String, bool)>> = files
         .iter()
         .map(|(p, _)| module_name(p, &mut packages))
         .collect();
-    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    let mut by_name: HashMap<&str, usize> = HashMap::default();
     for (i, n) in names.iter().enumerate() {
         if let Some((name, _)) = n {
             // A `.py` wins over a `.pyi` of the same module.
@@ -205,7 +206,7 @@ pub fn chains(files: &[(&Path, &FileUses)], scripts: &[String]) -> HashMap<usize
             }
             parts
         };
-        let mut targets: HashSet<usize> = HashSet::new();
+        let mut targets: HashSet<usize> = HashSet::default();
         for imp in &uses.imports {
             let base: Vec<String> = if imp.level == 0 {
                 imp.module
@@ -274,7 +275,7 @@ pub fn chains(files: &[(&Path, &FileUses)], scripts: &[String]) -> HashMap<usize
             }
         }
     }
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (i, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
         let mut chain = Vec::new();
         let mut cur = Some(i);

@@ -10,7 +10,7 @@
 //!   and, best, a related member present in every release the use runs on
 //!   (`optimizer.get_working_to_master_map()`).
 
-use std::collections::HashSet;
+use apicompat_hash::HashSet;
 
 use apicompat_index::{ranges, PackageView, Status};
 use apicompat_surface::Kind;

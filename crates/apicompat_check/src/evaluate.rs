@@ -1,6 +1,6 @@
 //! Each use checked against the targeted releases of its package, through the index.
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
@@ -103,7 +103,7 @@ impl<'c> Evaluator<'c> {
     pub fn new(catalog: &'c Catalog) -> Evaluator<'c> {
         Evaluator {
             catalog,
-            packages: Mutex::new(HashMap::new()),
+            packages: Mutex::new(HashMap::default()),
             shared: Shared::default(),
             notes: Mutex::new(Vec::new()),
             distutils_shim: false,

@@ -1,6 +1,7 @@
 //! Finding the project's Python files (gitignore-aware), reading and parsing them.
 
-use std::collections::{BTreeSet, HashSet};
+use apicompat_hash::HashSet;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -631,32 +632,52 @@ fn mentions_any(text: &str, names: &HashSet<&str>) -> bool {
 
 /// The names after `def` (or `async def`) and `class` at the start of a line: a scan of the
 /// text, before parsing, of the functions a file may define (a class's calls run its
-/// `__init__`).
+/// `__init__`). The keywords are found with a vectorized substring search; each hit is kept
+/// when only blanks (or `async` and blanks) precede it on its line.
 fn def_names(bytes: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in bytes.split(|&b| b == b'\n') {
-        let line = line.trim_ascii_start();
-        let line = line
-            .strip_prefix(b"async ")
-            .map_or(line, <[u8]>::trim_ascii_start);
-        let Some(rest) = line
-            .strip_prefix(b"def ")
-            .or_else(|| line.strip_prefix(b"class "))
-        else {
-            continue;
-        };
-        let rest = rest.trim_ascii_start();
-        let end = rest
+    let blank = |b: u8| b != b'\n' && b.is_ascii_whitespace();
+    // Whether only blanks precede `at` on its line.
+    let line_start = |at: usize| {
+        bytes[..at]
             .iter()
-            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80))
-            .unwrap_or(rest.len());
-        if let Ok(name) = std::str::from_utf8(&rest[..end]) {
-            if !name.is_empty() {
-                out.push(name.to_string());
+            .rev()
+            .find(|&&b| !blank(b))
+            .is_none_or(|&b| b == b'\n')
+    };
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for keyword in [&b"def "[..], &b"class "[..]] {
+        for at in memchr::memmem::find_iter(bytes, keyword) {
+            let before = bytes[..at].iter().rposition(|&b| !blank(b));
+            let starts = match before {
+                None => true,
+                Some(i) if bytes[i] == b'\n' => true,
+                // `async def`: the blanks after `async` start with a space.
+                Some(i) => {
+                    keyword[0] == b'd'
+                        && bytes[i + 1] == b' '
+                        && i >= 4
+                        && &bytes[i - 4..=i] == b"async"
+                        && line_start(i - 4)
+                }
+            };
+            if !starts {
+                continue;
+            }
+            let rest = &bytes[at + keyword.len()..];
+            let rest = rest.trim_ascii_start();
+            let end = rest
+                .iter()
+                .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80))
+                .unwrap_or(rest.len());
+            if let Ok(name) = std::str::from_utf8(&rest[..end]) {
+                if !name.is_empty() {
+                    found.push((at, name.to_string()));
+                }
             }
         }
     }
-    out
+    found.sort_unstable_by_key(|(at, _)| *at);
+    found.into_iter().map(|(_, name)| name).collect()
 }
 
 /// Parses source bytes (any encoding problem is noted and read with replacement characters).
@@ -692,20 +713,30 @@ fn analyze_owned(
         PySourceType::Python
     };
     let line_index = LineIndex::from_source_text(&text);
-    // A tree nested deeper than the walkers (and dropping the tree) can recurse through is
-    // never built: the file is reported as not checked.
-    if let Err(deep) =
-        apicompat_extract::nesting::check(&text, apicompat_extract::nesting::MAX_NESTING_ESTIMATE)
-    {
-        let mut a = Analyzed::failed(path, String::new());
-        a.io_error = None;
-        a.not_parsed = Some(deep.to_string());
-        a.line_index = line_index;
-        a.text = text;
-        a.bad_utf8_at = bad_utf8_at;
-        return a;
-    }
-    let parsed = ruff_python_parser::parse_unchecked_source(&text, source_type);
+    // A tree nested deeper than the walkers can recurse through is not walked: the file is
+    // reported as not checked. A large file is estimated before it is parsed (a deep tree is
+    // then never built: neither its memory nor dropping it), a small one from its parse's
+    // tokens (one lexing pass; see `nesting::PARSE_FIRST_BYTES`).
+    use apicompat_extract::nesting::{self, MAX_NESTING_ESTIMATE, PARSE_FIRST_BYTES};
+    let parse = || ruff_python_parser::parse_unchecked_source(&text, source_type);
+    let parsed = if text.len() <= PARSE_FIRST_BYTES {
+        let parsed = parse();
+        nesting::check_tokens(parsed.tokens(), MAX_NESTING_ESTIMATE).map(|()| parsed)
+    } else {
+        nesting::check(&text, MAX_NESTING_ESTIMATE).map(|()| parse())
+    };
+    let parsed = match parsed {
+        Ok(parsed) => parsed,
+        Err(deep) => {
+            let mut a = Analyzed::failed(path, String::new());
+            a.io_error = None;
+            a.not_parsed = Some(deep.to_string());
+            a.line_index = line_index;
+            a.text = text;
+            a.bad_utf8_at = bad_utf8_at;
+            return a;
+        }
+    };
     let mut syntax_errors: Vec<(TextRange, String)> = parsed
         .errors()
         .iter()
@@ -751,5 +782,17 @@ fn analyze_owned(
         bad_utf8_at,
         io_error: None,
         not_parsed: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::def_names;
+
+    #[test]
+    fn def_names_reads_line_starts_only() {
+        let src = b"def a(x):\n    pass\nclass B(C):\n  async  def c(self): ...\n\tasync def d():\nx = 'def e'\nundef f\nsubclass g\n# def h\nasync\tdef i(): ...\n  def  j(): pass\r\n\x0cclass K: ...\ndef\nclass ";
+        assert_eq!(def_names(src), ["a", "B", "c", "d", "j", "K"]);
+        assert!(def_names(b"").is_empty());
     }
 }

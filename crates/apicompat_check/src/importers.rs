@@ -11,7 +11,7 @@
 //! import (`importlib.import_module`) names it, a package above it or a module under it. Two
 //! files of the same name (scripts in different directories) share their importers.
 
-use std::collections::{HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::collect::ModuleImport;
@@ -23,7 +23,7 @@ pub(crate) type ImportRef = (usize, usize);
 /// For each file, the import statements that import its module; `None` when it may be
 /// imported from anywhere.
 pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> {
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, f) in files.iter().enumerate() {
         for name in f.module.name.iter().chain(&f.module.aliases) {
             by_name.entry(name.as_str()).or_default().push(i);
@@ -31,7 +31,7 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
     }
     let mut sites: Vec<Vec<ImportRef>> = vec![Vec::new(); files.len()];
     // Modules a star or dynamic import may reach: the prefix and everything under it.
-    let mut open: HashSet<String> = HashSet::new();
+    let mut open: HashSet<String> = HashSet::default();
     for (fi, f) in files.iter().enumerate() {
         let package = package_of(f);
         for (si, site) in f.uses.project_imports.iter().enumerate() {
@@ -68,7 +68,7 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
         }
     }
     // Every package above an open prefix runs when it is imported.
-    let mut open_parents: HashSet<String> = HashSet::new();
+    let mut open_parents: HashSet<String> = HashSet::default();
     for p in &open {
         let parts: Vec<&str> = p.split('.').collect();
         for k in 1..parts.len() {

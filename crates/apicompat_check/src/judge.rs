@@ -1,7 +1,7 @@
 //! What one release says about one use: the single judgement `check` ([`crate::evaluate`])
 //! and `range` ([`crate::survey`]) both make, from what the index says about the use's path.
 
-use std::collections::{HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use apicompat_index::{PackageView, Status};
@@ -197,7 +197,7 @@ fn find_overrides(view: &PackageView, path: &str, release: usize) -> Vec<String>
     let Some(bound) = class_canonical(view, class, release) else {
         return Vec::new();
     };
-    let mut seen_classes: HashSet<String> = HashSet::new();
+    let mut seen_classes: HashSet<String> = HashSet::default();
     let mut out = Vec::new();
     for candidate in view.paths_named(member) {
         let Some((sub, _)) = candidate.rsplit_once('.') else {

@@ -40,7 +40,8 @@ pub mod targets;
 pub mod versions;
 pub mod warm;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -221,7 +222,7 @@ pub(crate) fn check_project(
     let mut all_declared = read_project(&project_root);
     // A sub-project's packages whose declarations are the enclosing project's: AC008 on them
     // belongs to that project's run.
-    let mut inherited: HashSet<String> = HashSet::new();
+    let mut inherited: HashSet<String> = HashSet::default();
     if let Some(parent) = &options.inherit {
         let own: HashSet<String> = all_declared
             .requirements
@@ -325,7 +326,7 @@ pub(crate) fn check_project(
 
     // Top-level modules of every indexed package, but those the project provides itself.
     // (A package of the data file is not decoded for this: the file's table names its roots.)
-    let mut roots: HashSet<String> = HashSet::new();
+    let mut roots: HashSet<String> = HashSet::default();
     for name in catalog.names() {
         match catalog.roots(name) {
             Ok(r) => roots.extend(r),
@@ -589,7 +590,7 @@ pub(crate) fn check_project(
 
     // Suppressions and selection.
     let mut sources: BTreeMap<PathBuf, String> = BTreeMap::new();
-    let mut seen: HashMap<(usize, u32, u32, &'static str, String), ()> = HashMap::new();
+    let mut seen: HashMap<(usize, u32, u32, &'static str, String), ()> = HashMap::default();
     let mut breaking = admitted::Collector::default();
     // The import chains from the entry points, for the files with import-time findings
     // (computed at the first one).
@@ -663,8 +664,9 @@ pub(crate) fn check_project(
             Severity::Info => summary.infos += 1,
         }
     }
-    // Freeing a large project's files takes a while: on every thread.
-    pool.install(|| analyzed.into_par_iter().for_each(drop));
+    // Freeing a large project's files takes a while: on the pool's threads, while the report
+    // is finished and printed (a process that exits first leaves it to the system).
+    pool.spawn(move || analyzed.into_par_iter().for_each(drop));
     let config_baseline = declared
         .tool_config
         .baseline

@@ -9,7 +9,7 @@
 //! inputs (the tables, its covers) are those of the previous check gets the previous result
 //! back instead: a change of one file re-links the files whose inputs it changed.
 
-use std::collections::{HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,7 +32,7 @@ impl Helpers {
     /// is_torch_greater_or_equal`); a constant (`XPU_MIN_VERSION = "2.4.0"`) when every
     /// module that assigns one of that name assigns the same value.
     pub fn new(analyzed: &[Arc<Analyzed>]) -> Helpers {
-        let mut helpers: HashMap<&str, Option<&VersionHelper>> = HashMap::new();
+        let mut helpers: HashMap<&str, Option<&VersionHelper>> = HashMap::default();
         for a in analyzed {
             for (name, h) in &a.uses.helpers {
                 helpers
@@ -57,7 +57,7 @@ impl Helpers {
             .map(|(n, _)| n.clone())
             .collect();
         table.retain(|_, h| h.via.as_ref().is_none_or(|v| comparators.contains(v)));
-        let mut constants: HashMap<String, Option<String>> = HashMap::new();
+        let mut constants: HashMap<String, Option<String>> = HashMap::default();
         for a in analyzed {
             for (name, value) in &a.uses.constants {
                 constants

@@ -10,7 +10,7 @@
 //! imported package defines in every release, names that several packages or many classes
 //! define, and reads guarded by `hasattr`, `try/except AttributeError` and the like.
 
-use std::collections::{HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
 use std::sync::Arc;
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -263,11 +263,11 @@ impl MemberChecker {
         files: impl IntoIterator<Item = &'f FileUses>,
         judged: impl IntoIterator<Item = &'f FileUses>,
     ) -> MemberChecker {
-        let mut defined: HashSet<String> = HashSet::new();
+        let mut defined: HashSet<String> = HashSet::default();
         for f in files {
             defined.extend(f.definitions.defined.iter().cloned());
         }
-        let mut needed = HashSet::new();
+        let mut needed = HashSet::default();
         for f in judged {
             for m in &f.members {
                 if candidate(&defined, f, m) {
@@ -278,8 +278,8 @@ impl MemberChecker {
         MemberChecker {
             defined,
             needed,
-            tables: HashMap::new(),
-            roots: HashMap::new(),
+            tables: HashMap::default(),
+            roots: HashMap::default(),
         }
     }
 
@@ -413,10 +413,10 @@ fn build_table(view: &PackageView, needed: &HashSet<String>) -> HashMap<String, 
     // Per release: the index holding it and its position there.
     let places: Vec<_> = (0..n).filter_map(|r| view.index_of(r)).collect();
     if places.len() != n {
-        return HashMap::new();
+        return HashMap::default();
     }
-    let mut class_cache: HashMap<String, Vec<bool>> = HashMap::new();
-    let mut out: HashMap<String, MemberDef> = HashMap::new();
+    let mut class_cache: HashMap<String, Vec<bool>> = HashMap::default();
+    let mut out: HashMap<String, MemberDef> = HashMap::default();
     for path in &candidates {
         let path = path.as_str();
         let Some((parent, name)) = path.rsplit_once('.') else {
@@ -491,7 +491,7 @@ impl<'c> Packages<'c> {
     pub(crate) fn new(catalog: &'c apicompat_index::Catalog) -> Packages<'c> {
         Packages {
             catalog,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
         }
     }
 
@@ -514,7 +514,7 @@ pub(crate) fn file_packages<'c>(
     if uses.members.is_empty() {
         return out;
     }
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: HashSet<&str> = HashSet::default();
     for u in &uses.uses {
         let root = u.path.split('.').next().unwrap_or(&u.path);
         if !seen.insert(root) {

@@ -8,7 +8,8 @@
 //! annotation, `self`), only where the class lacks a member it has in other releases (see
 //! [`crate::evaluate`]).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use apicompat_index::Status;
@@ -121,7 +122,7 @@ pub fn member_uses(
     let escapes = |name: &str| escaping.contains(&crate::collect::name_key(name));
     let model = Model::new(modules, &query).with_callers(&escapes);
     let mut out = Vec::new();
-    let mut origins = Origins::new();
+    let mut origins = Origins::default();
     for (fi, file) in analyzed.iter().enumerate() {
         if !reported.get(fi).copied().unwrap_or(true) {
             continue;

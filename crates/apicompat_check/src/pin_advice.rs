@@ -14,7 +14,8 @@
 //! through the shared evaluator (its rows are cached), stopping when every pin has a use it
 //! breaks.
 
-use std::collections::{BTreeMap, HashSet};
+use apicompat_hash::HashSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use apicompat_index::{Catalog, PackageView};

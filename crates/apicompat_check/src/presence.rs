@@ -18,7 +18,7 @@
 //! top-level function of that name agrees, and dropped otherwise. The implication goes one
 //! way: under `not f()` nothing is assumed.
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 use std::sync::Arc;
 
 use crate::collect::PathTest;
@@ -42,7 +42,7 @@ pub(crate) struct Presence {
 
 impl Presence {
     pub fn new(analyzed: &[Arc<Analyzed>]) -> Presence {
-        let mut table: HashMap<&str, Option<&[PathTest]>> = HashMap::new();
+        let mut table: HashMap<&str, Option<&[PathTest]>> = HashMap::default();
         for a in analyzed.iter() {
             for (name, tests) in &a.uses.presence {
                 table

@@ -156,7 +156,7 @@ impl<'a> Requirers<'a> {
             return (kept, by);
         }
         // Each release's own requirements, read once for every other package.
-        let own: std::collections::HashMap<usize, Vec<Requires>> = kept
+        let own: apicompat_hash::HashMap<usize, Vec<Requires>> = kept
             .iter()
             .map(|&r| (r, requirements_of(view, r)))
             .collect();
@@ -199,7 +199,7 @@ impl Requirers<'_> {
         }
         let name = normalize_name(view.name());
         let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
-        let own: std::collections::HashMap<usize, Vec<Requires>> = releases
+        let own: apicompat_hash::HashMap<usize, Vec<Requires>> = releases
             .iter()
             .map(|&r| (r, requirements_of(view, r)))
             .collect();

@@ -3,7 +3,8 @@
 //! project uses (the facet each release has under the path, falling back to the full lookup
 //! through re-exports and bases), so they add little to a run.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -159,9 +160,9 @@ pub(crate) fn check_files(
     out: &mut Vec<(usize, Finding, Vec<u32>)>,
 ) {
     let mut facts = Facts {
-        rows: HashMap::new(),
-        symbols: HashMap::new(),
-        views: HashMap::new(),
+        rows: HashMap::default(),
+        symbols: HashMap::default(),
+        views: HashMap::default(),
         catalog,
     };
     let mut pending: Vec<Pending<'_>> = Vec::new();
@@ -321,7 +322,7 @@ fn public_paths(
     analyzed: &[Arc<Analyzed>],
     pending: &[Pending<'_>],
 ) -> HashMap<String, HashMap<String, Vec<String>>> {
-    let mut wanted: HashMap<&str, (&PackageView, HashSet<&str>)> = HashMap::new();
+    let mut wanted: HashMap<&str, (&PackageView, HashSet<&str>)> = HashMap::default();
     for p in pending
         .iter()
         .filter(|p| p.rule.code == PrivateApi::RULE.code)
@@ -333,13 +334,13 @@ fn public_paths(
         }
         wanted
             .entry(p.view.name())
-            .or_insert_with(|| (p.view, HashSet::new()))
+            .or_insert_with(|| (p.view, HashSet::default()))
             .1
             .insert(last);
     }
-    let mut out: HashMap<String, HashMap<String, Vec<String>>> = HashMap::new();
+    let mut out: HashMap<String, HashMap<String, Vec<String>>> = HashMap::default();
     for (name, (view, names)) in wanted {
-        let mut table: HashMap<String, Vec<String>> = HashMap::new();
+        let mut table: HashMap<String, Vec<String>> = HashMap::default();
         for last in names {
             let mut v: Vec<String> = view
                 .paths_named(last)

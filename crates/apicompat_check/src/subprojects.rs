@@ -8,7 +8,8 @@
 //! joined. A directory whose declarations bound nothing differently is not split off: the
 //! parts of one run see each other (callers, classes), separate runs do not.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use apicompat_hash::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use apicompat_index::Catalog;
@@ -176,7 +177,7 @@ pub(crate) fn plan(
 ) -> Option<Plan> {
     let root_abs = std::fs::canonicalize(root).ok()?;
     // The nearest directory with a marker above each file, below the root.
-    let mut marked: HashMap<PathBuf, bool> = HashMap::new();
+    let mut marked: HashMap<PathBuf, bool> = HashMap::default();
     let mut found: BTreeSet<PathBuf> = BTreeSet::new();
     for file in &discovered.files {
         let mut dir = file.parent();

@@ -1,6 +1,6 @@
 //! `# noqa: AC001` and `# apicompat: ignore[AC001]` comments.
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 
 /// What comments on one line silence.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +89,7 @@ fn parse_directive(text: &str) -> Option<Directive> {
 /// has an error that the name is missing (AC001, AC002): `datasets.load_metric`, deprecated in
 /// 2.x and gone in 3.0. `findings` is sorted.
 pub(crate) fn drop_deprecations_of_missing(findings: &mut Vec<crate::model::Finding>) {
-    let missing: std::collections::HashSet<(&std::path::Path, u32, &str)> = findings
+    let missing: apicompat_hash::HashSet<(&std::path::Path, u32, &str)> = findings
         .iter()
         .filter(|f| {
             f.severity == crate::model::Severity::Error && matches!(f.code, "AC001" | "AC002")

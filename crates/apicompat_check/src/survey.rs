@@ -4,7 +4,8 @@
 //! version branches, reach and member reads); here they are resolved in every indexed release
 //! instead of the targeted ones.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -63,7 +64,8 @@ impl Statuses {
     /// What every release of `view` says about `path`.
     fn row(&mut self, view: &PackageView, path: &str) -> &[Lite] {
         if !self.rows.contains_key(view.name()) {
-            self.rows.insert(view.name().to_string(), HashMap::new());
+            self.rows
+                .insert(view.name().to_string(), HashMap::default());
         }
         let Some(per) = self.rows.get_mut(view.name()) else {
             return &[];
@@ -351,7 +353,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         }
     }
 
-    let mut roots: HashSet<String> = HashSet::new();
+    let mut roots: HashSet<String> = HashSet::default();
     for name in catalog.names() {
         match catalog.roots(name) {
             Ok(r) => roots.extend(r),
@@ -389,7 +391,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     }
 
     let mut statuses = Statuses {
-        rows: HashMap::new(),
+        rows: HashMap::default(),
         notes: Vec::new(),
         subclasses: Arc::default(),
     };

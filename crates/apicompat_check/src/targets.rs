@@ -2,7 +2,7 @@
 //! given with `--python`, `[tool.apicompat] targets`, the project's declared requirements, an
 //! active virtual environment, or else the newest release.
 
-use std::collections::HashSet;
+use apicompat_hash::HashSet;
 use std::path::Path;
 
 use apicompat_index::{Catalog, PackageView, ReleaseRef};

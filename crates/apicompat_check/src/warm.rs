@@ -15,7 +15,7 @@
 //! rules) runs on every check, on the kept analyses, which those stages copy before they change
 //! one (`Arc::make_mut`): a kept analysis is always the file as it was walked.
 
-use std::collections::{HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;

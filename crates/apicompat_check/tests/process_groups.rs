@@ -353,7 +353,7 @@ fn factories_come_from_return_annotations_in_the_index() {
         .iter()
         .filter_map(|n| catalog.package(n).ok().flatten())
         .collect();
-    let wanted: std::collections::HashSet<String> = [
+    let wanted: apicompat_hash::HashSet<String> = [
         "new_group",
         "get_group",
         "get_group_along_axis",

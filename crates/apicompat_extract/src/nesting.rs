@@ -49,13 +49,30 @@ struct Level {
 /// Checks that `source` nests at most `limit` levels deep, by the estimate of the module docs.
 pub fn check(source: &str, limit: usize) -> Result<(), TooDeep> {
     let mut lexer = lexer::lex(source, Mode::Module);
+    check_kinds(std::iter::from_fn(|| Some(lexer.next_token())), limit)
+}
+
+/// The same estimate over tokens already lexed (a parse's [`ruff_python_parser::Parsed::tokens`]),
+/// for a file small enough to parse before its depth is known: [`PARSE_FIRST_BYTES`].
+pub fn check_tokens(tokens: &ruff_python_ast::token::Tokens, limit: usize) -> Result<(), TooDeep> {
+    let kinds = tokens.iter().map(|t| t.kind());
+    check_kinds(kinds.chain(std::iter::once(TokenKind::EndOfFile)), limit)
+}
+
+/// A file of at most this many bytes may be parsed first and its depth read from the parse's
+/// tokens (one lexing pass instead of two). Its tree is at most this deep (every level of
+/// nesting owns at least one byte), which the threads that parse can drop: a deeper tree
+/// from a larger file could not be, so larger files are estimated before they are parsed.
+pub const PARSE_FIRST_BYTES: usize = 128 * 1024;
+
+fn check_kinds(mut kinds: impl Iterator<Item = TokenKind>, limit: usize) -> Result<(), TooDeep> {
     let mut levels: Vec<Level> = vec![Level::default()];
     // Sum of the counts of all levels, kept up to date.
     let mut sum = 0usize;
     let mut indent = 0usize;
     let mut prev = TokenKind::Newline;
     loop {
-        let kind = lexer.next_token();
+        let kind = kinds.next().unwrap_or(TokenKind::EndOfFile);
         let top = levels.len() - 1;
         match kind {
             TokenKind::EndOfFile => return Ok(()),
@@ -207,6 +224,47 @@ mod tests {
         );
         for src in [table, calls, cond] {
             assert!(estimate_ok(&src, 500), "refused: {}", &src[..40]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod drop_depth {
+    use super::*;
+
+    /// The deepest trees a file of [`PARSE_FIRST_BYTES`] can parse to are refused from their
+    /// tokens, and dropping them fits in a quarter of the parsing threads' stacks (256 MiB).
+    #[test]
+    fn deepest_small_files_are_refused_and_dropped() {
+        let n = PARSE_FIRST_BYTES - 16;
+        let sources = [
+            format!("x = {}1\n", "-".repeat(n)),
+            format!("x = {}1\n", "not ".repeat(n / 4)),
+            format!("x = {}{}\n", "[".repeat(n / 2), "]".repeat(n / 2)),
+            format!("x = f{}\n", "()".repeat(n / 2)),
+            format!("x = a{}\n", ".b".repeat(n / 2)),
+            format!("x = a{}\n", "[0]".repeat(n / 3)),
+            format!("x = 1{}\n", "**1".repeat(n / 3)),
+            format!("x = {}0\n", "lambda: ".repeat(n / 8)),
+            format!("x = {}1\n", "await ".repeat(n / 6)),
+        ];
+        for src in sources {
+            let head = src[..12].to_string();
+            let refused = std::thread::Builder::new()
+                .stack_size(64 * 1024 * 1024)
+                .spawn(move || {
+                    let parsed = ruff_python_parser::parse_unchecked(
+                        &src,
+                        ruff_python_parser::ParseOptions::from(Mode::Module),
+                    );
+                    let refused = check_tokens(parsed.tokens(), MAX_NESTING_ESTIMATE).is_err();
+                    drop(parsed);
+                    refused
+                })
+                .expect("thread")
+                .join()
+                .expect("no overflow");
+            assert!(refused, "not refused: {head}");
         }
     }
 }

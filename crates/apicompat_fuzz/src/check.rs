@@ -1,6 +1,6 @@
 //! `check`'s per-file analysis and the project-wide semantic model on a small project.
 
-use std::collections::{HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -100,7 +100,7 @@ struct FakeIndex(HashMap<&'static str, Found>);
 
 impl FakeIndex {
     fn new() -> FakeIndex {
-        let mut m = HashMap::new();
+        let mut m = HashMap::default();
         let mut add = |path: &'static str, kind, returns: Option<&str>, canonical: &str| {
             m.insert(
                 path,

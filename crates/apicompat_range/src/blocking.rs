@@ -7,7 +7,7 @@
 //! that release. Cost: releases x uses, plus one pass over the package's paths for the moved
 //! imports.
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 
 use serde::Serialize;
 
@@ -159,7 +159,7 @@ pub(crate) fn moved_paths<'g>(
     uses: &[&'g SurveyedUse],
     r: usize,
 ) -> HashMap<&'g str, Found> {
-    let mut out: HashMap<&'g str, Found> = HashMap::new();
+    let mut out: HashMap<&'g str, Found> = HashMap::default();
     let Ok(Some(view)) = catalog.package(package) else {
         return out;
     };
@@ -174,7 +174,7 @@ pub(crate) fn moved_paths<'g>(
     // Per used path, from the newest release that has it: (symbol, canonical, kind, member
     // of a class, that release).
     type Wanted<'g> = (&'g str, String, Kind, bool, usize);
-    let mut wanted: HashMap<&str, Vec<Wanted<'g>>> = HashMap::new();
+    let mut wanted: HashMap<&str, Vec<Wanted<'g>>> = HashMap::default();
     for u in uses {
         if !matches!(u.code, "AC001" | "AC002") {
             continue;
@@ -209,7 +209,7 @@ pub(crate) fn moved_paths<'g>(
     // Lowest wins: (not the same object, a module that merely imports it, private segments,
     // length).
     type Score = (bool, bool, usize, usize);
-    let mut best: HashMap<&'g str, (Score, Found)> = HashMap::new();
+    let mut best: HashMap<&'g str, (Score, Found)> = HashMap::default();
     for c in &candidates {
         let c = c.as_str();
         let last = c.rsplit('.').next().unwrap_or(c);

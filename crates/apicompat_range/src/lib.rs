@@ -20,7 +20,7 @@ pub mod scopes;
 mod setup;
 pub mod upgrade;
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -258,7 +258,7 @@ fn group<'a>(
     root: &std::path::Path,
 ) -> Vec<Group<'a>> {
     let mut out: Vec<Group<'a>> = Vec::new();
-    let mut index: HashMap<(&'a str, Reach, &'a [Presence]), usize> = HashMap::new();
+    let mut index: HashMap<(&'a str, Reach, &'a [Presence]), usize> = HashMap::default();
     for u in uses {
         let key = (u.symbol.as_str(), u.reach, u.presence.as_slice());
         match index.get(&key) {

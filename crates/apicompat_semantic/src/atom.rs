@@ -6,9 +6,7 @@
 use std::cell::RefCell;
 use std::sync::{Mutex, OnceLock};
 
-/// Names are short and hashed once per occurrence: a fast hash, seeded per process (names
-/// come from the project's files, so the seed keeps crafted collisions out).
-type HashSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
+use apicompat_hash::HashSet;
 
 /// An interned name.
 pub type Atom = &'static str;
@@ -41,4 +39,23 @@ pub fn atom(s: &str) -> Atom {
     };
     LOCAL.with(|l| l.borrow_mut().insert(a));
     a
+}
+
+/// The interned copy of `s` if some thread interned it already, without interning it: a name
+/// never interned is in no map keyed by atoms.
+pub fn interned(s: &str) -> Option<Atom> {
+    if let Some(a) = LOCAL.with(|l| l.borrow().get(s).copied()) {
+        return Some(a);
+    }
+    let a = {
+        let t = table().lock().unwrap_or_else(|e| e.into_inner());
+        t.get(s).copied()
+    }?;
+    LOCAL.with(|l| l.borrow_mut().insert(a));
+    Some(a)
+}
+
+/// An atom's identity: equal for equal names, as atoms are unique.
+pub fn identity(a: Atom) -> usize {
+    a.as_ptr() as usize
 }

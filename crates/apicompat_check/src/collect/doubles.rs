@@ -19,7 +19,7 @@
 //! other uses are of the real module (unsloth's `test_dataset_cache_safe.py` reads
 //! `huggingface_hub.file_download` in the tests before the one that sets it to `None`).
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};

@@ -1,8 +1,6 @@
-//! The names a scope binds (found before its body is walked), and the fast hasher of the
-//! walker's maps.
+//! The names a scope binds (found before its body is walked).
 
-use std::collections::{HashMap, HashSet};
-
+use apicompat_hash::HashSet;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 
@@ -11,8 +9,8 @@ use super::MAX_DEPTH;
 /// Names a function body (or comprehension target) binds, not looking into nested scopes.
 #[derive(Default)]
 pub(super) struct LocalNames {
-    pub(super) names: FxSet<String>,
-    pub(super) globals: FxSet<String>,
+    pub(super) names: HashSet<String>,
+    pub(super) globals: HashSet<String>,
     pub(super) depth: usize,
     /// Whether an expression may bind a name (`:=`); else only targets are looked into.
     pub(super) walrus: bool,
@@ -98,61 +96,8 @@ impl LocalNames {
     }
 }
 
-/// The multiply-rotate hash of rustc (`FxHasher`): the scopes' small string keys hash several
-/// times faster than with SipHash, and no key here comes from an adversary who could gain
-/// from collisions.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
-
-/// A 32-bit key for a name (its `FxHasher` hash). Two names may share a key: users of keys
-/// must stay correct, only less precise, when they do.
+/// A 32-bit key for a name, the same for the whole run. Two names may share a key: users of
+/// keys must stay correct, only less precise, when they do.
 pub(crate) fn name_key(name: &str) -> u32 {
-    use std::hash::{Hash, Hasher};
-    let mut h = FxHasher::default();
-    name.hash(&mut h);
-    let x = h.finish();
-    (x ^ (x >> 32)) as u32
+    apicompat_hash::key32(name)
 }
-pub(crate) type FxMap<K, V> = HashMap<K, V, FxBuild>;
-pub(crate) type FxSet<K> = HashSet<K, FxBuild>;

@@ -3,7 +3,7 @@
 //! each with where it runs (import time or call time), whether the code guards it, and which
 //! releases its branch runs on.
 
-use std::collections::HashSet;
+use apicompat_hash::{HashMap, HashSet};
 
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
@@ -26,8 +26,8 @@ mod state;
 mod walk;
 
 pub use imports::ImportSite;
+pub(crate) use locals::name_key;
 use locals::LocalNames;
-pub(crate) use locals::{name_key, FxMap, FxSet};
 pub use patches::{declares_distutils_shim, supplies_distutils};
 pub use reads::{Found, PathTest, OBJECT_TEST};
 
@@ -262,13 +262,13 @@ pub fn collect_in(
         future_annotations: false,
         continuation: None,
         callee: None,
-        escaping: FxSet::default(),
-        plain_calls: FxSet::default(),
-        signature_helpers: FxSet::default(),
-        imported: FxSet::default(),
-        flag_names: FxSet::default(),
-        self_flags: FxMap::default(),
-        sentinels: FxMap::default(),
+        escaping: HashSet::default(),
+        plain_calls: HashSet::default(),
+        signature_helpers: HashSet::default(),
+        imported: HashSet::default(),
+        flag_names: HashSet::default(),
+        self_flags: HashMap::default(),
+        sentinels: HashMap::default(),
     };
     w.body(suite);
     w.run_deferred();
@@ -359,19 +359,19 @@ enum ScopeKind {
 #[derive(Debug)]
 struct Scope {
     kind: ScopeKind,
-    names: FxMap<String, Bound>,
+    names: HashMap<String, Bound>,
     /// Names assigned anywhere in the function: they hide the enclosing scopes' names.
-    locals: FxSet<String>,
-    globals: FxSet<String>,
+    locals: HashSet<String>,
+    globals: HashSet<String>,
 }
 
 impl Scope {
     fn new(kind: ScopeKind) -> Scope {
         Scope {
             kind,
-            names: FxMap::default(),
-            locals: FxSet::default(),
-            globals: FxSet::default(),
+            names: HashMap::default(),
+            locals: HashSet::default(),
+            globals: HashSet::default(),
         }
     }
 }
@@ -438,21 +438,21 @@ struct Walker<'a> {
     /// The callee of the call being walked: reading it is a call, not an escape.
     callee: Option<TextRange>,
     /// Names read other than as a callee (see [`FileUses::escaping`]).
-    escaping: FxSet<&'a str>,
-    plain_calls: FxSet<(&'a str, Option<u32>)>,
+    escaping: HashSet<&'a str>,
+    plain_calls: HashSet<(&'a str, Option<u32>)>,
     /// Top-level functions that list the parameters of what they are given
     /// (`signature.rs`).
-    signature_helpers: FxSet<&'a str>,
+    signature_helpers: HashSet<&'a str>,
     /// Names bound by imports from outside the indexed packages (`flags.rs`).
-    imported: FxSet<&'a str>,
+    imported: HashSet<&'a str>,
     /// Module-level names exported as version flags (`flags.rs`).
-    flag_names: FxSet<String>,
+    flag_names: HashSet<String>,
     /// `self.x = <version condition>` in methods: the condition, or `None` once `self.x` is
     /// also set to something that may be true without it (`state.rs`).
-    self_flags: FxMap<String, Option<VersionHelper>>,
+    self_flags: HashMap<String, Option<VersionHelper>>,
     /// Names a fallback import's handler sets to `None` (`except ImportError: f = None`):
     /// the path imported and the test the handler runs under (`reads.rs`: `f is None`).
-    sentinels: FxMap<String, (String, PathTest)>,
+    sentinels: HashMap<String, (String, PathTest)>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[

@@ -16,7 +16,7 @@
 use ruff_python_ast::Stmt;
 use ruff_text_size::{Ranged, TextSize};
 
-use super::{FxSet, PathTest, Use, UseKind, MAX_DEPTH};
+use super::{HashSet, PathTest, Use, UseKind, MAX_DEPTH};
 use crate::model::Reach;
 use crate::versions::Pred;
 
@@ -48,7 +48,7 @@ pub(super) fn apply(uses: &mut [Use], suite: &[Stmt]) {
     if !uses.iter().any(|u| u.kind == UseKind::Store) {
         return;
     }
-    let mut direct = FxSet::default();
+    let mut direct = HashSet::default();
     direct_statements(suite, &mut direct, 0);
     let patches: Vec<Patch> = uses
         .iter()
@@ -91,7 +91,7 @@ pub(super) fn apply(uses: &mut [Use], suite: &[Stmt]) {
 
 /// The starts of the statements directly in the module's body or in a function's body (not
 /// under an `if`, a loop, a `try` or a `with`), through nested definitions.
-fn direct_statements(body: &[Stmt], out: &mut FxSet<TextSize>, depth: usize) {
+fn direct_statements(body: &[Stmt], out: &mut HashSet<TextSize>, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -113,7 +113,7 @@ fn direct_statements(body: &[Stmt], out: &mut FxSet<TextSize>, depth: usize) {
 
 /// The patch a store is, if its condition can be negated: no condition (a statement directly
 /// in its body), version conditions on one package, or a single test of a path.
-fn patch_of(u: &Use, direct: &FxSet<TextSize>) -> Option<Patch> {
+fn patch_of(u: &Use, direct: &HashSet<TextSize>) -> Option<Patch> {
     let unless = match (u.versions.as_slice(), u.requires.as_slice()) {
         ([], []) if direct.contains(&u.stmt_start) => Unless::Never,
         ([], []) => return None,

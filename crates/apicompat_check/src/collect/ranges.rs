@@ -21,7 +21,7 @@
 //! a version parser of such a name, in the body or its `try`), then `if P is not None: F = V
 //! op parse(P)` for parameters `P`, and `return` of those `F` joined by `and`.
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
@@ -40,7 +40,7 @@ impl<'a> Walker<'a> {
         };
         let returned = returned_names(ret.value.as_deref()?)?;
         // Names bound to a package's version: name -> package.
-        let mut versions: HashMap<&str, String> = HashMap::new();
+        let mut versions: HashMap<&str, String> = HashMap::default();
         let mut assigns: Vec<&ast::StmtAssign> = Vec::new();
         for stmt in body {
             match stmt {

@@ -16,7 +16,7 @@
 //!
 //! `import a.b` without `as` binds `a`, so rewriting it would change every use: no edit.
 
-use std::collections::HashSet;
+use apicompat_hash::HashSet;
 
 use ruff_python_ast::{self as ast, PySourceType, Stmt};
 use ruff_text_size::Ranged;

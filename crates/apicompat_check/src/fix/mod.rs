@@ -17,7 +17,8 @@ pub mod apply;
 mod imports;
 mod requirement;
 
-use std::collections::{BTreeMap, HashSet};
+use apicompat_hash::HashSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use apicompat_index::{Catalog, PackageView};
@@ -85,7 +86,7 @@ fn targeted<'r>(report: &'r Report, package: &str) -> &'r [String] {
 /// without an edit of its own breaks; None when that is every targeted release, or none.
 fn still_broken(report: &Report, view: &PackageView, package: &str) -> Option<String> {
     let targeted = targeted(report, package);
-    let mut broken: HashSet<&str> = HashSet::new();
+    let mut broken: HashSet<&str> = HashSet::default();
     for f in &report.findings {
         if f.package == package
             && f.reach != crate::Reach::Guarded

@@ -5,7 +5,7 @@
 //! expression traced back through local variables, `**kwargs` dicts and parameters as a
 //! [`Val`]. Nothing here looks at the index: [`super::eval`] does that for the whole project.
 
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 use std::sync::Arc;
 
 use apicompat_semantic::atom::{atom, Atom};
@@ -236,10 +236,10 @@ pub struct FileFacts {
     pub classes: Vec<ClassFacts>,
     pub functions: Vec<FuncFacts>,
     /// Position in `functions` by function id.
-    pub function_index: std::collections::HashMap<u32, usize>,
+    pub function_index: apicompat_hash::HashMap<u32, usize>,
     pub copies: Vec<CopySite>,
     /// Names called as functions somewhere in the file (`autocast` in `with autocast():`).
-    pub called: std::collections::HashSet<String>,
+    pub called: apicompat_hash::HashSet<String>,
     /// The base-class expressions of the file's classes.
     pub base_ranges: Vec<TextRange>,
     /// Attribute reads on names whose class is known (AC009 checks them against it).
@@ -258,7 +258,7 @@ impl FileFacts {
     pub fn drop_ac010_only(&mut self) {
         self.classes = Vec::new();
         self.functions = Vec::new();
-        self.function_index = std::collections::HashMap::new();
+        self.function_index = apicompat_hash::HashMap::default();
         self.copies = Vec::new();
         self.containers = Vec::new();
     }
@@ -368,7 +368,7 @@ pub fn extract(suite: &[Stmt], text: &str) -> FileFacts {
     let mut w = Walker {
         text,
         out: FileFacts::default(),
-        module: HashMap::new(),
+        module: HashMap::default(),
         frames: Vec::new(),
         next_id: 0,
         depth: 0,
@@ -736,7 +736,7 @@ impl<'a> Walker<'a> {
                 .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == name))
         };
         let (is_static, is_classmethod) = (decorated("staticmethod"), decorated("classmethod"));
-        let mut env = HashMap::new();
+        let mut env = HashMap::default();
         let mut params = Vec::new();
         let p = &f.parameters;
         let mut first = class.is_some() && !is_static;

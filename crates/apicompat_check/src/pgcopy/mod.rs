@@ -12,8 +12,9 @@
 mod facts;
 mod pgindex;
 
+use apicompat_hash::{HashMap, HashSet};
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -394,10 +395,10 @@ fn last_segment(path: &str) -> &str {
 
 impl<'a> Engine<'a> {
     fn new(catalog: &'a Catalog, files: &'a [Arc<Analyzed>]) -> Engine<'a> {
-        let mut classes: HashMap<&'a str, Vec<ClassRef>> = HashMap::new();
-        let mut funcs: HashMap<&'a str, Vec<FuncRef>> = HashMap::new();
-        let mut containers: HashMap<&'a str, Vec<(usize, usize)>> = HashMap::new();
-        let mut defined: HashSet<&'a str> = HashSet::new();
+        let mut classes: HashMap<&'a str, Vec<ClassRef>> = HashMap::default();
+        let mut funcs: HashMap<&'a str, Vec<FuncRef>> = HashMap::default();
+        let mut containers: HashMap<&'a str, Vec<(usize, usize)>> = HashMap::default();
+        let mut defined: HashSet<&'a str> = HashSet::default();
         let mut roots: Vec<String> = vec!["torch".to_string()];
         for (fi, f) in files.iter().enumerate() {
             for (ci, c) in f.process_groups.classes.iter().enumerate() {
@@ -431,8 +432,8 @@ impl<'a> Engine<'a> {
             defined,
             roots,
             pg: OnceCell::new(),
-            indexed: RefCell::new(HashMap::new()),
-            views: RefCell::new(HashMap::new()),
+            indexed: RefCell::new(HashMap::default()),
+            views: RefCell::new(HashMap::default()),
             budget: Cell::new(BUDGET),
             nesting: Cell::new(0),
         }
@@ -1364,7 +1365,7 @@ impl<'a> Engine<'a> {
     fn bind(&self, owner: FuncRef, cv: &CallVal, cx: &Ctx, depth: usize) -> Bindings {
         let mut b = Bindings {
             owner,
-            values: HashMap::new(),
+            values: HashMap::default(),
             open: cv.star_args,
         };
         let Some(func) = self.facts(owner.0).function(owner.1) else {

@@ -4,7 +4,8 @@
 //! with one of those types (`-> ProcessGroup`, `-> Optional[ProcessGroup]`,
 //! `-> tuple[ProcessGroup, list[ProcessGroup]]`). Nothing else is known by name.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use apicompat_hash::{HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use apicompat_index::{PackageIndex, PackageView};
@@ -97,7 +98,7 @@ impl PgIndex {
         PgIndex {
             types,
             packages: views.iter().map(|v| v.name().to_string()).collect(),
-            by_name: Mutex::new(HashMap::new()),
+            by_name: Mutex::new(HashMap::default()),
         }
     }
 
@@ -127,7 +128,7 @@ impl PgIndex {
         if let Some(d) = self.read(name) {
             return d;
         }
-        let mut defs: HashMap<String, (String, Option<(Kind, String)>)> = HashMap::new();
+        let mut defs: HashMap<String, (String, Option<(Kind, String)>)> = HashMap::default();
         let mut seen: Vec<*const PackageIndex> = Vec::new();
         for view in views {
             for r in 0..view.releases().len() {

@@ -1,4 +1,5 @@
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use apicompat_hash::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use ruff_text_size::TextRange;
@@ -274,7 +275,7 @@ fn specifiers_of(name: &str, declared: &Declared, envs: &[&InstalledEnvironment]
 
 /// Import name -> distribution, from the installed distributions' `top_level.txt` / `RECORD`.
 fn installed_names(envs: &[&InstalledEnvironment]) -> HashMap<String, String> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for env in envs {
         for d in &env.distributions {
             for name in apicompat_requirements::import_names(d) {

@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use apicompat_hash::HashMap;
 
 use apicompat_index::ranges;
 

@@ -120,8 +120,8 @@ type KeywordBreak<'a> = (u32, &'a [String]);
 /// numpy 2.1) leaves the new parameter unfilled, one break with one cause.
 pub(crate) fn drop_explained(findings: &mut Vec<(usize, Finding, Vec<u32>)>) {
     // The AC003 findings by file and callee: (line, releases).
-    let mut keywords: std::collections::HashMap<(usize, &str), Vec<KeywordBreak>> =
-        std::collections::HashMap::new();
+    let mut keywords: apicompat_hash::HashMap<(usize, &str), Vec<KeywordBreak>> =
+        apicompat_hash::HashMap::default();
     for (fi, g, _) in findings.iter() {
         if g.code != UnsupportedKeyword::RULE.code {
             continue;

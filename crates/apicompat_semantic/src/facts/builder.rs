@@ -34,7 +34,7 @@ pub(super) fn read(suite: &[Stmt], module: &ModuleName) -> ModuleFacts {
     b.nonlocals.sort_unstable();
     for run in b.nonlocals.chunk_by(|a, b| a.0 == b.0) {
         // For each name, the bindings before its last `nonlocal` statement.
-        let before: std::collections::HashMap<Atom, usize> =
+        let before: apicompat_hash::HashMap<Atom, usize> =
             run.iter().map(|&(_, name, at)| (name, at)).collect();
         if let Some(scope) = b.out.scopes.get_mut(run[0].0 as usize) {
             scope.bindings.remove_before(&before);

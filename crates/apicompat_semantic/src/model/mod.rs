@@ -17,8 +17,8 @@ mod narrow;
 
 use classes::ClassInfo;
 
+use apicompat_hash::HashMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::facts::{Def, MethodKind, ModuleFacts, ModuleName, ScopeId, Site, Splat};
@@ -49,7 +49,7 @@ pub struct Model<'q> {
     names: Vec<ModuleName>,
     by_name: HashMap<String, u32>,
     /// Attribute names some code stores on objects other than `self`.
-    stored: std::collections::HashSet<Atom>,
+    stored: apicompat_hash::HashSet<Atom>,
     query: &'q dyn IndexQuery,
     memo: RefCell<HashMap<Key, Ty>>,
     classes: RefCell<HashMap<ClassKey, std::rc::Rc<ClassInfo>>>,
@@ -58,7 +58,7 @@ pub struct Model<'q> {
     /// Calls by name: (module, position in its `calls`).
     calls: HashMap<Atom, Vec<(u32, u32)>>,
     /// Names called in ways whose arguments are not known.
-    opaque: std::collections::HashSet<Atom>,
+    opaque: apicompat_hash::HashSet<Atom>,
     /// Whether a function name is read other than as a callee somewhere (it may be called
     /// from anywhere); without it, parameters learn nothing from calls.
     escapes: Option<&'q dyn Fn(&str) -> bool>,
@@ -116,8 +116,8 @@ impl<'q> Model<'q> {
         modules: Vec<(ModuleName, F)>,
         query: &'q dyn IndexQuery,
     ) -> Model<'q> {
-        let mut by_name = HashMap::new();
-        let mut stored = std::collections::HashSet::new();
+        let mut by_name = HashMap::default();
+        let mut stored = apicompat_hash::HashSet::default();
         let (names, facts): (Vec<ModuleName>, Vec<Arc<ModuleFacts>>) =
             modules.into_iter().map(|(n, f)| (n, f.into())).unzip();
         for (i, n) in names.iter().enumerate() {
@@ -130,8 +130,8 @@ impl<'q> Model<'q> {
                 by_name.entry(alias.clone()).or_insert(i as u32);
             }
         }
-        let mut calls: HashMap<Atom, Vec<(u32, u32)>> = HashMap::new();
-        let mut opaque = std::collections::HashSet::new();
+        let mut calls: HashMap<Atom, Vec<(u32, u32)>> = HashMap::default();
+        let mut opaque = apicompat_hash::HashSet::default();
         for (m, f) in facts.iter().enumerate() {
             stored.extend(f.stored_names.iter().cloned());
             for (i, c) in f.calls.iter().enumerate() {
@@ -145,9 +145,9 @@ impl<'q> Model<'q> {
             by_name,
             stored,
             query,
-            memo: RefCell::new(HashMap::new()),
-            classes: RefCell::new(HashMap::new()),
-            found: RefCell::new(HashMap::new()),
+            memo: RefCell::new(HashMap::default()),
+            classes: RefCell::new(HashMap::default()),
+            found: RefCell::new(HashMap::default()),
             depth: Cell::new(0),
             calls,
             opaque,

@@ -607,6 +607,45 @@ fn releases_without_a_wheel_for_the_pythons_checked_are_not_checked() {
 }
 
 #[test]
+fn a_companion_narrowed_by_python_narrows_the_package_it_requires() {
+    // dinov3 (`docs/false-alarm-study-13.md`, F-B): on Python 3.11 every torchvision the
+    // index has from 0.15.1 installs and requires torch 2.0 or later (0.14 has wheels for
+    // 3.7 - 3.10 only), so unversioned `torch` and `torchvision` never run torch 1.13, whose
+    // `F.scaled_dot_product_attention` is missing. The requires-python comes through a name.
+    let dir = project(
+        "companion-by-python",
+        &[
+            (
+                "m.py",
+                "import torch\ndef f(q, k, v):\n    return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n",
+            ),
+            (
+                "setup.py",
+                "from setuptools import setup\nREQUIRES_PYTHON = \">=3.11\"\nsetup(name=\"p\", python_requires=REQUIRES_PYTHON, install_requires=[\"torch\", \"torchvision\"])\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &["--select", "AC002"]);
+    let (out, err) = text(&o);
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("torch 1.13.0 - 1.13.1 left out: no release of torchvision that `torchvision` (setup.py:3) admits on python 3.11 - 3.14 accepts them (torchvision 0.15.1 requires `torch (==2.0.0)`)"),
+        "{all}"
+    );
+    assert!(out.contains("No errors"), "{out}");
+    // On Python 3.10, torchvision 0.14 installs: torch 1.13 stays, and the call breaks there.
+    std::fs::write(
+        dir.join("setup.py"),
+        "from setuptools import setup\nsetup(name=\"p\", python_requires=\">=3.10\", install_requires=[\"torch\", \"torchvision\"])\n",
+    )
+    .unwrap();
+    let o = check(&dir, &["--select", "AC002"]);
+    let (out, _) = text(&o);
+    assert!(out.contains("scaled_dot_product_attention"), "{out}");
+    assert!(out.contains("1.13.0"), "{out}");
+}
+
+#[test]
 fn packages_with_an_sdist_or_a_pure_wheel_are_not_narrowed_by_wheels() {
     // numpy 2.0.0 has no cp313 wheel but an sdist; transformers ships `py3-none-any` wheels:
     // neither says anything of the Pythons beyond Requires-Python.

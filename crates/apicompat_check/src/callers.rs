@@ -128,28 +128,42 @@ pub(crate) fn file_covers(files: &[Arc<Analyzed>]) -> Vec<FileCovers> {
 
 /// Adds the caller condition of each function to the uses in it (the file is copied only
 /// when some use gets one).
+///
+/// A use in a function also gets its module's cover when that cover is a condition (a
+/// version, a `hasattr` test): the function exists only where its module was imported
+/// (Megatron-DeepSpeed imports `fused_rmsnorm`, whose `forward` calls `torch.xpu.IpexRmsNorm`,
+/// only under `if hasattr(torch.xpu, "IpexRmsNorm"):`). A module imported in a `try` that
+/// catches its failure guards its import-time code only: a later call is not in that `try`.
 pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
-    let cover_of = |func: Option<u32>| -> Option<&Cover> {
+    let limited = covers
+        .module
+        .as_ref()
+        .filter(|c| matches!(c, Cover::Limited { .. }));
+    let covers_of = |func: Option<u32>| -> [Option<&Cover>; 2] {
         match func {
-            Some(f) => covers.functions.get(f as usize).and_then(Option::as_deref),
-            None => covers.module.as_ref(),
+            Some(f) => [
+                covers.functions.get(f as usize).and_then(Option::as_deref),
+                limited,
+            ],
+            None => [covers.module.as_ref(), None],
         }
     };
     if covers.module.is_none() && covers.functions.iter().all(Option::is_none) {
         return;
     }
+    let any = |func: Option<u32>| covers_of(func).iter().any(Option::is_some);
     let covered = |a: &Analyzed| {
         let uses = &a.uses;
-        uses.uses.iter().any(|u| cover_of(u.func).is_some())
-            || uses.members.iter().any(|m| cover_of(m.func).is_some())
-            || uses.sites.iter().any(|s| cover_of(s.func).is_some())
+        uses.uses.iter().any(|u| any(u.func))
+            || uses.members.iter().any(|m| any(m.func))
+            || uses.sites.iter().any(|s| any(s.func))
     };
     if !crate::link::writable(file, covered) {
         return;
     }
     let uses = &mut Arc::make_mut(file).uses;
     for u in &mut uses.uses {
-        if let Some(c) = cover_of(u.func) {
+        for c in covers_of(u.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, &u.path);
             u.guarded |= guarded;
             u.versions.extend(versions);
@@ -157,14 +171,14 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         }
     }
     for m in &mut uses.members {
-        if let Some(c) = cover_of(m.func) {
+        for c in covers_of(m.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, &m.name);
             m.guarded |= guarded;
             m.versions.extend(versions);
         }
     }
     for s in &mut uses.sites {
-        if let Some(c) = cover_of(s.func) {
+        for c in covers_of(s.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, "");
             s.guarded |= guarded;
             s.guard_at = s.guard_at.or(Some(c.at()));

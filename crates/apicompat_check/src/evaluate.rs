@@ -14,7 +14,7 @@ use crate::model::{Finding, Fix, FixKind, Reach, Severity};
 use crate::rules::{
     self, ac001_missing_import as missing_import, ac002_missing_attribute as missing_attribute,
     ac003_unsupported_keyword as unsupported_keyword, ac013_call_does_not_bind as call_binding,
-    Breaks, Releases,
+    Breaks, Releases, Works,
 };
 use crate::targets::Target;
 use crate::versions::Pred;
@@ -442,7 +442,9 @@ impl<'c> Evaluator<'c> {
                     _ => self.import_missing(view, u, r),
                 }),
         };
-        let mut finding = self.finding(u, view, target, &missing, &present, last_absent);
+        // No release has it, or some may (what they hold is not known).
+        let nowhere = present.is_empty() && (0..n).all(|r| verdict(r) == Verdict::Absent);
+        let mut finding = self.finding(u, view, target, (&missing, &present, nowhere), last_absent);
         if silenced {
             finding.severity = Severity::Info;
             finding.reach = Reach::Guarded;
@@ -465,8 +467,7 @@ impl<'c> Evaluator<'c> {
         u: &Use,
         view: &PackageView,
         target: &Target,
-        missing: &[usize],
-        present: &[usize],
+        (missing, present, nowhere): (&[usize], &[usize], bool),
         last_absent: Option<String>,
     ) -> Finding {
         let versions = view.versions();
@@ -494,7 +495,13 @@ impl<'c> Evaluator<'c> {
             package: pkg,
             listed: &listed,
             target: &target.short,
-            works: (!present.is_empty()).then_some(from_on.as_str()),
+            works: if !present.is_empty() {
+                Works::In(&from_on)
+            } else if nowhere {
+                Works::Nowhere
+            } else {
+                Works::NotKnown
+            },
         };
         let message = match &u.kind {
             UseKind::Keyword(k) => unsupported_keyword::message(&breaks, k),

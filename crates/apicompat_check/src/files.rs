@@ -381,7 +381,8 @@ fn worker_pool() -> Result<&'static rayon::ThreadPool, crate::UsageError> {
 /// in-memory `documents` under the module names of their paths, in place of the files at those
 /// paths) on worker threads with large stacks, then resolves version helpers and callers
 /// across files. With `warm`, the files unchanged since a check that was given the same
-/// [`Warm`] are not parsed again. The pool is returned for the work that follows.
+/// [`Warm`] are not parsed again. With `catalog`, the packages the files import are decoded
+/// while they are linked. The pool is returned for the work that follows.
 pub fn analyze_project(
     files: &[PathBuf],
     stdin: Option<&crate::StdinSource>,
@@ -389,6 +390,7 @@ pub fn analyze_project(
     roots: &HashSet<String>,
     project_root: &Path,
     warm: Option<&Warm>,
+    catalog: Option<&apicompat_index::Catalog>,
 ) -> Result<(&'static rayon::ThreadPool, Vec<Arc<Analyzed>>), crate::UsageError> {
     let pool = worker_pool()?;
     let doc_paths: Vec<PathBuf> = documents.iter().map(|d| d.name.clone()).collect();
@@ -426,16 +428,49 @@ pub fn analyze_project(
             let mut guard = w.lock();
             let state: &mut warm::State = &mut guard;
             let mut analyzed = pool.install(|| analyze_warm(state, sources, roots, stdin_at));
-            crate::link::link_with(&mut analyzed, Some(&mut state.link));
+            link_and_load(pool, &mut analyzed, catalog, |a| {
+                crate::link::link_with(a, Some(&mut state.link))
+            });
             analyzed
         }
         None => {
             let mut analyzed = pool.install(|| analyze_all(sources, roots));
-            crate::link::link(&mut analyzed);
+            link_and_load(pool, &mut analyzed, catalog, crate::link::link);
             analyzed
         }
     };
     Ok((pool, analyzed))
+}
+
+/// Links the files (one thread) while the packages they import are decoded on the others:
+/// the first use of each package would otherwise decode it alone, after the linking.
+fn link_and_load(
+    pool: &rayon::ThreadPool,
+    analyzed: &mut [Arc<Analyzed>],
+    catalog: Option<&apicompat_index::Catalog>,
+    link: impl FnOnce(&mut [Arc<Analyzed>]) + Send,
+) {
+    use rayon::prelude::*;
+    let Some(catalog) = catalog else {
+        return link(analyzed);
+    };
+    let used: BTreeSet<&str> = analyzed
+        .iter()
+        .flat_map(|a| a.uses.uses.iter())
+        .map(|u| u.path.split('.').next().unwrap_or(&u.path))
+        .collect();
+    let used: Vec<String> = used.into_iter().map(str::to_string).collect();
+    pool.install(|| {
+        rayon::join(
+            || link(analyzed),
+            // A package that cannot be decoded is told by its first real use.
+            || {
+                used.par_iter().for_each(|root| {
+                    let _ = catalog.package_for_module(root);
+                })
+            },
+        )
+    });
 }
 
 /// A file to analyze: on disk, or given by its text.
@@ -463,7 +498,7 @@ fn analyze_all(sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyze
     let defined: HashSet<String> = read
         .par_iter()
         .filter_map(|r| r.as_ref().ok())
-        .flat_map_iter(|b| def_names(b))
+        .flat_map_iter(|b| crate::def_scan::def_names(b))
         .collect();
     sources
         .into_par_iter()
@@ -519,7 +554,7 @@ fn analyze_warm(
         .zip(&read)
         .map(|(k, r)| match (k, r) {
             (Some((_, d)), _) => d.to_vec(),
-            (None, Some(Ok(b))) => def_names(b),
+            (None, Some(Ok(b))) => crate::def_scan::def_names(b),
             _ => Vec::new(),
         })
         .collect();
@@ -630,56 +665,6 @@ fn mentions_any(text: &str, names: &HashSet<&str>) -> bool {
         .any(|word| !word.is_empty() && names.contains(word))
 }
 
-/// The names after `def` (or `async def`) and `class` at the start of a line: a scan of the
-/// text, before parsing, of the functions a file may define (a class's calls run its
-/// `__init__`). The keywords are found with a vectorized substring search; each hit is kept
-/// when only blanks (or `async` and blanks) precede it on its line.
-fn def_names(bytes: &[u8]) -> Vec<String> {
-    let blank = |b: u8| b != b'\n' && b.is_ascii_whitespace();
-    // Whether only blanks precede `at` on its line.
-    let line_start = |at: usize| {
-        bytes[..at]
-            .iter()
-            .rev()
-            .find(|&&b| !blank(b))
-            .is_none_or(|&b| b == b'\n')
-    };
-    let mut found: Vec<(usize, String)> = Vec::new();
-    for keyword in [&b"def "[..], &b"class "[..]] {
-        for at in memchr::memmem::find_iter(bytes, keyword) {
-            let before = bytes[..at].iter().rposition(|&b| !blank(b));
-            let starts = match before {
-                None => true,
-                Some(i) if bytes[i] == b'\n' => true,
-                // `async def`: the blanks after `async` start with a space.
-                Some(i) => {
-                    keyword[0] == b'd'
-                        && bytes[i + 1] == b' '
-                        && i >= 4
-                        && &bytes[i - 4..=i] == b"async"
-                        && line_start(i - 4)
-                }
-            };
-            if !starts {
-                continue;
-            }
-            let rest = &bytes[at + keyword.len()..];
-            let rest = rest.trim_ascii_start();
-            let end = rest
-                .iter()
-                .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80))
-                .unwrap_or(rest.len());
-            if let Ok(name) = std::str::from_utf8(&rest[..end]) {
-                if !name.is_empty() {
-                    found.push((at, name.to_string()));
-                }
-            }
-        }
-    }
-    found.sort_unstable_by_key(|(at, _)| *at);
-    found.into_iter().map(|(_, name)| name).collect()
-}
-
 /// Parses source bytes (any encoding problem is noted and read with replacement characters).
 pub fn analyze_bytes(
     path: PathBuf,
@@ -782,17 +767,5 @@ fn analyze_owned(
         bad_utf8_at,
         io_error: None,
         not_parsed: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::def_names;
-
-    #[test]
-    fn def_names_reads_line_starts_only() {
-        let src = b"def a(x):\n    pass\nclass B(C):\n  async  def c(self): ...\n\tasync def d():\nx = 'def e'\nundef f\nsubclass g\n# def h\nasync\tdef i(): ...\n  def  j(): pass\r\n\x0cclass K: ...\ndef\nclass ";
-        assert_eq!(def_names(src), ["a", "B", "c", "d", "j", "K"]);
-        assert!(def_names(b"").is_empty());
     }
 }

@@ -12,6 +12,7 @@ pub mod add_noqa;
 mod callers;
 pub mod chains;
 pub mod collect;
+mod def_scan;
 mod drift;
 mod evaluate;
 pub mod exclude;
@@ -161,10 +162,7 @@ pub(crate) fn check_project(
         .map(|t| targets::parse_target(t))
         .collect::<Result<Vec<_>, _>>()
         .map_err(UsageError)?;
-    if let Some(s) = specs
-        .iter()
-        .find(|s| matches!(catalog.package(&s.name), Ok(None)))
-    {
+    if let Some(s) = specs.iter().find(|s| !catalog.knows(&s.name)) {
         let hint = match catalog.unavailable().iter().find(|u| u.package == s.name) {
             Some(u) => format!(
                 "it is indexed in the data file shipped beside apicompat, but {} (reinstall apicompat, or set APICOMPAT_DATA_FILE)",
@@ -346,6 +344,7 @@ pub(crate) fn check_project(
         &roots,
         &project_root,
         options.warm.as_deref(),
+        Some(catalog),
     )?;
     let documents: HashSet<&Path> = options.documents.iter().map(|d| d.name.as_path()).collect();
     let reported: Vec<bool> = analyzed
@@ -493,13 +492,12 @@ pub(crate) fn check_project(
     });
     // AC010's own facts are not read again (AC009 and AC012 read the rest).
     // (A file kept for the next check is left whole.)
-    pool.install(|| {
-        analyzed.par_iter_mut().for_each(|a| {
-            if let Some(a) = Arc::get_mut(a) {
-                a.process_groups.drop_ac010_only()
-            }
-        })
-    });
+    // They are freed on the pool while the other rules run.
+    let ac010_only: Vec<_> = analyzed
+        .iter_mut()
+        .filter_map(|a| Some(Arc::get_mut(a)?.process_groups.take_ac010_only()))
+        .collect();
+    pool.spawn(move || drop(ac010_only));
     // The members of objects: their packages' targets, then the same evaluation.
     for (_, u) in &typed {
         let root = u.path.split('.').next().unwrap_or(&u.path);

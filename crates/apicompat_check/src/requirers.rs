@@ -46,6 +46,43 @@ struct Requirer {
     requires_python: Vec<Option<(VersionSpecifiers, String)>>,
     /// Per admitted release: the Pythons it has wheels for (empty: any).
     wheels: Vec<Vec<String>>,
+    /// The Pythons its releases were kept for ([`Requirer::on_python`]), as a range.
+    on: Option<String>,
+}
+
+impl Requirer {
+    /// Only the releases that install on some Python of `python` (their `Requires-Python`,
+    /// their wheels), when that leaves some out but not all.
+    fn on_python(&self, python: &PythonTargets) -> Option<Requirer> {
+        let installs: Vec<bool> = (0..self.releases.len())
+            .map(|i| {
+                let spec = self.requires_python[i].as_ref().map(|(s, _)| s);
+                python.versions.iter().any(|&(major, minor)| {
+                    apicompat_requirements::parse_version(&format!("{major}.{minor}"))
+                        .is_ok_and(|v| installs_on(spec, &self.wheels[i], &v))
+                })
+            })
+            .collect();
+        if installs.iter().all(|&i| i) || !installs.iter().any(|&i| i) {
+            return None;
+        }
+        let keep = |i: &usize| installs[*i];
+        let pick = |n: usize| (0..n).filter(keep);
+        Some(Requirer {
+            name: self.name.clone(),
+            declared: self.declared.clone(),
+            on: Some(python.range.clone()),
+            releases: pick(self.releases.len())
+                .map(|i| self.releases[i].clone())
+                .collect(),
+            requires_python: pick(self.releases.len())
+                .map(|i| self.requires_python[i].clone())
+                .collect(),
+            wheels: pick(self.releases.len())
+                .map(|i| self.wheels[i].clone())
+                .collect(),
+        })
+    }
 }
 
 /// One unconditional requirement of a release: normalized name, specifier, text.
@@ -131,6 +168,7 @@ impl<'a> Requirers<'a> {
                     releases,
                     requires_python,
                     wheels,
+                    on: None,
                 });
             }
             packages
@@ -141,10 +179,16 @@ impl<'a> Requirers<'a> {
     /// accepts, and the declarations that left some out (each with a note). A package that
     /// would leave out every release narrows nothing (the declarations contradict each other;
     /// a note says so).
+    ///
+    /// With `python` (the Pythons the project is checked on), only the releases of the other
+    /// packages that install on one of them count: on Python 3.11 every torchvision from
+    /// 0.15.1 requires torch 2.0 or later, so an unversioned `torchvision` beside `torch`
+    /// leaves torch 1.13 out (dinov3, `docs/false-alarm-study-13.md`).
     pub fn narrow(
         &self,
         view: &PackageView,
         releases: &[usize],
+        python: Option<&PythonTargets>,
         notes: &mut Vec<String>,
     ) -> (Vec<usize>, Vec<String>) {
         let name = normalize_name(view.name());
@@ -162,6 +206,8 @@ impl<'a> Requirers<'a> {
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         for q in self.packages().iter().filter(|q| q.name != name) {
+            let on_python = python.and_then(|p| q.on_python(p));
+            let q = on_python.as_ref().unwrap_or(q);
             let Some((accepted, example, own)) =
                 judged_by(q, view, &name, &kept, &versions, &own_of)
             else {
@@ -183,7 +229,7 @@ impl<'a> Requirers<'a> {
                 "{} {left_out} left out: {why} ({example})",
                 view.name()
             ));
-            by.push(q.declared.clone());
+            by.push(named(q));
         }
         (kept, by)
     }
@@ -234,16 +280,28 @@ fn judged_by<'o>(
 
 /// Why `q` leaves releases out (see [`judged_by`]).
 fn why(q: &Requirer, own: bool) -> String {
+    let on =
+        q.on.as_ref()
+            .map(|p| format!(" on {p}"))
+            .unwrap_or_default();
     if own {
         format!(
-            "they require releases of {} that {} does not admit",
+            "they require releases of {} that {} does not admit{on}",
             q.name, q.declared
         )
     } else {
         format!(
-            "no release of {} that {} admits accepts them",
+            "no release of {} that {} admits{on} accepts them",
             q.name, q.declared
         )
+    }
+}
+
+/// How the narrowing names `q` in a target's description (`within what ... accepts`).
+fn named(q: &Requirer) -> String {
+    match &q.on {
+        Some(p) => format!("{} on {p}", q.declared),
+        None => q.declared.clone(),
     }
 }
 

@@ -203,9 +203,10 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .collect();
     if let Some(mut t) = from_requirements(view, &all, &declared, "declared", notes) {
         if let Some(requirers) = sources.requirers {
-            let (kept, by) = requirers.narrow(view, &t.releases, notes);
+            let python = python_targets(name.as_str(), sources, requirers);
+            let (kept, by) = requirers.narrow(view, &t.releases, python, notes);
             within(&mut t, kept, &by, &all);
-            if let Some(python) = python_targets(name.as_str(), sources, requirers) {
+            if let Some(python) = python {
                 let (kept, by) = requirers.narrow_by_wheels(view, &t.releases, python, notes);
                 within(&mut t, kept, &by, &all);
             }

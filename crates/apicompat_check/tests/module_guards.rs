@@ -315,3 +315,46 @@ fn none_in_sys_modules_is_no_double() {
     );
     assert_eq!(errors(&dir, "torch==2.3.0").len(), 1);
 }
+
+/// A function exists only where its module was imported: the module's condition guards the
+/// call-time uses in its functions too (Megatron-DeepSpeed's `fused_rmsnorm`, imported only
+/// under `if hasattr(torch.xpu, "IpexRmsNorm"):`). A `try` around the import guards only the
+/// import itself: a later call runs outside it.
+#[test]
+fn a_condition_on_every_import_guards_the_functions_of_the_module() {
+    let late = "\
+import torch
+
+
+def build(m):
+    return torch.distributed.pipelining.pipeline(m)
+";
+    let guarded = project(
+        "module_guards_calls",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/flags.py", FLAGS),
+            ("pkg/late.py", late),
+            (
+                "pkg/use.py",
+                "from pkg.flags import IS_24\n\nif IS_24:\n    from pkg.late import build\n",
+            ),
+        ],
+    );
+    assert_eq!(errors(&guarded, "torch==2.3.0"), Vec::<String>::new());
+    let caught = project(
+        "module_guards_calls_try",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/late.py", late),
+            (
+                "pkg/use.py",
+                "try:\n    from pkg.late import build\nexcept ImportError:\n    build = None\n",
+            ),
+        ],
+    );
+    assert_eq!(
+        errors(&caught, "torch==2.3.0"),
+        ["pkg/late.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}

@@ -264,3 +264,38 @@ fn names_of_a_version_module_are_the_packages_version() {
         ["m.py:11:9 AC002 error import-time numpy.bool missing=1.24.4"]
     );
 }
+
+#[test]
+fn a_chain_missing_in_some_releases_and_unknown_in_the_rest_does_not_say_no_release_has_it() {
+    // `torch.library.custom_op` is a function from 2.4.0: what its attributes are is not
+    // known there, so the message must not claim that no indexed release has the chain
+    // (Megatron-DeepSpeed's `Variable._execution_engine.run_backward`,
+    // `docs/false-alarm-study-13.md`).
+    let catalog = real_catalog();
+    let ac002 = |name: &str, source: &str| {
+        let dir = project(name, &[("m.py", source)]);
+        let report = run(catalog, &dir, &["torch>=2.2"]);
+        let f = report.findings.into_iter().find(|f| f.code == "AC002");
+        f.expect("an AC002")
+    };
+    let f = ac002(
+        "not-known-elsewhere",
+        "import torch\ntorch.library.custom_op.some_attribute\n",
+    );
+    assert_eq!(f.missing_ranges, ["2.2.0 - 2.3.1"]);
+    assert!(
+        f.message.ends_with(
+            "`torch.library.custom_op` does not exist there; whether the other indexed releases have it is not known"
+        ),
+        "{}",
+        f.message
+    );
+    // A name that every release lacks (`torch.xpu` is a closed module from 2.3.0) is still
+    // said to be in none.
+    let f = ac002("nowhere", "import torch\ntorch.xpu.no_such_thing_here()\n");
+    assert!(
+        f.message.ends_with("it is in no indexed release"),
+        "{}",
+        f.message
+    );
+}

@@ -713,7 +713,42 @@ impl Walker<'_> {
                     self.subscript_store(target, v);
                 }
             }
+            Expr::Attribute(a) => self.class_attribute_store(a, value),
             _ => {}
+        }
+    }
+
+    /// `C.name = value` after the body of a class `C` of this module adds `name` to its
+    /// members: torch 1.13's `autograd/variable.py` sets `Variable._execution_engine =
+    /// ImperativeEngine()` below the class (2.0 moves it into the body). A store on an imported
+    /// class (another module's) is not read.
+    fn class_attribute_store(&mut self, target: &ast::ExprAttribute, value: Option<&Expr>) {
+        let Expr::Name(class) = &*target.value else {
+            return;
+        };
+        let bound = self
+            .facts
+            .bindings
+            .iter_mut()
+            .rev()
+            .find(|(n, _)| n == class.id.as_str());
+        // `C.m = copy_func(C.m)` (transformers' `push_to_hub`) wraps what `C` already answers
+        // (its own member or an inherited one): the member stays what it was.
+        let this = format!("{}.{}", class.id, target.attr);
+        let rewraps = matches!(value, Some(Expr::Call(call))
+            if call.arguments.args.iter().any(|a| consts::dotted(a).as_deref() == Some(this.as_str())));
+        if rewraps {
+            return;
+        }
+        if let Some((_, Value::Class(c))) = bound {
+            let member = match value {
+                Some(v) => match consts::dotted(v) {
+                    Some(d) => Value::Alias(d),
+                    None => Value::Data,
+                },
+                None => Value::Data,
+            };
+            c.members.push((target.attr.to_string(), member));
         }
     }
 

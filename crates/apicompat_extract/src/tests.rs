@@ -1265,3 +1265,26 @@ fn only_objects_over_submodules_record_their_class() {
     assert_eq!(s.symbols["pkg.other.mod.mod"].instance_of, None);
     assert_eq!(s.symbols["pkg.runtime.driver"].instance_of, None);
 }
+
+#[test]
+fn class_attributes_stored_below_the_class_are_members() {
+    // torch 1.13.1 `torch/autograd/variable.py`: the engine is set after the class body.
+    let s = extract(
+        &tree(&[(
+            "pkg/variable.py",
+            "from pkg._C import _ImperativeEngine as ImperativeEngine\nclass Variable:\n    pass\nVariable._execution_engine = ImperativeEngine()\nVariable.alias = ImperativeEngine\nimport os\nos.extra = 1\ndef f():\n    Variable.inside = 1\nclass Base:\n    def push(self, repo, *, private=False): ...\nclass Tok(Base):\n    pass\nTok.push = copy_func(Tok.push)\n",
+        )]),
+        "pkg",
+        "1.0",
+    );
+    assert_eq!(
+        kind(&s, "pkg.variable.Variable._execution_engine"),
+        Some(Kind::Attribute)
+    );
+    assert!(kind(&s, "pkg.variable.Variable.alias").is_some());
+    // Stores in a function body run later, if ever; another module is not this one's.
+    assert_eq!(kind(&s, "pkg.variable.Variable.inside"), None);
+    assert_eq!(kind(&s, "pkg.variable.os.extra"), None);
+    // A wrapper of what the class already answers leaves it as it was (inherited here).
+    assert_eq!(kind(&s, "pkg.variable.Tok.push"), None);
+}

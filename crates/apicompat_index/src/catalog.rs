@@ -509,6 +509,11 @@ impl Catalog {
         self.cache_dir.as_deref()
     }
 
+    /// Whether `name` is a known package (without decoding it).
+    pub fn knows(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
     /// Names of the known packages.
     pub fn names(&self) -> Vec<&str> {
         self.entries.keys().map(String::as_str).collect()

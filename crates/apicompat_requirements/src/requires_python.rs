@@ -1,6 +1,6 @@
 //! The Python versions a project declares it supports: `[project] requires-python` in
-//! `pyproject.toml`, else `python_requires` in `setup.cfg` (`[options]`) or in a literal
-//! `setup(python_requires="...")` call of `setup.py`.
+//! `pyproject.toml`, else `python_requires` in `setup.cfg` (`[options]`) or in the
+//! `setup(python_requires=...)` call of `setup.py` (a literal, or a name bound to one).
 
 use std::path::{Path, PathBuf};
 
@@ -82,14 +82,8 @@ fn from_setup_cfg(dir: &Path) -> Option<(String, &'static str, u32)> {
 
 fn from_setup_py(dir: &Path) -> Option<(String, &'static str, u32)> {
     let text = read(dir, "setup.py")?;
-    let at = text.find("python_requires")?;
-    let rest = text[at + "python_requires".len()..].trim_start();
-    let rest = rest.strip_prefix('=')?.trim_start();
-    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let body = &rest[1..];
-    let end = body.find(quote)?;
-    let line = u32::try_from(text[..at].matches('\n').count() + 1).unwrap_or(u32::MAX);
-    Some((body[..end].to_string(), "setup.py", line))
+    let (value, line) = crate::setup_py::python_requires(&text)?;
+    Some((value, "setup.py", line))
 }
 
 #[cfg(test)]
@@ -151,6 +145,24 @@ mod tests {
         );
         let rp = read_requires_python(&d).unwrap().unwrap();
         assert_eq!((rp.raw.as_str(), rp.source.line), (">=3.10", 3));
+        // Through a name (dinov3's setup.py); a computed value is not guessed.
+        let d = dir(
+            "py-name",
+            &[(
+                "setup.py",
+                "from setuptools import setup\nREQUIRES_PYTHON = \">=3.11\"\nsetup(\n    name=\"x\",\n    python_requires=REQUIRES_PYTHON,\n)\n",
+            )],
+        );
+        let rp = read_requires_python(&d).unwrap().unwrap();
+        assert_eq!((rp.raw.as_str(), rp.source.line), (">=3.11", 5));
+        let d = dir(
+            "py-computed",
+            &[(
+                "setup.py",
+                "from setuptools import setup\nsetup(python_requires=\">=3.\" + str(9))\n",
+            )],
+        );
+        assert!(read_requires_python(&d).is_none());
         let d = dir(
             "bad",
             &[("pyproject.toml", "[project]\nrequires-python = 'three'\n")],

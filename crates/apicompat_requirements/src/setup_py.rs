@@ -51,15 +51,7 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
         }
         return;
     }
-    let r = Reader {
-        path,
-        index: &index,
-        assignments: &walk.assignments,
-        items: &walk.items,
-        functions: &walk.functions,
-        value_steps: Cell::new(0),
-        file_steps: Cell::new(0),
-    };
+    let r = Reader::new(path, &index, &walk);
     for keywords in &walk.calls {
         for kw in keywords.iter() {
             let Some(arg) = &kw.arg else {
@@ -79,6 +71,25 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
             }
         }
     }
+}
+
+/// `python_requires` of the `setup(...)` call: a string literal, or a name bound to one
+/// (dinov3: `REQUIRES_PYTHON = ">=3.11"` ... `python_requires=REQUIRES_PYTHON`), with its
+/// line. `None` when there is no such keyword or its value is computed.
+pub(crate) fn python_requires(text: &str) -> Option<(String, u32)> {
+    apicompat_extract::nesting::check(text, MAX_NESTING).ok()?;
+    let parsed = parse_unchecked_source(text, PySourceType::Python);
+    let index = LineIndex::new(text);
+    let mut walk = Walk::default();
+    walk.stmts(parsed.syntax().body.as_slice(), 0);
+    let r = Reader::new(Path::new("setup.py"), &index, &walk);
+    walk.calls.iter().flat_map(|k| k.iter()).find_map(|kw| {
+        if kw.arg.as_ref()?.as_str() != "python_requires" {
+            return None;
+        }
+        r.start_value();
+        Some((r.string(&kw.value, 0)?, r.line(kw)))
+    })
 }
 
 #[derive(Default)]
@@ -202,6 +213,20 @@ enum NotRead {
 impl From<String> for NotRead {
     fn from(why: String) -> Self {
         NotRead::Dynamic(why)
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn new(path: &'a Path, index: &'a LineIndex, walk: &'a Walk<'a>) -> Reader<'a> {
+        Reader {
+            path,
+            index,
+            assignments: &walk.assignments,
+            items: &walk.items,
+            functions: &walk.functions,
+            value_steps: Cell::new(0),
+            file_steps: Cell::new(0),
+        }
     }
 }
 

@@ -253,14 +253,17 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
-    /// Frees what only AC010 reads (its classes, functions, copy sites and containers): the
-    /// names called, the base ranges and the typed reads stay for AC012 and AC009.
-    pub fn drop_ac010_only(&mut self) {
-        self.classes = Vec::new();
-        self.functions = Vec::new();
-        self.function_index = apicompat_hash::HashMap::default();
-        self.copies = Vec::new();
-        self.containers = Vec::new();
+    /// Takes out what only AC010 reads (its classes, functions, copy sites and containers),
+    /// for the caller to free: the names called, the base ranges and the typed reads stay for
+    /// AC012 and AC009.
+    pub fn take_ac010_only(&mut self) -> impl Send + 'static {
+        (
+            std::mem::take(&mut self.classes),
+            std::mem::take(&mut self.functions),
+            std::mem::take(&mut self.function_index),
+            std::mem::take(&mut self.copies),
+            std::mem::take(&mut self.containers),
+        )
     }
 }
 

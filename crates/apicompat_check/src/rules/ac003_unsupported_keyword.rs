@@ -1,6 +1,6 @@
 use apicompat_surface::Signature;
 
-use super::{guard, Breaks, Rule, RuleInfo};
+use super::{guard, Breaks, Rule, RuleInfo, Works};
 use crate::model::{Fix, Severity};
 
 /// ## What it does
@@ -44,8 +44,9 @@ pub(crate) fn accepts(signatures: &[Signature], keyword: &str) -> Option<bool> {
 
 pub(crate) fn message(b: &Breaks, keyword: &str) -> String {
     let tail = match b.works {
-        None => "no indexed release accepts it".to_string(),
-        Some(from_on) => format!("it is accepted {from_on}"),
+        Works::Nowhere => "no indexed release accepts it".to_string(),
+        Works::NotKnown => "whether the other indexed releases accept it is not known".to_string(),
+        Works::In(from_on) => format!("it is accepted {from_on}"),
     };
     format!(
         "`{}` does not accept the keyword `{keyword}` in {} {} ({}); {tail}",

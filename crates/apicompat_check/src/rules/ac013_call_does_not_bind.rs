@@ -1,6 +1,6 @@
 use apicompat_surface::{ParamKind, Signature};
 
-use super::{guard, Breaks, Rule, RuleInfo, UnsupportedKeyword};
+use super::{guard, Breaks, Rule, RuleInfo, UnsupportedKeyword, Works};
 use crate::model::{Finding, Fix, Severity};
 
 /// ## What it does
@@ -92,8 +92,8 @@ pub fn binds(sig: &Signature, shape: &CallShape) -> bool {
 /// `signature`: the callee's signature in the newest release that breaks, rendered.
 pub(crate) fn message(b: &Breaks, shape: &CallShape, signature: Option<&str>) -> String {
     let tail = match b.works {
-        None => String::new(),
-        Some(from_on) => format!("; it binds {from_on}"),
+        Works::Nowhere | Works::NotKnown => String::new(),
+        Works::In(from_on) => format!("; it binds {from_on}"),
     };
     let signature = signature
         .map(|s| format!(": the signature there is `{s}`"))

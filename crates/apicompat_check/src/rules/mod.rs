@@ -58,8 +58,19 @@ pub(crate) struct Breaks<'a> {
     pub listed: &'a str,
     /// How the targets were chosen, short (`torch>=2.0 in requirements.txt`).
     pub target: &'a str,
-    /// Where it works (`from 2.1.0`, `in 2.1.0 - 2.3.1`); `None` when no indexed release has it.
-    pub works: Option<&'a str>,
+    /// Where it works.
+    pub works: Works<'a>,
+}
+
+/// Where a use that breaks works.
+#[derive(Clone, Copy)]
+pub(crate) enum Works<'a> {
+    /// In these releases (`from 2.1.0`, `in 2.1.0 - 2.3.1`).
+    In(&'a str),
+    /// In no indexed release.
+    Nowhere,
+    /// No release is known to have it, but some may (what they hold is not known).
+    NotKnown,
 }
 
 /// The message of a path missing in some releases (an import or an attribute): `last_absent`
@@ -70,8 +81,9 @@ pub(crate) fn missing_message(b: &Breaks, last_absent: Option<&str>) -> String {
         _ => String::new(),
     };
     let tail = match b.works {
-        None => "it is in no indexed release".to_string(),
-        Some(from_on) => format!("it exists {from_on}"),
+        Works::Nowhere => "it is in no indexed release".to_string(),
+        Works::NotKnown => "whether the other indexed releases have it is not known".to_string(),
+        Works::In(from_on) => format!("it exists {from_on}"),
     };
     format!(
         "`{}` is not in {} {} ({}){detail}; {tail}",

@@ -356,6 +356,38 @@ fn optional_requirements_are_scopes_not_intersected() {
 }
 
 #[test]
+fn a_project_declaring_only_scopes_is_told_how_to_check_them() {
+    // generative-models (`docs/false-alarm-study-13.md`): its only declaration is
+    // `requirements/pt2.txt`, the scope `pt2`; `--scope` takes the file's path too.
+    let dir = project(
+        "only-scopes",
+        &[
+            ("pyproject.toml", "[project]\nname = \"p\"\n"),
+            ("requirements/pt2.txt", "torch>=2.3.0\n"),
+            ("m.py", BREAKS_ON_23),
+        ],
+    );
+    let (code, list, report) = findings(&dir, &["--select", "AC001"]);
+    assert_eq!((code, list.len()), (0, 0), "{report}");
+    let notes = report["summary"]["notes"].to_string();
+    assert!(
+        notes.contains("or check against the requirement scopes it declares (`pt2` (requirements/pt2.txt)): `--scope pt2`"),
+        "{notes}"
+    );
+    for scope in ["pt2", "requirements/pt2.txt"] {
+        let (code, list, report) = findings(&dir, &["--select", "AC001", "--scope", scope]);
+        assert_eq!(
+            (code, list.clone()),
+            (1, vec!["m.py:1:AC001".to_string()]),
+            "{scope}: {report}"
+        );
+        assert!(!report["summary"]["notes"]
+            .to_string()
+            .contains("no such scope"));
+    }
+}
+
+#[test]
 fn conda_names_and_projects_without_declarations() {
     let dir = project(
         "conda",

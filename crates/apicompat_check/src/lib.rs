@@ -236,8 +236,9 @@ pub(crate) fn check_project(
             .map(|r| r.name.clone())
             .collect();
     }
-    let declared = all_declared.in_scopes(&options.scopes);
-    targets::scope_notes(catalog, &all_declared, &options.scopes, &mut summary.notes);
+    let scopes = targets::scope_names(&all_declared, &options.scopes);
+    let declared = all_declared.in_scopes(&scopes);
+    targets::scope_notes(catalog, &all_declared, &scopes, &mut summary.notes);
     // A declaration that could not be read is a note; shown when nothing else was read, so
     // "declares no package requirements" says why (`install_requires` built at run time).
     let nothing_read = declared.requirements.is_empty();

@@ -19,6 +19,26 @@ use crate::requirers::{PythonTargets, Requirers};
 pub const NOTHING_DECLARED: &str =
     "the project declares no package requirements (no dependency in a pyproject.toml, requirements file, setup.py, setup.cfg or environment.yml)";
 
+/// For a project whose main requirements declare nothing: the scopes that do (a
+/// `requirements/pt2.txt` is the scope `pt2`, generative-models), which `--scope` checks.
+fn scopes_instead(unscoped: &apicompat_requirements::Declared) -> String {
+    let scopes = unscoped.scopes();
+    let Some(first) = scopes.keys().next() else {
+        return String::new();
+    };
+    let listed = capped(
+        &scopes.iter().collect::<Vec<_>>(),
+        MAX_SCOPES_LISTED,
+        ", ",
+        " scopes",
+        |(name, reqs)| match reqs.first() {
+            Some(r) => format!("`{name}` ({})", r.source.file.display()),
+            None => format!("`{name}`"),
+        },
+    );
+    format!(", or check against the requirement scopes it declares ({listed}): `--scope {first}`")
+}
+
 /// A `--target` spec, parsed.
 #[derive(Debug, Clone)]
 pub struct TargetSpec {
@@ -258,7 +278,8 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         // Nothing declared at all: one line for the project, not one per package.
         if !notes.iter().any(|n| n.starts_with(NOTHING_DECLARED)) {
             notes.push(format!(
-                "{NOTHING_DECLARED}: each package it uses is checked against its newest indexed release; declare what it needs (`torch>=2.4` in requirements.txt or `[project] dependencies` in pyproject.toml) to check every release it admits"
+                "{NOTHING_DECLARED}: each package it uses is checked against its newest indexed release; declare what it needs (`torch>=2.4` in requirements.txt or `[project] dependencies` in pyproject.toml) to check every release it admits{}",
+                scopes_instead(sources.unscoped)
             ));
         }
     } else if let Some((extra, _)) = extras.first() {
@@ -698,6 +719,28 @@ pub fn find_project_root(start: &Path) -> std::path::PathBuf {
 
 /// Scopes, and requirements of each, listed in the note on scopes not checked.
 const MAX_SCOPES_LISTED: usize = 4;
+
+/// The scopes asked for, a requirements file given by its path (`--scope requirements/pt2.txt`)
+/// taken as the scope it declares (`pt2`).
+pub(crate) fn scope_names(
+    declared: &apicompat_requirements::Declared,
+    wanted: &[String],
+) -> Vec<String> {
+    let scopes = declared.scopes();
+    wanted
+        .iter()
+        .map(|w| {
+            if scopes.contains_key(&apicompat_requirements::normalize_name(w)) {
+                return w.clone();
+            }
+            let path = std::path::Path::new(w);
+            scopes
+                .iter()
+                .find(|(_, reqs)| reqs.iter().any(|r| r.source.file == path))
+                .map_or_else(|| w.clone(), |(name, _)| name.clone())
+        })
+        .collect()
+}
 
 /// Notes on requirement scopes: the scopes that declare an indexed package and are not
 /// checked, and a scope asked for that the project does not have.

@@ -381,8 +381,7 @@ fn worker_pool() -> Result<&'static rayon::ThreadPool, crate::UsageError> {
 /// in-memory `documents` under the module names of their paths, in place of the files at those
 /// paths) on worker threads with large stacks, then resolves version helpers and callers
 /// across files. With `warm`, the files unchanged since a check that was given the same
-/// [`Warm`] are not parsed again. With `catalog`, the packages the files import are decoded
-/// while they are linked. The pool is returned for the work that follows.
+/// [`Warm`] are not parsed again. The pool is returned for the work that follows.
 pub fn analyze_project(
     files: &[PathBuf],
     stdin: Option<&crate::StdinSource>,
@@ -390,7 +389,6 @@ pub fn analyze_project(
     roots: &HashSet<String>,
     project_root: &Path,
     warm: Option<&Warm>,
-    catalog: Option<&apicompat_index::Catalog>,
 ) -> Result<(&'static rayon::ThreadPool, Vec<Arc<Analyzed>>), crate::UsageError> {
     let pool = worker_pool()?;
     let doc_paths: Vec<PathBuf> = documents.iter().map(|d| d.name.clone()).collect();
@@ -428,49 +426,16 @@ pub fn analyze_project(
             let mut guard = w.lock();
             let state: &mut warm::State = &mut guard;
             let mut analyzed = pool.install(|| analyze_warm(state, sources, roots, stdin_at));
-            link_and_load(pool, &mut analyzed, catalog, |a| {
-                crate::link::link_with(a, Some(&mut state.link))
-            });
+            crate::link::link_with(&mut analyzed, Some(&mut state.link));
             analyzed
         }
         None => {
             let mut analyzed = pool.install(|| analyze_all(sources, roots));
-            link_and_load(pool, &mut analyzed, catalog, crate::link::link);
+            crate::link::link(&mut analyzed);
             analyzed
         }
     };
     Ok((pool, analyzed))
-}
-
-/// Links the files (one thread) while the packages they import are decoded on the others:
-/// the first use of each package would otherwise decode it alone, after the linking.
-fn link_and_load(
-    pool: &rayon::ThreadPool,
-    analyzed: &mut [Arc<Analyzed>],
-    catalog: Option<&apicompat_index::Catalog>,
-    link: impl FnOnce(&mut [Arc<Analyzed>]) + Send,
-) {
-    use rayon::prelude::*;
-    let Some(catalog) = catalog else {
-        return link(analyzed);
-    };
-    let used: BTreeSet<&str> = analyzed
-        .iter()
-        .flat_map(|a| a.uses.uses.iter())
-        .map(|u| u.path.split('.').next().unwrap_or(&u.path))
-        .collect();
-    let used: Vec<String> = used.into_iter().map(str::to_string).collect();
-    pool.install(|| {
-        rayon::join(
-            || link(analyzed),
-            // A package that cannot be decoded is told by its first real use.
-            || {
-                used.par_iter().for_each(|root| {
-                    let _ = catalog.package_for_module(root);
-                })
-            },
-        )
-    });
 }
 
 /// A file to analyze: on disk, or given by its text.

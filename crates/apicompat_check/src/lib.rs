@@ -345,7 +345,6 @@ pub(crate) fn check_project(
         &roots,
         &project_root,
         options.warm.as_deref(),
-        Some(catalog),
     )?;
     let documents: HashSet<&Path> = options.documents.iter().map(|d| d.name.as_path()).collect();
     let reported: Vec<bool> = analyzed

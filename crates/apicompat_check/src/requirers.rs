@@ -57,10 +57,7 @@ impl Requirer {
         let installs: Vec<bool> = (0..self.releases.len())
             .map(|i| {
                 let spec = self.requires_python[i].as_ref().map(|(s, _)| s);
-                python.versions.iter().any(|&(major, minor)| {
-                    apicompat_requirements::parse_version(&format!("{major}.{minor}"))
-                        .is_ok_and(|v| installs_on(spec, &self.wheels[i], &v))
-                })
+                installs_on_some(spec, &self.wheels[i], python)
             })
             .collect();
         if installs.iter().all(|&i| i) || !installs.iter().any(|&i| i) {
@@ -311,10 +308,23 @@ pub fn installable_on(view: &PackageView, r: usize, python: &PythonTargets) -> b
     let Some(header) = view.header(r) else {
         return true;
     };
-    let spec = requires_python_of(header);
+    installs_on_some(
+        requires_python_of(header).as_ref(),
+        &header.wheel_pythons,
+        python,
+    )
+}
+
+/// Whether a release with this `Requires-Python` and these wheels installs on some Python of
+/// `python`.
+fn installs_on_some(
+    requires_python: Option<&VersionSpecifiers>,
+    wheels: &[String],
+    python: &PythonTargets,
+) -> bool {
     python.versions.iter().any(|&(major, minor)| {
         apicompat_requirements::parse_version(&format!("{major}.{minor}"))
-            .is_ok_and(|v| installs_on(spec.as_ref(), &header.wheel_pythons, &v))
+            .is_ok_and(|v| installs_on(requires_python, wheels, &v))
     })
 }
 

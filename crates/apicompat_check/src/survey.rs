@@ -376,15 +376,8 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     for (path, message) in &discovered.errors {
         notes.push(format!("cannot read `{}`: {message}", display(path)));
     }
-    let (pool, mut analyzed) = files::analyze_project(
-        &discovered.files,
-        None,
-        &[],
-        &roots,
-        &project_root,
-        None,
-        Some(catalog),
-    )?;
+    let (pool, mut analyzed) =
+        files::analyze_project(&discovered.files, None, &[], &roots, &project_root, None)?;
     // Members of objects, as `check` finds them (the newest release answers the model).
     {
         let eval = crate::evaluate::Evaluator::new(catalog);

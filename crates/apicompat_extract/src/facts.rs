@@ -300,6 +300,7 @@ pub fn file_facts(
         deleted: Vec::new(),
         setattr_functions: Vec::new(),
         called: Vec::new(),
+        last_bound: HashMap::new(),
     };
     w.module_body(suite, true, 0);
     for name in crate::flag_defs::names(suite) {
@@ -364,6 +365,8 @@ struct Walker<'s> {
     setattr_functions: Vec<String>,
     /// Names of functions the module body calls itself.
     called: Vec<String>,
+    /// The position in `facts.bindings` of each name's last binding (the walk only appends).
+    last_bound: HashMap<String, usize>,
 }
 
 impl Walker<'_> {
@@ -373,6 +376,8 @@ impl Walker<'_> {
             self.facts.open = true;
             return;
         }
+        self.last_bound
+            .insert(name.to_string(), self.facts.bindings.len());
         self.facts.bindings.push((name.to_string(), value));
     }
 
@@ -726,17 +731,18 @@ impl Walker<'_> {
         let Expr::Name(class) = &*target.value else {
             return;
         };
-        let bound = self
-            .facts
-            .bindings
-            .iter_mut()
-            .rev()
-            .find(|(n, _)| n == class.id.as_str());
+        let bound = match self.last_bound.get(class.id.as_str()) {
+            Some(&at) => self.facts.bindings.get_mut(at),
+            None => return,
+        };
         // `C.m = copy_func(C.m)` (transformers' `push_to_hub`) wraps what `C` already answers
         // (its own member or an inherited one): the member stays what it was.
-        let this = format!("{}.{}", class.id, target.attr);
-        let rewraps = matches!(value, Some(Expr::Call(call))
-            if call.arguments.args.iter().any(|a| consts::dotted(a).as_deref() == Some(this.as_str())));
+        let is_this = |a: &Expr| {
+            matches!(a, Expr::Attribute(x) if x.attr.as_str() == target.attr.as_str()
+                && matches!(&*x.value, Expr::Name(n) if n.id == class.id))
+        };
+        let rewraps =
+            matches!(value, Some(Expr::Call(call)) if call.arguments.args.iter().any(is_this));
         if rewraps {
             return;
         }

@@ -257,10 +257,38 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .iter()
         .rposition(|v| !v.any_prerelease())
         .or_else(|| all.len().checked_sub(1));
-    let newest = (0..all.len())
-        .rev()
-        .find(|&i| !all[i].any_prerelease() && installable(i))
-        .or(newest_any);
+    let newest_of = |allowed: &dyn Fn(usize) -> bool| {
+        (0..all.len())
+            .rev()
+            .find(|&i| !all[i].any_prerelease() && installable(i) && allowed(i))
+    };
+    // Installed as a requirement of declared packages: the newest release they admit, when
+    // that is not the newest anyway.
+    let required = sources
+        .requirers
+        .filter(|_| name != python_target::PYTHON)
+        .and_then(|r| r.admit_undeclared(view, python))
+        .and_then(|(kept, by, example)| {
+            let i = newest_of(&|i| kept.contains(&i))?;
+            (Some(i) != newest_of(&|_| true)).then(|| (i, by.join(", "), example))
+        });
+    if let Some((i, by, example)) = required {
+        let v = all[i].to_string();
+        let for_python = python
+            .map(|py| format!(" on {}", py.range))
+            .unwrap_or_default();
+        notes.push(format!(
+            "{} is not declared or installed; checked against the newest release that {by} admits{for_python}, {v} ({example})",
+            view.name()
+        ));
+        return make(
+            vec![i],
+            "newest",
+            format!("the newest release that {by} admits ({v})"),
+            format!("the newest release that {by} admits"),
+        );
+    }
+    let newest = newest_of(&|_| true).or(newest_any);
     let releases: Vec<usize> = newest.into_iter().collect();
     let v = newest.map(|i| all[i].to_string()).unwrap_or_default();
     // Said when it is not the newest indexed release.

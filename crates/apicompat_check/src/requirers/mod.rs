@@ -11,6 +11,8 @@ use apicompat_requirements::{
 use crate::python_target::admits_minor;
 use crate::targets::admitted_by;
 
+mod undeclared;
+
 /// The declared packages of the index and what each admitted release requires, read on the
 /// first narrowing asked for (most runs ask none: a single declared package, or targets from
 /// elsewhere).
@@ -42,6 +44,9 @@ struct Requirer {
     /// Per admitted release: its version and its unconditional requirements (normalized
     /// name, specifier, text).
     releases: Vec<(Version, Vec<Requires>)>,
+    /// Per admitted release (as `releases`): its requirements under a marker that may hold
+    /// where the package is installed (a platform, a Python; not an extra's).
+    marked: Vec<Vec<Requires>>,
     /// Per admitted release (as `releases`): its `Requires-Python`, when it has one that parses.
     requires_python: Vec<Option<(VersionSpecifiers, String)>>,
     /// Per admitted release: the Pythons it has wheels for (empty: any).
@@ -63,21 +68,19 @@ impl Requirer {
         if installs.iter().all(|&i| i) || !installs.iter().any(|&i| i) {
             return None;
         }
-        let keep = |i: &usize| installs[*i];
-        let pick = |n: usize| (0..n).filter(keep);
+        let pick = |n: usize| (0..n).filter(|&i| installs[i]);
+        fn kept<T: Clone>(all: &[T], at: impl Iterator<Item = usize>) -> Vec<T> {
+            at.map(|i| all[i].clone()).collect()
+        }
+        let n = self.releases.len();
         Some(Requirer {
             name: self.name.clone(),
             declared: self.declared.clone(),
             on: Some(python.range.clone()),
-            releases: pick(self.releases.len())
-                .map(|i| self.releases[i].clone())
-                .collect(),
-            requires_python: pick(self.releases.len())
-                .map(|i| self.requires_python[i].clone())
-                .collect(),
-            wheels: pick(self.releases.len())
-                .map(|i| self.wheels[i].clone())
-                .collect(),
+            releases: kept(&self.releases, pick(n)),
+            marked: kept(&self.marked, pick(n)),
+            requires_python: kept(&self.requires_python, pick(n)),
+            wheels: kept(&self.wheels, pick(n)),
         })
     }
 }
@@ -138,6 +141,10 @@ impl<'a> Requirers<'a> {
                     .iter()
                     .map(|&i| (all[i].clone(), requirements_of(view, i)))
                     .collect();
+                let marked = kept
+                    .iter()
+                    .map(|&i| undeclared::marked_requirements_of(view, i))
+                    .collect();
                 let requires_python = kept
                     .iter()
                     .map(|&i| {
@@ -163,6 +170,7 @@ impl<'a> Requirers<'a> {
                     name: name.to_string(),
                     declared,
                     releases,
+                    marked,
                     requires_python,
                     wheels,
                     on: None,
@@ -568,23 +576,46 @@ fn accepted_by(
     kept: &[usize],
     versions: &[Version],
 ) -> Option<(Vec<bool>, String)> {
+    accepted_with(q, name, kept, versions, false)
+}
+
+/// [`accepted_by`]; `with_marked` also counts the requirements under a marker: a release is
+/// accepted by those when it satisfies one of them (each marker holds somewhere).
+fn accepted_with(
+    q: &Requirer,
+    name: &str,
+    kept: &[usize],
+    versions: &[Version],
+    with_marked: bool,
+) -> Option<(Vec<bool>, String)> {
     let mut accepted = vec![false; kept.len()];
     let mut example: Option<String> = None;
-    for (version, reqs) in &q.releases {
+    for (i, (version, reqs)) in q.releases.iter().enumerate() {
         let on: Vec<&Requires> = reqs.iter().filter(|(n, _, _)| n == name).collect();
-        if on.is_empty() {
+        let marked: Vec<&Requires> = match q.marked.get(i) {
+            Some(m) if with_marked => m.iter().filter(|(n, _, _)| n == name).collect(),
+            _ => Vec::new(),
+        };
+        if on.is_empty() && marked.is_empty() {
             return None;
         }
         let mut rejects = false;
         for (a, &r) in accepted.iter_mut().zip(kept) {
-            if on.iter().all(|(_, spec, _)| satisfies(spec, &versions[r])) {
+            let v = &versions[r];
+            if on.iter().all(|(_, spec, _)| satisfies(spec, v))
+                && (marked.is_empty() || marked.iter().any(|(_, spec, _)| satisfies(spec, v)))
+            {
                 *a = true;
             } else {
                 rejects = true;
             }
         }
         if rejects && example.is_none() {
-            let texts: Vec<String> = on.iter().map(|(_, _, t)| format!("`{t}`")).collect();
+            let texts: Vec<String> = on
+                .iter()
+                .chain(&marked)
+                .map(|(_, _, t)| format!("`{t}`"))
+                .collect();
             example = Some(format!(
                 "{} {version} requires {}",
                 q.name,
@@ -736,13 +767,18 @@ pub fn requirements_supply_distutils(
 
 /// The unconditional requirements of release `i` of `view`.
 fn requirements_of(view: &PackageView, i: usize) -> Vec<Requires> {
+    requirements_where(view, i, |t| !t.contains(';'))
+}
+
+/// The requirements of release `i` of `view` whose text `keep` accepts (no URL).
+fn requirements_where(view: &PackageView, i: usize, keep: impl Fn(&str) -> bool) -> Vec<Requires> {
     let Some(header) = view.header(i) else {
         return Vec::new();
     };
     header
         .requires_dist
         .iter()
-        .filter(|t| !t.contains(';'))
+        .filter(|t| keep(t))
         .filter_map(|t| {
             let r = parse_requirement(t).ok()?;
             if r.url.is_some() {

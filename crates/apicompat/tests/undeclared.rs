@@ -1,0 +1,75 @@
+//! A package a project uses without declaring it is checked against the newest release its
+//! declared packages admit (`docs/false-alarm-study-14.md`, F-F): it is installed as their
+//! requirement. Real data, offline (`--no-cache`).
+
+mod common;
+
+use common::{check, text};
+
+fn project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    common::project_in("undeclared", name, files)
+}
+
+/// transformers 4.51.3 requires `huggingface-hub<1.0,>=0.30.0`; `HfFolder` is gone from hub
+/// 1.0 (ColossalAI's dreambooth examples).
+#[test]
+fn a_requirement_of_a_declared_package_bounds_it() {
+    let source =
+        "from huggingface_hub import HfFolder\n\n\ndef token():\n    return HfFolder.get_token()\n";
+    let dir = project(
+        "hub",
+        &[
+            ("a.py", source),
+            ("requirements.txt", "transformers==4.51.3\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("huggingface-hub is not declared or installed; checked against the newest release that `transformers==4.51.3` (requirements.txt:1) admits, 0.36.2 (transformers 4.51.3 requires `huggingface-hub<1.0,>=0.30.0`)"),
+        "{all}"
+    );
+    // Declaring a package that does not require it bounds nothing: the newest release.
+    std::fs::write(dir.join("requirements.txt"), "torch>=2.4\n").unwrap();
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("`huggingface_hub.HfFolder` is not in huggingface-hub"),
+        "{out}"
+    );
+    assert!(out.contains("(the newest indexed release)"), "{out}");
+}
+
+/// torch pins triton under a platform marker (`triton==3.1.0; platform_system == "Linux" and
+/// platform_machine == "x86_64" ...` in 2.5.1); `tl.load(boundary_check=)` is accepted in
+/// 2.1.0 - 3.8.0 and not in 3.9.0 (ColossalAI's `kernel/triton/context_attn_unpad.py`).
+#[test]
+fn a_requirement_under_a_platform_marker_bounds_it() {
+    let source = "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x, y):\n    v = tl.load(x, boundary_check=(0,))\n    tl.store(y, v, boundary_check=(0,))\n";
+    let dir = project(
+        "triton",
+        &[
+            ("a.py", source),
+            ("requirements.txt", "torch>=2.2.0,<=2.5.1\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("triton 3.1.0 (the newest release that `torch>=2.2.0,<=2.5.1` (requirements.txt:1) admits (3.1.0))"),
+        "{out}"
+    );
+    // torch without an upper bound admits the newest triton, which lacks the keyword.
+    std::fs::write(dir.join("requirements.txt"), "torch>=2.2.0\n").unwrap();
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("does not accept the keyword `boundary_check` in triton 3.9.0"),
+        "{out}"
+    );
+}

@@ -1,0 +1,78 @@
+//! A package the project uses without declaring it is installed as a requirement of the
+//! packages it does declare: only the releases those admit can be there. triton, which a
+//! project declaring `torch<=2.5.1` gets from torch (`triton==3.1.0; platform_system ==
+//! "Linux" ...`), is checked against 3.1.0, not against the newest triton
+//! (`docs/false-alarm-study-14.md`, F-F).
+
+use apicompat_index::PackageView;
+use apicompat_requirements::{normalize_name, Version};
+
+use super::{accepted_with, named, requirements_where, split, PythonTargets, Requirers, Requires};
+
+impl Requirers<'_> {
+    /// The releases of `view` (positions), a package the project does not declare, that every
+    /// declared package requiring it in each of its admitted releases accepts (requirements
+    /// under a marker count: a release satisfying one of them is accepted); with those
+    /// declarations and an example of a requirement. `None` when no declared package
+    /// narrows it, or when together they would leave nothing.
+    pub fn admit_undeclared(
+        &self,
+        view: &PackageView,
+        python: Option<&PythonTargets>,
+    ) -> Option<(Vec<usize>, Vec<String>, String)> {
+        let name = normalize_name(view.name());
+        let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+        let mut kept: Vec<usize> = (0..versions.len()).collect();
+        let mut by = Vec::new();
+        let mut first_example = None;
+        for q in self.packages().iter().filter(|q| q.name != name) {
+            let on_python = python.and_then(|p| q.on_python(p));
+            let q = on_python.as_ref().unwrap_or(q);
+            let Some((accepted, example)) = accepted_with(q, &name, &kept, &versions, true) else {
+                continue;
+            };
+            if !accepted.iter().any(|&a| a) {
+                continue;
+            }
+            kept = split(&versions, &kept, &accepted).0;
+            by.push(named(q));
+            first_example.get_or_insert(example);
+        }
+        let example = first_example?;
+        Some((kept, by, example))
+    }
+}
+
+/// The requirements of release `i` of `view` under a marker that may hold where it is
+/// installed: a platform's or a Python's, not an extra's (`extra == "dev"` holds only when
+/// the extra is asked for).
+pub(super) fn marked_requirements_of(view: &PackageView, i: usize) -> Vec<Requires> {
+    requirements_where(view, i, |t| {
+        t.split_once(';')
+            .is_some_and(|(_, marker)| !mentions_extra(marker))
+    })
+}
+
+/// Whether a marker names the variable `extra`.
+fn mentions_extra(marker: &str) -> bool {
+    marker
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| word == "extra")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions_extra;
+
+    #[test]
+    fn extras_are_told_from_platforms_and_pythons() {
+        assert!(mentions_extra(r#" extra == "dev""#));
+        assert!(mentions_extra(r#" python_version < "3.9" and extra=='x'"#));
+        assert!(!mentions_extra(
+            r#" platform_system == "Linux" and platform_machine == "x86_64""#
+        ));
+        assert!(!mentions_extra(
+            r#" python_version >= "3.12" and extras_x == "1""#
+        ));
+    }
+}

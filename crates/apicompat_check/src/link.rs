@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::callers::FileCovers;
 use crate::files::Analyzed;
 use crate::presence::Presence;
-use crate::versions::{resolve_helpers, Bound, Pred, VersionHelper};
+use crate::versions::{resolve_helpers, Pred, VersionHelper};
 
 /// The version helpers and module-level version constants of the project, by name (the
 /// names every defining module agrees on).
@@ -95,12 +95,7 @@ impl Helpers {
             return;
         }
         let lookup = |name: &str| self.helpers.get(name).cloned();
-        let constant = |name: &str| {
-            self.constants
-                .get(name)
-                .and_then(|v| v.as_deref())
-                .and_then(Bound::parse_str)
-        };
+        let constant = |name: &str| self.constants.get(name).and_then(|v| v.clone());
         let resolve = |v: &mut Vec<(String, Pred)>| resolve_helpers(v, &lookup, &constant);
         let resolve_boxed = |v: &mut Box<[(String, Pred)]>| {
             if helper_call(v) {

@@ -59,9 +59,9 @@ impl Bound {
     }
 
     /// The bound with a named constant replaced by its value.
-    fn resolved(&self, constants: &dyn Fn(&str) -> Option<Bound>) -> Option<Bound> {
+    fn resolved(&self, constants: &dyn Fn(&str) -> Option<String>) -> Option<Bound> {
         match self {
-            Bound::Named(n) => constants(n),
+            Bound::Named(n) => Bound::parse_str(&constants(n)?),
             b => Some(b.clone()),
         }
     }
@@ -102,6 +102,9 @@ pub struct HelperCall {
     pub args: usize,
     /// Keyword arguments that are versions (`min_version="4.52.0"`), for helpers with bounds.
     pub keywords: Vec<(String, Bound)>,
+    /// The version given as a pip-style specifier with operators (`">=2.0"`, `">1.2,<2"`),
+    /// for comparators that read one ([`VersionHelper::spec`]).
+    pub spec: Vec<(Op, Bound)>,
 }
 
 /// How many helpers that imply a condition may chain (`.is_fsdp2` -> `.fsdp_version==2` ->
@@ -110,6 +113,23 @@ const MAX_IMPLIED_DEPTH: u8 = 4;
 
 /// The package name under which conditions on project helpers wait to be resolved.
 pub const HELPER_ROOT: &str = "?helper";
+
+/// A module-level name bound to a package's version (`TORCH_VERSION =
+/// str(torch.__version__)`) is recorded among the constants as this prefix and the package;
+/// a comparator given a name imported from another module of the project waits for it
+/// under this prefix and the name ([`HelperCall::root`]).
+pub const VERSION_OF: &str = "?version-of:";
+
+/// The package a comparator's version argument stands for: a root, or an imported name
+/// bound to a package's version in the module that defines it (see [`VERSION_OF`]).
+fn root_of(root: &str, constants: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    match root.strip_prefix(VERSION_OF) {
+        Some(name) => constants(name)?
+            .strip_prefix(VERSION_OF)
+            .map(str::to_string),
+        None => Some(root.to_string()),
+    }
+}
 
 /// A function that compares an indexed package's version with its parameter:
 /// `def is_torch_greater_or_equal(v): return parse(torch.__version__) >= parse(v)`, so that
@@ -148,6 +168,9 @@ pub struct VersionHelper {
     /// comparing the version with each one given): each bound parameter's position, name and
     /// comparison (the version on the left). The call's condition is every bound it gives.
     pub bounds: Vec<(usize, String, Op)>,
+    /// The compared parameter holds a pip-style specifier (`"2.4.0"` meaning `>=2.4.0`,
+    /// `">=2.0,<3"`): ultralytics' `check_version(current, required)`.
+    pub spec: bool,
 }
 
 /// [`HelperCall::args`] of a name read as a condition (`if not is_x_ge_v5:`), not called.
@@ -169,7 +192,29 @@ impl VersionHelper {
             via: None,
             flag: false,
             bounds: Vec::new(),
+            spec: false,
         }
+    }
+
+    /// The condition of a specifier given to a [`VersionHelper::spec`] comparator.
+    pub fn spec_condition(
+        &self,
+        spec: &[(Op, Bound)],
+        root: Option<&str>,
+    ) -> Option<(String, Pred)> {
+        if !self.spec || spec.is_empty() || self.version_param.is_none() {
+            return None;
+        }
+        let mut preds: Vec<Pred> = spec
+            .iter()
+            .map(|(op, b)| Pred::Cmp(*op, b.clone()))
+            .collect();
+        let pred = if preds.len() == 1 {
+            preds.pop()?
+        } else {
+            Pred::And(preds)
+        };
+        Some((root?.to_string(), pred))
     }
 
     /// For a helper with bounds: the condition of the bounds a call gives (all of them), each
@@ -219,9 +264,13 @@ impl VersionHelper {
         if !self.bounds.is_empty() {
             return call.args <= 1 && call.op.is_none() && call.root.is_none();
         }
+        if !call.spec.is_empty() && !self.spec {
+            return false;
+        }
         match (self.version_param, self.op_param) {
             (None, None) => call.args == 1 && self.position == 0,
-            (None, Some(0)) => call.args == 2 && self.position == 1,
+            (None, Some(0)) => call.args == 2 && self.position == 1 && call.op.is_some(),
+            (Some(0), None) => call.args == 2 && self.position == 1 && call.root.is_some(),
             (Some(0), Some(1)) => call.args == 3 && self.position == 2,
             _ => false,
         }
@@ -291,7 +340,7 @@ impl Pred {
     fn resolved(
         &self,
         helpers: &dyn Fn(&str) -> Option<VersionHelper>,
-        constants: &dyn Fn(&str) -> Option<Bound>,
+        constants: &dyn Fn(&str) -> Option<String>,
     ) -> Option<(Pred, Option<String>)> {
         self.resolved_in(helpers, constants, false, 0)
     }
@@ -301,7 +350,7 @@ impl Pred {
     fn resolved_in(
         &self,
         helpers: &dyn Fn(&str) -> Option<VersionHelper>,
-        constants: &dyn Fn(&str) -> Option<Bound>,
+        constants: &dyn Fn(&str) -> Option<String>,
         negated: bool,
         depth: u8,
     ) -> Option<(Pred, Option<String>)> {
@@ -354,8 +403,16 @@ impl Pred {
                     })?;
                     return Some((pred, Some(h.root.clone())));
                 }
+                let given = match &call.root {
+                    Some(r) => Some(root_of(r, constants)?),
+                    None => None,
+                };
+                if !call.spec.is_empty() {
+                    let (root, pred) = h.spec_condition(&call.spec, given.as_deref())?;
+                    return Some((pred, Some(root)));
+                }
                 let arg = call.arg.as_ref()?.resolved(constants)?;
-                let (root, pred) = h.condition(arg, call.op, call.root.as_deref())?;
+                let (root, pred) = h.condition(arg, call.op, given.as_deref())?;
                 (pred, Some(root))
             }
             Pred::Cmp(op, b @ Bound::Named(_)) => (Pred::Cmp(*op, b.resolved(constants)?), None),
@@ -382,7 +439,7 @@ impl Pred {
 pub fn resolve_helpers(
     versions: &mut Vec<(String, Pred)>,
     helpers: &dyn Fn(&str) -> Option<VersionHelper>,
-    constants: &dyn Fn(&str) -> Option<Bound>,
+    constants: &dyn Fn(&str) -> Option<String>,
 ) {
     if !versions.iter().any(|(_, p)| p.has_helper_call()) {
         return;
@@ -470,6 +527,24 @@ impl Restriction {
     }
 }
 
+/// A pip-style specifier as comparison checks read it (`">=2.0"`, `">1.2,<2"`; a bare
+/// version means `>=`); `None` when a clause is not a comparison with a version.
+pub fn parse_spec(s: &str) -> Option<Vec<(Op, Bound)>> {
+    let mut out = Vec::new();
+    for clause in s.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        let split = clause
+            .find(|c: char| !matches!(c, '<' | '>' | '=' | '!' | '~' | ' '))
+            .unwrap_or(clause.len());
+        let (op, version) = clause.split_at(split);
+        let op = match op.trim() {
+            "" => Op::Ge,
+            o => Op::from_operator(o)?,
+        };
+        out.push((op, Bound::parse_str(version)?));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,5 +568,19 @@ mod tests {
         assert!(sw.admits(&v("2.4.1")));
         assert!(!sw.admits(&v("2.5.0")));
         assert!(Pred::Not(Box::new(sw)).admits(&v("2.5.0")));
+    }
+
+    #[test]
+    fn specifiers_as_checks_read_them() {
+        let v = |s: &str| Bound::parse_str(s).unwrap();
+        assert_eq!(parse_spec("2.4.0"), Some(vec![(Op::Ge, v("2.4.0"))]));
+        assert_eq!(
+            parse_spec(">1.2, <2"),
+            Some(vec![(Op::Gt, v("1.2")), (Op::Lt, v("2"))])
+        );
+        assert_eq!(parse_spec("==22.04,"), Some(vec![(Op::Eq, v("22.04"))]));
+        assert_eq!(parse_spec("~=2.0"), None);
+        assert_eq!(parse_spec(">=abc"), None);
+        assert_eq!(parse_spec(""), None);
     }
 }

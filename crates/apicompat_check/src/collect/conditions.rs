@@ -4,6 +4,7 @@
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use super::spec::{spec_comparator, spec_literal};
 use super::*;
 
 impl<'a> Walker<'a> {
@@ -42,6 +43,7 @@ impl<'a> Walker<'a> {
             };
             let call = HelperCall {
                 keywords: Vec::new(),
+                spec: Vec::new(),
                 arg: None,
                 op: None,
                 root: None,
@@ -107,6 +109,9 @@ impl<'a> Walker<'a> {
         if let Some(h) = self.range_helper(params, body) {
             return Some(h);
         }
+        if let Some(h) = spec_comparator(params, body) {
+            return Some(h);
+        }
         if let [Stmt::Return(ret)] = body {
             if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
                 return Some(h);
@@ -149,6 +154,7 @@ impl<'a> Walker<'a> {
                     via: None,
                     flag: false,
                     bounds: Vec::new(),
+                    spec: false,
                 });
             }
             let Expr::Name(v) = left else {
@@ -166,6 +172,7 @@ impl<'a> Walker<'a> {
                 via: None,
                 flag: false,
                 bounds: Vec::new(),
+                spec: false,
             });
         }
         // A comparator of this file given a package's version.
@@ -197,6 +204,7 @@ impl<'a> Walker<'a> {
             via: None,
             flag: false,
             bounds: Vec::new(),
+            spec: false,
         })
     }
 
@@ -264,6 +272,14 @@ impl<'a> Walker<'a> {
             (root, op, param)
         } else if let (Some(param), Some(root)) = (param_of(&c.left), self.version_root(right, 0)) {
             (root, op.flipped(), param)
+        } else if let (Some(version), Some(param)) = (param_of(&c.left), param_of(right)) {
+            // `parse(current) >= parse(minimum)`: a comparator given the version compared.
+            let position = positional.iter().position(|p| *p == param)?;
+            let at = positional.iter().position(|p| *p == version)?;
+            return (at == 0 && position == 1).then(|| VersionHelper {
+                version_param: Some(0),
+                ..VersionHelper::comparison(String::new(), op, param, position)
+            });
         } else {
             return None;
         };
@@ -344,6 +360,11 @@ impl<'a> Walker<'a> {
                 let pred = h.bounded(|position, name| version_arg(arg_at(position, name)?))?;
                 (h.root.clone(), pred)
             }
+            Some(h) if h.spec && spec_literal(arg_at(h.position, &h.param)?).is_some() => {
+                let spec = spec_literal(arg_at(h.position, &h.param)?)?;
+                let root = self.compared_root(args.args.get(h.version_param?)?);
+                h.spec_condition(&spec, root.as_deref())?
+            }
             Some(h) => {
                 let value = arg_at(h.position, &h.param)?;
                 let op = match h.op_param {
@@ -361,6 +382,16 @@ impl<'a> Walker<'a> {
                 // `h()`, `h(flag=...)`: a helper that implies a condition when true.
                 // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
                 let call = match (&*args.args, args.keywords.is_empty()) {
+                    // `check_version(torch.__version__, ">=2.0")`: a comparator of another
+                    // file that reads a specifier.
+                    ([r, v], true) if spec_literal(v).is_some() => HelperCall {
+                        keywords: Vec::new(),
+                        arg: None,
+                        op: None,
+                        root: Some(self.compared_or_imported(r)?),
+                        args: 2,
+                        spec: spec_literal(v)?,
+                    },
                     ([], _) => HelperCall {
                         // `h(min_version="4.52")` for a helper with bounds.
                         keywords: args
@@ -374,16 +405,22 @@ impl<'a> Walker<'a> {
                         op: None,
                         root: None,
                         args: 0,
+                        spec: Vec::new(),
                     },
                     (positional, true) => {
                         let (root, op, value) = match positional {
                             [v] => (None, None, v),
-                            [o, v] => (None, Some(op_string(o)?), v),
+                            // `h(">=", V)`, or a comparator `h(torch.__version__, V)`.
+                            [o, v] => match op_string(o) {
+                                Some(op) => (None, Some(op), v),
+                                None => (Some(self.compared_or_imported(o)?), None, v),
+                            },
                             [r, o, v] => (Some(self.compared_root(r)?), Some(op_string(o)?), v),
                             _ => return None,
                         };
                         HelperCall {
                             keywords: Vec::new(),
+                            spec: Vec::new(),
                             arg: Some(version_arg(value)?),
                             op,
                             root,
@@ -398,6 +435,18 @@ impl<'a> Walker<'a> {
         Some(Restriction {
             parts: vec![part],
             complete: true,
+        })
+    }
+
+    /// [`Walker::compared_root`], or a name imported from another module of the project,
+    /// resolved once every file is read (`TORCH_VERSION`, bound there to
+    /// `str(torch.__version__)`: [`crate::versions::VERSION_OF`]).
+    fn compared_or_imported(&self, e: &Expr) -> Option<String> {
+        self.compared_root(e).or_else(|| match e {
+            Expr::Name(n) if self.imported.contains(n.id.as_str()) => {
+                Some(format!("{}{}", crate::versions::VERSION_OF, n.id))
+            }
+            _ => None,
         })
     }
 
@@ -930,6 +979,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         via: None,
         flag: false,
         bounds: Vec::new(),
+        spec: false,
     })
 }
 

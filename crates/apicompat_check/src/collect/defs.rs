@@ -56,7 +56,7 @@ impl<'a> Walker<'a> {
     }
 
     pub(super) fn assign_name(&mut self, name: &str, value: &Expr) {
-        if self.fallback_flag(name, value) {
+        if self.fallback_flag(name, value) || self.fallback_loader(name, value) {
             return;
         }
         if !matches!(
@@ -81,6 +81,10 @@ impl<'a> Walker<'a> {
             }
         }
         if let Some(root) = self.version_root(value, 0) {
+            if self.scopes.len() == 1 {
+                let text = format!("{}{root}", crate::versions::VERSION_OF);
+                self.out.constants.push((name.to_string(), text));
+            }
             self.bind(name, Bound::VersionOf(root));
             return;
         }

@@ -70,6 +70,7 @@ impl<'a> Walker<'a> {
         }
         let call = HelperCall {
             keywords: Vec::new(),
+            spec: Vec::new(),
             arg: None,
             op: None,
             root: None,
@@ -92,6 +93,27 @@ impl<'a> Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// `except ImportError: torch = import_execstack("torch", ...)` in a handler that does not
+    /// raise again, after `import torch` failed: another way of loading the same package
+    /// (a call given its name), so the name keeps the package's binding (ultralytics'
+    /// `utils/__init__.py`, `docs/false-alarm-study-14.md`). The handler runs only where the
+    /// import failed; on every release checked, the import bound the name.
+    pub(super) fn fallback_loader(&self, name: &str, value: &Expr) -> bool {
+        if !self.ctx.fallback {
+            return false;
+        }
+        let Some(Bound::Path { path, .. }) = self.lookup(name) else {
+            return false;
+        };
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        call.arguments
+            .args
+            .iter()
+            .any(|a| string_lit(a).is_some_and(|s| s == *path))
+    }
+
     /// `except ImportError: FLAG = False` (or `None`) in a handler that does not raise again,
     /// where `FLAG` is bound to a version condition: the binding stays a condition, one way only
     /// (true implies it) unless every import of the `try` body is of the condition's package.

@@ -22,6 +22,7 @@ mod patches;
 mod ranges;
 mod reads;
 mod signature;
+mod spec;
 mod state;
 mod walk;
 

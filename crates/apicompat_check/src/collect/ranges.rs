@@ -108,6 +108,7 @@ impl<'a> Walker<'a> {
         let (position, param, _) = bounds[0].clone();
         Some(VersionHelper {
             bounds,
+            spec: false,
             ..VersionHelper::comparison(root?, Op::Eq, param, position)
         })
     }

@@ -65,6 +65,7 @@ fn is_self(e: &Expr) -> bool {
 fn state_pred(name: String) -> (String, Pred) {
     let call = HelperCall {
         keywords: Vec::new(),
+        spec: Vec::new(),
         arg: None,
         op: None,
         root: None,

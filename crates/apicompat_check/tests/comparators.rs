@@ -1,0 +1,117 @@
+//! Comparators of the project given a package's version (`docs/false-alarm-study-14.md`,
+//! F-A), on the fake torch index (releases 1.13.0 - 2.5.0): `pipelining` exists from 2.4.0.
+//! Each guarded use is clean on the releases the condition admits and reported on the others
+//! when the condition is too weak.
+
+mod common;
+
+use common::{brief, project, run};
+
+fn check_files(name: &str, files: &[(&str, &str)], targets: &[&str]) -> Vec<String> {
+    let dir = project(name, files);
+    brief(&run(&dir, targets), &dir)
+}
+
+/// `def check_version(current, minimum): return parse(current) >= parse(minimum)`.
+#[test]
+fn a_comparator_of_two_parameters_given_the_version() {
+    let got = check_files(
+        "two_parameters",
+        &[(
+            "m.py",
+            "\
+import torch
+from packaging.version import parse
+
+def check_version(current, minimum):
+    return parse(current) >= parse(minimum)
+
+TORCH_2_4 = check_version(torch.__version__, \"2.4.0\")
+TORCH_2_3 = check_version(torch.__version__, \"2.3.0\")
+
+def f():
+    if TORCH_2_4:
+        torch.distributed.pipelining.pipeline
+    if TORCH_2_3:
+        torch.distributed.pipelining.Schedule1F1B
+",
+        )],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:14:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
+    );
+}
+
+/// ultralytics' `utils/checks.py` shape: the second parameter a pip-style specifier split on
+/// commas, each piece's operator compared; a bare version means `>=`. The version is a name
+/// another module binds to `str(torch.__version__)`, the comparator and the flags live in
+/// other modules again.
+#[test]
+fn a_specifier_comparator_across_modules() {
+    let checks = "\
+import re
+
+def check_version(current=\"0.0.0\", required=\"0.0.0\", hard=False):
+    c = tuple(int(x) for x in re.findall(r\"\\d+\", current)[:3])
+    for r in required.strip(\",\").split(\",\"):
+        op, v = re.match(r\"([^0-9]*)([\\d.]+)\", r).groups()
+        v = tuple(int(x) for x in v.split(\".\"))
+        if (op in (\"\", \">=\") and c < v) or (op == \"<\" and c >= v) or (op == \"==\" and c != v):
+            return False
+    return True
+";
+    let got = check_files(
+        "specifier",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/utils/__init__.py",
+                "\
+try:
+    import torch
+except ImportError:
+    from pkg.utils.files import load_from_libs
+
+    torch = load_from_libs(\"torch\", \"torch/lib/*.so*\")
+
+TORCH_VERSION = str(torch.__version__)
+",
+            ),
+            ("pkg/utils/checks.py", checks),
+            (
+                "pkg/utils/torch_utils.py",
+                "\
+from pkg.utils import TORCH_VERSION
+from pkg.utils.checks import check_version
+
+TORCH_2_4 = check_version(TORCH_VERSION, \"2.4.0\")
+TORCH_2_3 = check_version(TORCH_VERSION, \">=2.3,<3\")
+",
+            ),
+            (
+                "pkg/train.py",
+                "\
+import torch
+from pkg.utils import TORCH_VERSION
+from pkg.utils.checks import check_version
+from pkg.utils.torch_utils import TORCH_2_3, TORCH_2_4
+
+def f():
+    if TORCH_2_4:
+        torch.distributed.pipelining.pipeline
+    if TORCH_2_3:
+        torch.distributed.pipelining.Schedule1F1B
+    if check_version(TORCH_VERSION, \">=2.4.0\"):
+        torch.distributed.pipelining.stage
+",
+            ),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        ["pkg/train.py:10:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
+    );
+}

@@ -625,8 +625,8 @@ fn installed(
 /// intersects the declarations that apply, so those without a marker hold everywhere and
 /// those with a marker only where it holds. Declarations under different markers
 /// (`torch==2.10.0 ; sys_platform == 'darwin'`, `torch==2.10.0+cu128 ; sys_platform ==
-/// 'linux'`) are alternatives: the union, over each marker, of what the unmarked ones and
-/// that marker's admit together.
+/// 'linux'`) are alternatives: the union, over the platforms and Pythons of
+/// [`marker_environments`], of what the declarations that hold there admit together.
 pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Version> {
     let within = |admitted: &mut Vec<Version>, r: &DeclaredRequirement| {
         let picked = select(&r.specifier, all);
@@ -636,21 +636,73 @@ pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Versio
     for r in reqs.iter().filter(|r| r.marker.is_none()) {
         within(&mut base, r);
     }
-    let mut markers: Vec<&str> = reqs.iter().filter_map(|r| r.marker.as_deref()).collect();
-    markers.sort_unstable();
-    markers.dedup();
-    if markers.is_empty() {
+    let marked: Vec<&DeclaredRequirement> = reqs
+        .iter()
+        .copied()
+        .filter(|r| r.marker.is_some())
+        .collect();
+    if marked.is_empty() {
         return base;
     }
+    // The requirements that hold together somewhere: on each platform and Python, those whose
+    // marker holds there (none: the unconditional ones alone, so `torch!=2.4.0; sys_platform
+    // == 'win32'` beside `torch>=2.3` leaves 2.4.0 in on Linux).
+    // Where no declaration holds, none installs the package.
+    let unconditional = marked.len() < reqs.len();
+    let mut together: Vec<Vec<usize>> = Vec::new();
+    for env in marker_environments() {
+        let holding: Vec<usize> = (0..marked.len())
+            .filter(|&i| marked[i].marker_tree.evaluate(env, &[]))
+            .collect();
+        if (unconditional || !holding.is_empty()) && !together.contains(&holding) {
+            together.push(holding);
+        }
+    }
+    // Declarations for other platforms only (`; sys_platform == 'win32'`): each marker is
+    // an alternative of its own.
+    if together.is_empty() {
+        for m in 0..marked.len() {
+            let same: Vec<usize> = (0..marked.len())
+                .filter(|&i| marked[i].marker == marked[m].marker)
+                .collect();
+            if !together.contains(&same) {
+                together.push(same);
+            }
+        }
+    }
     let mut union: Vec<Version> = Vec::new();
-    for m in markers {
+    for holding in together {
         let mut admitted = base.clone();
-        for r in reqs.iter().filter(|r| r.marker.as_deref() == Some(m)) {
-            within(&mut admitted, r);
+        for &i in &holding {
+            within(&mut admitted, marked[i]);
         }
         union.extend(admitted);
     }
     all.iter().filter(|v| union.contains(v)).cloned().collect()
+}
+
+/// The environments a declaration's markers are read in: Linux and macOS, each with CPython
+/// 3.8 - 3.14 (the Pythons the index has). Training code runs there; a lock file exported for
+/// those platforms (`accelerate==1.12.0 ; sys_platform == 'linux' or sys_platform ==
+/// 'darwin'`, open-instruct) is not undone by the Windows it leaves out.
+fn marker_environments() -> &'static [apicompat_requirements::MarkerEnvironment] {
+    use apicompat_requirements::{marker_environment, parse_version, Platform};
+    static ENVS: std::sync::OnceLock<Vec<apicompat_requirements::MarkerEnvironment>> =
+        std::sync::OnceLock::new();
+    ENVS.get_or_init(|| {
+        let mut out = Vec::new();
+        for platform in [Platform::Linux, Platform::MacOs] {
+            for minor in 8..=14 {
+                let Ok(python) = parse_version(&format!("3.{minor}")) else {
+                    continue;
+                };
+                if let Ok(env) = marker_environment(&python, platform) {
+                    out.push(env);
+                }
+            }
+        }
+        out
+    })
 }
 
 /// The version every declaration pins exactly (`==4.38.0`), if they agree on one.

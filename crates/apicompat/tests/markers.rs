@@ -1,0 +1,54 @@
+//! Declarations under platform markers apply only where their marker holds
+//! (`docs/false-alarm-study-14.md`, D1). Real index, offline (`--no-cache`).
+
+mod common;
+
+use common::{check, text};
+
+/// ultralytics' pyproject: `torch>=1.8.0` and `torch>=1.8.0,!=2.4.0; sys_platform ==
+/// 'win32'`. On Linux and macOS only the first holds: torch 2.4.0 is checked.
+#[test]
+fn a_platform_marker_does_not_narrow_other_platforms() {
+    let dir = common::project_in(
+        "markers",
+        "win32-only",
+        &[
+            ("a.py", "import torch\nx = torch.compile\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"x\"\nversion = \"0.1\"\nrequires-python = \">=3.9\"\ndependencies = [\n    \"torch>=2.3\",\n    \"torch>=2.3,!=2.4.0; sys_platform == 'win32'\",\n]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &["--output-format", "json"]);
+    let (out, err) = text(&o);
+    let report: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let torch = report["summary"]["targets"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let releases: Vec<&str> = torch["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(releases.contains(&"2.4.0"), "{releases:?}");
+    assert_eq!(releases.first(), Some(&"2.3.0"), "{releases:?}");
+    // A declaration for some platforms only (a lock exported for Linux and macOS) still
+    // decides there: `torch==2.5.1` on both is what is checked.
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        "[project]\nname = \"x\"\nversion = \"0.1\"\nrequires-python = \">=3.9\"\ndependencies = [\n    \"torch>=2.3\",\n    \"torch==2.5.1; sys_platform == 'linux' or sys_platform == 'darwin'\",\n]\n",
+    )
+    .unwrap();
+    let o = check(&dir, &["--output-format", "json"]);
+    let (out, _) = text(&o);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let torch = report["summary"]["targets"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
+        .unwrap();
+    assert_eq!(torch["releases"], serde_json::json!(["2.5.1"]), "{out}");
+}

@@ -73,3 +73,30 @@ fn a_requirement_under_a_platform_marker_bounds_it() {
         "{out}"
     );
 }
+
+/// Python is undeclared (picotron): torch 2.1.0 has wheels for CPython 3.8 - 3.11 only, so
+/// the project runs on 3.11 at the newest, where `imp` still exists (removed in 3.12).
+#[test]
+fn python_is_the_newest_the_declared_packages_install_on() {
+    let dir = project(
+        "python",
+        &[
+            ("a.py", "import imp\nimport torch\n"),
+            ("requirements.txt", "torch==2.1.0\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("python is not declared or installed; checked against the newest release that `torch==2.1.0` (requirements.txt:1) admits, 3.11 (python 3.12 - 3.14 left out: no release of torch that `torch==2.1.0` (requirements.txt:1) admits has a wheel for them"),
+        "{all}"
+    );
+    // torch 2.5.1 installs on 3.13: `imp` is gone there.
+    std::fs::write(dir.join("requirements.txt"), "torch==2.5.1\n").unwrap();
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("`imp` is not in python 3.13"), "{out}");
+}

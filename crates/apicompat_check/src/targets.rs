@@ -263,15 +263,24 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
             .find(|&i| !all[i].any_prerelease() && installable(i) && allowed(i))
     };
     // Installed as a requirement of declared packages: the newest release they admit, when
-    // that is not the newest anyway.
-    let required = sources
-        .requirers
-        .filter(|_| name != python_target::PYTHON)
-        .and_then(|r| r.admit_undeclared(view, python))
-        .and_then(|(kept, by, example)| {
-            let i = newest_of(&|i| kept.contains(&i))?;
-            (Some(i) != newest_of(&|_| true)).then(|| (i, by.join(", "), example))
-        });
+    // that is not the newest anyway. For Python, the newest the declared packages install on.
+    let required = sources.requirers.and_then(|r| {
+        let (kept, by, example) = if name == python_target::PYTHON {
+            let finals: Vec<usize> = (0..all.len())
+                .filter(|&i| !all[i].any_prerelease())
+                .collect();
+            let mut why = Vec::new();
+            let (kept, by) = r.narrow_python(view, &finals, &mut why);
+            // The note that leaves out the newest release says why.
+            let newest = finals.last().map(|&i| all[i].to_string())?;
+            let example = why.iter().find(|n| n.contains(&newest)).or(why.first())?;
+            (kept, by, example.clone())
+        } else {
+            r.admit_undeclared(view, python)?
+        };
+        let i = newest_of(&|i| kept.contains(&i))?;
+        (Some(i) != newest_of(&|_| true)).then(|| (i, by.join(", "), example))
+    });
     if let Some((i, by, example)) = required {
         let v = all[i].to_string();
         let for_python = python

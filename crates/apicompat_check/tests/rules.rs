@@ -56,6 +56,8 @@ getattr(dist, \"all_gather_into_tensor\", None)
 mod = torch.distributed
 mod.all_gather_into_tensor
 torch.load('f').whatever
+torch.nn.__dict__.items()
+dist.__file__.endswith('x')
 ",
         &["torch==2.1.0"],
     );

@@ -633,6 +633,14 @@ impl<'a> Walker<'a> {
         {
             return;
         }
+        // What follows a dunder (`nn.__dict__.items()`, `torch.__version__.split(".")`) is
+        // a member of a builtin object (a dict, a string), not of the package.
+        if path.contains(".__") {
+            let segments: Vec<&str> = path.split('.').collect();
+            if segments.len() > 2 && segments[1..segments.len() - 1].iter().any(|s| is_dunder(s)) {
+                return;
+            }
+        }
         // A guard of the binding (an import in `try: ... except ImportError`, under `hasattr`)
         // covers the bound path itself; a use of more than that is guarded only by what tests
         // it (releases that lack the bound path are left to the import's finding).

@@ -52,3 +52,28 @@ fn a_platform_marker_does_not_narrow_other_platforms() {
         .unwrap();
     assert_eq!(torch["releases"], serde_json::json!(["2.5.1"]), "{out}");
 }
+
+/// ColossalChat: `datasets==2.14.7` and a bare `datasets` line. The bare line bounds
+/// nothing, so it does not reopen the range when the pin's release is not indexed.
+#[test]
+fn a_bare_declaration_beside_a_pin_does_not_reopen_the_range() {
+    let dir = common::project_in(
+        "markers",
+        "pin-and-bare",
+        &[
+            ("a.py", "import datasets\nx = datasets.load_dataset\n"),
+            ("requirements.txt", "datasets==2.14.7\ndatasets\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("the declared `datasets==2.14.7`, `datasets` admit no indexed release of datasets; add them with `apicompat index fetch 'datasets==2.14.7'`"),
+        "{all}"
+    );
+    assert!(
+        all.contains("datasets (not checked: no indexed release"),
+        "{all}"
+    );
+}

@@ -516,15 +516,23 @@ fn from_requirements(
         }
     }
     if admitted.is_empty() {
-        for r in reqs {
+        // A declaration without a version beside ones with (`datasets==2.14.7`, `datasets`)
+        // bounds nothing: it does not reopen the range.
+        let bounded = reqs.iter().any(|r| !r.specifier.is_empty());
+        for r in reqs.iter().filter(|r| !bounded || !r.specifier.is_empty()) {
             admitted.extend(select(&r.specifier, all));
         }
         if admitted.is_empty() {
+            let first = reqs
+                .iter()
+                .find(|r| !r.specifier.is_empty())
+                .unwrap_or(&reqs[0]);
             notes.push(format!(
-                "the declared {} admits no indexed release of {}; add them with `apicompat index fetch '{}'`",
+                "the declared {} {} no indexed release of {}; add them with `apicompat index fetch '{}'`",
                 reqs.iter().map(|r| format!("`{}`", r.raw)).collect::<Vec<_>>().join(", "),
+                if reqs.len() > 1 { "admit" } else { "admits" },
                 view.name(),
-                reqs[0].raw
+                first.raw
             ));
         } else if reqs.len() > 1 {
             notes.push(format!(

@@ -217,3 +217,54 @@ fn guarded_uses_name_their_guard() {
         .iter()
         .any(|f| f.line == 33 && f.severity.as_str() == "error" && f.guard.is_none()));
 }
+
+/// `@classmethod`, `@staticmethod` and `@contextlib.contextmanager` only wrap the function:
+/// its callers are still the calls of its name (ultralytics' `_SafeLoad.loading`,
+/// `docs/false-alarm-study-14.md` F-B). A decorator of the project may register the
+/// function elsewhere: no cover then.
+#[test]
+fn methods_wrapped_by_the_standard_library_keep_their_callers() {
+    let dir = project(
+        "wrapped_methods",
+        &[(
+            "m.py",
+            "\
+import contextlib
+
+import torch
+
+
+class SafeLoad:
+    @classmethod
+    def register(cls):
+        return torch.distributed.pipelining.pipeline
+
+    @staticmethod
+    def build():
+        return torch.distributed.pipelining.Schedule1F1B
+
+    @classmethod
+    @contextlib.contextmanager
+    def loading(cls):
+        yield torch.distributed.pipelining.stage
+
+    @registry.add
+    def registered(self):
+        return torch.distributed.pipelining.microbatch
+
+    @classmethod
+    def load(cls):
+        if hasattr(torch.distributed, \"pipelining\"):
+            cls.register()
+            SafeLoad.build()
+            SafeLoad().registered()
+            with cls.loading():
+                pass
+",
+        )],
+    );
+    assert_eq!(
+        brief(&run(&dir, &["torch==2.3.0"]), &dir),
+        ["m.py:22:16 AC002 error call-time torch.distributed.pipelining.microbatch missing=2.3.0"]
+    );
+}

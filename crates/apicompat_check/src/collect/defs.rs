@@ -217,9 +217,10 @@ impl<'a> Walker<'a> {
         self.out.functions.push(FuncEntry {
             key: name_key(f.name.as_str()),
         });
-        // A decorator may register the function to be called from anywhere; Python calls
-        // dunders.
-        if !f.decorator_list.is_empty() || is_dunder(f.name.as_str()) {
+        // A decorator may register the function to be called from anywhere (those of the
+        // standard library that only wrap it do not); Python calls dunders.
+        let registers = f.decorator_list.iter().any(|d| !only_wraps(&d.expression));
+        if registers || is_dunder(f.name.as_str()) {
             self.escaping.insert(f.name.as_str());
         }
         if let Some(list) = self.deferred.last_mut() {
@@ -247,4 +248,25 @@ impl<'a> Walker<'a> {
         self.scopes.pop();
         self.store(c.name.as_str());
     }
+}
+
+/// Decorators of the standard library that return the function wrapped, called by its name
+/// as before (`@classmethod`, `@contextlib.contextmanager`, `@functools.lru_cache(...)`): its
+/// callers are still the calls of that name.
+const WRAPPING: &[&str] = &[
+    "classmethod",
+    "staticmethod",
+    "contextmanager",
+    "asynccontextmanager",
+    "lru_cache",
+    "cache",
+    "abstractmethod",
+];
+
+fn only_wraps(decorator: &Expr) -> bool {
+    let func = match decorator {
+        Expr::Call(c) => &*c.func,
+        e => e,
+    };
+    dotted(func).is_some_and(|d| WRAPPING.contains(&last_segment(&d)))
 }

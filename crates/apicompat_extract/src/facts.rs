@@ -337,6 +337,8 @@ pub fn file_facts(
 pub(crate) const MAX_NESTING: usize = 200;
 /// A loop over a literal is unrolled only up to this many items.
 const MAX_UNROLL: usize = 256;
+/// Names bound to dotted references followed to find the module a copy names.
+const MAX_ALIAS_HOPS: usize = 8;
 
 struct Walker<'s> {
     /// Bindings kept at most (see [`file_facts`]).
@@ -823,6 +825,27 @@ impl Walker<'_> {
         })
     }
 
+    /// The module a copy names: [`Self::module_alias`], also through a name bound to a dotted
+    /// reference (`return_types = torch._C._return_types`, torch's `return_types.py`).
+    fn copied_module(&self, dotted: &str) -> Option<String> {
+        let mut dotted = dotted.to_string();
+        for _ in 0..MAX_ALIAS_HOPS {
+            if let Some(m) = self.module_alias(&dotted) {
+                return Some(m);
+            }
+            let (first, rest) = dotted.split_once('.').unwrap_or((&dotted, ""));
+            let bound = self.facts.bindings.iter().rev().find(|(n, _)| n == first);
+            let Some((_, Value::Alias(target))) = bound else {
+                return None;
+            };
+            dotted = match rest {
+                "" => target.clone(),
+                r => format!("{target}.{r}"),
+            };
+        }
+        None
+    }
+
     /// A `globals()` key: a constant binds a name; a loop over `dir(m)` copies `m`'s names;
     /// anything else makes the module open.
     fn dynamic_name(&mut self, key: &Expr) {
@@ -859,7 +882,7 @@ impl Walker<'_> {
         let (_, list, _) = self.dir_loops.iter().rev().find(|(v, _, _)| v == var)?;
         let mut list = list.clone();
         for c in &mut list.copies {
-            if let Some(m) = self.module_alias(&c.module) {
+            if let Some(m) = self.copied_module(&c.module) {
                 c.module = m;
             }
         }
@@ -987,7 +1010,7 @@ impl Walker<'_> {
         if let Expr::Name(_) = value {
             if let Some(mut list) = name_sets::list_of(value, &self.name_lists, &self.env) {
                 for c in &mut list.copies {
-                    if let Some(m) = self.module_alias(&c.module) {
+                    if let Some(m) = self.copied_module(&c.module) {
                         c.module = m;
                     }
                 }

@@ -24,6 +24,7 @@ mod name_sets;
 pub mod nesting;
 mod py_version;
 pub mod resolve;
+mod return_types;
 mod self_attrs;
 mod stdlib;
 
@@ -266,6 +267,9 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         info.files.sort_by_key(|f| f.is_stub);
     }
     let failing = fallible::failing_paths(&modules, &tree.metadata.requires_dist);
+    if let Some(types) = return_types::read(tree) {
+        return_types::add(&mut modules, types);
+    }
     let table_names = resolve::tables::table_names(&modules);
     let mut resolver = Resolver::new(modules);
     let mut symbols = resolver.symbols();

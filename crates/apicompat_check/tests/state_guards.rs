@@ -162,3 +162,37 @@ class Runner:
         ["runner.py:19:20 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=2.3.0"]
     );
 }
+
+/// A class attribute bound to a test (`SUPPORTED = hasattr(...)` in the class body, ultralytics'
+/// `_SafeLoad`, `docs/false-alarm-study-14.md` F-B): `C.SUPPORTED` is that test.
+#[test]
+fn a_class_attribute_bound_to_a_test() {
+    let dir = project(
+        "class_attribute_test",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+class SafeLoad:
+    SUPPORTED = hasattr(torch.distributed, \"pipelining\")
+    NEW = torch.__version__ >= \"2.5\"
+    NAME = \"x\"
+
+
+def load():
+    if SafeLoad.SUPPORTED:
+        torch.distributed.pipelining.pipeline
+    if SafeLoad.NEW:
+        torch.distributed.pipelining.Schedule1F1B
+    if SafeLoad.NAME:
+        torch.distributed.pipelining.stage
+",
+        )],
+    );
+    assert_eq!(
+        brief(&run(&dir, &["torch==2.3.0"]), &dir),
+        ["m.py:16:9 AC002 error call-time torch.distributed.pipelining.stage missing=2.3.0"]
+    );
+}

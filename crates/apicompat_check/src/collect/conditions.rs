@@ -605,14 +605,14 @@ impl<'a> Walker<'a> {
                     }
                 }
             },
-            Expr::Attribute(_) => CondInfo {
+            Expr::Attribute(a) => self.class_test(a).unwrap_or_else(|| CondInfo {
                 // `self.is_fsdp2`: a property that may imply a state.
                 restriction: Restriction {
                     parts: self.state_test(expr).into_iter().collect(),
                     complete: false,
                 },
                 ..CondInfo::default()
-            },
+            }),
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
                 Some(Bound::Cond(r, has, _)) => CondInfo {
                     restriction: r.clone(),
@@ -637,6 +637,21 @@ impl<'a> Walker<'a> {
 
     /// The path a probe of `object` for `name` tests (`hasattr`, `getattr` with a default):
     /// on an object of unknown type, `?.name`, which guards member reads of the name.
+    /// `C.SUPPORTED`, a class attribute its class body binds to a test.
+    fn class_test(&self, a: &ast::ExprAttribute) -> Option<CondInfo> {
+        let Expr::Name(c) = &*a.value else {
+            return None;
+        };
+        match self.lookup(&format!("{}.{}", c.id, a.attr))? {
+            Bound::Cond(r, has, _) => Some(CondInfo {
+                restriction: r.clone(),
+                has: has.clone(),
+                ..CondInfo::default()
+            }),
+            _ => None,
+        }
+    }
+
     fn probed(&self, object: &Expr, name: &str) -> String {
         match self.resolve(object) {
             Some((path, _)) => format!("{path}.{name}"),

@@ -245,8 +245,19 @@ impl<'a> Walker<'a> {
         let mut ctx = self.ctx.clone();
         ctx.versions.extend(conditions);
         self.with_ctx(ctx, |w| w.body(&c.body));
-        self.scopes.pop();
+        let scope = self.scopes.pop();
         self.store(c.name.as_str());
+        // `SUPPORTED = hasattr(...)` in the class body: `C.SUPPORTED` is that test where the
+        // class is in scope (study 14, F-B).
+        let tests: Vec<(String, Bound)> = scope
+            .into_iter()
+            .flat_map(|s| s.names.into_iter())
+            .filter(|(_, b)| matches!(b, Bound::Cond(..)))
+            .map(|(n, b)| (format!("{}.{n}", c.name), b))
+            .collect();
+        for (name, b) in tests {
+            self.bind(&name, b);
+        }
     }
 }
 

@@ -14,22 +14,30 @@ use crate::versions::{parse_spec, Bound as VBound, Op, VersionHelper};
 const OPERATORS: [&str; 6] = ["==", "!=", ">=", "<=", ">", "<"];
 
 /// A function whose first two positional parameters are the version compared and a
-/// specifier, recognised by its body: a `for` loop over the specifier split on `","` that
-/// compares what it takes apart with two or more operator strings, and the version passed
-/// to a call (parsed). Its result is taken to be whether the version satisfies the specifier
-/// (a bare version meaning `>=`).
+/// specifier, recognised by its body: a `for` loop among its statements over the specifier
+/// split on `","` that compares what it takes apart with two or more operator strings, and
+/// the version passed to a call (parsed). Its result is taken to be whether the version
+/// satisfies the specifier (a bare version meaning `>=`).
 pub(super) fn spec_comparator(params: &ast::Parameters, body: &[Stmt]) -> Option<VersionHelper> {
     let positional = positional_names(params);
     let [version, spec, ..] = positional.as_slice() else {
         return None;
     };
+    // Most functions stop here: no such loop among their statements.
+    let pieces = body.iter().find_map(|s| match s {
+        Stmt::For(f) if splits_on_commas(&f.iter, spec) => Some(f),
+        _ => None,
+    })?;
     let mut finder = Finder {
         version,
-        spec,
         operators: Vec::new(),
         version_parsed: false,
-        in_loop: false,
+        in_loop: true,
     };
+    for stmt in &pieces.body {
+        finder.visit_stmt(stmt);
+    }
+    finder.in_loop = false;
     for stmt in body {
         finder.visit_stmt(stmt);
     }
@@ -55,8 +63,7 @@ pub(super) fn spec_literal(e: &Expr) -> Option<Vec<(Op, VBound)>> {
 
 struct Finder<'p> {
     version: &'p str,
-    spec: &'p str,
-    /// The operator strings compared inside a loop over the specifier's pieces.
+    /// The operator strings compared inside the loop over the specifier's pieces.
     operators: Vec<String>,
     /// The version is an argument of some call.
     version_parsed: bool,
@@ -67,14 +74,6 @@ impl<'a> Visitor<'a> for Finder<'_> {
     fn visit_stmt(&mut self, s: &'a Stmt) {
         match s {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-            Stmt::For(f) if splits_on_commas(&f.iter, self.spec) => {
-                self.visit_expr(&f.iter);
-                let outer = std::mem::replace(&mut self.in_loop, true);
-                for stmt in &f.body {
-                    self.visit_stmt(stmt);
-                }
-                self.in_loop = outer;
-            }
             s => visitor::walk_stmt(self, s),
         }
     }

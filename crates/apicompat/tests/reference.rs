@@ -192,9 +192,9 @@ fn score(catalog: &Catalog, package: &str, version: &str) -> Score {
 type Bounds = (&'static str, f64, f64, f64, f64);
 
 const TORCH_BOUNDS: [Bounds; 3] = [
-    ("2.1.2", 99.6, 1.6, 0.10, 3.9),
-    ("2.4.1", 99.6, 1.3, 0.07, 3.83),
-    ("2.5.0", 99.4, 1.45, 0.07, 3.8),
+    ("2.1.2", 99.6, 1.25, 0.10, 3.88),
+    ("2.4.1", 99.6, 1.0, 0.07, 3.81),
+    ("2.5.0", 99.4, 1.17, 0.07, 3.78),
 ];
 
 /// The (module, name) agreement of `package` with its oracles, against `bounds`.

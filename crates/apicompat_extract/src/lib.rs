@@ -21,12 +21,14 @@ mod getattr;
 mod installed;
 mod kwargs_wrapper;
 mod name_sets;
+mod native_modules;
 pub mod nesting;
 mod py_version;
 pub mod resolve;
 mod return_types;
 mod self_attrs;
 mod stdlib;
+mod torchgen;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -267,8 +269,9 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         info.files.sort_by_key(|f| f.is_stub);
     }
     let failing = fallible::failing_paths(&modules, &tree.metadata.requires_dist);
-    if let Some(types) = return_types::read(tree) {
-        return_types::add(&mut modules, types);
+    if let Some(bound) = torchgen::read(tree) {
+        return_types::add(&mut modules, return_types::names(&bound.entries));
+        native_modules::add(&mut modules, native_modules::names(&bound));
     }
     let table_names = resolve::tables::table_names(&modules);
     let mut resolver = Resolver::new(modules);

@@ -167,10 +167,16 @@ fn member(
         Kind::Attribute if symbol.instance_of.is_some() => {
             instance_member(index, cur, &symbol, seg, release, depth)
         }
-        _ => Ok(Step::Unknown(format!(
-            "`{cur}` is a {}; its attributes are not indexed",
-            kind.as_str()
-        ))),
+        _ => {
+            let what = match kind.as_str() {
+                "unknown" => "of a kind the index does not know".to_string(),
+                k if k.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {k}"),
+                k => format!("a {k}"),
+            };
+            Ok(Step::Unknown(format!(
+                "`{cur}` is {what}; its attributes are not indexed"
+            )))
+        }
     }
 }
 

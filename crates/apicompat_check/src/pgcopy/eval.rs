@@ -255,17 +255,7 @@ impl<'a> Engine<'a> {
                     }
                 }
                 Abs::Class(_) | Abs::Func(_) | Abs::Pg(_) | Abs::None => Abs::Unknown,
-                _ => match self.factory_named(name, &[Kind::Function]) {
-                    Some(f) => Abs::Pg(Origin::new(
-                        true,
-                        None,
-                        format!(
-                            "`{written}()` ({at}), which returns `{}` (`{}`)",
-                            f.returns, f.path
-                        ),
-                    )),
-                    None => Abs::Unknown,
-                },
+                _ => self.factory_call(name, &written, &at),
             };
         }
         match self.eval(&cv.func, cx, depth) {

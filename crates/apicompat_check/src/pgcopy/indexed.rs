@@ -42,6 +42,22 @@ impl<'a> Engine<'a> {
     }
 
     /// The indexed factory of a name, unless the project defines the name itself.
+    /// A call of a function named `name` that the index says returns a process group
+    /// (`new_group(...)`), wherever it comes from.
+    pub(super) fn factory_call(&self, name: &str, written: &str, at: &str) -> Abs {
+        match self.factory_named(name, &[Kind::Function]) {
+            Some(f) => Abs::Pg(Origin::new(
+                true,
+                None,
+                format!(
+                    "`{written}()` ({at}), which returns `{}` (`{}`)",
+                    f.returns, f.path
+                ),
+            )),
+            None => Abs::Unknown,
+        }
+    }
+
     pub(super) fn factory_named(&self, name: &str, kinds: &[Kind]) -> Option<pgindex::Factory> {
         if self.defined.contains(name) {
             return None;
@@ -158,17 +174,7 @@ impl<'a> Engine<'a> {
                 None => Abs::Unknown,
             },
             IndexedInfo::Other | IndexedInfo::Missing => {
-                match self.factory_named(last_segment(path), &[Kind::Function]) {
-                    Some(f) => Abs::Pg(Origin::new(
-                        true,
-                        None,
-                        format!(
-                            "`{written}()` ({at}), which returns `{}` (`{}`)",
-                            f.returns, f.path
-                        ),
-                    )),
-                    None => Abs::Unknown,
-                }
+                self.factory_call(last_segment(path), written, at)
             }
         }
     }

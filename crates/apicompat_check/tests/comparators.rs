@@ -115,3 +115,85 @@ def f():
         ["pkg/train.py:10:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
     );
 }
+
+/// A version flag imported inside a function (ultralytics' `utils/patches.py`, `from
+/// ultralytics.utils.torch_utils import TORCH_2_9` in `onnx_export_patch`): the flag, as when
+/// imported at module level. A function that also stores the name, or a parameter or local of
+/// a nested function of that name, hides it.
+#[test]
+fn a_flag_imported_inside_a_function() {
+    let got = check_files(
+        "function_import",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/flags.py",
+                "\
+import torch
+from packaging.version import parse
+
+TORCH_2_4 = parse(torch.__version__) >= parse(\"2.4.0\")
+",
+            ),
+            (
+                "pkg/use.py",
+                "\
+import torch
+
+
+def absolute():
+    from pkg.flags import TORCH_2_4
+
+    if TORCH_2_4:
+        return torch.distributed.pipelining.pipeline
+
+
+def relative():
+    from .flags import TORCH_2_4
+
+    if not TORCH_2_4:
+        return None
+    return torch.distributed.pipelining.Schedule1F1B
+
+
+def closure():
+    from pkg.flags import TORCH_2_4
+
+    if TORCH_2_4:
+        build = torch.distributed.pipelining.pipeline
+
+        def wrapped(*args, **kwargs):
+            return build(*args, **kwargs, split_spec=None)
+
+        return wrapped
+
+
+def stored():
+    from pkg.flags import TORCH_2_4
+
+    if TORCH_2_4:
+        torch.distributed.pipelining.stage
+    TORCH_2_4 = True
+
+
+def nested():
+    from pkg.flags import TORCH_2_4
+
+    def inner(TORCH_2_4):
+        if TORCH_2_4:
+            return torch.distributed.pipelining.PipelineStage
+
+    return inner
+",
+            ),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        [
+            "pkg/use.py:35:9 AC002 error call-time torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+            "pkg/use.py:44:20 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
+        ]
+    );
+}

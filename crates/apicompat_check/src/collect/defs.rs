@@ -30,6 +30,7 @@ impl<'a> Walker<'a> {
         for stmt in &f.body {
             locals.visit_stmt(stmt);
         }
+        scope.imported_only = locals.imported_only(self.roots);
         scope.locals = locals.names;
         scope.globals = locals.globals;
         self.scopes.push(scope);

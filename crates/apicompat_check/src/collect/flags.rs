@@ -56,16 +56,19 @@ impl<'a> Walker<'a> {
     }
 
     /// A name read as a condition that this module imports from outside the indexed packages
-    /// (and no enclosing function binds): the flag of that name, resolved once every file is
-    /// read.
+    /// (and no enclosing function binds, other than by such an import): the flag of that
+    /// name, resolved once every file is read.
     pub(super) fn flag_ref(&self, name: &str) -> Option<CondInfo> {
         if !self.imported.contains(name) {
             return None;
         }
-        let shadowed = self.scopes.iter().skip(1).any(|s| {
+        // The innermost function (or comprehension) binding the name decides: a local
+        // hides the flag, unless the function binds it only by importing it from the project
+        // (`from pkg.utils import TORCH_2_9` in the body: the same flag).
+        let binder = self.scopes.iter().skip(1).rev().find(|s| {
             s.kind != ScopeKind::Class && (s.locals.contains(name) || s.names.contains_key(name))
         });
-        if shadowed {
+        if binder.is_some_and(|s| !s.imported_only.contains(name)) {
             return None;
         }
         let call = HelperCall {

@@ -14,6 +14,11 @@ pub(super) struct LocalNames {
     pub(super) depth: usize,
     /// Whether an expression may bind a name (`:=`); else only targets are looked into.
     pub(super) walrus: bool,
+    /// Names bound by `from M import n` (with `M`'s top-level module, `None` for a relative
+    /// import) and names bound any other way: a name in the first and not the second is
+    /// bound only by imports ([`LocalNames::imported_only`]).
+    pub(super) from_imports: Vec<(String, Option<String>)>,
+    pub(super) others: HashSet<String>,
 }
 
 impl<'a> Visitor<'a> for LocalNames {
@@ -37,14 +42,31 @@ impl<'a> Visitor<'a> for LocalNames {
 }
 
 impl LocalNames {
+    /// A name bound other than by `from M import n`.
+    fn bound(&mut self, name: String) {
+        self.others.insert(name.clone());
+        self.names.insert(name);
+    }
+
+    /// The names bound only by `from M import n` with `M` not one of `indexed` (a relative
+    /// import, or a module of the project): a function-local import of a project flag is
+    /// that flag, as a module-level one is (`flags.rs`).
+    pub(super) fn imported_only(&self, indexed: &HashSet<String>) -> HashSet<String> {
+        self.from_imports
+            .iter()
+            .filter(|(n, root)| {
+                !self.others.contains(n)
+                    && !self.globals.contains(n)
+                    && root.as_ref().is_none_or(|r| !indexed.contains(r))
+            })
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
     fn local_stmt(&mut self, stmt: &Stmt) {
         match stmt {
-            Stmt::FunctionDef(f) => {
-                self.names.insert(f.name.to_string());
-            }
-            Stmt::ClassDef(c) => {
-                self.names.insert(c.name.to_string());
-            }
+            Stmt::FunctionDef(f) => self.bound(f.name.to_string()),
+            Stmt::ClassDef(c) => self.bound(c.name.to_string()),
             Stmt::Import(imp) => {
                 for a in &imp.names {
                     let full = a.name.as_str();
@@ -52,13 +74,18 @@ impl LocalNames {
                         .asname
                         .as_ref()
                         .map_or(full.split('.').next().unwrap_or(full), |n| n.as_str());
-                    self.names.insert(n.to_string());
+                    self.bound(n.to_string());
                 }
             }
             Stmt::ImportFrom(imp) => {
+                let root = match (&imp.module, imp.level) {
+                    (Some(m), 0) => Some(m.as_str().split('.').next().unwrap_or("").to_string()),
+                    _ => None,
+                };
                 for a in &imp.names {
-                    self.names
-                        .insert(a.asname.as_ref().unwrap_or(&a.name).to_string());
+                    let n = a.asname.as_ref().unwrap_or(&a.name).to_string();
+                    self.names.insert(n.clone());
+                    self.from_imports.push((n, root.clone()));
                 }
             }
             Stmt::Global(g) => self.globals.extend(g.names.iter().map(|n| n.to_string())),
@@ -67,7 +94,7 @@ impl LocalNames {
                 for h in &t.handlers {
                     let ast::ExceptHandler::ExceptHandler(h) = h;
                     if let Some(n) = &h.name {
-                        self.names.insert(n.to_string());
+                        self.bound(n.to_string());
                     }
                 }
                 visitor::walk_stmt(self, stmt);
@@ -78,9 +105,7 @@ impl LocalNames {
 
     fn local_expr(&mut self, expr: &Expr) {
         match expr {
-            Expr::Name(n) if n.ctx != ExprContext::Load => {
-                self.names.insert(n.id.to_string());
-            }
+            Expr::Name(n) if n.ctx != ExprContext::Load => self.bound(n.id.to_string()),
             Expr::Name(_)
             | Expr::Lambda(_)
             | Expr::ListComp(_)

@@ -364,6 +364,9 @@ struct Scope {
     /// Names assigned anywhere in the function: they hide the enclosing scopes' names.
     locals: HashSet<String>,
     globals: HashSet<String>,
+    /// Locals of a function bound only by `from M import n` from outside the indexed
+    /// packages: a flag of the project read there is that flag (`flags.rs`).
+    imported_only: HashSet<String>,
 }
 
 impl Scope {
@@ -373,6 +376,7 @@ impl Scope {
             names: HashMap::default(),
             locals: HashSet::default(),
             globals: HashSet::default(),
+            imported_only: HashSet::default(),
         }
     }
 }

@@ -168,6 +168,7 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             u.guarded |= guarded;
             u.versions.extend(versions);
             u.guard_at = u.guard_at.or(Some(c.at()));
+            c.require(&mut u.requires);
         }
     }
     for m in &mut uses.members {
@@ -175,6 +176,7 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             let (guarded, versions) = restrict(c, &m.name);
             m.guarded |= guarded;
             m.versions.extend(versions);
+            c.require(&mut m.requires);
         }
     }
     for s in &mut uses.sites {
@@ -187,11 +189,50 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
                 v.extend(versions);
                 s.versions = v.into_boxed_slice();
             }
+            if c.has_paths().next().is_some() {
+                let mut r = s.requires.to_vec();
+                c.require(&mut r);
+                s.requires = r.into_boxed_slice();
+            }
         }
     }
 }
 
 impl Cover {
+    /// The package paths every call's tests found present (not a member of an object of
+    /// unknown type, `?.n`, nor a keyword a callee accepts, `f(k=)`).
+    fn has_paths(&self) -> impl Iterator<Item = &String> {
+        let has: &[String] = match self {
+            Cover::Limited { has, .. } => has,
+            Cover::Guarded { .. } => &[],
+        };
+        has.iter().filter(|h| {
+            !h.is_empty()
+                && h.split('.').all(|s| {
+                    !s.is_empty() && s.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                })
+        })
+    }
+
+    /// The function runs only where those paths exist: a use of another path there is
+    /// judged on those releases only, as under the same `hasattr` in its own body
+    /// (ultralytics' `_SafeLoad.loading`, entered only where
+    /// `torch.serialization.get_unsafe_globals_in_checkpoint` exists, also calls
+    /// `add_safe_globals`, there since 2.4).
+    fn require(&self, requires: &mut Vec<crate::collect::PathTest>) {
+        for path in self.has_paths() {
+            let test = crate::collect::PathTest {
+                path: path.clone(),
+                present: true,
+                instance: false,
+                alternatives: Vec::new(),
+            };
+            if !requires.contains(&test) {
+                requires.push(test);
+            }
+        }
+    }
+
     /// Where one of the calls' guards is.
     fn at(&self) -> GuardAt {
         match self {

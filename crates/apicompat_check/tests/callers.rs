@@ -268,3 +268,38 @@ class SafeLoad:
         ["m.py:22:16 AC002 error call-time torch.distributed.pipelining.microbatch missing=2.3.0"]
     );
 }
+
+/// A function called only where a path exists (`hasattr` true at every call) runs only on
+/// the releases that have it: a use of another path there is judged on those releases
+/// (ultralytics' `_SafeLoad.loading`, entered only where `get_unsafe_globals_in_checkpoint`
+/// exists, calls `add_safe_globals` too). What those releases lack is still reported.
+#[test]
+fn paths_tested_at_every_call_restrict_the_releases_of_other_uses() {
+    let dir = project(
+        "callers_requires",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+class Loader:
+    @classmethod
+    def register(cls):
+        torch.distributed._tensor.Partial
+        return torch.utils.checkpoint.CheckpointPolicy
+
+
+def load():
+    if hasattr(torch.distributed, \"pipelining\"):
+        Loader.register()
+",
+        )],
+    );
+    assert_eq!(
+        brief(&run(&dir, &["torch>=2.2"]), &dir),
+        [
+            "m.py:8:16 AC002 error call-time torch.utils.checkpoint.CheckpointPolicy missing=2.4.0 - 2.4.1",
+        ]
+    );
+}

@@ -299,3 +299,105 @@ fn a_chain_missing_in_some_releases_and_unknown_in_the_rest_does_not_say_no_rele
         f.message
     );
 }
+
+/// Study 14's last two F-A/F-B forms on ultralytics, on the real index: a hasattr test kept in
+/// a class attribute, passed through a local flag cleared under its negation (`if safe_only
+/// and not _SafeLoad.SUPPORTED: safe_only = False`), read in a closure before a classmethod
+/// context manager is entered (`nn/tasks.py`); a version flag imported inside a function
+/// (`utils/patches.py`). The same uses, with the flag cleared under the test itself and with
+/// no flag, are still reported.
+#[test]
+fn a_cleared_flag_and_a_flag_imported_in_a_function() {
+    let catalog = real_catalog();
+    let dir = project(
+        "real-ultralytics",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/torch_utils.py",
+                "\
+import torch
+from packaging.version import parse
+
+TORCH_2_9 = parse(torch.__version__) >= parse(\"2.9.0\")
+",
+            ),
+            (
+                "pkg/tasks.py",
+                "\
+import contextlib
+
+import torch
+
+
+class _SafeLoad:
+    SUPPORTED = hasattr(torch.serialization, \"get_unsafe_globals_in_checkpoint\")
+
+    @classmethod
+    @contextlib.contextmanager
+    def loading(cls, weight):
+        needed = torch.serialization.get_unsafe_globals_in_checkpoint(weight)
+        torch.serialization.add_safe_globals(needed)
+        yield
+
+
+def torch_safe_load(weight, safe_only=None):
+    if safe_only and not _SafeLoad.SUPPORTED:
+        safe_only = False
+
+    def _load():
+        if safe_only:
+            with _SafeLoad.loading(weight):
+                return torch.load(weight, weights_only=True)
+        return torch.load(weight)
+
+    return _load()
+
+
+def wrongly_cleared(weight, safe_only=None):
+    if safe_only and _SafeLoad.SUPPORTED:
+        safe_only = False
+    if safe_only:
+        return torch.serialization.get_unsafe_globals_in_checkpoint(weight)
+",
+            ),
+            (
+                "pkg/patches.py",
+                "\
+import torch
+
+
+def onnx_export_patch():
+    from pkg.torch_utils import TORCH_2_9
+
+    if TORCH_2_9:
+        func = torch.onnx.export
+
+        def torch_export(*args, **kwargs):
+            return func(*args, **kwargs, dynamo=False)
+
+        return torch_export
+
+
+def unguarded_patch():
+    func = torch.onnx.export
+
+    def torch_export(*args, **kwargs):
+        return func(*args, **kwargs, dynamo=False)
+
+    return torch_export
+",
+            ),
+            ("requirements.txt", "torch>=2.0\n"),
+        ],
+    );
+    let report = run(catalog, &dir, &[]);
+    assert_eq!(
+        brief(&report, &dir),
+        [
+            "pkg/patches.py:20:38 AC003 error call-time torch.onnx.export(dynamo=) missing=2.0.0 - 2.3.1",
+            "pkg/tasks.py:34:16 AC002 error call-time torch.serialization.get_unsafe_globals_in_checkpoint missing=2.0.0 - 2.5.1",
+            "requirements.txt:1:1 AC008 error call-time torch>=2.0 missing=2.0.0 - 2.5.1",
+        ]
+    );
+}

@@ -196,3 +196,140 @@ def load():
         ["m.py:16:9 AC002 error call-time torch.distributed.pipelining.stage missing=2.3.0"]
     );
 }
+
+/// A local flag cleared under a negated test (`if x and not T: x = False`, ultralytics'
+/// `torch_safe_load`, `docs/false-alarm-study-14.md` F-B, third part): where `x` is true later,
+/// `T` held. Also `if not T: x = None`, `if not T and x:`, a version flag, the rest of a block
+/// after `if not x: return`, and a closure reading `x` defined after. Not when `x` is stored
+/// again (before the test, in a loop, by a closure), set to a true value, cleared only in one
+/// branch, under a test with another conjunct, or read false.
+#[test]
+fn a_local_flag_cleared_under_a_negated_test() {
+    let src = "\
+import torch
+
+SUPPORTED = hasattr(torch.distributed, \"pipelining\")
+NEW = torch.__version__ >= \"2.4\"
+
+
+class SafeLoad:
+    SUPPORTED = hasattr(torch.distributed, \"pipelining\")
+
+
+def ok_and(x=False):
+    if x and not SUPPORTED:
+        x = False
+    if x:
+        return torch.distributed.pipelining.pipeline
+
+
+def ok_alone(x=False):
+    if not SafeLoad.SUPPORTED:
+        x = None
+    if x:
+        return torch.distributed.pipelining.Schedule1F1B
+
+
+def ok_version(x=False):
+    if not NEW and x:
+        x = False
+    if not x:
+        return None
+    return torch.distributed.pipelining.stage
+
+
+def ok_closure(x=None):
+    if x is None:
+        x = True
+    if x and not SUPPORTED:
+        x = False
+
+    def load():
+        if x:
+            return torch.distributed.pipelining.PipelineStage
+
+    return load()
+
+
+def stored_again(x=False, y=True):
+    if x and not SUPPORTED:
+        x = False
+    x = y
+    if x:
+        return torch.distributed.pipelining.pipeline
+
+
+def stored_in_loop(xs, x=False):
+    if x and not SUPPORTED:
+        x = False
+    for a in xs:
+        if x:
+            return torch.distributed.pipelining.pipeline
+        x = a
+
+
+def stored_by_closure(x=False):
+    if x and not SUPPORTED:
+        x = False
+
+    def load():
+        if x:
+            return torch.distributed.pipelining.pipeline
+
+    x = True
+    return load()
+
+
+def set_true(x=False):
+    if x and not SUPPORTED:
+        x = True
+    if x:
+        return torch.distributed.pipelining.pipeline
+
+
+def in_a_branch(c, x=False):
+    if c:
+        if x and not SUPPORTED:
+            x = False
+    if x:
+        return torch.distributed.pipelining.pipeline
+
+
+def another_conjunct(x=False, y=False):
+    if x and y and not SUPPORTED:
+        x = False
+    if x:
+        return torch.distributed.pipelining.pipeline
+
+
+def read_false(x=False):
+    if x and not SUPPORTED:
+        x = False
+    if not x:
+        return torch.distributed.pipelining.pipeline
+";
+    let dir = project("cleared_flags", &[("m.py", src)]);
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        [
+            "m.py:51:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:59:20 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:69:20 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:79:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:87:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:94:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:101:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+    // `--show-guarded` names the test that cleared the flag.
+    let report = common::run_with(&dir, &["torch==2.3.0"], |o| o.show_guarded = true);
+    let guard = report
+        .findings
+        .iter()
+        .find(|f| f.line == 15)
+        .and_then(|f| f.guard.clone());
+    assert_eq!(
+        guard.as_deref(),
+        Some("`if x and not SUPPORTED:` (line 12)")
+    );
+}

@@ -462,17 +462,30 @@ impl<'a> Walker<'a> {
 
     pub(super) fn cond_info(&self, expr: &Expr) -> CondInfo {
         let mut info = self.cond_info_of(expr);
-        info.at = Some(expr.range());
+        // A cleared flag's fact points at the test that cleared it.
+        info.at = info.at.or(Some(expr.range()));
         info
     }
 
     /// What `not expr` says.
     fn negated(&self, expr: &Expr) -> CondInfo {
         let inner = self.cond_info(expr);
+        // `x` one way (true implies its parts): `not x` false implies them.
+        let (restriction, false_parts) = match inner.restriction.negate() {
+            Some(r) => (r, Vec::new()),
+            None => (
+                Restriction {
+                    parts: inner.false_parts,
+                    complete: false,
+                },
+                inner.restriction.parts,
+            ),
+        };
         CondInfo {
-            restriction: inner.restriction.negate().unwrap_or_else(incomplete),
+            restriction,
             has: inner.has_neg,
             has_neg: inner.has,
+            false_parts,
             ..CondInfo::default()
         }
     }
@@ -613,21 +626,27 @@ impl<'a> Walker<'a> {
                 },
                 ..CondInfo::default()
             }),
-            Expr::Name(n) => match self.lookup(n.id.as_str()) {
-                Some(Bound::Cond(r, has, _)) => CondInfo {
-                    restriction: r.clone(),
-                    has: has.clone(),
-                    ..CondInfo::default()
-                },
-                None => self.flag_ref(n.id.as_str()).unwrap_or_else(|| CondInfo {
-                    restriction: incomplete(),
-                    ..CondInfo::default()
-                }),
-                _ => CondInfo {
-                    restriction: incomplete(),
-                    ..CondInfo::default()
-                },
-            },
+            Expr::Name(n) => {
+                // A flag cleared unless a test held (`cleared.rs`).
+                if let Some(fact) = self.cleared_fact(n.id.as_str()) {
+                    return fact;
+                }
+                match self.lookup(n.id.as_str()) {
+                    Some(Bound::Cond(r, has, _)) => CondInfo {
+                        restriction: r.clone(),
+                        has: has.clone(),
+                        ..CondInfo::default()
+                    },
+                    None => self.flag_ref(n.id.as_str()).unwrap_or_else(|| CondInfo {
+                        restriction: incomplete(),
+                        ..CondInfo::default()
+                    }),
+                    _ => CondInfo {
+                        restriction: incomplete(),
+                        ..CondInfo::default()
+                    },
+                }
+            }
             _ => CondInfo {
                 restriction: incomplete(),
                 ..CondInfo::default()

@@ -13,12 +13,17 @@ impl<'a> Walker<'a> {
             .last_mut()
             .map(std::mem::take)
             .unwrap_or_default();
-        for (f, ctx) in list {
-            self.function_body(f, ctx);
+        for (f, ctx, facts) in list {
+            self.function_body(f, ctx, facts);
         }
     }
 
-    pub(super) fn function_body(&mut self, f: &'a ast::StmtFunctionDef, ctx: Ctx) {
+    pub(super) fn function_body(
+        &mut self,
+        f: &'a ast::StmtFunctionDef,
+        ctx: Ctx,
+        facts: Vec<cleared::Snapshot>,
+    ) {
         let mut scope = Scope::new(ScopeKind::Function);
         let mut locals = LocalNames {
             walrus: self.walrus,
@@ -33,7 +38,12 @@ impl<'a> Walker<'a> {
         scope.imported_only = locals.imported_only(self.roots);
         scope.locals = locals.names;
         scope.globals = locals.globals;
+        if !facts.is_empty() {
+            let outer = self.inherited(facts);
+            Self::set_outer_facts(&mut scope, outer);
+        }
         self.scopes.push(scope);
+        self.bodies.push(&f.body);
         self.deferred.push(Vec::new());
         let ctx = Ctx {
             in_function: true,
@@ -53,6 +63,7 @@ impl<'a> Walker<'a> {
         });
         self.stmt_start = saved_start;
         self.deferred.pop();
+        self.bodies.pop();
         self.scopes.pop();
     }
 
@@ -224,8 +235,9 @@ impl<'a> Walker<'a> {
         if registers || is_dunder(f.name.as_str()) {
             self.escaping.insert(f.name.as_str());
         }
+        let facts = self.facts_snapshot();
         if let Some(list) = self.deferred.last_mut() {
-            list.push((f, ctx));
+            list.push((f, ctx, facts));
         }
     }
 

@@ -88,8 +88,9 @@ impl<'a> Walker<'a> {
             ctx.has.extend(info.has.iter().cloned());
             &info.reads_true
         } else {
-            if let Some(neg) = info.restriction.negate() {
-                ctx.versions.extend(neg.parts);
+            match info.restriction.negate() {
+                Some(neg) => ctx.versions.extend(neg.parts),
+                None => ctx.versions.extend(info.false_parts.iter().cloned()),
             }
             ctx.has.extend(info.has_neg.iter().cloned());
             &info.reads_false

@@ -9,6 +9,7 @@ use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+mod cleared;
 mod conditions;
 mod defs;
 mod doubles;
@@ -270,6 +271,9 @@ pub fn collect_in(
         flag_names: HashSet::default(),
         self_flags: HashMap::default(),
         sentinels: HashMap::default(),
+        bodies: Vec::new(),
+        block: 0,
+        tick: 0,
     };
     w.body(suite);
     w.run_deferred();
@@ -349,6 +353,10 @@ enum Bound {
     Names(Vec<String>),
 }
 
+/// A function body to walk once its scope is done, with the context of its definition and
+/// the facts of the enclosing function it may inherit.
+type Deferred<'a> = (&'a ast::StmtFunctionDef, Ctx, Vec<cleared::Snapshot>);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ScopeKind {
     Module,
@@ -367,6 +375,8 @@ struct Scope {
     /// Locals of a function bound only by `from M import n` from outside the indexed
     /// packages: a flag of the project read there is that flag (`flags.rs`).
     imported_only: HashSet<String>,
+    /// Flags of a function cleared under a negated test (`cleared.rs`).
+    facts: cleared::Facts,
 }
 
 impl Scope {
@@ -377,6 +387,7 @@ impl Scope {
             locals: HashSet::default(),
             globals: HashSet::default(),
             imported_only: HashSet::default(),
+            facts: cleared::Facts::default(),
         }
     }
 }
@@ -423,6 +434,9 @@ struct CondInfo {
     /// What the test says about paths when it is true / false ([`Walker::test_info`]).
     reads_true: Vec<PathTest>,
     reads_false: Vec<PathTest>,
+    /// Version conditions that hold when it is false, where `restriction` cannot be negated:
+    /// `not x` of an `x` that implies them when true (a cleared flag, `cleared.rs`).
+    false_parts: Vec<(String, Pred)>,
 }
 
 struct Walker<'a> {
@@ -432,7 +446,13 @@ struct Walker<'a> {
     scopes: Vec<Scope>,
     ctx: Ctx,
     /// Function bodies to walk when the enclosing scope is done (they run later).
-    deferred: Vec<Vec<(&'a ast::StmtFunctionDef, Ctx)>>,
+    deferred: Vec<Vec<Deferred<'a>>>,
+    /// The bodies of the functions being walked, innermost last (`cleared.rs`).
+    bodies: Vec<&'a [Stmt]>,
+    /// How many blocks deep the walk is (`cleared.rs`: a fact ends with its block).
+    block: u32,
+    /// Counts the stores of names with a fact (`cleared.rs`).
+    tick: u32,
     out: FileUses,
     depth: usize,
     stmt_start: TextSize,
@@ -566,9 +586,12 @@ impl<'a> Walker<'a> {
     }
 
     fn bind(&mut self, name: &str, bound: Bound) {
+        let mut tick = self.tick;
         if let Some(scope) = self.binding_scope(name) {
+            scope.facts.forget(name, &mut tick);
             scope.names.insert(name.to_string(), bound);
         }
+        self.tick = tick;
     }
 
     /// A store that is not an import.
@@ -581,7 +604,9 @@ impl<'a> Walker<'a> {
                 return;
             }
         }
+        let mut tick = self.tick;
         if let Some(scope) = self.binding_scope(name) {
+            scope.facts.forget(name, &mut tick);
             match scope.names.get_mut(name) {
                 // `except ImportError: X = None` keeps what the try imported.
                 Some(Bound::Path { guarded, .. }) if handler => *guarded = true,
@@ -590,6 +615,7 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+        self.tick = tick;
     }
 
     /// A binding for a path, carrying the guards and conditions of where it is made.
@@ -736,6 +762,7 @@ impl<'a> Walker<'a> {
     /// hasattr(torch, "x"): return`, `if torch.__version__ < "2.4": raise ...`), the rest of
     /// the block runs only where that branch's condition holds.
     fn body(&mut self, body: &'a [Stmt]) {
+        self.block = self.block.saturating_add(1);
         let mut outer: Option<Ctx> = None;
         for stmt in body {
             self.visit_stmt(stmt);
@@ -747,6 +774,8 @@ impl<'a> Walker<'a> {
         if let Some(ctx) = outer {
             self.ctx = ctx;
         }
+        self.end_block();
+        self.block = self.block.saturating_sub(1);
     }
 
     fn with_ctx(&mut self, ctx: Ctx, f: impl FnOnce(&mut Self)) {

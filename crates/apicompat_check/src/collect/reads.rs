@@ -389,6 +389,14 @@ impl<'a> Walker<'a> {
             // A name bound to a test (`has_x = any(...)`; `ok = torch.xpu.is_available()`):
             // what its value read, which ran before.
             Expr::Name(n) => {
+                // A flag cleared unless a test held (`cleared.rs`): what that test read.
+                if let (Some(true), Some(fact)) = (truth, self.cleared_fact(n.id.as_str())) {
+                    for r in fact.reads_true {
+                        if !out.contains(&r) {
+                            out.push(r);
+                        }
+                    }
+                }
                 if let Some(Bound::Cond(_, _, reads)) = self.lookup(n.id.as_str()) {
                     if truth == Some(true) {
                         for r in reads {

@@ -21,7 +21,10 @@ impl<'a> Visitor<'a> for Walker<'a> {
             Stmt::ImportFrom(imp) => self.import_from(imp),
             Stmt::FunctionDef(f) => self.function_def(f),
             Stmt::ClassDef(c) => self.class_def(c),
-            Stmt::If(s) => self.if_stmt(s),
+            Stmt::If(s) => {
+                self.if_stmt(s);
+                self.clearing_if(s);
+            }
             Stmt::Try(t) => self.try_stmt(t),
             Stmt::With(w) => self.with_stmt(w),
             Stmt::Assign(a) => {

@@ -35,6 +35,7 @@ pub mod objects;
 pub mod pgcopy;
 mod pin_advice;
 pub mod pins;
+mod implied;
 mod presence;
 mod project;
 pub mod python_target;
@@ -191,6 +192,11 @@ pub(crate) fn check_project(
         unindexed,
         mut per_file,
     } = project::first_pass(&eval, &sources, &files, &mut summary);
+    implied::apply(
+        &eval,
+        |v| chosen.get(v.name()).map(|t| t.releases.clone()),
+        &mut files.analyzed,
+    );
     // `distutils` from a declared setuptools, or one the declared packages require (their
     // requirements are read only when the project uses `distutils`).
     let uses_distutils = files

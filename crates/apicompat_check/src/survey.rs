@@ -378,9 +378,15 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     }
     let (pool, mut analyzed) =
         files::analyze_project(&discovered.files, None, &[], &roots, &project_root, None)?;
-    // Members of objects, as `check` finds them (the newest release answers the model).
+    // Package predicates in tests, over every release; members of objects, as `check` finds
+    // them (the newest release answers the model).
     {
         let eval = crate::evaluate::Evaluator::new(catalog);
+        crate::implied::apply(
+            &eval,
+            |v| Some((0..v.releases().len()).collect()),
+            &mut analyzed,
+        );
         let modules = crate::objects::module_facts(&analyzed);
         let (uses, _) = pool.install(|| {
             crate::objects::member_uses(&eval, modules, &analyzed, &[], &roots, &BTreeMap::new())

@@ -57,6 +57,8 @@ pub struct Function {
     /// Defined under `if TYPE_CHECKING:` (`crate::py_version::Branch::type_checking`): with
     /// the other definitions there, it decides the name's deprecation.
     pub type_checking: bool,
+    /// For a predicate: paths that exist where it returns true (`crate::implies`).
+    pub implies: Vec<String>,
 }
 
 impl Function {
@@ -98,6 +100,8 @@ impl Function {
             if out.class_builder.is_none() {
                 out.class_builder.clone_from(&f.class_builder);
             }
+            // Every definition may be the one that runs: what they all imply.
+            out.implies.retain(|p| f.implies.contains(p));
         }
         Some(out)
     }
@@ -301,13 +305,23 @@ pub fn file_facts(
         setattr_functions: Vec::new(),
         called: Vec::new(),
         last_bound: HashMap::new(),
+        registers_self: false,
     };
     w.module_body(suite, true, 0);
     for name in crate::flag_defs::names(suite) {
         w.bind(&name, Value::Data);
     }
+    if w.registers_self {
+        match crate::lazy::read(suite, module, &w.facts.bindings) {
+            Some(lazy) => w.bind_lazy(lazy),
+            None => w.facts.open = true,
+        }
+    }
     crate::kwargs_wrapper::mark_wrappers(&mut w.facts.bindings, suite);
     crate::class_builder::mark_builders(&mut w.facts.bindings, suite);
+    if !is_stub {
+        crate::implies::mark(&mut w.facts.bindings, suite, module, is_package);
+    }
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).
     for f in std::mem::take(&mut w.setattr_functions) {
@@ -369,6 +383,8 @@ struct Walker<'s> {
     called: Vec<String>,
     /// The position in `facts.bindings` of each name's last binding (the walk only appends).
     last_bound: HashMap<String, usize>,
+    /// `sys.modules[__name__] = ...` at module level.
+    registers_self: bool,
 }
 
 impl Walker<'_> {
@@ -381,6 +397,19 @@ impl Walker<'_> {
         self.last_bound
             .insert(name.to_string(), self.facts.bindings.len());
         self.facts.bindings.push((name.to_string(), value));
+    }
+
+    /// The names a lazy module's table lists (`crate::lazy`).
+    fn bind_lazy(&mut self, lazy: crate::lazy::Lazy) {
+        for (name, module) in lazy.names {
+            self.bind(&name, Value::From { module, name: name.clone() });
+        }
+        self.facts.stars = lazy.stars;
+        for name in lazy.extra {
+            if !self.last_bound.contains_key(&name) {
+                self.bind(&name, Value::Data);
+            }
+        }
     }
 
     fn base_package(&self, level: u32) -> Option<String> {
@@ -790,7 +819,9 @@ impl Walker<'_> {
             Some("globals" | "vars") => self.dynamic_name(&sub.slice),
             Some("sys.modules[]") => {
                 if is_dunder_name(&sub.slice) {
-                    self.facts.open = true;
+                    // Open, unless it is a lazy module of a table read at the end
+                    // (`crate::lazy`).
+                    self.registers_self = true;
                     return;
                 }
                 let Some(key) = consts::string(&sub.slice, &self.env) else {

@@ -18,8 +18,10 @@ pub mod facts;
 mod fallible;
 mod flag_defs;
 mod getattr;
+pub mod implies;
 mod installed;
 mod kwargs_wrapper;
+mod lazy;
 mod name_sets;
 mod native_modules;
 pub mod nesting;
@@ -287,6 +289,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     );
     installed::apply(&mut symbols, &resolver.modules, &installs);
     aten_ops::apply(&mut symbols, aten_ops::read(tree));
+    implies::keep_known(&mut symbols);
     for path in failing {
         if let Some(s) = symbols.get_mut(&path) {
             s.uncertain = s.kind() != apicompat_surface::Kind::Class;
@@ -307,6 +310,10 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     }
 }
 
+#[cfg(test)]
+mod implies_tests;
+#[cfg(test)]
+mod lazy_tests;
 #[cfg(test)]
 mod overload_tests;
 #[cfg(test)]

@@ -63,6 +63,8 @@ struct Resolved {
     canonical: String,
     signatures: Vec<Signature>,
     deprecated: Option<String>,
+    /// A predicate's [`Symbol::implies`].
+    implies: Vec<String>,
 }
 
 impl Resolved {
@@ -72,6 +74,7 @@ impl Resolved {
             canonical,
             signatures: Vec::new(),
             deprecated: None,
+            implies: Vec::new(),
         }
     }
 }
@@ -536,6 +539,7 @@ impl Resolver {
                 canonical: target,
                 signatures: Vec::new(),
                 deprecated,
+                implies: Vec::new(),
             });
         }
         if let Some(value) = self.own_binding(module, name) {
@@ -606,6 +610,7 @@ impl Resolver {
                         .unwrap_or_else(|| c.signatures.clone()),
                 },
                 deprecated: c.deprecated.clone(),
+                implies: Vec::new(),
             },
             Value::Module(m) => {
                 let canonical = if self.modules.contains_key(m.as_str()) {
@@ -618,6 +623,7 @@ impl Resolver {
                     deprecated: self.module_deprecation(&canonical),
                     canonical,
                     signatures: Vec::new(),
+                    implies: Vec::new(),
                 }
             }
             Value::From { module: from, name } => {
@@ -635,6 +641,7 @@ impl Resolver {
                     canonical: path.to_string(),
                     signatures: Vec::new(),
                     deprecated: None,
+                    implies: Vec::new(),
                 },
             },
             Value::Data => Resolved {
@@ -642,6 +649,7 @@ impl Resolver {
                 canonical: path.to_string(),
                 signatures: Vec::new(),
                 deprecated: None,
+                implies: Vec::new(),
             },
             Value::Unknown => Resolved::unknown(path.to_string()),
         }
@@ -666,6 +674,7 @@ impl Resolver {
                 canonical: first.to_string(),
                 signatures: Vec::new(),
                 deprecated: None,
+                implies: Vec::new(),
             }
         } else {
             return None;
@@ -711,6 +720,7 @@ impl Resolver {
                         canonical: path,
                         signatures: Vec::new(),
                         deprecated: None,
+                        implies: Vec::new(),
                     },
                     Value::Function(_) => Resolved {
                         deprecated: info.method_deprecation(name),
@@ -792,6 +802,7 @@ impl Resolver {
                     canonical,
                     signatures: r.signatures.clone(),
                     deprecated: r.deprecated.clone(),
+                    implies: r.implies.clone(),
                     ..Symbol::default()
                 };
                 if r.kind == Kind::Class && sym.canonical.is_none() {
@@ -983,6 +994,7 @@ fn function_resolved(path: &str, f: &Function) -> Resolved {
         canonical: path.to_string(),
         signatures: f.signatures.clone(),
         deprecated: f.deprecated.clone(),
+        implies: f.implies.clone(),
     }
 }
 

@@ -31,6 +31,7 @@ struct Facet {
     metaclass: Option<String>,
     /// A module's `shadow`, or another facet's `instance_of` (one slot, see format.rs).
     target: Option<String>,
+    implies: Vec<String>,
 }
 
 impl From<&Symbol> for Facet {
@@ -64,6 +65,7 @@ impl From<&Symbol> for Facet {
             } else {
                 s.instance_of.clone()
             },
+            implies: s.implies.clone(),
         }
     }
 }
@@ -172,6 +174,7 @@ impl IndexBuilder {
             strings.extend(f.bases.iter().map(String::as_str));
             strings.extend(f.metaclass.as_deref());
             strings.extend(f.target.as_deref());
+            strings.extend(f.implies.iter().map(String::as_str));
             for s in &f.signatures {
                 signatures.insert(s);
                 strings.extend(s.returns.as_deref());
@@ -227,9 +230,15 @@ impl IndexBuilder {
                     put_varint(&mut b, string_id(base));
                 }
                 put_varint(&mut b, opt(&f.metaclass));
-                // Written only when set: facets without it keep their bytes.
-                if f.target.is_some() {
+                // Written only when set: facets without them keep their bytes.
+                if f.target.is_some() || !f.implies.is_empty() {
                     put_varint(&mut b, opt(&f.target));
+                }
+                if !f.implies.is_empty() {
+                    put_varint(&mut b, f.implies.len() as u64);
+                    for p in &f.implies {
+                        put_varint(&mut b, string_id(p));
+                    }
                 }
                 b
             })

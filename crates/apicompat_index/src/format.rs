@@ -19,7 +19,9 @@
 //!              strings, and in format 2 the metaclass (strings as id + 1, 0 for none);
 //!              in format 3 optionally one more string, written only when set (a reader
 //!              that does not know it ignores it): on a module its `shadow` (the object
-//!              its package binds under its name), on any other facet its `instance_of`
+//!              its package binds under its name), on any other facet its `instance_of`;
+//!              after it (then written as 0 when unset), also optional, a predicate's
+//!              `implies`: varint count, string ids
 //!   sets       u32 words per set, u64 words (release bitsets)
 //!   records    u32 count, u32 offsets[count+1], varint (set, facet) pairs per symbol
 //!   paths      an fst map: dotted path -> symbol number

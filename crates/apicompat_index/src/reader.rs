@@ -388,6 +388,15 @@ impl PackageIndex {
         } else {
             None
         };
+        // Then, optionally, a predicate's implied paths.
+        let mut implies = Vec::new();
+        if self.format >= 3 && r.pos < bytes.len() {
+            let n = r.usize()?;
+            implies.reserve(n.min(16));
+            for _ in 0..n {
+                implies.push(self.string(r.varint()?)?.to_string());
+            }
+        }
         let (shadow, instance_of) = if kind == Kind::Module {
             (target, None)
         } else {
@@ -416,6 +425,7 @@ impl PackageIndex {
             extensible: flags & FLAG_EXTENSIBLE != 0,
             shadow,
             instance_of,
+            implies,
         })
     }
 

@@ -715,3 +715,39 @@ fn attribute_chains_through_a_shadowed_submodule_see_the_object() {
         Some("pkg.runtime.driver.DriverConfig")
     );
 }
+
+/// A predicate's implied paths survive the index, alone and beside an `instance_of`.
+#[test]
+fn implied_paths_round_trip() {
+    let predicate = Symbol {
+        kind: Some(Kind::Function),
+        implies: vec!["torch.xpu".into(), "torch.xpu.is_available".into()],
+        ..Symbol::default()
+    };
+    let both = Symbol {
+        kind: Some(Kind::Attribute),
+        instance_of: Some("pkg.C".into()),
+        implies: vec!["torch.npu".into()],
+        ..Symbol::default()
+    };
+    let surfaces = [surface(
+        "1.0",
+        &[
+            ("pkg", sym(Kind::Module)),
+            ("pkg.C", sym(Kind::Class)),
+            ("pkg.is_xpu_available", predicate.clone()),
+            ("pkg.obj", both.clone()),
+            ("pkg.plain", sym(Kind::Function)),
+        ],
+    )];
+    let bytes = build(&surfaces);
+    let index = PackageIndex::from_bytes(&bytes).unwrap();
+    let read = |p: &str| index.symbol(index.facet_in(p, 0).unwrap().unwrap()).unwrap();
+    assert_eq!(read("pkg.is_xpu_available").implies, predicate.implies);
+    assert_eq!(read("pkg.obj").implies, both.implies);
+    assert_eq!(read("pkg.obj").instance_of, both.instance_of);
+    assert!(read("pkg.plain").implies.is_empty());
+    assert_eq!(read("pkg.plain").instance_of, None);
+    // Building twice gives the same bytes.
+    assert_eq!(build(&surfaces), bytes);
+}

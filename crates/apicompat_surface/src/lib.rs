@@ -226,6 +226,10 @@ pub struct Symbol {
     /// (canonical), whose members are the instance's attributes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_of: Option<String>,
+    /// For a function that returns a truth value: paths (of any package) that exist wherever
+    /// it returns true, because every true return reads them (`apicompat_extract::implies`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub implies: Vec<String>,
 }
 
 impl Symbol {

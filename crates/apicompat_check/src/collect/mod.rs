@@ -31,7 +31,7 @@ pub use imports::ImportSite;
 pub(crate) use locals::name_key;
 use locals::LocalNames;
 pub use patches::{declares_distutils_shim, supplies_distutils};
-pub use reads::{Found, PathTest, OBJECT_TEST};
+pub use reads::{Found, PathTest, INDEXED_CALL, OBJECT_TEST};
 
 use conditions::implying;
 

@@ -69,6 +69,11 @@ pub const DISPATCH: char = '\u{2}';
 /// "Qwen3VLProcessor"`): an object of that class exists, so the name may be the last segment.
 pub const CLASS_DISPATCH: char = '\u{3}';
 
+/// The start of a call of a package's predicate in a test (`if is_xpu_available():` with
+/// `accelerate.utils.is_xpu_available`): replaced by the paths its true result implies in the
+/// targeted releases of its package (`crate::implied`) once they are chosen.
+pub const INDEXED_CALL: char = '\u{4}';
+
 const NAMES_SEP: char = ',';
 
 /// Most names a membership test may list.
@@ -349,6 +354,12 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
+                // `f()` of a package: what its true results say in the targeted releases.
+                if truth == Some(true) {
+                    if let Some((path, _)) = self.resolve(&call.func) {
+                        push(out, format!("{INDEXED_CALL}{path}"), true);
+                    }
+                }
                 // `f()` of the project: what its true results say, once every file is read.
                 if truth == Some(true) && self.resolve(&call.func).is_none() {
                     let name = match &*call.func {
@@ -480,7 +491,7 @@ impl<'a> Walker<'a> {
     pub(super) fn true_returns(&self, body: &[Stmt]) -> Vec<PathTest> {
         let mut returns: Vec<&Expr> = Vec::new();
         for s in body {
-            collect_returns(s, &mut returns, 0);
+            apicompat_extract::implies::collect_returns(s, &mut returns, 0);
         }
         let mut common: Option<Vec<PathTest>> = None;
         for value in returns {
@@ -498,57 +509,6 @@ impl<'a> Walker<'a> {
             });
         }
         common.unwrap_or_default()
-    }
-}
-
-/// The values of the `return`s in a statement (not in nested functions or classes; a bare
-/// `return` gives `None`, a false value).
-fn collect_returns<'e>(s: &'e Stmt, out: &mut Vec<&'e Expr>, depth: usize) {
-    if depth > MAX_READ_DEPTH {
-        return;
-    }
-    let d = depth + 1;
-    let block = |b: &'e [Stmt], out: &mut Vec<&'e Expr>| {
-        for s in b {
-            collect_returns(s, out, d);
-        }
-    };
-    match s {
-        Stmt::Return(r) => {
-            if let Some(v) = r.value.as_deref() {
-                out.push(v);
-            }
-        }
-        Stmt::If(i) => {
-            block(&i.body, out);
-            for c in &i.elif_else_clauses {
-                block(&c.body, out);
-            }
-        }
-        Stmt::Try(t) => {
-            block(&t.body, out);
-            for h in &t.handlers {
-                let ast::ExceptHandler::ExceptHandler(h) = h;
-                block(&h.body, out);
-            }
-            block(&t.orelse, out);
-            block(&t.finalbody, out);
-        }
-        Stmt::With(w) => block(&w.body, out),
-        Stmt::For(f) => {
-            block(&f.body, out);
-            block(&f.orelse, out);
-        }
-        Stmt::While(w) => {
-            block(&w.body, out);
-            block(&w.orelse, out);
-        }
-        Stmt::Match(m) => {
-            for c in &m.cases {
-                block(&c.body, out);
-            }
-        }
-        _ => {}
     }
 }
 

@@ -619,7 +619,7 @@ impl<'q> Model<'q> {
             },
             Ty::Instance {
                 class: Class::Project(c),
-                exact,
+                ..
             } => match self.class_member(*c, name) {
                 Some(Ty::ProjectFunction(f, None)) => {
                     let kind = self.modules[f.0 as usize].functions[f.1 as usize].kind;
@@ -632,14 +632,10 @@ impl<'q> Model<'q> {
                 Some(t) => t,
                 None => match self.stores(*c, name) {
                     Some(t) => t,
+                    // Inherited from an indexed base: the receiver stays this object
+                    // (`Collection(...).cuda()`, `-> T`, is still a `Collection`).
                     None => match self.indexed_base_for(*c, name) {
-                        Some(b) => self.attr(
-                            &Ty::Instance {
-                                class: Class::Indexed(b),
-                                exact: *exact,
-                            },
-                            name,
-                        ),
+                        Some(b) => self.indexed_member(&b, name, base),
                         None => Ty::Unknown,
                     },
                 },
@@ -647,27 +643,32 @@ impl<'q> Model<'q> {
             Ty::Instance {
                 class: Class::Indexed(p),
                 ..
-            } => match self.find(&format!("{p}.{name}")) {
-                Some(Found {
-                    kind: PathKind::Function,
-                    canonical,
-                    ..
-                }) => Ty::Method {
-                    path: canonical.into(),
-                    receiver: Box::new(base.clone()),
-                },
-                Some(Found {
-                    kind: PathKind::Property,
-                    canonical,
-                    returns,
-                }) => self.index_returns(&canonical, returns.as_deref(), Some(base)),
-                _ => Ty::Unknown,
-            },
+            } => self.indexed_member(p, name, base),
             Ty::Union(alts) => Ty::union(
                 alts.iter()
                     .filter(|a| !matches!(a, Ty::None))
                     .map(|a| self.attr(a, name)),
             ),
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// The member `name` of the indexed class `class`, read on `receiver`.
+    fn indexed_member(&self, class: &str, name: &str, receiver: &Ty) -> Ty {
+        match self.find(&format!("{class}.{name}")) {
+            Some(Found {
+                kind: PathKind::Function,
+                canonical,
+                ..
+            }) => Ty::Method {
+                path: canonical.into(),
+                receiver: Box::new(receiver.clone()),
+            },
+            Some(Found {
+                kind: PathKind::Property,
+                canonical,
+                returns,
+            }) => self.index_returns(&canonical, returns.as_deref(), Some(receiver)),
             _ => Ty::Unknown,
         }
     }

@@ -1,0 +1,80 @@
+//! A package's own predicates guard what their true result implies
+//! (`docs/false-alarm-study-14.md`, F-E): accelerate's `is_xpu_available()` is true only
+//! through `torch.xpu.is_available()` in every release that has it (0.20.3 - 1.15.0,
+//! `accelerate/utils/imports.py`), and `torch.xpu` first ships in torch 2.3.0. Real data,
+//! offline (`--no-cache`).
+
+mod common;
+
+use common::{bin, check, text};
+
+fn project(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    common::project_in("package_predicates", name, files)
+}
+
+const REQUIREMENTS: &str = "torch>=2.2\naccelerate>=0.21\n";
+
+/// llama-cookbook's `finetuning.py` shape, directly and through a project function that
+/// returns the predicate; a negated test guards nothing, and the guard says nothing of a
+/// name `torch.xpu` lacks in some releases that have it (`memory_allocated`, from 2.5.0).
+#[test]
+fn a_package_predicate_guards_what_it_implies() {
+    let source = "\
+import torch
+from accelerate.utils import is_xpu_available
+
+
+def use_xpu():
+    return is_xpu_available()
+
+
+def seed_all(seed):
+    if is_xpu_available():
+        torch.xpu.manual_seed(seed)
+    if use_xpu():
+        torch.xpu.set_device(0)
+    if not is_xpu_available():
+        torch.xpu.empty_cache()
+    if is_xpu_available():
+        torch.xpu.memory_allocated()
+";
+    let dir = project(
+        "xpu",
+        &[("a.py", source), ("requirements.txt", REQUIREMENTS)],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let at: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .collect();
+    assert_eq!(
+        at,
+        ["a.py:15:9", "a.py:17:9", "requirements.txt:1:1"],
+        "{out}"
+    );
+    assert!(
+        out.contains("`torch.xpu.empty_cache` is not in torch 2.2.0, 2.2.1, 2.2.2"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`torch.xpu.memory_allocated` is not in torch 2.3.0 - 2.4.1"),
+        "{out}"
+    );
+    // `range` reads the guards the same way: only the two uses above restrict torch.
+    let o = bin()
+        .args(["--no-cache", "range", "."])
+        .current_dir(&dir)
+        .output()
+        .expect("run apicompat");
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("torch (9 use(s), 2 restricting)"),
+        "{out}\n{err}"
+    );
+    assert!(
+        !out.contains("a.py:11") && !out.contains("a.py:13"),
+        "{out}"
+    );
+}

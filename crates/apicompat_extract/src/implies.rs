@@ -1,0 +1,452 @@
+//! What a predicate function's true result says about paths: every path its true returns read
+//! for sure exists where it returned true.
+//!
+//! ```python
+//! def is_xpu_available(check_device=False):     # accelerate/utils/imports.py
+//!     if not is_ipex_available():
+//!         return False
+//!     if check_device:
+//!         return torch.xpu.is_available()
+//!     return hasattr(torch, "xpu") and torch.xpu.is_available()
+//! ```
+//!
+//! Every `return` whose value may be true reads `torch.xpu.is_available`, so where
+//! `is_xpu_available()` is true that path exists: a project's `if is_xpu_available():
+//! torch.xpu.manual_seed(s)` runs only on torch releases that have `torch.xpu`
+//! (`apicompat_check`'s `presence`). The rule is the one the checker applies to the project's
+//! own functions, here for a package's module-level predicates (a function annotated `->
+//! bool`, or one that returns a boolean literal, a comparison, a negation, an `and` or
+//! `hasattr(...)`), so that only predicates carry the fact. Names resolve through the
+//! module's imports and the function's own (`import torch` in its body); a name the function
+//! binds otherwise is not followed. What `A and B` true reads: both; `A or B`: only `A`;
+//! `hasattr(m, "n")` true: `m.n`. The paths every true return agrees on are kept, at most
+//! [`MAX_IMPLIED`]; a function defined more than once in the module keeps what all its
+//! definitions agree on. Names bound by `:=` or by `match` patterns are not seen.
+
+use std::collections::HashMap;
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::consts;
+use crate::facts::{resolve_relative, Value};
+
+/// Paths kept per function.
+pub(crate) const MAX_IMPLIED: usize = 16;
+/// Expressions and statements nested deeper than this are not read.
+const MAX_DEPTH: usize = 32;
+
+/// Sets `implies` on the module-level predicate functions of `suite`.
+pub(crate) fn mark(
+    bindings: &mut [(String, Value)],
+    suite: &[Stmt],
+    module: &str,
+    is_package: bool,
+) {
+    let mut found: HashMap<&str, Option<Vec<String>>> = HashMap::new();
+    for stmt in suite {
+        let Stmt::FunctionDef(f) = stmt else { continue };
+        let implied = if is_predicate(f) {
+            let scope = Scope::new(f, bindings, module, is_package);
+            scope.true_returns(&f.body)
+        } else {
+            Vec::new()
+        };
+        found
+            .entry(f.name.as_str())
+            .and_modify(|known| {
+                if let Some(k) = known {
+                    k.retain(|p| implied.contains(p));
+                }
+            })
+            .or_insert(Some(implied));
+    }
+    for (name, v) in bindings.iter_mut() {
+        if let (Value::Function(f), Some(Some(implied))) = (v, found.get(name.as_str())) {
+            f.implies.clone_from(implied);
+        }
+    }
+}
+
+/// A function whose result is a truth value.
+fn is_predicate(f: &ast::StmtFunctionDef) -> bool {
+    if let Some(r) = &f.returns {
+        return matches!(&**r, Expr::Name(n) if n.id.as_str() == "bool")
+            || matches!(&**r, Expr::StringLiteral(s) if s.value.to_str() == "bool");
+    }
+    let mut returns = Vec::new();
+    for s in &f.body {
+        collect_returns(s, &mut returns, 0);
+    }
+    returns.iter().any(|v| match v {
+        Expr::BooleanLiteral(_) | Expr::Compare(_) => true,
+        Expr::UnaryOp(u) => u.op == ast::UnaryOp::Not,
+        Expr::BoolOp(b) => b.op == ast::BoolOp::And,
+        Expr::Call(c) => matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "hasattr"),
+        _ => false,
+    })
+}
+
+/// The names a function sees: its own imports, then the module's.
+struct Scope<'a> {
+    bindings: &'a [(String, Value)],
+    /// Names the function imports (to the module or object path), and names it binds
+    /// otherwise (`None`: not followed).
+    locals: HashMap<String, Option<String>>,
+}
+
+impl<'a> Scope<'a> {
+    fn new(
+        f: &ast::StmtFunctionDef,
+        bindings: &'a [(String, Value)],
+        module: &str,
+        is_package: bool,
+    ) -> Scope<'a> {
+        let mut locals: HashMap<String, Option<String>> = HashMap::new();
+        for p in f.parameters.iter() {
+            locals.insert(p.name().to_string(), None);
+        }
+        let mut bind = |name: &str, to: Option<String>| {
+            locals
+                .entry(name.to_string())
+                .and_modify(|known| {
+                    if *known != to {
+                        *known = None;
+                    }
+                })
+                .or_insert(to);
+        };
+        local_bindings(&f.body, module, is_package, &mut bind, 0);
+        Scope { bindings, locals }
+    }
+
+    /// The path a name stands for, when an import binds it.
+    fn name(&self, name: &str) -> Option<String> {
+        if let Some(local) = self.locals.get(name) {
+            return local.clone();
+        }
+        let (_, v) = self.bindings.iter().rev().find(|(n, _)| n == name)?;
+        match v {
+            Value::Module(m) => Some(m.clone()),
+            Value::From { module, name } => Some(format!("{module}.{name}")),
+            _ => None,
+        }
+    }
+
+    /// The path a dotted expression stands for.
+    fn path(&self, e: &Expr) -> Option<String> {
+        let dotted = consts::dotted(e)?;
+        let (first, rest) = match dotted.split_once('.') {
+            Some((f, r)) => (f, Some(r)),
+            None => (dotted.as_str(), None),
+        };
+        let base = self.name(first)?;
+        Some(match rest {
+            Some(r) => format!("{base}.{r}"),
+            None => base,
+        })
+    }
+
+    /// What every return that may give a true value reads for sure (empty when one reads
+    /// nothing).
+    fn true_returns(&self, body: &[Stmt]) -> Vec<String> {
+        let mut returns = Vec::new();
+        for s in body {
+            collect_returns(s, &mut returns, 0);
+        }
+        let mut common: Option<Vec<String>> = None;
+        for value in returns {
+            if matches!(value, Expr::NoneLiteral(_))
+                || matches!(value, Expr::BooleanLiteral(b) if !b.value)
+            {
+                continue;
+            }
+            let mut reads = Vec::new();
+            self.reads(value, Some(true), 0, &mut reads);
+            common = Some(match common {
+                None => reads,
+                Some(c) => c.into_iter().filter(|p| reads.contains(p)).collect(),
+            });
+        }
+        let mut out = common.unwrap_or_default();
+        out.sort();
+        out.truncate(MAX_IMPLIED);
+        out
+    }
+
+    /// The paths `e` reads for sure when its value turns out `truth` (`None`: any value).
+    fn reads(&self, e: &Expr, truth: Option<bool>, depth: usize, out: &mut Vec<String>) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let d = depth + 1;
+        match e {
+            Expr::BoolOp(b) => {
+                let all = match b.op {
+                    ast::BoolOp::And => truth == Some(true),
+                    ast::BoolOp::Or => truth == Some(false),
+                };
+                let sure = if all {
+                    &b.values[..]
+                } else {
+                    b.values.get(..1).unwrap_or(&[])
+                };
+                for v in sure {
+                    self.reads(v, if all { truth } else { None }, d, out);
+                }
+            }
+            Expr::UnaryOp(u) => {
+                let t = match u.op {
+                    ast::UnaryOp::Not => truth.map(|t| !t),
+                    _ => None,
+                };
+                self.reads(&u.operand, t, d, out);
+            }
+            Expr::Compare(c) => {
+                self.reads(&c.left, None, d, out);
+                if let Some(first) = c.comparators.first() {
+                    self.reads(first, None, d, out);
+                }
+            }
+            Expr::Call(call) => {
+                if let (Some(true), [object, Expr::StringLiteral(n)], Expr::Name(f)) =
+                    (truth, &*call.arguments.args, &*call.func)
+                {
+                    if f.id.as_str() == "hasattr" && !self.locals.contains_key("hasattr") {
+                        if let Some(p) = self.path(object) {
+                            push(out, format!("{p}.{}", n.value.to_str()));
+                        }
+                    }
+                }
+                self.reads(&call.func, None, d, out);
+                for a in call.arguments.args.iter() {
+                    self.reads(a, None, d, out);
+                }
+                for k in call.arguments.keywords.iter() {
+                    self.reads(&k.value, None, d, out);
+                }
+            }
+            Expr::Attribute(a) => match self.path(e) {
+                Some(p) if !a.attr.as_str().starts_with("__") => push(out, p),
+                Some(_) => {}
+                None => self.reads(&a.value, None, d, out),
+            },
+            Expr::Subscript(s) => {
+                self.reads(&s.value, None, d, out);
+                self.reads(&s.slice, None, d, out);
+            }
+            Expr::BinOp(b) => {
+                self.reads(&b.left, None, d, out);
+                self.reads(&b.right, None, d, out);
+            }
+            Expr::If(i) => self.reads(&i.test, None, d, out),
+            Expr::Named(n) => self.reads(&n.value, truth, d, out),
+            _ => {}
+        }
+    }
+}
+
+fn push(out: &mut Vec<String>, path: String) {
+    if !out.contains(&path) {
+        out.push(path);
+    }
+}
+
+/// The names a function body binds (not in nested functions or classes): imports to what
+/// they import, anything else to `None`.
+fn local_bindings(
+    body: &[Stmt],
+    module: &str,
+    is_package: bool,
+    bind: &mut impl FnMut(&str, Option<String>),
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    for s in body {
+        match s {
+            Stmt::Import(i) => {
+                for a in &i.names {
+                    let full = a.name.as_str();
+                    match &a.asname {
+                        Some(as_name) => bind(as_name.as_str(), Some(full.to_string())),
+                        None => {
+                            let first = full.split('.').next().unwrap_or(full);
+                            bind(first, Some(first.to_string()));
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                let from = i.module.as_ref().map(|m| m.as_str());
+                let base = match (i.level, from) {
+                    (0, Some(m)) => Some(m.to_string()),
+                    (0, None) => None,
+                    (level, m) => resolve_relative(module, is_package, level).map(|b| match m {
+                        Some(m) => format!("{b}.{m}"),
+                        None => b,
+                    }),
+                };
+                for a in &i.names {
+                    let bound = a.asname.as_ref().unwrap_or(&a.name).as_str();
+                    let to = base.as_ref().map(|b| format!("{b}.{}", a.name.as_str()));
+                    bind(bound, to.filter(|_| a.name.as_str() != "*"));
+                }
+            }
+            Stmt::FunctionDef(f) => bind(f.name.as_str(), None),
+            Stmt::ClassDef(c) => bind(c.name.as_str(), None),
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    target_names(t, bind, 0);
+                }
+            }
+            Stmt::AnnAssign(a) => target_names(&a.target, bind, 0),
+            Stmt::AugAssign(a) => target_names(&a.target, bind, 0),
+            Stmt::For(f) => {
+                target_names(&f.target, bind, 0);
+                local_bindings(&f.body, module, is_package, bind, d);
+                local_bindings(&f.orelse, module, is_package, bind, d);
+            }
+            Stmt::While(w) => {
+                local_bindings(&w.body, module, is_package, bind, d);
+                local_bindings(&w.orelse, module, is_package, bind, d);
+            }
+            Stmt::If(i) => {
+                local_bindings(&i.body, module, is_package, bind, d);
+                for c in &i.elif_else_clauses {
+                    local_bindings(&c.body, module, is_package, bind, d);
+                }
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    if let Some(v) = &item.optional_vars {
+                        target_names(v, bind, 0);
+                    }
+                }
+                local_bindings(&w.body, module, is_package, bind, d);
+            }
+            Stmt::Try(t) => {
+                local_bindings(&t.body, module, is_package, bind, d);
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    if let Some(n) = &h.name {
+                        bind(n.as_str(), None);
+                    }
+                    local_bindings(&h.body, module, is_package, bind, d);
+                }
+                local_bindings(&t.orelse, module, is_package, bind, d);
+                local_bindings(&t.finalbody, module, is_package, bind, d);
+            }
+            Stmt::Match(m) => {
+                for c in &m.cases {
+                    local_bindings(&c.body, module, is_package, bind, d);
+                }
+            }
+            Stmt::Global(g) => {
+                for n in &g.names {
+                    bind(n.as_str(), None);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names an assignment target binds.
+fn target_names(t: &Expr, bind: &mut impl FnMut(&str, Option<String>), depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match t {
+        Expr::Name(n) => bind(n.id.as_str(), None),
+        Expr::Tuple(tu) => tu
+            .elts
+            .iter()
+            .for_each(|e| target_names(e, bind, depth + 1)),
+        Expr::List(l) => l.elts.iter().for_each(|e| target_names(e, bind, depth + 1)),
+        Expr::Starred(s) => target_names(&s.value, bind, depth + 1),
+        _ => {}
+    }
+}
+
+/// The values of the `return`s in a statement (not in nested functions or classes; a bare
+/// `return` gives none).
+pub fn collect_returns<'e>(s: &'e Stmt, out: &mut Vec<&'e Expr>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    let block = |b: &'e [Stmt], out: &mut Vec<&'e Expr>| {
+        for s in b {
+            collect_returns(s, out, d);
+        }
+    };
+    match s {
+        Stmt::Return(r) => {
+            if let Some(v) = r.value.as_deref() {
+                out.push(v);
+            }
+        }
+        Stmt::If(i) => {
+            block(&i.body, out);
+            for c in &i.elif_else_clauses {
+                block(&c.body, out);
+            }
+        }
+        Stmt::Try(t) => {
+            block(&t.body, out);
+            for h in &t.handlers {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                block(&h.body, out);
+            }
+            block(&t.orelse, out);
+            block(&t.finalbody, out);
+        }
+        Stmt::With(w) => block(&w.body, out),
+        Stmt::For(f) => {
+            block(&f.body, out);
+            block(&f.orelse, out);
+        }
+        Stmt::While(w) => {
+            block(&w.body, out);
+            block(&w.orelse, out);
+        }
+        Stmt::Match(m) => {
+            for c in &m.cases {
+                block(&c.body, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Drops the implied paths of this release's own modules that the release does not have: a
+/// predicate that reads a name its release lacks (bound at run time, or missed here) says
+/// nothing trustworthy of it. Paths of other packages are kept (their releases are judged
+/// where the predicate is used).
+pub(crate) fn keep_known(
+    symbols: &mut std::collections::BTreeMap<String, apicompat_surface::Symbol>,
+) {
+    let unknown: Vec<(String, Vec<String>)> = symbols
+        .iter()
+        .filter(|(_, s)| !s.implies.is_empty())
+        .filter_map(|(path, s)| {
+            let dropped: Vec<String> = s
+                .implies
+                .iter()
+                .filter(|p| {
+                    let root = p.split('.').next().unwrap_or(p);
+                    symbols.contains_key(root) && !symbols.contains_key(p.as_str())
+                })
+                .cloned()
+                .collect();
+            (!dropped.is_empty()).then(|| (path.clone(), dropped))
+        })
+        .collect();
+    for (path, dropped) in unknown {
+        if let Some(s) = symbols.get_mut(&path) {
+            s.implies.retain(|p| !dropped.contains(p));
+        }
+    }
+}

@@ -287,23 +287,36 @@ torchvision
 #[test]
 fn distutils_after_setuptools_is_setuptools_copy() {
     // Python 3.12 has no `distutils`; importing setuptools first installs its own copy.
-    let run = |name: &str, src: &str| {
-        let dir = project(name, &[("setup.py", src)]);
+    let run = |name: &str, file: &str, src: &str| {
+        let dir = project(name, &[(file, src)]);
         let o = check(&dir, &["--select", "AC001", "--target", "python==3.12"]);
         text(&o).0
     };
     let after = run(
         "distutils-after",
+        "build_tools.py",
         "from setuptools import setup\nfrom distutils.version import LooseVersion\n",
     );
     assert!(after.contains("No errors"), "{after}");
-    let before = run(
-        "distutils-before",
-        "from distutils.version import LooseVersion\nfrom setuptools import setup\n",
+    let before = "from distutils.version import LooseVersion\nfrom setuptools import setup\n";
+    let out = run("distutils-before", "build_tools.py", before);
+    assert!(
+        out.contains("`distutils.version.LooseVersion` is not in python 3.12"),
+        "{out}"
+    );
+    // A setup script that imports setuptools runs in a setuptools build, whose `.pth` hook
+    // supplies `distutils` from the start (bitsandbytes' `setup.py`); one that does not
+    // import it is judged as any file.
+    let out = run("distutils-before-setup", "setup.py", before);
+    assert!(out.contains("No errors"), "{out}");
+    let out = run(
+        "distutils-setup-alone",
+        "setup.py",
+        "from distutils.version import LooseVersion\n",
     );
     assert!(
-        before.contains("`distutils.version.LooseVersion` is not in python 3.12"),
-        "{before}"
+        out.contains("`distutils.version.LooseVersion` is not in python 3.12"),
+        "{out}"
     );
 }
 

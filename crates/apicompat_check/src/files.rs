@@ -703,12 +703,15 @@ fn analyze_owned(
             }
         }
     }
-    let uses = collect_in(
+    let mut uses = collect_in(
         parsed.suite(),
         roots,
         text.contains(":="),
         text.contains("sys.modules"),
     );
+    if path.file_name().is_some_and(|n| n == "setup.py") {
+        crate::collect::setup_script_distutils(&mut uses.uses, parsed.suite());
+    }
     let process_groups = crate::pgcopy::extract(parsed.suite(), &text);
     let mut semantic = apicompat_semantic::extract_with(
         parsed.suite(),
@@ -717,7 +720,6 @@ fn analyze_owned(
         &|name| defined.is_none_or(|d| d.contains(name)),
     );
     drop(parsed);
-    let mut uses = uses;
     crate::objects::pair_sites(&mut uses, &mut semantic);
     Analyzed {
         path,

@@ -197,3 +197,51 @@ def nested():
         ]
     );
 }
+
+/// lightning-utilities' `RequirementCache("torch>=2.8.0")` (torchmetrics,
+/// `docs/false-alarm-study-15.md`, F-A): true where the requirement holds, directly and as a
+/// module flag read in another module; a requirement on another package, or a weaker one,
+/// guards nothing here.
+#[test]
+fn a_requirement_string_given_to_a_package_helper() {
+    let got = check_files(
+        "requirement_cache",
+        &[
+            (
+                "imports.py",
+                "\
+from lightning_utilities.core.imports import RequirementCache
+
+_TORCH_GREATER_EQUAL_2_4 = RequirementCache(\"torch>=2.4.0\")
+",
+            ),
+            (
+                "m.py",
+                "\
+import torch
+from lightning_utilities.core.imports import RequirementCache
+from imports import _TORCH_GREATER_EQUAL_2_4
+
+
+def f():
+    if _TORCH_GREATER_EQUAL_2_4:
+        torch.distributed.pipelining.pipeline
+    if RequirementCache(\"torch>=2.4,<3\"):
+        torch.distributed.pipelining.pipeline
+    if RequirementCache(\"numpy>=2.4\"):
+        torch.distributed.pipelining.pipeline
+    if RequirementCache(\"torch>=2.3\"):
+        torch.distributed.pipelining.pipeline
+",
+            ),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:12:9 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "m.py:14:9 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+        ]
+    );
+}

@@ -401,3 +401,41 @@ def unguarded_patch():
         ]
     );
 }
+
+/// torchmetrics' `MetricCollection(...).to(device)` shape (`docs/false-alarm-study-15.md`,
+/// F-B): `Module.cuda(self: T, ...) -> T` on an object of a project subclass gives that
+/// object back, whose own `update` takes any keyword; the indexed base's `update` does not.
+#[test]
+fn an_inherited_method_returning_its_receiver_keeps_the_project_class() {
+    let catalog = real_catalog();
+    let dir = project(
+        "receiver_kept",
+        &[
+            (
+                "m.py",
+                "\
+from torch.nn import ModuleDict
+
+
+class Collection(ModuleDict):
+    def update(self, *args, **kwargs):
+        for m in self.values():
+            m.update(*args, **kwargs)
+
+
+def run(metrics, img):
+    coll = Collection(metrics).cuda()
+    coll.update(img, real=True)
+    plain = ModuleDict(metrics).cuda()
+    plain.update(img, real=True)
+",
+            ),
+            ("requirements.txt", "torch>=2.0\n"),
+        ],
+    );
+    let report = run(catalog, &dir, &[]);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:14:23 AC003 error call-time torch.nn.ModuleDict.update(real=) missing=2.0.0 - 2.15.0"]
+    );
+}

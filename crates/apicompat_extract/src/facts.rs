@@ -402,7 +402,13 @@ impl Walker<'_> {
     /// The names a lazy module's table lists (`crate::lazy`).
     fn bind_lazy(&mut self, lazy: crate::lazy::Lazy) {
         for (name, module) in lazy.names {
-            self.bind(&name, Value::From { module, name: name.clone() });
+            self.bind(
+                &name,
+                Value::From {
+                    module,
+                    name: name.clone(),
+                },
+            );
         }
         self.facts.stars = lazy.stars;
         for name in lazy.extra {

@@ -59,10 +59,8 @@ pub(crate) struct Lazy {
 pub(crate) fn read(suite: &[Stmt], module: &str, bindings: &[(String, Value)]) -> Option<Lazy> {
     let mut statements = Vec::new();
     flatten(suite, &mut statements, 0)?;
-    let registrations: Vec<&ast::ExprCall> = statements
-        .iter()
-        .filter_map(|s| registration(s))
-        .collect();
+    let registrations: Vec<&ast::ExprCall> =
+        statements.iter().filter_map(|s| registration(s)).collect();
     let [call] = registrations[..] else {
         return None;
     };
@@ -131,8 +129,7 @@ pub(crate) fn read(suite: &[Stmt], module: &str, bindings: &[(String, Value)]) -
                     return None;
                 };
                 let key = entry(&m.value, table)?;
-                let ([arg], true) = (&c.arguments.args[..], c.arguments.keywords.is_empty())
-                else {
+                let ([arg], true) = (&c.arguments.args[..], c.arguments.keywords.is_empty()) else {
                     return None;
                 };
                 match m.attr.as_str() {

@@ -72,10 +72,15 @@ fn a_lazy_module_of_a_written_table_is_closed() {
     assert!(!sym("pkg").unwrap().open, "{:?}", sym("pkg"));
     assert_eq!(sym("pkg.AlbertModel").map(|s| s.kind()), Some(Kind::Class));
     assert_eq!(
-        sym("pkg.AlbertForMaskedLM").and_then(|s| s.canonical.clone()).as_deref(),
+        sym("pkg.AlbertForMaskedLM")
+            .and_then(|s| s.canonical.clone())
+            .as_deref(),
         Some("pkg.models.albert.modeling.AlbertForMaskedLM")
     );
-    assert_eq!(sym("pkg.is_torch_available").map(|s| s.kind()), Some(Kind::Function));
+    assert_eq!(
+        sym("pkg.is_torch_available").map(|s| s.kind()),
+        Some(Kind::Function)
+    );
     assert!(sym("pkg.__version__").is_some());
     // Names the table does not list are not there.
     assert!(sym("pkg.Qwen3Model").is_none());

@@ -8,6 +8,8 @@ use crate::stdlib_classes::{self, StdClass};
 use crate::IndexError;
 
 /// What one release says about a path.
+// `Present` is the common answer: boxing its symbol would cost an allocation per lookup.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
     /// The release has it. `path` is where it was found (the definition for re-exports of

@@ -742,7 +742,11 @@ fn implied_paths_round_trip() {
     )];
     let bytes = build(&surfaces);
     let index = PackageIndex::from_bytes(&bytes).unwrap();
-    let read = |p: &str| index.symbol(index.facet_in(p, 0).unwrap().unwrap()).unwrap();
+    let read = |p: &str| {
+        index
+            .symbol(index.facet_in(p, 0).unwrap().unwrap())
+            .unwrap()
+    };
     assert_eq!(read("pkg.is_xpu_available").implies, predicate.implies);
     assert_eq!(read("pkg.obj").implies, both.implies);
     assert_eq!(read("pkg.obj").instance_of, both.instance_of);

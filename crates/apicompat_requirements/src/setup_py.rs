@@ -200,6 +200,9 @@ struct Reader<'a> {
     value_steps: Cell<usize>,
     /// Steps spent on the whole file.
     file_steps: Cell<usize>,
+    /// Lines of the items of the value being read that are not literals (skipped: the
+    /// others are read).
+    skipped: Cell<Vec<(u32, String)>>,
 }
 
 /// Why a value was given up.
@@ -226,6 +229,7 @@ impl<'a> Reader<'a> {
             functions: &walk.functions,
             value_steps: Cell::new(0),
             file_steps: Cell::new(0),
+            skipped: Cell::new(Vec::new()),
         }
     }
 }
@@ -266,6 +270,7 @@ impl Reader<'_> {
     /// Starts reading a new value.
     fn start_value(&self) {
         self.value_steps.set(0);
+        self.skipped.set(Vec::new());
     }
 
     /// Spends `n` steps; `Err` once the value's or the file's budget is spent.
@@ -281,6 +286,17 @@ impl Reader<'_> {
     }
 
     fn push_all(&self, c: &mut Collector, items: Vec<(String, u32)>, group: Option<&str>) {
+        for (line, why) in self.skipped.take() {
+            c.diag(
+                self.path,
+                Some(line),
+                Severity::Note,
+                format!(
+                    "an item of a requirement list in setup.py could not be read statically \
+                     ({why}); skipped, the other items are read"
+                ),
+            );
+        }
         for (text, line) in items {
             c.push_requirement(
                 &text,
@@ -481,9 +497,29 @@ impl Reader<'_> {
         }
     }
 
+    /// The items of a list: an item that is not read (fairseq2's `"fairseq2n" +
+    /// version_spec` among 19 literals) is skipped and noted, the others are read.
     fn strings(&self, elts: &[Expr]) -> Result<Vec<(String, u32)>, NotRead> {
         self.spend(elts.len())?;
-        elts.iter().map(|e| self.item(e, 0)).collect()
+        let mut out = Vec::with_capacity(elts.len());
+        let mut skipped = Vec::new();
+        for e in elts {
+            match self.item(e, 0) {
+                Ok(item) => out.push(item),
+                Err(NotRead::Dynamic(why)) => skipped.push((self.line(e), why)),
+                Err(NotRead::TooMuch) => return Err(NotRead::TooMuch),
+            }
+        }
+        if out.is_empty() {
+            if let Some((_, why)) = skipped.into_iter().next() {
+                return Err(NotRead::Dynamic(why));
+            }
+            return Ok(out);
+        }
+        let mut all = self.skipped.take();
+        all.extend(skipped);
+        self.skipped.set(all);
+        Ok(out)
     }
 
     /// One item of a list: a string literal, or a conditional expression choosing one

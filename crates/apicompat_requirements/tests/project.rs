@@ -851,3 +851,28 @@ fn setup_py_lists_read_from_files_by_a_helper() {
         .collect();
     assert_eq!(by_extra, ["lightning"]);
 }
+
+/// fairseq2 `setup.py`: one computed item (`"fairseq2n" + version_spec`) among literal ones:
+/// the literal ones are read, the computed one is noted (`docs/false-alarm-study-15.md`, D1).
+#[test]
+fn setup_py_a_computed_item_leaves_the_others() {
+    let dir = fixture_dir("setup_py_computed_item");
+    write(
+        &dir,
+        "setup.py",
+        "from setuptools import setup\nspec = \"==0.1\"\nsetup(\n    install_requires=[\n        \"demo-native\" + spec,\n        \"huggingface_hub>=0.32,<1\",\n    ],\n)\n",
+    );
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        vec![triple("huggingface-hub", ">=0.32, <1", "setup.py:6")]
+    );
+    assert_eq!(
+        diags(&got),
+        vec![d(
+            Severity::Note,
+            "setup.py:5",
+            "an item of a requirement list in setup.py could not be read statically (an item is not a string literal); skipped, the other items are read"
+        )]
+    );
+}

@@ -317,6 +317,27 @@ impl<'a> Walker<'a> {
         implying(parts)
     }
 
+    /// A call of a function that is not the project's, given only a requirement string on an
+    /// indexed package (`RequirementCache("torch>=2.8.0")`): true where it holds.
+    fn requirement_call(&self, call: &ast::ExprCall) -> Option<Restriction> {
+        let ([arg], true) = (&*call.arguments.args, call.arguments.keywords.is_empty()) else {
+            return None;
+        };
+        if let Expr::Name(n) = &*call.func {
+            if matches!(
+                self.lookup(n.id.as_str()),
+                Some(Bound::Function | Bound::Helper(_) | Bound::VersionGetter(_))
+            ) {
+                return None;
+            }
+        }
+        let (root, pred) = super::spec::requirement_literal(arg, self.roots)?;
+        Some(Restriction {
+            parts: vec![(root, pred)],
+            complete: true,
+        })
+    }
+
     /// The condition a call of a version helper stands for: known here when the helper is
     /// defined in this file, else a [`Pred::Helper`] resolved once every file is read.
     pub(super) fn helper_call(&self, call: &ast::ExprCall) -> Option<Restriction> {
@@ -563,6 +584,12 @@ impl<'a> Walker<'a> {
                     };
                 }
                 if let Some(restriction) = self.helper_call(call) {
+                    return CondInfo {
+                        restriction,
+                        ..CondInfo::default()
+                    };
+                }
+                if let Some(restriction) = self.requirement_call(call) {
                     return CondInfo {
                         restriction,
                         ..CondInfo::default()

@@ -30,7 +30,7 @@ mod walk;
 pub use imports::ImportSite;
 pub(crate) use locals::name_key;
 use locals::LocalNames;
-pub use patches::{declares_distutils_shim, supplies_distutils};
+pub use patches::{declares_distutils_shim, setup_script_distutils, supplies_distutils};
 pub use reads::{Found, PathTest, INDEXED_CALL, OBJECT_TEST};
 
 use conditions::implying;
@@ -279,7 +279,7 @@ pub fn collect_in(
     w.run_deferred();
     w.export_self_flags();
     patches::apply(&mut w.out.uses, suite);
-    patches::setuptools_distutils(&mut w.out.uses, suite);
+    patches::setuptools_distutils(&mut w.out.uses, suite, false);
     // Modules the file replaces with test doubles: its uses of them are the doubles'.
     let doubled = if sys_modules {
         doubles::stubbed(suite)

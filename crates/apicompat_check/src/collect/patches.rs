@@ -172,12 +172,20 @@ pub fn supplies_distutils(spec: &apicompat_requirements::VersionSpecifiers) -> b
         .any(|v| satisfies(spec, v))
 }
 
+/// [`setuptools_distutils`] in a setup script: every use.
+pub fn setup_script_distutils(uses: &mut [Use], suite: &[Stmt]) {
+    setuptools_distutils(uses, suite, true);
+}
+
 /// Importing setuptools installs its copy of `distutils` (setuptools >= 60, `_distutils_hack`),
 /// so on Python 3.12 and later, where the standard library has none, `distutils` imports after
 /// a module-level `import setuptools` / `from setuptools import ...` in the same file work:
 /// each such use needs `distutils` only where the standard library has it. (A rule that knows
-/// one package, setuptools; `docs/check-guards.md`.)
-pub(super) fn setuptools_distutils(uses: &mut [Use], suite: &[Stmt]) {
+/// one package, setuptools; `docs/check-guards.md`.) A setup script (`setup.py`) that imports
+/// setuptools runs only in a setuptools build, where setuptools' `distutils-precedence.pth`
+/// hook provides `distutils` from the interpreter's start: there every `distutils` use counts,
+/// before the import too (bitsandbytes' `setup.py`, `docs/false-alarm-study-15.md`, F-C).
+pub(super) fn setuptools_distutils(uses: &mut [Use], suite: &[Stmt], setup_script: bool) {
     let imports_setuptools = |s: &Stmt| match s {
         Stmt::Import(i) => i
             .names
@@ -200,13 +208,17 @@ pub(super) fn setuptools_distutils(uses: &mut [Use], suite: &[Stmt]) {
     };
     for u in uses.iter_mut() {
         let distutils = u.path == "distutils" || u.path.starts_with("distutils.");
-        if distutils && (u.func.is_some() || u.stmt_start > at) {
-            u.requires.push(PathTest {
-                path: "distutils".to_string(),
-                present: true,
-                instance: false,
-                alternatives: Vec::new(),
-            });
+        let test = PathTest {
+            path: "distutils".to_string(),
+            present: true,
+            instance: false,
+            alternatives: Vec::new(),
+        };
+        if distutils
+            && (setup_script || u.func.is_some() || u.stmt_start > at)
+            && !u.requires.contains(&test)
+        {
+            u.requires.push(test);
         }
     }
 }

@@ -2,13 +2,16 @@
 //! body splits `required` on commas and compares each piece's operator (ultralytics'
 //! `utils/checks.py`: `check_version(TORCH_VERSION, "2.4.0")` is `torch>=2.4.0`,
 //! `check_version(np.__version__, ">=2.0,<3")` two bounds; `docs/false-alarm-study-14.md`,
-//! F-A).
+//! F-A). Also a call given only a requirement string (lightning-utilities'
+//! `RequirementCache("torch>=2.8.0")`, true where the requirement holds;
+//! `docs/false-alarm-study-15.md`, F-A).
 
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::conditions::positional_names;
-use crate::versions::{parse_spec, Bound as VBound, Op, VersionHelper};
+use super::HashSet;
+use crate::versions::{parse_spec, Bound as VBound, Op, Pred, VersionHelper};
 
 /// The operators a specifier comparator tests its pieces for.
 const OPERATORS: [&str; 6] = ["==", "!=", ">=", "<=", ">", "<"];
@@ -135,4 +138,31 @@ fn splits_on_commas(iter: &Expr, spec: &str) -> bool {
         }
     }
     false
+}
+
+/// A requirement string on an indexed package (`"torch>=2.8.0"`): its import name and the
+/// condition its specifier sets. Only names that are an indexed top-level module as written
+/// (`-` read as `_`), no extras, no markers.
+pub(super) fn requirement_literal(e: &Expr, roots: &HashSet<String>) -> Option<(String, Pred)> {
+    let Expr::StringLiteral(s) = e else {
+        return None;
+    };
+    let text = s.value.to_str().trim();
+    let split = text.find(['<', '>', '=', '!', '~'])?;
+    let (name, spec) = text.split_at(split);
+    let root = name.trim().replace('-', "_").to_ascii_lowercase();
+    if root.is_empty() || !roots.contains(root.as_str()) || spec.contains([';', '[', '@']) {
+        return None;
+    }
+    let clauses = parse_spec(spec)?;
+    let mut preds: Vec<Pred> = clauses
+        .into_iter()
+        .map(|(op, b)| Pred::Cmp(op, b))
+        .collect();
+    let pred = if preds.len() == 1 {
+        preds.pop()?
+    } else {
+        Pred::And(preds)
+    };
+    Some((root, pred))
 }

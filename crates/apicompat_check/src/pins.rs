@@ -74,7 +74,9 @@ pub fn series_start<V: std::borrow::Borrow<Version>>(versions: &[V], i: usize) -
 /// marked in `set`, among the indexed ones: a lower bound at the first, `!=` for releases left
 /// out in between, and an upper bound `<` the first indexed release after the last. When the
 /// set reaches the newest indexed release it stays open above (later releases are unknown,
-/// not broken) unless `cap` asks for `<` the next minor series. None for an empty set.
+/// not broken) unless `cap` asks for `<` the next minor series; when it starts at the oldest
+/// indexed release it stays open below (older releases were not checked: a declaration's own
+/// lower bound stands, `fix::requirement::narrowed`). None for an empty set.
 pub fn requirement_line(
     package: &str,
     versions: &[Version],
@@ -90,7 +92,10 @@ pub fn requirement_line(
         return Some(format!("{package}=={}", versions[lo]));
     }
     let bound = |i: usize| series_start(versions, i).unwrap_or_else(|| short(&versions[i]));
-    let mut clauses = vec![format!(">={}", bound(lo))];
+    let mut clauses = Vec::new();
+    if lo > 0 {
+        clauses.push(format!(">={}", bound(lo)));
+    }
     for (i, v) in versions.iter().enumerate().take(hi).skip(lo + 1) {
         if !set.get(i).copied().unwrap_or(false) {
             clauses.push(format!("!={v}"));
@@ -101,7 +106,81 @@ pub fn requirement_line(
     } else if cap {
         clauses.push(format!("<{}", next_minor(&versions[hi])));
     }
+    if clauses.is_empty() {
+        // Every indexed release: nothing to narrow.
+        return None;
+    }
     Some(format!("{package}{}", clauses.join(",")))
+}
+
+/// Where the version specifier of a requirement lies: after the name and extras, before the
+/// marker. An empty span after the name when there is none.
+pub(crate) fn specifier_span(raw: &str) -> Option<(usize, usize)> {
+    let name_end = raw
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(raw.len());
+    if name_end == 0 {
+        return None;
+    }
+    let mut i = name_end;
+    let rest = &raw[i..];
+    let trimmed = rest.trim_start();
+    if trimmed.starts_with('[') {
+        i += rest.len() - trimmed.len();
+        i += raw[i..].find(']')? + 1;
+    }
+    let rest = &raw[i..];
+    let spec_from = i + (rest.len() - rest.trim_start().len());
+    let spec_to = raw[spec_from..]
+        .find(';')
+        .map_or(raw.len(), |j| spec_from + j);
+    if raw[spec_from..spec_to].trim_start().starts_with('(') {
+        return None;
+    }
+    if spec_from == spec_to || raw[spec_from..spec_to].trim().is_empty() {
+        return Some((name_end.max(i), name_end.max(i)));
+    }
+    Some((spec_from, spec_to))
+}
+
+/// The new clauses, with the old upper bounds when the new ones leave the top open, and the
+/// old lower bounds when they leave the bottom open (the releases below the index's oldest
+/// were not checked).
+pub(crate) fn narrowed(new: &str, old: &str) -> String {
+    let wildcard = |c: &str| c.starts_with("==") && c.ends_with('*');
+    let bounded_above = |c: &str| {
+        let c = c.trim();
+        c.starts_with('<') || c.starts_with("~=") || wildcard(c)
+    };
+    let bounded_below = |c: &str| {
+        let c = c.trim();
+        c.starts_with('>') || c.starts_with("~=") || wildcard(c)
+    };
+    let exact = new.split(',').any(|c| c.trim().starts_with("=="));
+    let sep = if old.contains(", ") { ", " } else { "," };
+    let old_clauses: Vec<&str> = old.split(',').map(str::trim).collect();
+    let below: Vec<&str> = if !exact && !new.split(',').any(bounded_below) {
+        old_clauses
+            .iter()
+            .copied()
+            .filter(|c| bounded_below(c))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let above: Vec<&str> = if !exact && !new.split(',').any(bounded_above) {
+        old_clauses
+            .iter()
+            .copied()
+            .filter(|c| bounded_above(c) && !below.contains(c))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut out: Vec<&str> = below;
+    out.push(new);
+    out.extend(above);
+    out.join(sep)
 }
 
 #[cfg(test)]
@@ -125,10 +204,16 @@ mod tests {
             line(&[false, false, false, false, true, true], true).as_deref(),
             Some("torch>=2.5,<2.16")
         );
+        // From the oldest indexed release: open below.
         assert_eq!(
             line(&[true, true, true, false, false, false], false).as_deref(),
-            Some("torch>=2.3,<2.4.1")
+            Some("torch<2.4.1")
         );
+        assert_eq!(
+            line(&[false, true, true, false, false, false], false).as_deref(),
+            Some("torch>=2.3.1,<2.4.1")
+        );
+        assert_eq!(line(&[true; 6], false), None);
         assert_eq!(
             line(&[false, false, true, false, true, true], false).as_deref(),
             Some("torch>=2.4,!=2.4.1")
@@ -139,12 +224,12 @@ mod tests {
         );
         assert_eq!(line(&[false; 6], false), None);
         // An index of the newest patch of each series: the bound is the series' start.
-        let hub = vs(&["0.35.3", "0.36.0", "1.0.1", "1.3.7"]);
+        let hub = vs(&["0.34.0", "0.35.3", "0.36.0", "1.0.1", "1.3.7"]);
         assert_eq!(
-            requirement_line("hub", &hub, &[true, true, false, false], false).as_deref(),
+            requirement_line("hub", &hub, &[false, true, true, false, false], false).as_deref(),
             Some("hub>=0.35,<1.0")
         );
-        assert_eq!(series_start(&hub, 3).as_deref(), Some("1.3"));
+        assert_eq!(series_start(&hub, 4).as_deref(), Some("1.3"));
         assert_eq!(series_start(&v, 3), None);
         assert_eq!(series_start(&v, 2), None);
         // xformers' 0.0.x releases are series of their own.
@@ -153,5 +238,32 @@ mod tests {
         assert_eq!(series_start(&xf, 1), None);
         assert_eq!(short(&parse_version("2.0.0").unwrap()), "2.0");
         assert_eq!(short(&parse_version("2.4.0rc1").unwrap()), "2.4.0rc1");
+    }
+
+    #[test]
+    fn specifier_spans() {
+        fn span(r: &str) -> Option<&str> {
+            specifier_span(r).map(|(a, b)| &r[a..b])
+        }
+        assert_eq!(span("torch>=2.0"), Some(">=2.0"));
+        assert_eq!(
+            span("torch [cuda] >= 2.0 ; python_version > '3.8'"),
+            Some(">= 2.0 ")
+        );
+        assert_eq!(span("torch"), Some(""));
+        assert_eq!(span("torch; sys_platform == 'linux'"), Some(""));
+    }
+
+    #[test]
+    fn upper_bounds_are_kept() {
+        assert_eq!(narrowed(">=2.4", ">=2.0,<3"), ">=2.4,<3");
+        assert_eq!(narrowed(">=2.4,<2.6", ">=2.0,<3"), ">=2.4,<2.6");
+        assert_eq!(narrowed(">=2.4", "~=2.0"), ">=2.4,~=2.0");
+        assert_eq!(narrowed(">=2.4", ">=2.0"), ">=2.4");
+        // Open below (from the index's oldest release): the declared floor stays.
+        assert_eq!(narrowed("<5.0", ">=4.28.1"), ">=4.28.1,<5.0");
+        assert_eq!(narrowed("<5.0", ">=4.28.1, <6"), ">=4.28.1, <5.0");
+        assert_eq!(narrowed("!=4.31.0", ">=4.28.1,<6"), ">=4.28.1,!=4.31.0,<6");
+        assert_eq!(narrowed("<2.4", ""), "<2.4");
     }
 }

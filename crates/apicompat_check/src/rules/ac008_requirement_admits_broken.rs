@@ -141,7 +141,20 @@ pub fn requirement_finding(
     } else {
         String::new()
     };
-    let pin = requirement_line(package, versions, &working_mask, false);
+    // Open below (it starts at the index's oldest release): one declaration's own lower
+    // bound stands (`transformers>=4.28.1` -> `transformers>=4.28.1,<5.0`).
+    let pin = requirement_line(package, versions, &working_mask, false).map(|p| {
+        let (Some(at), [only]) = (p.find(['<', '>', '=', '!', '~']), declared) else {
+            return p;
+        };
+        match crate::pins::specifier_span(&only.raw) {
+            Some((a, b)) => format!(
+                "{package}{}",
+                crate::pins::narrowed(&p[at..], only.raw[a..b].trim())
+            ),
+            None => p,
+        }
+    });
     let tail = match &pin {
         Some(p) => format!("; `{p}` admits only the releases that work"),
         None => "; no release it admits works (`apicompat range` shows the releases the uses need)"

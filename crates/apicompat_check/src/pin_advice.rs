@@ -293,7 +293,7 @@ fn breaks_a_use(
                 let pin = &pins[i];
                 let (first, last) = (pin.admitted[0], pin.admitted[pin.admitted.len() - 1]);
                 out[k] = Some(format!(
-                    "`{}` ({}:{line}), which works on the targeted releases ({}) and is missing from {} {} - {}",
+                    "`{}` ({}:{line}), which breaks on none of the targeted releases ({}) and is missing from {} {} - {}",
                     f.symbol,
                     crate::survey::display(&file.path),
                     target.short,

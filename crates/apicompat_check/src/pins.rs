@@ -74,14 +74,29 @@ pub fn series_start<V: std::borrow::Borrow<Version>>(versions: &[V], i: usize) -
 /// marked in `set`, among the indexed ones: a lower bound at the first, `!=` for releases left
 /// out in between, and an upper bound `<` the first indexed release after the last. When the
 /// set reaches the newest indexed release it stays open above (later releases are unknown,
-/// not broken) unless `cap` asks for `<` the next minor series; when it starts at the oldest
-/// indexed release it stays open below (older releases were not checked: a declaration's own
-/// lower bound stands, `fix::requirement::narrowed`). None for an empty set.
+/// not broken) unless `cap` asks for `<` the next minor series. None for an empty set.
 pub fn requirement_line(
     package: &str,
     versions: &[Version],
     set: &[bool],
     cap: bool,
+) -> Option<String> {
+    line(package, versions, set, cap, false)
+}
+
+/// [`requirement_line`] for narrowing a declaration (AC008): a set that starts at the oldest
+/// indexed release stays open below (older releases were not checked: the declaration's own
+/// lower bound stands, [`narrowed`]). None when the set is every indexed release.
+pub fn narrowing_line(package: &str, versions: &[Version], set: &[bool]) -> Option<String> {
+    line(package, versions, set, false, true)
+}
+
+fn line(
+    package: &str,
+    versions: &[Version],
+    set: &[bool],
+    cap: bool,
+    open_below: bool,
 ) -> Option<String> {
     let members: Vec<usize> = (0..versions.len())
         .filter(|&i| set.get(i).copied().unwrap_or(false))
@@ -93,7 +108,7 @@ pub fn requirement_line(
     }
     let bound = |i: usize| series_start(versions, i).unwrap_or_else(|| short(&versions[i]));
     let mut clauses = Vec::new();
-    if lo > 0 {
+    if lo > 0 || !open_below {
         clauses.push(format!(">={}", bound(lo)));
     }
     for (i, v) in versions.iter().enumerate().take(hi).skip(lo + 1) {
@@ -204,16 +219,21 @@ mod tests {
             line(&[false, false, false, false, true, true], true).as_deref(),
             Some("torch>=2.5,<2.16")
         );
-        // From the oldest indexed release: open below.
         assert_eq!(
             line(&[true, true, true, false, false, false], false).as_deref(),
+            Some("torch>=2.3,<2.4.1")
+        );
+        // Narrowing a declaration: from the oldest indexed release, open below.
+        let narrowing = |set: &[bool]| narrowing_line("torch", &v, set);
+        assert_eq!(
+            narrowing(&[true, true, true, false, false, false]).as_deref(),
             Some("torch<2.4.1")
         );
         assert_eq!(
-            line(&[false, true, true, false, false, false], false).as_deref(),
+            narrowing(&[false, true, true, false, false, false]).as_deref(),
             Some("torch>=2.3.1,<2.4.1")
         );
-        assert_eq!(line(&[true; 6], false), None);
+        assert_eq!(narrowing(&[true; 6]), None);
         assert_eq!(
             line(&[false, false, true, false, true, true], false).as_deref(),
             Some("torch>=2.4,!=2.4.1")

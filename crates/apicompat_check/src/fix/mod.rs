@@ -108,7 +108,7 @@ fn still_broken(report: &Report, view: &PackageView, package: &str) -> Option<St
     if count == 0 || count == targeted.len() {
         return None;
     }
-    crate::pins::requirement_line(package, &versions, &working, false)
+    crate::pins::narrowing_line(package, &versions, &working)
 }
 
 /// An edit of `text` replacing `start..end`, with its line and column positions.

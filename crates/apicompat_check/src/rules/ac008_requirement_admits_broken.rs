@@ -11,7 +11,7 @@ use super::{
     DriftingAttribute, MissingAttribute, MissingImport, Rule, RuleInfo, UnsupportedKeyword,
 };
 use crate::model::{Finding, Fix, FixKind, Reach, Severity, TargetInfo};
-use crate::pins::requirement_line;
+use crate::pins::narrowing_line;
 
 /// ## What it does
 /// Reports, once per package, a declared requirement (`requirements.txt`, `pyproject.toml`, ...)
@@ -143,7 +143,7 @@ pub fn requirement_finding(
     };
     // Open below (it starts at the index's oldest release): one declaration's own lower
     // bound stands (`transformers>=4.28.1` -> `transformers>=4.28.1,<5.0`).
-    let pin = requirement_line(package, versions, &working_mask, false).map(|p| {
+    let pin = narrowing_line(package, versions, &working_mask).map(|p| {
         let (Some(at), [only]) = (p.find(['<', '>', '=', '!', '~']), declared) else {
             return p;
         };

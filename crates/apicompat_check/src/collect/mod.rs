@@ -16,6 +16,7 @@ mod doubles;
 mod flags;
 mod flow;
 mod getters;
+mod helper_calls;
 mod imports;
 mod locals;
 mod markers;

@@ -1,0 +1,394 @@
+//! The project's version helpers, recognised by their bodies (`is_torch_version(">=", "2.4")`,
+//! comparators given the version, pip-style specifier checks), and calls of them and of a
+//! package's requirement checker (`RequirementCache("torch>=2.8.0")`) in tests.
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use super::conditions::*;
+use super::spec::{spec_comparator, spec_literal};
+use super::*;
+
+impl<'a> Walker<'a> {
+    /// A function whose body (after a docstring) is `return V op P`: `V` derived from an indexed
+    /// package's `__version__`, `P` a parameter (or `parse(P)`, `Version(P)`...), in either
+    /// order.
+    ///
+    /// Or whose last statement returns a comparison through an operator the caller names:
+    /// `return OPS[operation](V, parse(P))`, or `operation = OPS[operation]` before `return
+    /// operation(V, parse(P))` (`OPS` a table from `">="` and the like to `operator.ge`...; a
+    /// comparator when `V` is a parameter too), or a call of such a comparator of this file
+    /// with a package's version (`return compare_versions(torch_version, operation, v)`).
+    pub(super) fn version_helper(
+        &self,
+        params: &ast::Parameters,
+        body: &[Stmt],
+    ) -> Option<VersionHelper> {
+        let body = match body {
+            [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
+            b => b,
+        };
+        if let Some(h) = self.range_helper(params, body) {
+            return Some(h);
+        }
+        if let Some(h) = spec_comparator(params, body) {
+            return Some(h);
+        }
+        if let [Stmt::Return(ret)] = body {
+            if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
+                return Some(h);
+            }
+            // `return is_torch_version(">=", "2.4.0")`: the result is that condition.
+            let info = self.cond_info(ret.value.as_deref()?);
+            if info.restriction.complete {
+                if let Some(mut h) = implying(info.restriction.parts) {
+                    h.exact = true;
+                    return Some(h);
+                }
+            }
+        }
+        let Some(Stmt::Return(ret)) = body.last() else {
+            return self.implied_when_true(body);
+        };
+        let Some(Expr::Call(call)) = ret.value.as_deref() else {
+            return self.implied_when_true(body);
+        };
+        let positional = positional_names(params);
+        let pos = |name: &str| positional.iter().position(|p| *p == name);
+        let args = &call.arguments.args;
+        if let Some(op_name) = op_lookup(&call.func, body, &positional) {
+            let [left, right] = &**args else {
+                return None;
+            };
+            let param = version_param_of(params, right)?;
+            let position = pos(&param)?;
+            let op_param = Some(pos(op_name)?);
+            if let Some(root) = self.version_root(left, 0) {
+                return Some(VersionHelper {
+                    root,
+                    op: Op::Eq,
+                    param,
+                    position,
+                    op_param,
+                    version_param: None,
+                    implies: None,
+                    exact: false,
+                    via: None,
+                    flag: false,
+                    bounds: Vec::new(),
+                    spec: false,
+                });
+            }
+            let Expr::Name(v) = left else {
+                return None;
+            };
+            return Some(VersionHelper {
+                root: String::new(),
+                op: Op::Eq,
+                param,
+                position,
+                op_param,
+                version_param: Some(pos(v.id.as_str())?),
+                implies: None,
+                exact: false,
+                via: None,
+                flag: false,
+                bounds: Vec::new(),
+                spec: false,
+            });
+        }
+        // A comparator of this file given a package's version.
+        let Expr::Name(f) = &*call.func else {
+            return self.implied_when_true(body);
+        };
+        let Some(Bound::Helper(c)) = self.lookup(f.id.as_str()) else {
+            return self
+                .comparator_call(params, body, call, f.id.as_str())
+                .or_else(|| self.implied_when_true(body));
+        };
+        let (Some(vp), Some(op_i)) = (c.version_param, c.op_param) else {
+            return self.implied_when_true(body);
+        };
+        let root = self.compared_root(args.get(vp)?)?;
+        let Expr::Name(op_arg) = args.get(op_i)? else {
+            return None;
+        };
+        let param = version_param_of(params, args.get(c.position)?)?;
+        Some(VersionHelper {
+            root,
+            op: Op::Eq,
+            position: pos(&param)?,
+            param,
+            op_param: Some(pos(op_arg.id.as_str())?),
+            version_param: None,
+            implies: None,
+            exact: false,
+            via: None,
+            flag: false,
+            bounds: Vec::new(),
+            spec: false,
+        })
+    }
+
+    /// `return compare(V, ">=", P)` with `compare` a function of another module, `V` a
+    /// package's version (or a name the body assigns one to just before) and `P` a
+    /// parameter: a helper if `compare` turns out to be a comparator of the project
+    /// (accelerate's `is_numpy_available(min_version)`).
+    fn comparator_call(
+        &self,
+        params: &ast::Parameters,
+        body: &[Stmt],
+        call: &ast::ExprCall,
+        callee: &str,
+    ) -> Option<VersionHelper> {
+        let [v, o, p] = &*call.arguments.args else {
+            return None;
+        };
+        if !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        let op = op_string(o)?;
+        let root = match self.compared_root(v) {
+            Some(r) => r,
+            None => {
+                // `numpy_version = parse(importlib.metadata.version("numpy"))` before.
+                let Expr::Name(n) = v else {
+                    return None;
+                };
+                let value = body.iter().rev().skip(1).find_map(|s| match s {
+                    Stmt::Assign(a) => match &*a.targets {
+                        [Expr::Name(t)] if t.id == n.id => Some(&*a.value),
+                        _ => None,
+                    },
+                    _ => None,
+                })?;
+                self.version_root(value, 0)?
+            }
+        };
+        let param = version_param_of(params, p)?;
+        let position = positional_names(params).iter().position(|x| *x == param)?;
+        Some(VersionHelper {
+            via: Some(callee.to_string()),
+            ..VersionHelper::comparison(root, op, param, position)
+        })
+    }
+
+    /// `V op P` for a parameter `P` of `params` (see [`Walker::version_helper`]).
+    pub(super) fn helper_expr(
+        &self,
+        params: &ast::Parameters,
+        value: &Expr,
+    ) -> Option<VersionHelper> {
+        let Expr::Compare(c) = value else {
+            return None;
+        };
+        let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let op = op_of(*op)?;
+        let positional = positional_names(params);
+        let param_of = |e: &Expr| version_param_of(params, e);
+        let (root, op, param) = if let (Some(root), Some(param)) =
+            (self.version_root(&c.left, 0), param_of(right))
+        {
+            (root, op, param)
+        } else if let (Some(param), Some(root)) = (param_of(&c.left), self.version_root(right, 0)) {
+            (root, op.flipped(), param)
+        } else if let (Some(version), Some(param)) = (param_of(&c.left), param_of(right)) {
+            // `parse(current) >= parse(minimum)`: a comparator given the version compared.
+            let position = positional.iter().position(|p| *p == param)?;
+            let at = positional.iter().position(|p| *p == version)?;
+            return (at == 0 && position == 1).then(|| VersionHelper {
+                version_param: Some(0),
+                ..VersionHelper::comparison(String::new(), op, param, position)
+            });
+        } else {
+            return None;
+        };
+        let position = positional.iter().position(|p| *p == param)?;
+        Some(VersionHelper::comparison(root, op, param, position))
+    }
+
+    /// A function whose every `return` of a true value comes after early exits `if C: return
+    /// False` (or `None`, or a bare `return`) on version conditions `C`, at the top of its body:
+    /// a true result implies that no `C` held (`is_xpu_available()` beginning with `if
+    /// is_torch_version("<=", "2.6"): return False`). The conditions must be about one package.
+    pub(super) fn implied_when_true(&self, body: &[Stmt]) -> Option<VersionHelper> {
+        let mut parts: Vec<(String, Pred)> = Vec::new();
+        for stmt in body {
+            let Stmt::If(i) = stmt else {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            };
+            if !i.elif_else_clauses.is_empty() || !returns_false(&i.body) {
+                if has_return(stmt) {
+                    break;
+                }
+                continue;
+            }
+            let info = self.cond_info(&i.test);
+            if !info.restriction.complete {
+                continue;
+            }
+            if let Some(neg) = info.restriction.negate() {
+                parts.extend(neg.parts);
+            }
+        }
+        implying(parts)
+    }
+
+    /// A call of a function that is not the project's, given only a requirement string on an
+    /// indexed package (`RequirementCache("torch>=2.8.0")`): true where it holds.
+    pub(super) fn requirement_call(&self, call: &ast::ExprCall) -> Option<Restriction> {
+        let ([arg], true) = (&*call.arguments.args, call.arguments.keywords.is_empty()) else {
+            return None;
+        };
+        if let Expr::Name(n) = &*call.func {
+            if matches!(
+                self.lookup(n.id.as_str()),
+                Some(Bound::Function | Bound::Helper(_) | Bound::VersionGetter(_))
+            ) {
+                return None;
+            }
+        }
+        let (root, pred) = super::spec::requirement_literal(arg, self.roots)?;
+        Some(Restriction {
+            parts: vec![(root, pred)],
+            complete: true,
+        })
+    }
+
+    /// The condition a call of a version helper stands for: known here when the helper is
+    /// defined in this file, else a [`Pred::Helper`] resolved once every file is read.
+    pub(super) fn helper_call(&self, call: &ast::ExprCall) -> Option<Restriction> {
+        let args = &call.arguments;
+        let helper = match &*call.func {
+            Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                Some(Bound::Helper(h)) => Some((**h).clone()),
+                Some(_) => return None,
+                None => None,
+            },
+            func => {
+                // `utils.is_torch_greater_or_equal(...)`: not through an indexed package.
+                // `utils.is_torch_greater_or_equal(...)` on a module of the project (a name
+                // bound here is an indexed module or a value: `V.startswith(...)`).
+                let name = dotted(func)?;
+                let first = name.split('.').next().unwrap_or(&name);
+                if self.lookup(first).is_some() {
+                    return None;
+                }
+                None
+            }
+        };
+        let arg_at = |position: usize, param: &str| -> Option<&Expr> {
+            args.args.get(position).or_else(|| {
+                args.keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == param))
+                    .map(|k| &k.value)
+            })
+        };
+        let part = match helper {
+            // Only implied when true: the condition cannot be negated.
+            Some(h) if h.implies.is_some() => {
+                return Some(Restriction {
+                    parts: vec![h.implies.clone()?],
+                    complete: h.exact,
+                })
+            }
+            // `in_range(min_version="4.52.0")`: every bound given.
+            Some(h) if !h.bounds.is_empty() => {
+                let pred = h.bounded(|position, name| version_arg(arg_at(position, name)?))?;
+                (h.root.clone(), pred)
+            }
+            Some(h) if h.spec && spec_literal(arg_at(h.position, &h.param)?).is_some() => {
+                let spec = spec_literal(arg_at(h.position, &h.param)?)?;
+                let root = self.compared_root(args.args.get(h.version_param?)?);
+                h.spec_condition(&spec, root.as_deref())?
+            }
+            Some(h) => {
+                let value = arg_at(h.position, &h.param)?;
+                let op = match h.op_param {
+                    Some(i) => Some(op_string(args.args.get(i)?)?),
+                    None => None,
+                };
+                let root = match h.version_param {
+                    Some(i) => Some(self.compared_root(args.args.get(i)?)?),
+                    None => None,
+                };
+                h.condition(version_arg(value)?, op, root.as_deref())?
+            }
+            None => {
+                let name = last_segment(&dotted(&call.func)?).to_string();
+                // `h()`, `h(flag=...)`: a helper that implies a condition when true.
+                // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
+                let call = match (&*args.args, args.keywords.is_empty()) {
+                    // `check_version(torch.__version__, ">=2.0")`: a comparator of another
+                    // file that reads a specifier.
+                    ([r, v], true) if spec_literal(v).is_some() => HelperCall {
+                        keywords: Vec::new(),
+                        arg: None,
+                        op: None,
+                        root: Some(self.compared_or_imported(r)?),
+                        args: 2,
+                        spec: spec_literal(v)?,
+                    },
+                    ([], _) => HelperCall {
+                        // `h(min_version="4.52")` for a helper with bounds.
+                        keywords: args
+                            .keywords
+                            .iter()
+                            .filter_map(|k| {
+                                Some((k.arg.as_ref()?.to_string(), version_arg(&k.value)?))
+                            })
+                            .collect(),
+                        arg: None,
+                        op: None,
+                        root: None,
+                        args: 0,
+                        spec: Vec::new(),
+                    },
+                    (positional, true) => {
+                        let (root, op, value) = match positional {
+                            [v] => (None, None, v),
+                            // `h(">=", V)`, or a comparator `h(torch.__version__, V)`.
+                            [o, v] => match op_string(o) {
+                                Some(op) => (None, Some(op), v),
+                                None => (Some(self.compared_or_imported(o)?), None, v),
+                            },
+                            [r, o, v] => (Some(self.compared_root(r)?), Some(op_string(o)?), v),
+                            _ => return None,
+                        };
+                        HelperCall {
+                            keywords: Vec::new(),
+                            spec: Vec::new(),
+                            arg: Some(version_arg(value)?),
+                            op,
+                            root,
+                            args: positional.len(),
+                        }
+                    }
+                    _ => return None,
+                };
+                (HELPER_ROOT.to_string(), Pred::Helper { name, call })
+            }
+        };
+        Some(Restriction {
+            parts: vec![part],
+            complete: true,
+        })
+    }
+
+    /// [`Walker::compared_root`], or a name imported from another module of the project,
+    /// resolved once every file is read (`TORCH_VERSION`, bound there to
+    /// `str(torch.__version__)`: [`crate::versions::VERSION_OF`]).
+    fn compared_or_imported(&self, e: &Expr) -> Option<String> {
+        self.compared_root(e).or_else(|| match e {
+            Expr::Name(n) if self.imported.contains(n.id.as_str()) => {
+                Some(format!("{}{}", crate::versions::VERSION_OF, n.id))
+            }
+            _ => None,
+        })
+    }
+}

@@ -293,15 +293,19 @@ pub(crate) fn add_replacements(
         let code = call(k, *kind);
         fixes.push(Fix {
             kind: FixKind::Moved,
+            // Found by its name (words in common), not by what it holds.
             message: format!(
-                "use `{code}`, which exists in every targeted release ({pkg} {})",
+                "`{code}`, a member with a similar name, exists in every targeted release \
+                 ({pkg} {}): check that it holds the same",
                 ranges(&versions, &mask(admitted)).join(", ")
             ),
             replacement: Some(code.clone()),
             releases: listed_admitted.clone(),
             requirement: None,
         });
-        tail.push(format!("`{code}` works in every targeted release"));
+        tail.push(format!(
+            "`{code}` (a similar name) exists in every targeted release"
+        ));
     }
     if let Some((k, kind)) = &chain {
         let code = call(k, *kind);

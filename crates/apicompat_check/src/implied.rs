@@ -70,31 +70,7 @@ pub(crate) fn apply(
         Some(out)
     };
     for a in files.iter_mut() {
-        let marks = |a: &Analyzed| {
-            let uses = &a.uses;
-            uses.uses.iter().any(|u| has_marks(&u.requires))
-                || uses.members.iter().any(|m| has_marks(&m.requires))
-                || uses.sites.iter().any(|s| has_marks(&s.requires))
-        };
-        if !crate::link::writable(a, marks) {
-            continue;
-        }
-        let a = Arc::make_mut(a);
-        for u in &mut a.uses.uses {
-            if let Some(r) = expand(&u.requires) {
-                u.requires = r;
-            }
-        }
-        for m in &mut a.uses.members {
-            if let Some(r) = expand(&m.requires) {
-                m.requires = r;
-            }
-        }
-        for s in &mut a.uses.sites {
-            if let Some(r) = expand(&s.requires) {
-                s.requires = r.into_boxed_slice();
-            }
-        }
+        crate::presence::rewrite_requires(a, has_marks, &mut expand);
     }
 }
 

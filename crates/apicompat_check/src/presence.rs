@@ -86,30 +86,40 @@ impl Presence {
     /// Replaces the marks of function calls in a file's requirements (the file is copied
     /// only when it has some).
     pub fn apply(&self, a: &mut Arc<Analyzed>) {
-        let marks = |a: &Analyzed| {
-            let uses = &a.uses;
-            uses.uses.iter().any(|u| has_marks(&u.requires))
-                || uses.members.iter().any(|m| has_marks(&m.requires))
-                || uses.sites.iter().any(|s| has_marks(&s.requires))
-        };
-        if !crate::link::writable(a, marks) {
-            return;
+        rewrite_requires(a, has_marks, |r| self.expand(r));
+    }
+}
+
+/// Rewrites the requirements of a file's uses, members and sites that `marked` finds by
+/// `expand`; the file is copied only when some are (`crate::link::writable`).
+pub(crate) fn rewrite_requires(
+    a: &mut Arc<Analyzed>,
+    marked: impl Fn(&[PathTest]) -> bool,
+    mut expand: impl FnMut(&[PathTest]) -> Option<Vec<PathTest>>,
+) {
+    let marks = |a: &Analyzed| {
+        let uses = &a.uses;
+        uses.uses.iter().any(|u| marked(&u.requires))
+            || uses.members.iter().any(|m| marked(&m.requires))
+            || uses.sites.iter().any(|s| marked(&s.requires))
+    };
+    if !crate::link::writable(a, marks) {
+        return;
+    }
+    let a = Arc::make_mut(a);
+    for u in &mut a.uses.uses {
+        if let Some(r) = expand(&u.requires) {
+            u.requires = r;
         }
-        let a = Arc::make_mut(a);
-        for u in &mut a.uses.uses {
-            if let Some(r) = self.expand(&u.requires) {
-                u.requires = r;
-            }
+    }
+    for m in &mut a.uses.members {
+        if let Some(r) = expand(&m.requires) {
+            m.requires = r;
         }
-        for m in &mut a.uses.members {
-            if let Some(r) = self.expand(&m.requires) {
-                m.requires = r;
-            }
-        }
-        for s in &mut a.uses.sites {
-            if let Some(r) = self.expand(&s.requires) {
-                s.requires = r.into_boxed_slice();
-            }
+    }
+    for s in &mut a.uses.sites {
+        if let Some(r) = expand(&s.requires) {
+            s.requires = r.into_boxed_slice();
         }
     }
 }

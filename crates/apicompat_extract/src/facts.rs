@@ -37,6 +37,28 @@ pub enum Value {
     Unknown,
 }
 
+impl Value {
+    /// What an import bound: the module of `import a.b as x`, the object of `from m import n`
+    /// (`m.n`).
+    pub fn imported(&self) -> Option<String> {
+        match self {
+            Value::Module(m) => Some(m.clone()),
+            Value::From { module, name } => Some(format!("{module}.{name}")),
+            _ => None,
+        }
+    }
+}
+
+/// What each name's last binding imports (`None`: it is bound to something else), for
+/// lookups by name after the walk.
+pub(crate) fn imports_by_name(bindings: &[(String, Value)]) -> HashMap<&str, Option<String>> {
+    let mut out = HashMap::new();
+    for (n, v) in bindings {
+        out.insert(n.as_str(), v.imported());
+    }
+    out
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Function {
     pub signatures: Vec<Signature>,
@@ -312,7 +334,8 @@ pub fn file_facts(
         w.bind(&name, Value::Data);
     }
     if w.registers_self {
-        match crate::lazy::read(suite, module, &w.facts.bindings) {
+        let imports = imports_by_name(&w.facts.bindings);
+        match crate::lazy::read(suite, module, &imports) {
             Some(lazy) => w.bind_lazy(lazy),
             None => w.facts.open = true,
         }
@@ -849,13 +872,12 @@ impl Walker<'_> {
             Some((f, r)) => (f, Some(r)),
             None => (dotted, None),
         };
-        let base = self.facts.bindings.iter().rev().find_map(|(n, v)| {
-            (n == first).then(|| match v {
-                Value::Module(m) => Some(m.clone()),
-                Value::From { module, name } => Some(format!("{module}.{name}")),
-                _ => None,
-            })
-        })??;
+        let base = self
+            .facts
+            .bindings
+            .iter()
+            .rev()
+            .find_map(|(n, v)| (n == first).then(|| v.imported()))??;
         Some(match rest {
             Some(r) => format!("{base}.{r}"),
             None => base,

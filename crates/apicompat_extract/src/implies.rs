@@ -42,12 +42,17 @@ pub(crate) fn mark(
     module: &str,
     is_package: bool,
 ) {
+    let imports = crate::facts::imports_by_name(bindings);
     let mut found: HashMap<&str, Option<Vec<String>>> = HashMap::new();
     for stmt in suite {
         let Stmt::FunctionDef(f) = stmt else { continue };
-        let implied = if is_predicate(f) {
-            let scope = Scope::new(f, bindings, module, is_package);
-            scope.true_returns(&f.body)
+        let mut returns = Vec::new();
+        for s in &f.body {
+            collect_returns(s, &mut returns, 0);
+        }
+        let implied = if is_predicate(f, &returns) {
+            let scope = Scope::new(f, &imports, module, is_package);
+            scope.true_returns(&returns)
         } else {
             Vec::new()
         };
@@ -67,15 +72,11 @@ pub(crate) fn mark(
     }
 }
 
-/// A function whose result is a truth value.
-fn is_predicate(f: &ast::StmtFunctionDef) -> bool {
+/// A function whose result is a truth value (`returns`: the values its `return`s give).
+fn is_predicate(f: &ast::StmtFunctionDef, returns: &[&Expr]) -> bool {
     if let Some(r) = &f.returns {
         return matches!(&**r, Expr::Name(n) if n.id.as_str() == "bool")
             || matches!(&**r, Expr::StringLiteral(s) if s.value.to_str() == "bool");
-    }
-    let mut returns = Vec::new();
-    for s in &f.body {
-        collect_returns(s, &mut returns, 0);
     }
     returns.iter().any(|v| match v {
         Expr::BooleanLiteral(_) | Expr::Compare(_) => true,
@@ -88,7 +89,8 @@ fn is_predicate(f: &ast::StmtFunctionDef) -> bool {
 
 /// The names a function sees: its own imports, then the module's.
 struct Scope<'a> {
-    bindings: &'a [(String, Value)],
+    /// What each module-level name's last binding imports.
+    imports: &'a HashMap<&'a str, Option<String>>,
     /// Names the function imports (to the module or object path), and names it binds
     /// otherwise (`None`: not followed).
     locals: HashMap<String, Option<String>>,
@@ -97,7 +99,7 @@ struct Scope<'a> {
 impl<'a> Scope<'a> {
     fn new(
         f: &ast::StmtFunctionDef,
-        bindings: &'a [(String, Value)],
+        imports: &'a HashMap<&'a str, Option<String>>,
         module: &str,
         is_package: bool,
     ) -> Scope<'a> {
@@ -116,7 +118,7 @@ impl<'a> Scope<'a> {
                 .or_insert(to);
         };
         local_bindings(&f.body, module, is_package, &mut bind, 0);
-        Scope { bindings, locals }
+        Scope { imports, locals }
     }
 
     /// The path a name stands for, when an import binds it.
@@ -124,12 +126,7 @@ impl<'a> Scope<'a> {
         if let Some(local) = self.locals.get(name) {
             return local.clone();
         }
-        let (_, v) = self.bindings.iter().rev().find(|(n, _)| n == name)?;
-        match v {
-            Value::Module(m) => Some(m.clone()),
-            Value::From { module, name } => Some(format!("{module}.{name}")),
-            _ => None,
-        }
+        self.imports.get(name)?.clone()
     }
 
     /// The path a dotted expression stands for.
@@ -146,15 +143,11 @@ impl<'a> Scope<'a> {
         })
     }
 
-    /// What every return that may give a true value reads for sure (empty when one reads
-    /// nothing).
-    fn true_returns(&self, body: &[Stmt]) -> Vec<String> {
-        let mut returns = Vec::new();
-        for s in body {
-            collect_returns(s, &mut returns, 0);
-        }
+    /// What every return (of `returns`) that may give a true value reads for sure (empty
+    /// when one reads nothing).
+    fn true_returns(&self, returns: &[&Expr]) -> Vec<String> {
         let mut common: Option<Vec<String>> = None;
-        for value in returns {
+        for &value in returns {
             if matches!(value, Expr::NoneLiteral(_))
                 || matches!(value, Expr::BooleanLiteral(b) if !b.value)
             {
@@ -181,26 +174,12 @@ impl<'a> Scope<'a> {
         let d = depth + 1;
         match e {
             Expr::BoolOp(b) => {
-                let all = match b.op {
-                    ast::BoolOp::And => truth == Some(true),
-                    ast::BoolOp::Or => truth == Some(false),
-                };
-                let sure = if all {
-                    &b.values[..]
-                } else {
-                    b.values.get(..1).unwrap_or(&[])
-                };
+                let (sure, t) = sure_operands(b, truth);
                 for v in sure {
-                    self.reads(v, if all { truth } else { None }, d, out);
+                    self.reads(v, t, d, out);
                 }
             }
-            Expr::UnaryOp(u) => {
-                let t = match u.op {
-                    ast::UnaryOp::Not => truth.map(|t| !t),
-                    _ => None,
-                };
-                self.reads(&u.operand, t, d, out);
-            }
+            Expr::UnaryOp(u) => self.reads(&u.operand, operand_truth(u, truth), d, out),
             Expr::Compare(c) => {
                 self.reads(&c.left, None, d, out);
                 if let Some(first) = c.comparators.first() {
@@ -242,6 +221,30 @@ impl<'a> Scope<'a> {
             Expr::Named(n) => self.reads(&n.value, truth, d, out),
             _ => {}
         }
+    }
+}
+
+/// The operands of `A and B` / `A or B` evaluated for sure when its value turns out `truth`,
+/// and what their value was then: `and` true (`or` false) evaluated every operand, with that
+/// value; otherwise only the first, whatever its value.
+pub fn sure_operands(b: &ast::ExprBoolOp, truth: Option<bool>) -> (&[Expr], Option<bool>) {
+    let all = match b.op {
+        ast::BoolOp::And => truth == Some(true),
+        ast::BoolOp::Or => truth == Some(false),
+    };
+    if all {
+        (&b.values[..], truth)
+    } else {
+        (b.values.get(..1).unwrap_or(&[]), None)
+    }
+}
+
+/// The value of a unary operation's operand when the operation's turns out `truth`: `not`
+/// swaps it, other operators say nothing.
+pub fn operand_truth(u: &ast::ExprUnaryOp, truth: Option<bool>) -> Option<bool> {
+    match u.op {
+        ast::UnaryOp::Not => truth.map(|t| !t),
+        _ => None,
     }
 }
 

@@ -37,7 +37,7 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::consts;
-use crate::facts::Value;
+use std::collections::HashMap;
 
 /// Statements nested deeper than this make the table unreadable.
 const MAX_DEPTH: usize = 64;
@@ -56,7 +56,11 @@ pub(crate) struct Lazy {
 }
 
 /// The table the module body registers itself with, when it is readable.
-pub(crate) fn read(suite: &[Stmt], module: &str, bindings: &[(String, Value)]) -> Option<Lazy> {
+pub(crate) fn read(
+    suite: &[Stmt],
+    module: &str,
+    imports: &HashMap<&str, Option<String>>,
+) -> Option<Lazy> {
     let mut statements = Vec::new();
     flatten(suite, &mut statements, 0)?;
     let registrations: Vec<&ast::ExprCall> =
@@ -108,18 +112,18 @@ pub(crate) fn read(suite: &[Stmt], module: &str, bindings: &[(String, Value)]) -
                     assigned = true;
                     for item in &d.items {
                         let key = string(item.key.as_ref()?)?;
-                        names(&item.value, &module_of(&key), module, bindings, &mut out)?;
+                        names(&item.value, &module_of(&key), module, imports, &mut out)?;
                     }
                 }
                 [target] => {
                     let key = entry(target, table)?;
-                    names(&a.value, &module_of(&key), module, bindings, &mut out)?;
+                    names(&a.value, &module_of(&key), module, imports, &mut out)?;
                 }
                 _ => return None,
             },
             Stmt::AugAssign(a) if a.op == ast::Operator::Add => {
                 let key = entry(&a.target, table)?;
-                names(&a.value, &module_of(&key), module, bindings, &mut out)?;
+                names(&a.value, &module_of(&key), module, imports, &mut out)?;
             }
             Stmt::Expr(e) => {
                 let Expr::Call(c) = &*e.value else {
@@ -133,7 +137,7 @@ pub(crate) fn read(suite: &[Stmt], module: &str, bindings: &[(String, Value)]) -
                     return None;
                 };
                 match m.attr.as_str() {
-                    "extend" => names(arg, &module_of(&key), module, bindings, &mut out)?,
+                    "extend" => names(arg, &module_of(&key), module, imports, &mut out)?,
                     "append" => out.names.push((string(arg)?, module_of(&key))),
                     _ => return None,
                 }
@@ -218,7 +222,7 @@ fn names(
     value: &Expr,
     key_module: &str,
     module: &str,
-    bindings: &[(String, Value)],
+    imports: &HashMap<&str, Option<String>>,
     out: &mut Lazy,
 ) -> Option<()> {
     let elts = match value {
@@ -235,12 +239,7 @@ fn names(
             if f.id.as_str() != "dir" || !matches!(&*c.elt, Expr::Name(_)) {
                 return None;
             }
-            let (_, bound) = bindings.iter().rev().find(|(n, _)| n == m.id.as_str())?;
-            let listed = match bound {
-                Value::Module(m) => m.clone(),
-                Value::From { module: from, name } => format!("{from}.{name}"),
-                _ => return None,
-            };
+            let listed = imports.get(m.id.as_str())?.clone()?;
             // A module of this package: its names are listed like a star import's.
             if !listed.starts_with(&format!("{module}.")) {
                 return None;
@@ -274,12 +273,9 @@ fn mentions(s: &Stmt, table: &str) -> bool {
             visitor::walk_expr(self, e);
         }
         fn visit_stmt(&mut self, s: &'a Stmt) {
-            // Nested blocks are statements of their own (`flatten`); functions and classes
-            // are not followed.
-            match s {
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                Stmt::If(i) => self.visit_expr(&i.test),
-                _ => visitor::walk_stmt(self, s),
+            // Functions and classes are not followed.
+            if !matches!(s, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                visitor::walk_stmt(self, s);
             }
         }
     }
@@ -287,6 +283,11 @@ fn mentions(s: &Stmt, table: &str) -> bool {
         table,
         found: false,
     };
-    f.visit_stmt(s);
+    match s {
+        // The branches of a module-level `if` are statements of their own (`flatten`); those
+        // of a loop are not, and are read whole.
+        Stmt::If(i) => f.visit_expr(&i.test),
+        s => f.visit_stmt(s),
+    }
     f.found
 }

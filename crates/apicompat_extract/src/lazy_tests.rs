@@ -94,6 +94,7 @@ fn a_table_changed_otherwise_leaves_it_open() {
         "_import_structure[key] = [\"X\"]\n",
         "_import_structure[\"models.albert\"].extend(names)\n",
         "for k in keys:\n    _import_structure[k] = []\n",
+        "for k in keys:\n    if k:\n        _import_structure[k] = []\n",
     ] {
         let init = INIT.replace("if TYPE_CHECKING:", &format!("{change}if TYPE_CHECKING:"));
         let f = files(&init);

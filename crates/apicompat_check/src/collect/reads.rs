@@ -288,28 +288,17 @@ impl<'a> Walker<'a> {
         }
         match expr {
             Expr::BoolOp(b) => {
-                // `A and B` true (`A or B` false) evaluated every operand; otherwise only the
-                // first one is sure.
-                let all = match b.op {
-                    ast::BoolOp::And => truth == Some(true),
-                    ast::BoolOp::Or => truth == Some(false),
-                };
-                let sure = if all {
-                    &b.values[..]
-                } else {
-                    b.values.get(..1).unwrap_or(&[])
-                };
+                let (sure, t) = apicompat_extract::implies::sure_operands(b, truth);
                 for v in sure {
-                    self.reads(v, if all { truth } else { None }, d, out);
+                    self.reads(v, t, d, out);
                 }
             }
-            Expr::UnaryOp(u) => {
-                let t = match u.op {
-                    ast::UnaryOp::Not => truth.map(|t| !t),
-                    _ => None,
-                };
-                self.reads(&u.operand, t, d, out);
-            }
+            Expr::UnaryOp(u) => self.reads(
+                &u.operand,
+                apicompat_extract::implies::operand_truth(u, truth),
+                d,
+                out,
+            ),
             Expr::Compare(c) => {
                 // `model_type == "qwen3_next"` true: a dispatch on that name.
                 if truth == Some(true) {
@@ -354,14 +343,17 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                // `f()` of a package: what its true results say in the targeted releases.
-                if truth == Some(true) {
-                    if let Some((path, _)) = self.resolve(&call.func) {
-                        push(out, format!("{INDEXED_CALL}{path}"), true);
-                    }
+                // `f()` of a package: what its true results say in the targeted releases
+                // (`crate::implied`); of the project: what they say, once every file is read
+                // (`crate::presence`).
+                let resolved = match truth {
+                    Some(true) => Some(self.resolve(&call.func)),
+                    _ => None,
+                };
+                if let Some(Some((path, _))) = &resolved {
+                    push(out, format!("{INDEXED_CALL}{path}"), true);
                 }
-                // `f()` of the project: what its true results say, once every file is read.
-                if truth == Some(true) && self.resolve(&call.func).is_none() {
+                if let Some(None) = resolved {
                     let name = match &*call.func {
                         Expr::Name(n) => match self.lookup(n.id.as_str()) {
                             None | Some(Bound::Function | Bound::Helper(_)) => Some(n.id.as_str()),

@@ -353,3 +353,44 @@ fn a_deprecation_older_than_the_index_names_no_first_release() {
     );
     assert!(!out.contains("since python"), "{out}");
 }
+
+/// A cookiecutter template (placeholders in its path, Jinja tags in its lines) is not Python
+/// until rendered: no syntax errors and none of its uses; a note names it. The same file
+/// without the placeholders in its path is left out by its tags; a Python file with a syntax
+/// error is still one (`docs/false-alarm-study-16.md`, F4).
+#[test]
+fn templates_are_not_checked() {
+    let template = "\
+{%- if cookiecutter.can_train == \"True\" %}
+from torch.distributed.tensor import DTensor
+{%- endif %}
+from transformers import {{cookiecutter.camelcase_modelname}}Model
+";
+    let dir = project(
+        "templates",
+        &[
+            (
+                "templates/{{cookiecutter.name}}/run_{{cookiecutter.short}}.py",
+                template,
+            ),
+            ("tags/run.py", template),
+            ("broken.py", "def f(:\n    pass\n"),
+            ("requirements.txt", "torch==2.3.1\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let at: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .collect();
+    assert_eq!(at, ["broken.py:1:7", "broken.py:1:8"], "{out}");
+    assert!(!out.contains("DTensor"), "{out}");
+    assert!(out.contains("checked 1 file against"), "{out}");
+    assert!(
+        out.contains("tags/run.py`, `")
+            && out.contains("run_{{cookiecutter.short}}.py` not checked: each is a template"),
+        "{out}"
+    );
+}

@@ -36,6 +36,9 @@ pub struct Discovered {
     /// Directories directly in a directory walked (or its `src/`) without `__init__.py` that
     /// hold Python files: namespace packages of the project (see [`Discovered::own_roots`]).
     pub namespaces: HashSet<String>,
+    /// Python files found in template paths (`{{cookiecutter.name}}/`), left out of `files`
+    /// (see [`crate::templates`]).
+    pub templates: Vec<PathBuf>,
 }
 
 impl Discovered {
@@ -121,6 +124,14 @@ fn is_namespace_package(path: &Path, name: &str) -> bool {
             || (!e.file_name().to_string_lossy().starts_with('.')
                 && (p.join("__init__.py").is_file() || p.join("__init__.pyi").is_file()))
     })
+}
+
+/// The top-level packages and modules a project directory provides: in it and in its `src/`.
+pub(crate) fn provided_by(dir: &Path) -> HashSet<String> {
+    let (mut out, mut namespaces) = (HashSet::default(), HashSet::default());
+    own_packages(dir, &mut out, &mut namespaces);
+    own_packages(&dir.join("src"), &mut out, &mut namespaces);
+    out
 }
 
 /// Top-level packages and modules directly in `dir` (see [`Discovered::own_packages`]).
@@ -257,7 +268,10 @@ pub(crate) fn discover_listing(
                     let is_file = e.file_type().is_some_and(|t| t.is_file());
                     let path = e.path();
                     let py = path.extension().is_some_and(|x| x == "py" || x == "pyi");
-                    if is_file && py {
+                    let rel = path.strip_prefix(root).unwrap_or(path);
+                    if is_file && py && crate::templates::in_template_path(rel) {
+                        out.templates.push(path.to_path_buf());
+                    } else if is_file && py {
                         note_first_party(&mut out.first_party, path, root);
                         files.insert(path.to_path_buf());
                     }

@@ -49,6 +49,7 @@ pub mod subprojects;
 mod suppress;
 pub mod survey;
 pub mod targets;
+mod templates;
 pub mod versions;
 pub mod warm;
 

@@ -14,7 +14,7 @@ use crate::model::{Finding, Summary};
 use crate::rules::{self, RuleInfo, UnindexedPackage};
 use crate::settings::Settings;
 use crate::targets::{self, Target};
-use crate::{exclude, file_problems, stdlib, subprojects, Options, UsageError};
+use crate::{exclude, file_problems, stdlib, subprojects, templates, Options, UsageError};
 
 /// What discovery found: the files to read, or sub-projects to check apart.
 pub(crate) enum Found {
@@ -51,8 +51,12 @@ pub(crate) fn discover(
             .files
             .retain(|f| !subprojects::skipped(f, &options.skip_dirs));
     }
+    // (The enclosing projects' packages: their imports are not of a package the index lacks.)
     discovered
         .own_packages
+        .extend(options.own_roots.iter().cloned());
+    discovered
+        .first_party
         .extend(options.own_roots.iter().cloned());
     let may_split = split
         && options.project.is_none()
@@ -117,16 +121,25 @@ pub(crate) fn read(
         options.warm.as_deref(),
     )?;
     let documents: HashSet<&Path> = options.documents.iter().map(|d| d.name.as_path()).collect();
+    // Files that fail to parse because they are templates are read for context only.
+    let mut templates: Vec<&Path> = discovered.templates.iter().map(PathBuf::as_path).collect();
     let reported: Vec<bool> = analyzed
         .iter()
         .map(|a| {
             if options.documents_only {
                 documents.contains(a.path.as_path())
+            } else if subprojects::skipped(&a.path, &options.context) {
+                false
+            } else if !a.syntax_errors.is_empty() && templates::is_template_text(&a.text) {
+                templates.push(&a.path);
+                false
             } else {
-                !subprojects::skipped(&a.path, &options.context)
+                true
             }
         })
         .collect();
+    templates.sort();
+    summary.notes.extend(templates::note(&templates));
     summary.files = reported.iter().filter(|&&r| r).count();
     Ok(ProjectFiles {
         discovered,

@@ -72,13 +72,36 @@ impl Plan {
     }
 
     /// `base` for a sub-project: its files and declarations, completed by the root's, the
-    /// root's packages as context, the sub-projects inside it left out.
+    /// root's packages as context, the sub-projects inside it left out. The packages of the
+    /// sub-projects that enclose it are its code too (LoRA's `examples/NLU` builds its own
+    /// `transformers` from `src/`, and the example directories below it run on that), but
+    /// those it declares itself.
     fn sub_options(&self, base: &Options, sub: &Path) -> Options {
         let mut o = base.clone();
         o.paths = vec![sub.to_path_buf()];
         o.project = Some(sub.to_path_buf());
         o.inherit = Some(self.root.clone());
         o.own_roots = self.own.clone();
+        let enclosing: Vec<&PathBuf> = self
+            .subs
+            .iter()
+            .filter(|e| e.as_path() != sub && sub.starts_with(e))
+            .collect();
+        if !enclosing.is_empty() {
+            let declared = read_project(sub);
+            let mut provided: Vec<String> = enclosing
+                .iter()
+                .flat_map(|e| files::provided_by(e))
+                .filter(|name| {
+                    let dist = apicompat_requirements::normalize_name(name);
+                    !declared.requirements.iter().any(|r| r.name == dist)
+                        && !declared.direct.iter().any(|r| r.name == dist)
+                })
+                .collect();
+            provided.sort();
+            o.own_roots.extend(provided);
+            o.own_roots.dedup();
+        }
         o.context = self.context.clone();
         o.skip_dirs = self
             .subs

@@ -588,12 +588,7 @@ impl Collector {
                             );
                         }
                         None => {
-                            self.out.direct.push(DirectReference {
-                                name: parsed.name.clone(),
-                                source,
-                                raw: text.to_string(),
-                                group: at.group.map(str::to_string),
-                            });
+                            self.push_direct(parsed.name.clone(), text, at);
                             return None;
                         }
                     }
@@ -613,6 +608,11 @@ impl Collector {
                 })
             }
             Err(err) => {
+                // `git+https://...@<commit>#egg=NAME`: NAME built from that source.
+                if let Some(name) = egg_name(text) {
+                    self.push_direct(name, text, at);
+                    return None;
+                }
                 if let Some((name, version)) = wheel_name_version(text) {
                     return Some(DeclaredRequirement {
                         name,
@@ -653,6 +653,18 @@ impl Collector {
         }
     }
 
+    /// Records a requirement installed from a source no release stands for (a VCS URL, an
+    /// archive, a local path): its uses are not checked against the index.
+    pub(crate) fn push_direct(&mut self, name: String, raw: &str, at: &Declaration<'_>) {
+        let source = self.source(at.file, at.line);
+        self.out.direct.push(DirectReference {
+            name,
+            source,
+            raw: raw.to_string(),
+            group: at.group.map(str::to_string),
+        });
+    }
+
     /// [`Self::add_requirement`], appending the result to the declared requirements.
     pub(crate) fn push_requirement(&mut self, text: &str, at: &Declaration<'_>) {
         if let Some(req) = self.add_requirement(text, at) {
@@ -669,6 +681,21 @@ pub(crate) struct Declaration<'a> {
     pub(crate) is_constraint: bool,
     /// `group` is an extra (see [`DeclaredRequirement::extra`]).
     pub(crate) extra: bool,
+}
+
+/// The distribution a URL or path names in its `#egg=NAME` fragment (pip's form for
+/// `git+https://host/repo.git@<rev>#egg=NAME` and `-e` lines), normalized.
+pub(crate) fn egg_name(text: &str) -> Option<String> {
+    let (_, fragment) = text.trim().split_once('#')?;
+    let value = fragment
+        .split('&')
+        .find_map(|part| part.strip_prefix("egg="))?;
+    let name = value.split('[').next()?.trim();
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    valid.then(|| normalize_name(name))
 }
 
 pub(crate) fn looks_like_url_or_path(text: &str) -> bool {

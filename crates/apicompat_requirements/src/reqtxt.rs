@@ -242,6 +242,18 @@ fn process_option(
         }
         "-e" | "--editable" => {
             let shown = value.unwrap_or_default();
+            if let Some(egg) = crate::declared::egg_name(&shown) {
+                let scope = c.scope.clone();
+                let at = Declaration {
+                    file,
+                    line,
+                    group: scope.as_deref(),
+                    is_constraint,
+                    extra: false,
+                };
+                c.push_direct(egg, &format!("{name} {shown}"), &at);
+                return;
+            }
             c.diag(
                 file,
                 Some(line),

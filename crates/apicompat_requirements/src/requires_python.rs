@@ -1,6 +1,7 @@
 //! The Python versions a project declares it supports: `[project] requires-python` in
 //! `pyproject.toml`, else `python_requires` in `setup.cfg` (`[options]`) or in the
-//! `setup(python_requires=...)` call of `setup.py` (a literal, or a name bound to one).
+//! `setup(python_requires=...)` call of `setup.py` (a literal, or a name bound to one), else
+//! the `python` entry of a conda `environment.yml` (`- python=3.9`: `==3.9.*`).
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +26,8 @@ pub struct RequiresPython {
 pub fn read_requires_python(dir: &Path) -> Option<Result<RequiresPython, String>> {
     let found = from_pyproject(dir)
         .or_else(|| from_setup_cfg(dir))
-        .or_else(|| from_setup_py(dir))?;
+        .or_else(|| from_setup_py(dir))
+        .or_else(|| crate::yaml_env::conda_python(dir))?;
     let (raw, file, line) = found;
     let source = Source {
         file: PathBuf::from(file),
@@ -118,6 +120,25 @@ mod tests {
 
     #[test]
     fn reads_each_kind_of_file() {
+        // A conda environment's `python` entry, after the packaging files.
+        let env = "name: x\ndependencies:\n  - python>=3.8, < 3.10  # builds fail on 3.10\n  - numpy>=1.20\n";
+        let d = dir("conda", &[("environment.yml", env)]);
+        let rp = read_requires_python(&d).unwrap().unwrap();
+        assert_eq!(rp.raw, ">=3.8,<3.10");
+        assert_eq!(rp.source.to_string(), "environment.yml:3");
+        let d = dir(
+            "conda-eq",
+            &[("environment.yaml", "dependencies:\n- python=3.9\n")],
+        );
+        assert_eq!(read_requires_python(&d).unwrap().unwrap().raw, "==3.9.*");
+        let d = dir(
+            "conda-after",
+            &[
+                ("environment.yml", env),
+                ("setup.cfg", "[options]\npython_requires = >=3.11\n"),
+            ],
+        );
+        assert_eq!(read_requires_python(&d).unwrap().unwrap().raw, ">=3.11");
         let d = dir(
             "pyproject",
             &[(

@@ -102,18 +102,28 @@ const CONDA_TO_PYPI: &[(&str, &str)] = &[("pytorch", "torch")];
 /// as a PEP 508 requirement on the PyPI name: `=V` is `==V.*`, a build string is dropped.
 /// None for `python`, `pip` and specs this reader does not understand.
 pub(crate) fn conda_requirement(spec: &str) -> Option<String> {
-    let spec = spec.rsplit("::").next()?.trim();
-    let end = spec
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
-        .unwrap_or(spec.len());
-    let (name, rest) = spec.split_at(end);
-    if name.is_empty() || matches!(name, "python" | "pip") {
+    let (name, version) = conda_spec(spec)?;
+    if matches!(name, "python" | "pip") {
         return None;
     }
     let name = CONDA_TO_PYPI
         .iter()
         .find(|(conda, _)| *conda == name)
         .map_or(name, |(_, pypi)| pypi);
+    let text = format!("{name}{version}");
+    crate::declared::parse_requirement(&text).ok().map(|_| text)
+}
+
+/// A conda match spec's name and its version as PEP 440 specifiers (empty for none).
+fn conda_spec(spec: &str) -> Option<(&str, String)> {
+    let spec = spec.rsplit("::").next()?.trim();
+    let end = spec
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(spec.len());
+    let (name, rest) = spec.split_at(end);
+    if name.is_empty() {
+        return None;
+    }
     let rest = rest.trim();
     let version = if rest.is_empty() {
         String::new()
@@ -137,8 +147,28 @@ pub(crate) fn conda_requirement(spec: &str) -> Option<String> {
             format!("=={v}.*")
         }
     };
-    let text = format!("{name}{version}");
-    crate::declared::parse_requirement(&text).ok().map(|_| text)
+    Some((name, version))
+}
+
+/// The Python versions a conda environment file in `dir` asks for (`- python=3.9`,
+/// `- python>=3.8, <3.10`), as PEP 440 specifiers, with the file and line.
+pub(crate) fn conda_python(dir: &Path) -> Option<(String, &'static str, u32)> {
+    for name in ["environment.yml", "environment.yaml"] {
+        let Ok(bytes) =
+            crate::safe_read::read_regular_file(&dir.join(name), crate::declared::MAX_FILE_BYTES)
+        else {
+            continue;
+        };
+        let text = crate::lines::decode(&bytes);
+        let found = entries(&text).1.into_iter().find_map(|(line, spec)| {
+            let (n, version) = conda_spec(&spec)?;
+            (n == "python" && !version.is_empty()).then_some((version, name, line))
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }
 
 pub(crate) fn read(c: &mut Collector, path: &Path) {
@@ -200,6 +230,22 @@ mod tests {
         );
         assert_eq!(r("python >= 3.8"), None);
         assert_eq!(r("pip"), None);
+    }
+
+    #[test]
+    fn conda_python_versions() {
+        let p = |spec: &str| super::conda_spec(spec).map(|(n, v)| format!("{n} {v}"));
+        assert_eq!(
+            p("python>=3.8, < 3.10").as_deref(),
+            Some("python >=3.8,<3.10")
+        );
+        assert_eq!(p("python=3.9").as_deref(), Some("python ==3.9.*"));
+        assert_eq!(
+            p("python=3.7.10=h12debd9_4").as_deref(),
+            Some("python ==3.7.10.*")
+        );
+        assert_eq!(p("python 3.9.*").as_deref(), Some("python ==3.9.*"));
+        assert_eq!(p("python").as_deref(), Some("python "));
     }
 
     use super::*;

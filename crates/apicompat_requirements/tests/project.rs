@@ -876,3 +876,48 @@ fn setup_py_a_computed_item_leaves_the_others() {
         )]
     );
 }
+
+/// A VCS URL with `#egg=NAME`, editable or not, declares NAME built from that source (a
+/// direct reference: no release stands for it); an editable path without a name is skipped
+/// with a note, as before (`docs/false-alarm-study-16.md`, F6).
+#[test]
+fn egg_fragments_are_direct_references() {
+    let dir = fixture_dir("egg_fragments");
+    write(
+        &dir,
+        "requirements.txt",
+        "-e git+https://github.com/huggingface/transformers.git@352d5472#egg=transformers\n\
+         git+https://github.com/huggingface/peft.git@v0.11.1#egg=PEFT[torch]&subdirectory=x\n\
+         -e .\n\
+         torch>=2.3\n",
+    );
+    let got = read_project(&dir);
+    let direct: Vec<(&str, String)> = got
+        .direct
+        .iter()
+        .map(|r| (r.name.as_str(), r.source.to_string()))
+        .collect();
+    assert_eq!(
+        direct,
+        [
+            ("transformers", "requirements.txt:1".to_string()),
+            ("peft", "requirements.txt:2".to_string())
+        ]
+    );
+    assert_eq!(
+        got.direct[0].raw,
+        "-e git+https://github.com/huggingface/transformers.git@352d5472#egg=transformers"
+    );
+    assert_eq!(
+        summary(&got),
+        vec![triple("torch", ">=2.3", "requirements.txt:4")]
+    );
+    assert_eq!(
+        diags(&got),
+        vec![d(
+            Severity::Note,
+            "requirements.txt:3",
+            "editable requirement `.` skipped"
+        )]
+    );
+}

@@ -1,0 +1,56 @@
+//! A sub-project nested in another sub-project that builds a package (LoRA's `examples/NLU`
+//! is a fork of transformers 4.4.2, `package_dir={"": "src"}`; the example directories below
+//! it have requirements of their own without transformers): its imports of that package are
+//! the project's code. One that declares the package itself is checked against its
+//! declaration (`docs/false-alarm-study-16.md`, F5). Real index, offline (`--no-cache`).
+
+mod common;
+
+use common::{check, text};
+
+const USE: &str =
+    "from transformers.trainer_utils import EvaluationStrategy\n\nprint(EvaluationStrategy.NO)\n";
+
+#[test]
+fn an_enclosing_sub_project_provides_its_packages() {
+    let dir = common::project_in(
+        "nested_projects",
+        "lora",
+        &[
+            (
+                "setup.py",
+                "from setuptools import setup\n\nsetup(name=\"loralib\", packages=[\"loralib\"], python_requires=\">=3.8\")\n",
+            ),
+            ("loralib/__init__.py", ""),
+            (
+                "NLU/setup.py",
+                "from setuptools import find_packages, setup\n\nsetup(\n    name=\"transformers\",\n    package_dir={\"\": \"src\"},\n    packages=find_packages(\"src\"),\n    install_requires=[\"numpy>=1.17\"],\n)\n",
+            ),
+            ("NLU/src/transformers/__init__.py", "__version__ = \"4.4.2\"\n"),
+            (
+                "NLU/src/transformers/trainer_utils.py",
+                "import enum\n\n\nclass EvaluationStrategy(enum.Enum):\n    NO = \"no\"\n",
+            ),
+            ("NLU/examples/seq2seq/requirements.txt", "datasets >= 2.16\n"),
+            ("NLU/examples/seq2seq/run.py", USE),
+            (
+                "NLU/examples/declared/requirements.txt",
+                "datasets >= 2.16\ntransformers>=4.30\n",
+            ),
+            ("NLU/examples/declared/run.py", USE),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    let at: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .filter(|l| l.contains(".py:"))
+        .collect();
+    assert_eq!(at, ["NLU/examples/declared/run.py:1:40"], "{out}\n{err}");
+    assert!(
+        out.contains("`transformers.trainer_utils.EvaluationStrategy` is not in transformers"),
+        "{out}"
+    );
+    assert!(!out.contains("transformers (1 file)"), "{out}");
+}

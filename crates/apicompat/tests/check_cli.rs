@@ -394,3 +394,24 @@ from transformers import {{cookiecutter.camelcase_modelname}}Model
         "{out}"
     );
 }
+
+/// A tree without a Python file (a checkout cut short) says so instead of a bare "checked 0
+/// files" (`docs/false-alarm-study-16.md`, D7).
+#[test]
+fn no_python_file_is_said() {
+    let dir = project(
+        "no-python",
+        &[("README.md", "# x\n"), ("requirements.txt", "torch\n")],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("note: no Python file found under `") && out.contains("nothing was checked"),
+        "{out}"
+    );
+    // A tree with one says nothing of the kind.
+    let dir = project("one-python", &[("a.py", "x = 1\n")]);
+    let (out, _) = text(&check(&dir, &[]));
+    assert!(!out.contains("no Python file found"), "{out}");
+}

@@ -58,6 +58,22 @@ pub(crate) fn discover(
     discovered
         .first_party
         .extend(options.own_roots.iter().cloned());
+    if split
+        && discovered.files.is_empty()
+        && discovered.templates.is_empty()
+        && options.stdin.is_none()
+        && options.documents.is_empty()
+    {
+        let shown: Vec<String> = settings
+            .paths
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect();
+        summary.notes.push(format!(
+            "no Python file found under {} (none that is not excluded, gitignored or hidden): nothing was checked",
+            shown.join(", ")
+        ));
+    }
     let may_split = split
         && options.project.is_none()
         && options.stdin.is_none()

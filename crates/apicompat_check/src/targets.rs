@@ -508,8 +508,17 @@ fn from_requirements(
             .copied()
             .filter(|r| !r.specifier.is_empty())
             .collect();
-        if let Some(pinned) = exact_pin(&bounded) {
-            if let Some(i) = same_series(all, &pinned) {
+        // The pins agree and every range beside them admits the pinned release
+        // (`transformers>=4.27.1` and `==4.32.0`, the index has 4.32.1).
+        let (pins, ranges): (Vec<&DeclaredRequirement>, Vec<&DeclaredRequirement>) = bounded
+            .iter()
+            .copied()
+            .partition(|r| pin_of(&r.specifier).is_some());
+        if let Some(pinned) = exact_pin(&pins) {
+            let within = ranges
+                .iter()
+                .all(|r| apicompat_requirements::admits(&r.specifier, &pinned));
+            if let Some(i) = same_series(all, &pinned).filter(|_| within) {
                 notes.push(series_note(view.name(), &pinned, &all[i]));
                 admitted.push(all[i].clone());
             }
@@ -520,7 +529,18 @@ fn from_requirements(
         // bounds nothing: it does not reopen the range.
         let bounded = reqs.iter().any(|r| !r.specifier.is_empty());
         for r in reqs.iter().filter(|r| !bounded || !r.specifier.is_empty()) {
-            admitted.extend(select(&r.specifier, all));
+            let selected = select(&r.specifier, all);
+            // A pin the index lacks stands for the indexed release of its series here too.
+            let series = pin_of(&r.specifier)
+                .filter(|_| selected.is_empty())
+                .and_then(|p| Some((same_series(all, &p)?, p)));
+            match series {
+                Some((i, pinned)) => {
+                    notes.push(series_note(view.name(), &pinned, &all[i]));
+                    admitted.push(all[i].clone());
+                }
+                None => admitted.extend(selected),
+            }
         }
         if admitted.is_empty() {
             let first = reqs

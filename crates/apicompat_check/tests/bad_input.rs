@@ -262,6 +262,24 @@ fn an_exact_pin_on_a_release_the_index_lacks_is_checked_on_its_series() {
     );
     let notes = report.summary.notes.join("\n");
     assert!(!notes.contains("admit no release together"), "{notes}");
+    // Nor does a range that admits the pinned release (trlx: `transformers>=4.27.1` in
+    // setup.cfg, `transformers==4.32.0` in requirements.txt; study 16, D1).
+    std::fs::write(dir.join("requirements.txt"), "torch>=2.3.0\ntorch==2.4.2\n").expect("write");
+    let report = run(&dir, &[]);
+    assert_eq!(report.summary.targets[0].releases, ["2.4.1"]);
+    let notes = report.summary.notes.join("\n");
+    assert!(!notes.contains("admit no release together"), "{notes}");
+    // Two pins that contradict each other: each is checked, the one the index lacks on its
+    // series (xtuner: `==5.14.1` and `==4.56.0`; study 16, D2).
+    std::fs::write(dir.join("requirements.txt"), "torch==2.4.2\ntorch==2.3.0\n").expect("write");
+    let report = run(&dir, &[]);
+    assert_eq!(report.summary.targets[0].releases, ["2.3.0", "2.4.1"]);
+    let notes = report.summary.notes.join("\n");
+    assert!(notes.contains("admit no release together"), "{notes}");
+    assert!(
+        notes.contains("torch 2.4.2 is not indexed; checked against 2.4.1"),
+        "{notes}"
+    );
     std::fs::write(dir.join("requirements.txt"), "torch==2.6.0\n").expect("write");
     let report = run(&dir, &[]);
     assert_eq!(brief(&report, &dir), Vec::<String>::new());

@@ -1,6 +1,7 @@
 use super::{Rule, RuleInfo};
 use crate::files::Analyzed;
 use crate::model::{Finding, Severity};
+use ruff_text_size::TextRange;
 
 /// At most this many syntax errors are reported per file.
 pub(crate) const MAX_SYNTAX_ERRORS: usize = 20;
@@ -31,7 +32,12 @@ impl RuleInfo for SyntaxError {
 }
 
 /// The first [`MAX_SYNTAX_ERRORS`] syntax errors of a file, and a note when there are more.
+/// A file whose errors are Python 2 statements (`print "x"`, `exec code`, `except E, e:`)
+/// gets one finding that says so.
 pub(crate) fn findings(file: &Analyzed) -> (Vec<Finding>, Option<String>) {
+    if let Some(f) = python2(file) {
+        return (vec![f], None);
+    }
     let out = file
         .syntax_errors
         .iter()
@@ -53,4 +59,89 @@ pub(crate) fn findings(file: &Analyzed) -> (Vec<Finding>, Option<String>) {
         )
     });
     (out, more)
+}
+
+/// One finding for a Python 2 file: at least half of its syntax errors sit on lines that are
+/// Python 2 statements.
+fn python2(file: &Analyzed) -> Option<Finding> {
+    let errors = &file.syntax_errors;
+    let line_of = |range: TextRange| {
+        let start = file.text[..range.start().to_usize().min(file.text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let end = file.text[start..]
+            .find('\n')
+            .map_or(file.text.len(), |i| start + i);
+        &file.text[start..end]
+    };
+    let py2: Vec<&(TextRange, String)> = errors
+        .iter()
+        .filter(|(r, _)| python2_statement(line_of(*r)).is_some())
+        .collect();
+    let first = *py2.first()?;
+    if py2.len() * 2 < errors.len() {
+        return None;
+    }
+    let what = python2_statement(line_of(first.0))?;
+    let rest = errors.len() - 1;
+    Some(Finding::of_file(
+        SyntaxError::RULE,
+        &file.path,
+        file.span(first.0),
+        format!(
+            "syntax error: Python 2 code (a `{what}` statement){}; the file runs on Python 2 only",
+            match rest {
+                0 => String::new(),
+                1 => " and 1 more syntax error".to_string(),
+                n => format!(" and {n} more syntax errors"),
+            }
+        ),
+    ))
+}
+
+/// The Python 2 statement a line holds: `print "x"`, `print x`, `exec code`, `except E, e:`.
+fn python2_statement(line: &str) -> Option<&'static str> {
+    let t = line.trim_start();
+    let word_then = |w: &str| {
+        t.strip_prefix(w).is_some_and(|rest| {
+            rest.starts_with([' ', '\t'])
+                && !rest
+                    .trim_start()
+                    .starts_with(['(', '=', '.', '[', ',', ')'])
+                && !rest.trim_start().is_empty()
+        })
+    };
+    if word_then("print") {
+        Some("print")
+    } else if word_then("exec") {
+        Some("exec")
+    } else if t.starts_with("except ")
+        && t.trim_end().ends_with(':')
+        && t.contains(',')
+        && !t.contains('(')
+    {
+        Some("except E, e")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python2_statement as p;
+
+    #[test]
+    fn python2_statements() {
+        assert_eq!(p("print \"x\""), Some("print"));
+        assert_eq!(p("\tprint 'a %s' % b"), Some("print"));
+        assert_eq!(p("print x, y"), Some("print"));
+        assert_eq!(p("exec code in ns"), Some("exec"));
+        assert_eq!(p("except ValueError, e:"), Some("except E, e"));
+        assert_eq!(p("print(x)"), None);
+        assert_eq!(p("print (x)"), None);
+        assert_eq!(p("print = 3"), None);
+        assert_eq!(p("printer x"), None);
+        assert_eq!(p("except (A, B) as e:"), None);
+        assert_eq!(p("def f(:"), None);
+    }
 }

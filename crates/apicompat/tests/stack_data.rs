@@ -214,3 +214,32 @@ fn missing_or_damaged_data_file_is_a_note() {
         assert!(!format!("{out}{err}").contains("data file"), "{out}{err}");
     }
 }
+
+/// An attribute that another class of the package stores on an annotated receiver is a member
+/// of that class: pytorch-lightning 2.6.6's `Trainer.callbacks` exists only as
+/// `self.trainer.callbacks = callbacks or []` in `_CallbackConnector`, whose `__init__` keeps
+/// `trainer: "pl.Trainer"` (`trainer/connectors/callback_connector.py`; study 16, F2). A name
+/// no code of the release stores stays missing.
+#[test]
+fn attributes_stored_from_outside_the_class() {
+    let source = "\
+import pytorch_lightning as pl
+
+
+def train(model):
+    trainer = pl.Trainer(max_epochs=1)
+    trainer.callbacks.append(object())
+    trainer.fast_dev_run
+    return trainer.callbackz
+";
+    let dir = common::project_in("stack-data", "outside-stores", &[("train.py", source)]);
+    let o = check(&dir, &["--target", "pytorch-lightning==2.6.6"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    let at: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .collect();
+    assert_eq!(at, ["train.py:8:12"], "{out}");
+    assert!(out.contains("callbackz"), "{out}");
+}

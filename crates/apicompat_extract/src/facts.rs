@@ -270,6 +270,10 @@ pub struct FileFacts {
     /// `name = f(...)` at module level, `f` a dotted name: (name, `f`). Read only for the
     /// objects a package binds over a submodule (`Symbol::instance_of`).
     pub instances: Vec<(String, String)>,
+    /// `param.name = ...` on a parameter annotated with a class, from outside that class:
+    /// (the class as a dotted reference in the module's scope, `name`)
+    /// (`crate::outside_stores`).
+    pub stores: Vec<(String, String)>,
 }
 
 impl FileFacts {
@@ -344,6 +348,7 @@ pub fn file_facts(
     crate::class_builder::mark_builders(&mut w.facts.bindings, suite);
     if !is_stub {
         crate::implies::mark(&mut w.facts.bindings, suite, module, is_package);
+        w.facts.stores = crate::outside_stores::stores(suite);
     }
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).

@@ -25,6 +25,7 @@ mod lazy;
 mod name_sets;
 mod native_modules;
 pub mod nesting;
+mod outside_stores;
 mod py_version;
 pub mod resolve;
 mod return_types;

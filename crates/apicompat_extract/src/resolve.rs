@@ -184,6 +184,7 @@ impl Resolver {
             wrap_depth: 0,
         };
         resolver.expand_base_calls();
+        resolver.add_outside_stores();
         resolver
     }
 

@@ -25,6 +25,37 @@ const FIELDLESS_BASES: &[&str] = &[
 ];
 
 impl Resolver {
+    /// Adds to each class of the release the attributes other code of the release stores on
+    /// its instances through an annotated receiver (`crate::outside_stores`), as data members.
+    pub(super) fn add_outside_stores(&mut self) {
+        let mut stores: Vec<(String, String, String)> = Vec::new();
+        let mut modules: Vec<&String> = self.modules.keys().collect();
+        modules.sort();
+        for m in modules {
+            for f in &self.modules[m].files {
+                stores.extend(
+                    f.stores
+                        .iter()
+                        .map(|(class, name)| (m.clone(), class.clone(), name.clone())),
+                );
+            }
+        }
+        for (module, reference, name) in stores {
+            let Some(r) = self.resolve_ref(&module, &reference) else {
+                continue;
+            };
+            if r.kind != Kind::Class {
+                continue;
+            }
+            let Some(class) = self.classes.get_mut(&r.canonical) else {
+                continue;
+            };
+            if !class.members.iter().any(|(n, _)| *n == name) {
+                Rc::make_mut(class).members.push((name, Value::Data));
+            }
+        }
+    }
+
     /// Replaces each class base written as a call (`crate::class_builder`) by the bases and
     /// metaclass it gives, when it calls a class-building function of the release; by `f(...)`
     /// otherwise, a base the index does not know (the class's missing members are unknown).

@@ -440,12 +440,12 @@ pub fn analyze_project(
             let mut guard = w.lock();
             let state: &mut warm::State = &mut guard;
             let mut analyzed = pool.install(|| analyze_warm(state, sources, roots, stdin_at));
-            crate::link::link_with(&mut analyzed, Some(&mut state.link));
+            pool.install(|| crate::link::link_with(&mut analyzed, Some(&mut state.link)));
             analyzed
         }
         None => {
             let mut analyzed = pool.install(|| analyze_all(sources, roots));
-            crate::link::link(&mut analyzed);
+            pool.install(|| crate::link::link(&mut analyzed));
             analyzed
         }
     };

@@ -13,6 +13,8 @@ use apicompat_hash::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::callers::FileCovers;
 use crate::files::Analyzed;
 use crate::presence::Presence;
@@ -187,7 +189,8 @@ pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkM
         }
     };
     let walked = keep(files);
-    for f in files.iter_mut() {
+    // Each file on its own (on the caller's pool, when it runs in one).
+    files.par_iter_mut().for_each(|f| {
         let kept = previous
             .and_then(|m| m.files.get(&f.path))
             .filter(|l| Arc::ptr_eq(&l.walked, f));
@@ -198,19 +201,19 @@ pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkM
                 tables.1.apply(f);
             }
         }
-    }
+    });
     let resolved = keep(files);
     let covers = crate::callers::file_covers(files);
-    for (f, c) in files.iter_mut().zip(&covers) {
-        let kept = memo
-            .as_deref()
+    let linked = memo.as_deref();
+    files.par_iter_mut().zip(&covers).for_each(|(f, c)| {
+        let kept = linked
             .and_then(|m| m.files.get(&f.path))
             .filter(|l| Arc::ptr_eq(&l.resolved, f) && l.covers == *c);
         match kept {
             Some(l) => *f = Arc::clone(&l.linked),
             None => crate::callers::apply(f, c),
         }
-    }
+    });
     if let Some(m) = memo {
         m.tables = Some(tables);
         m.files = walked

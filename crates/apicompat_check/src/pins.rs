@@ -81,20 +81,29 @@ pub fn requirement_line(
     set: &[bool],
     cap: bool,
 ) -> Option<String> {
-    line(package, versions, set, cap, false)
+    line(package, versions, set, &[], cap, false)
 }
 
 /// [`requirement_line`] for narrowing a declaration (AC008): a set that starts at the oldest
 /// indexed release stays open below (older releases were not checked: the declaration's own
-/// lower bound stands, [`narrowed`]). None when the set is every indexed release.
-pub fn narrowing_line(package: &str, versions: &[Version], set: &[bool]) -> Option<String> {
-    line(package, versions, set, false, true)
+/// lower bound stands, [`narrowed`]). None when the set is every indexed release. The releases
+/// `unchecked` marks get no `!=`: the declaration admits them but they were not checked because
+/// the project's other requirements rule them out (`accelerate` 0.32.1 - 0.33.0 beside
+/// `numpy>=2`), so pip never installs them and excluding them again says nothing.
+pub fn narrowing_line(
+    package: &str,
+    versions: &[Version],
+    set: &[bool],
+    unchecked: &[bool],
+) -> Option<String> {
+    line(package, versions, set, unchecked, false, true)
 }
 
 fn line(
     package: &str,
     versions: &[Version],
     set: &[bool],
+    unchecked: &[bool],
     cap: bool,
     open_below: bool,
 ) -> Option<String> {
@@ -112,7 +121,7 @@ fn line(
         clauses.push(format!(">={}", bound(lo)));
     }
     for (i, v) in versions.iter().enumerate().take(hi).skip(lo + 1) {
-        if !set.get(i).copied().unwrap_or(false) {
+        if !set.get(i).copied().unwrap_or(false) && !unchecked.get(i).copied().unwrap_or(false) {
             clauses.push(format!("!={v}"));
         }
     }
@@ -224,7 +233,7 @@ mod tests {
             Some("torch>=2.3,<2.4.1")
         );
         // Narrowing a declaration: from the oldest indexed release, open below.
-        let narrowing = |set: &[bool]| narrowing_line("torch", &v, set);
+        let narrowing = |set: &[bool]| narrowing_line("torch", &v, set, &[]);
         assert_eq!(
             narrowing(&[true, true, true, false, false, false]).as_deref(),
             Some("torch<2.4.1")
@@ -234,6 +243,18 @@ mod tests {
             Some("torch>=2.3.1,<2.4.1")
         );
         assert_eq!(narrowing(&[true; 6]), None);
+        // A release the declaration admits that was not checked (the other requirements rule
+        // it out) gets no `!=`; a broken one does.
+        let set = [true, true, false, false, true, false];
+        assert_eq!(
+            narrowing_line("torch", &v, &set, &[]).as_deref(),
+            Some("torch!=2.4.0,!=2.4.1,<2.15")
+        );
+        let unchecked = [false, false, true, false, false, false];
+        assert_eq!(
+            narrowing_line("torch", &v, &set, &unchecked).as_deref(),
+            Some("torch!=2.4.1,<2.15")
+        );
         assert_eq!(
             line(&[false, false, true, false, true, true], false).as_deref(),
             Some("torch>=2.4,!=2.4.1")

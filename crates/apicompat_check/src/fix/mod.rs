@@ -66,8 +66,7 @@ pub fn attach(catalog: &Catalog, report: &mut Report) {
         let Ok(Some(view)) = catalog.package(&f.package) else {
             continue;
         };
-        let fix = still_broken(report, view, &f.package)
-            .and_then(|pin| requirement::narrow(f, text, &pin));
+        let fix = still_broken(report, view, f).and_then(|pin| requirement::narrow(f, text, &pin));
         report.findings[i].fix = fix;
     }
 }
@@ -82,9 +81,12 @@ fn targeted<'r>(report: &'r Report, package: &str) -> &'r [String] {
         .map_or(&[][..], |t| t.releases.as_slice())
 }
 
-/// A requirement that admits the targeted releases of `package` on which no unguarded use
-/// without an edit of its own breaks; None when that is every targeted release, or none.
-fn still_broken(report: &Report, view: &PackageView, package: &str) -> Option<String> {
+/// A requirement that admits the targeted releases of the package of AC008 finding `req` on
+/// which no unguarded use without an edit of its own breaks; None when that is every targeted
+/// release, or none. The releases the requirement admits that were not checked (the other
+/// requirements rule them out) get no `!=` of their own.
+fn still_broken(report: &Report, view: &PackageView, req: &crate::Finding) -> Option<String> {
+    let package = req.package.as_str();
     let targeted = targeted(report, package);
     let mut broken: HashSet<&str> = HashSet::default();
     for f in &report.findings {
@@ -108,7 +110,17 @@ fn still_broken(report: &Report, view: &PackageView, package: &str) -> Option<St
     if count == 0 || count == targeted.len() {
         return None;
     }
-    crate::pins::narrowing_line(package, &versions, &working)
+    let declared = apicompat_requirements::parse_requirement(&req.symbol).ok();
+    let unchecked: Vec<bool> = versions
+        .iter()
+        .map(|v| {
+            declared.as_ref().is_some_and(|d| {
+                !targeted.contains(&v.to_string())
+                    && apicompat_requirements::admits(&d.specifier, v)
+            })
+        })
+        .collect();
+    crate::pins::narrowing_line(package, &versions, &working, &unchecked)
 }
 
 /// An edit of `text` replacing `start..end`, with its line and column positions.

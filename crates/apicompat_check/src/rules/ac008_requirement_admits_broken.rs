@@ -143,7 +143,15 @@ pub fn requirement_finding(
     };
     // Open below (it starts at the index's oldest release): one declaration's own lower
     // bound stands (`transformers>=4.28.1` -> `transformers>=4.28.1,<5.0`).
-    let pin = narrowing_line(package, versions, &working_mask).map(|p| {
+    // Releases the declarations admit that were not checked (the other requirements rule
+    // them out) get no `!=` of their own.
+    let unchecked = mask(&|i| {
+        !admitted.contains(&i)
+            && declared
+                .iter()
+                .all(|d| apicompat_requirements::admits(&d.specifier, &versions[i]))
+    });
+    let pin = narrowing_line(package, versions, &working_mask, &unchecked).map(|p| {
         let (Some(at), [only]) = (p.find(['<', '>', '=', '!', '~']), declared) else {
             return p;
         };

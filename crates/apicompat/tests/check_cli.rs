@@ -415,3 +415,40 @@ fn no_python_file_is_said() {
     let (out, _) = text(&check(&dir, &[]));
     assert!(!out.contains("no Python file found"), "{out}");
 }
+
+/// A member no release defines, read on an object of the project's subclass of an indexed
+/// class, is the project's own bug: the message says neither class defines it and the help
+/// is to define it, not to guard it (lighteval; `docs/false-alarm-study-16.md`, D5).
+#[test]
+fn a_member_no_release_defines_is_the_projects_to_define() {
+    let source = "\
+from torch.utils.data import Dataset
+
+
+class Chunks(Dataset):
+    def splits_iterator(self):
+        return iter(())
+
+
+def run():
+    data = Chunks()
+    data.splits_start_end_iterator()
+    data.splits_iterator()
+";
+    let dir = project(
+        "project-bug",
+        &[("m.py", source), ("requirements.txt", "torch>=2.4\n")],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("neither `Chunks` nor its base `torch.utils.data.Dataset` defines `splits_start_end_iterator`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("help: no release defines it: define `splits_start_end_iterator` in `Chunks`, or check the name"),
+        "{out}"
+    );
+    assert!(!out.contains("hasattr"), "{out}");
+}

@@ -539,10 +539,14 @@ impl<'c> Evaluator<'c> {
                         r.text,
                         others.join(" or ")
                     ),
+                    // In no release of the package: the project's class lacks it too.
+                    Some(own) if nowhere && present.is_empty() => format!(
+                        "{message} (`{}` is {how} `{own}`: neither `{own}` nor its base `{class}` defines `{member}`)",
+                        r.text
+                    ),
                     Some(own) => format!(
-                        "{message} (`{}` is {how} `{own}`, which takes `{}` from `{class}`)",
-                        r.text,
-                        u.path.rsplit('.').next().unwrap_or(&u.path)
+                        "{message} (`{}` is {how} `{own}`, which takes `{member}` from `{class}`)",
+                        r.text
                     ),
                     None => format!("{message} (`{}` is {how} `{class}`)", r.text),
                 }
@@ -554,8 +558,17 @@ impl<'c> Evaluator<'c> {
         if let Some((requirement, _)) = &pin {
             fixes.push(rules::pin(requirement.clone()));
         }
+        let project_class = u.receiver.as_ref().and_then(|r| r.project_class.as_deref());
         fixes.push(match &u.kind {
             UseKind::Import => missing_import::guard_fix(),
+            // No release defines it and the project's class does not either: a misspelt or
+            // missing member of the project's own code, not a version to guard.
+            UseKind::Attribute | UseKind::Getattr if nowhere && present.is_empty() => {
+                match project_class {
+                    Some(own) => missing_attribute::define_fix(own, &u.path),
+                    None => missing_attribute::guard_fix(&u.path, last_absent.as_deref()),
+                }
+            }
             UseKind::Attribute | UseKind::Getattr | UseKind::Store => {
                 missing_attribute::guard_fix(&u.path, last_absent.as_deref())
             }

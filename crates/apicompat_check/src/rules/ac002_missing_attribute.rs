@@ -40,6 +40,20 @@ pub(crate) fn message(b: &Breaks, last_absent: Option<&str>) -> String {
     missing_message(b, last_absent)
 }
 
+/// For a member that no release of the package defines, read on an object of the project's
+/// class `own` (a subclass of an indexed class): no version has it, so the fix is in the
+/// project's code.
+pub(crate) fn define_fix(own: &str, path: &str) -> Fix {
+    let member = path.rsplit('.').next().unwrap_or(path);
+    Fix {
+        kind: crate::model::FixKind::Rewrite,
+        message: format!("no release defines it: define `{member}` in `{own}`, or check the name"),
+        replacement: None,
+        releases: Vec::new(),
+        requirement: None,
+    }
+}
+
 /// Guard the use with `hasattr` on the first missing segment (`missing`, else the path).
 pub(crate) fn guard_fix(path: &str, missing: Option<&str>) -> Fix {
     let seg = missing.unwrap_or(path);

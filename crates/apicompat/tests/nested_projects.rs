@@ -54,3 +54,40 @@ fn an_enclosing_sub_project_provides_its_packages() {
     );
     assert!(!out.contains("transformers (1 file)"), "{out}");
 }
+
+/// A script imports what sits beside it: speechbrain's recipe keeps a `datasets/` directory
+/// (no `__init__.py`) next to `zed_prepare.py`, which imports `datasets.prepare_a`, and the
+/// modules in it import `datasets.vad` (study 17, F-G). A script with no such directory
+/// beside it imports the package.
+#[test]
+fn a_script_imports_the_directory_beside_it() {
+    let dir = common::project_in(
+        "nested_projects",
+        "speechbrain",
+        &[
+            ("requirements.txt", "datasets>=3.0\n"),
+            (
+                "recipes/zed/zed_prepare.py",
+                "from datasets.prepare_a import prepare_a\n",
+            ),
+            ("recipes/other/run.py", "from datasets import load_metric\n"),
+            (
+                "recipes/zed/datasets/prepare_a.py",
+                "from datasets.vad import vad_for_folder\n\n\ndef prepare_a():\n    return vad_for_folder\n",
+            ),
+            ("recipes/zed/datasets/vad.py", "def vad_for_folder():\n    pass\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    let at: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .filter(|l| l.contains(".py:"))
+        .collect();
+    assert_eq!(at, ["recipes/other/run.py:1:22"], "{out}\n{err}");
+    assert!(
+        out.contains("`datasets.load_metric` is not in datasets"),
+        "{out}"
+    );
+}

@@ -479,12 +479,17 @@ fn analyze_all(sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyze
         .filter_map(|r| r.as_ref().ok())
         .flat_map_iter(|b| crate::def_scan::def_names(b))
         .collect();
+    let tree = crate::local_imports::Tree::new(sources.iter().map(|s| s.path.as_path()));
+    let around = Around {
+        defined: &defined,
+        tree: &tree,
+    };
     sources
         .into_par_iter()
         .zip(read)
         .map(|(s, bytes)| {
             Arc::new(match bytes {
-                Ok(bytes) => analyze_owned(s.path, s.module, bytes, roots, Some(&defined)),
+                Ok(bytes) => analyze_owned(s.path, s.module, bytes, roots, Some(&around)),
                 Err(e) => Analyzed::failed(s.path, e),
             })
         })
@@ -561,6 +566,13 @@ fn analyze_warm(
         }
     }
     let kept: Vec<Option<Arc<Analyzed>>> = kept.into_iter().map(|k| k.map(|(a, _)| a)).collect();
+    // (A kept file is not walked again when only the files beside it change: the imports it
+    // resolves to the project's code are those of its last walk.)
+    let tree = crate::local_imports::Tree::new(sources.iter().map(|s| s.path.as_path()));
+    let around = Around {
+        defined: &defined,
+        tree: &tree,
+    };
     let made: Vec<Option<Arc<Analyzed>>> = sources
         .par_iter()
         .zip(read)
@@ -572,7 +584,7 @@ fn analyze_warm(
                     s.module.clone(),
                     bytes,
                     roots,
-                    Some(&defined),
+                    Some(&around),
                 ),
                 Err(e) => Analyzed::failed(s.path.clone(), e),
             }))
@@ -654,14 +666,23 @@ pub fn analyze_bytes(
     analyze_owned(path, module, bytes.to_vec(), roots, None)
 }
 
-/// [`analyze_bytes`] without copying valid UTF-8. `defined`: the names of the functions the
-/// project defines, when known (other calls are not kept for the semantic model).
+/// What a file's analysis reads of the rest of the project.
+struct Around<'a> {
+    /// The names of the functions and classes the project defines (other calls are not kept
+    /// for the semantic model).
+    defined: &'a HashSet<String>,
+    /// The project's files, for the imports a script resolves beside it.
+    tree: &'a crate::local_imports::Tree,
+}
+
+/// [`analyze_bytes`] without copying valid UTF-8, with what is known of the project around
+/// the file.
 fn analyze_owned(
     path: PathBuf,
     module: ModuleName,
     bytes: Vec<u8>,
     roots: &HashSet<String>,
-    defined: Option<&HashSet<String>>,
+    around: Option<&Around>,
 ) -> Analyzed {
     let (text, bad_utf8_at) = match String::from_utf8(bytes) {
         Ok(t) => (t, None),
@@ -717,6 +738,21 @@ fn analyze_owned(
             }
         }
     }
+    // Indexed names a script imports from the project's code beside it are not the index's.
+    let local = around.map_or_else(Vec::new, |a| {
+        a.tree.local_roots(&path, parsed.suite(), roots)
+    });
+    let narrowed: HashSet<String>;
+    let roots = if local.is_empty() {
+        roots
+    } else {
+        narrowed = roots
+            .iter()
+            .filter(|r| !local.contains(r))
+            .cloned()
+            .collect();
+        &narrowed
+    };
     let mut uses = collect_in(
         parsed.suite(),
         roots,
@@ -731,7 +767,7 @@ fn analyze_owned(
         parsed.suite(),
         &module,
         &|root| roots.contains(root),
-        &|name| defined.is_none_or(|d| d.contains(name)),
+        &|name| around.is_none_or(|a| a.defined.contains(name)),
     );
     drop(parsed);
     crate::objects::pair_sites(&mut uses, &mut semantic);

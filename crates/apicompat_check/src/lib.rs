@@ -30,6 +30,7 @@ mod implied;
 mod importers;
 mod judge;
 pub mod link;
+mod local_imports;
 pub mod members;
 pub mod model;
 pub mod objects;

@@ -583,7 +583,7 @@ fn python_releases_no_admitted_wheel_is_built_for_are_not_checked() {
         "{out}\n{err}"
     );
     assert!(
-        format!("{out}{err}").contains("no release of torch the project admits has a wheel for the Pythons it is checked on (python 3.14: --target `python==3.14`): not narrowed by wheels"),
+        format!("{out}{err}").contains("no release of torch the project admits installs on the Pythons it is checked on (python 3.14: --target `python==3.14`): not narrowed by Python"),
         "{out}\n{err}"
     );
 }
@@ -606,7 +606,7 @@ fn releases_without_a_wheel_for_the_pythons_checked_are_not_checked() {
     let (out, err) = text(&o);
     let all = format!("{out}{err}");
     assert!(
-        all.contains("torch 2.0.0 - 2.1.2 left out: they have no wheel for a Python the project is checked on (python 3.12 - 3.14: declared requires-python `>=3.12` (pyproject.toml:3); torch 2.1.2 has wheels for Python 3.8 - 3.11 only, no sdist)"),
+        all.contains("torch 2.0.0 - 2.1.2 left out: they install on no Python the project is checked on (python 3.12 - 3.14: declared requires-python `>=3.12` (pyproject.toml:3); torch 2.1.2 has wheels for Python 3.8 - 3.11 only, no sdist)"),
         "{all}"
     );
     assert!(
@@ -615,6 +615,29 @@ fn releases_without_a_wheel_for_the_pythons_checked_are_not_checked() {
     );
     assert!(
         out.contains("torch 2.2.0 - 2.15.0 (declared `torch>=2.0` (pyproject.toml:4), within what python 3.12 - 3.14 accepts)"),
+        "{out}"
+    );
+    // `Requires-Python` too, sdist or not: numpy 2.1 and later require Python 3.10 or newer
+    // (stylegan3; study 17, F-B), so `np.percentile(interpolation=)`, gone in 2.4, is not
+    // checked there.
+    let dir = project(
+        "releases-by-requires-python",
+        &[
+            (
+                "m.py",
+                "import numpy as np\n\nnp.percentile([1], 50, interpolation=\"lower\")\n",
+            ),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nrequires-python = \">=3.8,<3.10\"\ndependencies = [\"numpy>=1.20\"]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("numpy 2.1.0 - 2.5.5 left out: they install on no Python the project is checked on (python 3.8 - 3.9"),
         "{out}"
     );
 }

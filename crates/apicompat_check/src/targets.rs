@@ -227,7 +227,7 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
             let (kept, by) = requirers.narrow(view, &t.releases, python, notes);
             within(&mut t, kept, &by, &all);
             if let Some(python) = python {
-                let (kept, by) = requirers.narrow_by_wheels(view, &t.releases, python, notes);
+                let (kept, by) = requirers.narrow_by_python(view, &t.releases, python, notes);
                 within(&mut t, kept, &by, &all);
             }
         }

@@ -431,11 +431,13 @@ impl Requirers<'_> {
         (kept, by)
     }
 
-    /// The releases of `view` (a declared package) among `releases` that have a wheel for
-    /// some Python the project is checked on (`python`): torch 2.1 has none for 3.12, so with
-    /// `requires-python = ">=3.12"` it is never installed. A narrowing that would leave no
-    /// release narrows nothing (a note says so).
-    pub fn narrow_by_wheels(
+    /// The releases of `view` (a declared package) among `releases` that install on some
+    /// Python the project is checked on (`python`): their `Requires-Python` admits it and,
+    /// when they ship wheels only, one is for it. torch 2.1 has no wheel for 3.12, so with
+    /// `requires-python = ">=3.12"` it is never installed; numpy 2.3 requires Python 3.11, so
+    /// beside `python>=3.8,<3.10` it is never installed either, sdist or not. A narrowing that
+    /// would leave no release narrows nothing (a note says so).
+    pub fn narrow_by_python(
         &self,
         view: &PackageView,
         releases: &[usize],
@@ -444,11 +446,14 @@ impl Requirers<'_> {
     ) -> (Vec<usize>, Vec<String>) {
         let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
         let wheels = |r: usize| view.header(r).map(|h| h.wheel_pythons.as_slice());
+        let requires = |r: usize| view.header(r).and_then(requires_python_of);
+        // `Requires-Python` alone: the releases it leaves out are named by it in the note.
+        let on_python = |r: usize| installs_on_some(requires(r).as_ref(), &[], python);
         let accepted: Vec<bool> = releases
             .iter()
             .map(|&r| {
                 let w = wheels(r).unwrap_or_default();
-                python.versions.iter().any(|&(a, b)| wheels_admit(w, a, b))
+                installs_on_some(requires(r).as_ref(), w, python)
             })
             .collect();
         if accepted.iter().all(|&a| a) {
@@ -456,7 +461,7 @@ impl Requirers<'_> {
         }
         if !accepted.iter().any(|&a| a) {
             notes.push(format!(
-                "no release of {} the project admits has a wheel for the Pythons it is checked on ({}: {}): not narrowed by wheels",
+                "no release of {} the project admits installs on the Pythons it is checked on ({}: {}): not narrowed by Python",
                 view.name(),
                 python.range,
                 python.source
@@ -469,6 +474,14 @@ impl Requirers<'_> {
             .rev()
             .find(|(_, &a)| !a)
             .and_then(|(&r, _)| {
+                if !on_python(r) {
+                    let text = view.header(r)?.requires_python.clone()?;
+                    return Some(format!(
+                        "{} {} requires Python `{text}`",
+                        view.name(),
+                        versions[r]
+                    ));
+                }
                 let text = wheels_text(wheels(r)?);
                 Some(format!(
                     "{} {} has wheels for Python {text} only, no sdist",
@@ -479,7 +492,7 @@ impl Requirers<'_> {
             .unwrap_or_default();
         let (kept, left_out) = split(&versions, releases, &accepted);
         notes.push(format!(
-            "{} {left_out} left out: they have no wheel for a Python the project is checked on ({}: {}; {newest})",
+            "{} {left_out} left out: they install on no Python the project is checked on ({}: {}; {newest})",
             view.name(),
             python.range,
             python.source

@@ -452,3 +452,40 @@ def run():
     );
     assert!(!out.contains("hasattr"), "{out}");
 }
+
+/// A private attribute of an object made by a package the index does not have is that
+/// package's: rich's `Progress()._tasks` is no `asyncio.TaskGroup._tasks` (mmpretrain; study
+/// 17, F-D). The same read on an object of unknown origin is still judged by its name.
+#[test]
+fn objects_of_unindexed_packages_are_not_matched_by_name() {
+    let source = "\
+import asyncio
+import rich.progress as progress
+from rich.console import Console
+
+bar = progress.Progress()
+
+
+def track(task_id, other):
+    console = Console()
+    return bar._tasks[task_id], console._buffer, other._tasks
+";
+    let dir = project(
+        "foreign-origin",
+        &[
+            ("m.py", source),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"x\"\nrequires-python = \">=3.8\"\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &["--select", "AC009"]);
+    let (out, err) = text(&o);
+    let at: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .collect();
+    assert_eq!(at, ["m.py:10:50"], "{out}\n{err}");
+    assert!(out.contains("`_tasks` is set only by `asyncio"), "{out}");
+}

@@ -561,12 +561,20 @@ pub(crate) fn check_files(
             // The packages of the file's imports, and those the object comes from (a
             // parameter whose callers pass what a package's function returned).
             let mut views = imported.clone();
+            let mut foreign = false;
             for root in origins.get(&(fi, m.range)).into_iter().flatten() {
-                if let Some(view) = packages.for_root(root) {
-                    if !views.iter().any(|v| v.name() == view.name()) {
-                        views.push(view);
+                match packages.for_root(root) {
+                    Some(view) => {
+                        if !views.iter().any(|v| v.name() == view.name()) {
+                            views.push(view);
+                        }
                     }
+                    // Made by a package the index does not have: its class is that package's.
+                    None => foreign = true,
                 }
+            }
+            if foreign {
+                continue;
             }
             if views.is_empty() {
                 continue;

@@ -51,6 +51,10 @@ pub enum Ty {
     /// of a class the model does not know (`booster.boost(...)`, annotated `List[Union[...]]`),
     /// or an item of one.
     From(Arc<str>),
+    /// A module of a package the index does not have (not the project's either), or an
+    /// attribute of one, or what calling one gives: its class is that package's, never an
+    /// indexed one (`rich.progress.Progress(...)`).
+    Foreign(Arc<str>),
     /// One of several (never holds `Unknown`, `Never` or another union).
     Union(Vec<Ty>),
 }

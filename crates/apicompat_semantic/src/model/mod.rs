@@ -323,7 +323,7 @@ impl<'q> Model<'q> {
         for alt in ty.alternatives() {
             let r = match alt {
                 Ty::None => continue,
-                Ty::From(r) => r.to_string(),
+                Ty::From(r) | Ty::Foreign(r) => r.to_string(),
                 Ty::Instance {
                     class: Class::Indexed(p),
                     ..
@@ -441,7 +441,7 @@ impl<'q> Model<'q> {
                 None if self.query.is_indexed_root(root(module)) => {
                     Ty::Indexed(format!("{module}.{name}").into())
                 }
-                None => Ty::Unknown,
+                None => Ty::Foreign(root(module).into()),
             },
             Def::Function(id) => Ty::ProjectFunction((m, *id), None),
             Def::Class(id) => Ty::ProjectClass((m, *id)),
@@ -457,7 +457,7 @@ impl<'q> Model<'q> {
         if self.query.is_indexed_root(root(path)) {
             return Ty::Indexed(path.into());
         }
-        Ty::Unknown
+        Ty::Foreign(root(path).into())
     }
 
     /// A name of a project module: its global, else its submodule.
@@ -649,6 +649,7 @@ impl<'q> Model<'q> {
                     .filter(|a| !matches!(a, Ty::None))
                     .map(|a| self.attr(a, name)),
             ),
+            Ty::Foreign(r) => Ty::Foreign(r.clone()),
             _ => Ty::Unknown,
         }
     }
@@ -703,6 +704,7 @@ impl<'q> Model<'q> {
             Ty::ProjectClass(_) => self.instance_of(f, true),
             Ty::ProjectFunction(fk, receiver) => self.returns(*fk, receiver.as_deref()),
             Ty::Union(alts) => Ty::union(alts.iter().map(|a| self.call(a))),
+            Ty::Foreign(r) => Ty::Foreign(r.clone()),
             _ => Ty::Unknown,
         }
     }

@@ -3,7 +3,9 @@
 //! name them: the interpreter of `--python`, else the project's `requires-python`.
 
 use apicompat_index::PackageView;
-use apicompat_requirements::{read_requires_python, select, InstalledEnvironment, Version};
+use apicompat_requirements::{
+    read_requires_python, release_of, select, InstalledEnvironment, Version,
+};
 
 use crate::model::TargetInfo;
 use crate::targets::Target;
@@ -70,7 +72,16 @@ pub fn from_interpreter(
 /// admit `3.13`.
 pub(crate) fn admits_minor(spec: &apicompat_requirements::VersionSpecifiers, v: &Version) -> bool {
     let one = |v: &Version| !select(spec, std::slice::from_ref(v)).is_empty();
-    one(v) || apicompat_requirements::parse_version(&format!("{v}.99")).is_ok_and(|p| one(&p))
+    // A patch release the specifier names (`==3.9.18`, conda's `python=3.9.18=<build>`).
+    let named = || {
+        spec.iter().any(|c| {
+            let named = c.version();
+            named.release().get(..2) == v.release().get(..2) && one(&release_of(named))
+        })
+    };
+    one(v)
+        || apicompat_requirements::parse_version(&format!("{v}.99")).is_ok_and(|p| one(&p))
+        || named()
 }
 
 /// The versions the project's `requires-python` admits.
@@ -112,4 +123,24 @@ pub fn from_requires_python(
         }
     }
     Some(target(view, all, releases, "declared", label))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::admits_minor;
+    use apicompat_requirements::{parse_specifiers, parse_version};
+
+    #[test]
+    fn minor_releases_a_specifier_admits() {
+        let admits = |spec: &str, v: &str| {
+            admits_minor(&parse_specifiers(spec).unwrap(), &parse_version(v).unwrap())
+        };
+        assert!(admits(">=3.8.1", "3.8"));
+        assert!(!admits("<3.13", "3.13"));
+        // A patch release named exactly (conda's `python=3.9.18=<build>`; study 17, D1).
+        assert!(admits("==3.9.18", "3.9"));
+        assert!(admits("==3.9.18.*", "3.9"));
+        assert!(!admits("==3.9.18", "3.10"));
+        assert!(admits("!=3.9.18", "3.9"));
+    }
 }

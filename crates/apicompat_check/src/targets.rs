@@ -763,6 +763,10 @@ fn pin_of(specifier: &VersionSpecifiers) -> Option<Version> {
         if matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
             return Some(release_of(c.version()));
         }
+        // Conda's `=4.33.2` (`==4.33.2.*`): that release and its post-releases.
+        if c.operator() == &Operator::EqualStar && c.version().release().len() >= 3 {
+            return Some(release_of(c.version()));
+        }
     }
     let bounded_above = specifier.iter().any(|c| {
         matches!(

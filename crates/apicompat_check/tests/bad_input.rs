@@ -280,6 +280,10 @@ fn an_exact_pin_on_a_release_the_index_lacks_is_checked_on_its_series() {
         notes.contains("torch 2.4.2 is not indexed; checked against 2.4.1"),
         "{notes}"
     );
+    // Conda's `pytorch=2.4.2` (`==2.4.2.*`): the same pin (study 17, D1).
+    std::fs::write(dir.join("requirements.txt"), "torch==2.4.2.*\n").expect("write");
+    let report = run(&dir, &[]);
+    assert_eq!(report.summary.targets[0].releases, ["2.4.1"]);
     std::fs::write(dir.join("requirements.txt"), "torch==2.6.0\n").expect("write");
     let report = run(&dir, &[]);
     assert_eq!(brief(&report, &dir), Vec::<String>::new());

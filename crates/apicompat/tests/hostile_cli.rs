@@ -205,3 +205,22 @@ fn ignore_files_that_are_fifos_or_devices_do_not_hang() {
     assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
     assert!(out.contains("`.gitignore` is not a regular file"), "{out}");
 }
+
+/// Hundreds of thousands of Python 2 statements on one line: the Python 2 reading of the
+/// syntax errors looks at a few of them, each within a bounded window of its line (reading
+/// the whole line for every error took minutes).
+#[test]
+fn many_syntax_errors_on_one_line_do_not_hang() {
+    let line = "print \"x\"; ".repeat(200_000);
+    let dir = project("py2-one-line", &[("m.py", &line)]);
+    let o = check_or_fail(&dir, &[], "a line of 200,000 Python 2 statements hung");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(
+            "syntax error: Python 2 code (a `print` statement) and 199999 more syntax errors"
+        ),
+        "{}",
+        &out[..out.len().min(2000)]
+    );
+}

@@ -64,22 +64,35 @@ pub(crate) fn findings(file: &Analyzed) -> (Vec<Finding>, Option<String>) {
 /// One finding for a Python 2 file: at least half of its syntax errors sit on lines that are
 /// Python 2 statements.
 fn python2(file: &Analyzed) -> Option<Finding> {
+    /// Errors read to decide, and bytes of a line read around one: a file of millions of
+    /// errors on one line costs no more than a small one.
+    const SAMPLE: usize = 64;
+    const WINDOW: usize = 512;
     let errors = &file.syntax_errors;
-    let line_of = |range: TextRange| {
-        let start = file.text[..range.start().to_usize().min(file.text.len())]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
-        let end = file.text[start..]
-            .find('\n')
-            .map_or(file.text.len(), |i| start + i);
-        &file.text[start..end]
+    let text = &file.text;
+    let line_of = |range: TextRange| -> &str {
+        let at = range.start().to_usize().min(text.len());
+        let lo = at.saturating_sub(WINDOW);
+        let bytes = &text.as_bytes()[lo..at];
+        let start = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(i) => lo + i + 1,
+            None if lo == 0 => 0,
+            None => return "",
+        };
+        let mut end = (start + WINDOW).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let line = text.get(start..end).unwrap_or("");
+        line.split('\n').next().unwrap_or("")
     };
-    let py2: Vec<&(TextRange, String)> = errors
+    let sample = &errors[..errors.len().min(SAMPLE)];
+    let py2: Vec<&(TextRange, String)> = sample
         .iter()
         .filter(|(r, _)| python2_statement(line_of(*r)).is_some())
         .collect();
     let first = *py2.first()?;
-    if py2.len() * 2 < errors.len() {
+    if py2.len() * 2 < sample.len() {
         return None;
     }
     let what = python2_statement(line_of(first.0))?;

@@ -126,7 +126,9 @@ pub(crate) fn function_info(f: &ast::StmtFunctionDef, source: &str, method: bool
             });
         }
         match last {
-            "staticmethod" => drop_first = false,
+            // `__new__` is called with the class whether or not it is marked static
+            // (xformers 0.0.29 - 0.0.31: `@staticmethod def __new__(cls, *, ...)`).
+            "staticmethod" if f.name.as_str() != "__new__" => drop_first = false,
             "property" | "cached_property" | "setter" | "getter" | "deleter"
             | "abstractproperty" => out.property = true,
             _ => {}

@@ -1288,3 +1288,23 @@ fn class_attributes_stored_below_the_class_are_members() {
     // A wrapper of what the class already answers leaves it as it was (inherited here).
     assert_eq!(kind(&s, "pkg.variable.Tok.push"), None);
 }
+
+/// `__new__` takes the class first whether or not it is marked `@staticmethod` (xformers
+/// 0.0.29 - 0.0.31's `LowerTriangularMask`; study 17, F-E): the class's call signature has
+/// no `cls`.
+#[test]
+fn a_static_new_still_takes_the_class() {
+    let s = extract(
+        &tree(&[(
+            "pkg/__init__.py",
+            "class Mask:\n    @staticmethod\n    def __new__(cls, *, _subtensor=None, device=\"cpu\", **kwargs):\n        return object.__new__(cls)\n\nclass Other:\n    @staticmethod\n    def make(x):\n        return x\n",
+        )]),
+        "pkg",
+        "1.0",
+    );
+    assert_eq!(
+        s.symbols["pkg.Mask"].signatures[0].render(),
+        "(*, _subtensor=..., device=..., **kwargs)"
+    );
+    assert_eq!(s.symbols["pkg.Other.make"].signatures[0].render(), "(x)");
+}

@@ -43,6 +43,7 @@ pub mod python_target;
 mod requirers;
 pub mod rules;
 mod run_rules;
+mod scopes;
 mod settings;
 mod stability;
 mod stdlib;

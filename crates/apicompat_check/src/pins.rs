@@ -1,7 +1,9 @@
 //! Requirement lines that admit exactly a set of indexed releases: `torch>=2.5`,
 //! `colossalai>=0.3,<0.4.1`, `torch>=2.4,!=2.5.0`.
 
-use apicompat_requirements::Version;
+use apicompat_requirements::{
+    release_of, DeclaredRequirement, Operator, Version, VersionSpecifiers,
+};
 
 /// `2.5.0` -> `2.5`, `2.10.0` -> `2.10`, `0.4.1` -> `0.4.1`: trailing zero components dropped
 /// (at least two kept), which PEP 440 compares as equal. Versions with pre, post, dev or local
@@ -205,6 +207,70 @@ pub(crate) fn narrowed(new: &str, old: &str) -> String {
     out.push(new);
     out.extend(above);
     out.join(sep)
+}
+
+/// The version every declaration pins exactly (`==4.38.0`), if they agree on one.
+pub(crate) fn exact_pin(reqs: &[&DeclaredRequirement]) -> Option<Version> {
+    let mut pinned: Option<Version> = None;
+    for r in reqs {
+        let v = pin_of(&r.specifier)?;
+        if pinned.as_ref().is_some_and(|p| *p != v) {
+            return None;
+        }
+        pinned = Some(v);
+    }
+    pinned
+}
+
+/// The version a specifier pins (`==4.38.0`, its only clause), or the lowest version its
+/// clauses name that it admits (`>=4.46.1,<=4.46.1`: a pin written as a range).
+pub(crate) fn pin_of(specifier: &VersionSpecifiers) -> Option<Version> {
+    let mut clauses = specifier.iter();
+    if let (Some(c), None) = (clauses.next(), clauses.next()) {
+        if matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
+            return Some(release_of(c.version()));
+        }
+        // Conda's `=4.33.2` (`==4.33.2.*`): that release and its post-releases.
+        if c.operator() == &Operator::EqualStar && c.version().release().len() >= 3 {
+            return Some(release_of(c.version()));
+        }
+    }
+    let bounded_above = specifier.iter().any(|c| {
+        matches!(
+            c.operator(),
+            Operator::LessThan | Operator::LessThanEqual | Operator::Equal | Operator::ExactEqual
+        )
+    });
+    if !bounded_above {
+        return None;
+    }
+    specifier
+        .iter()
+        .map(|c| release_of(c.version()))
+        .filter(|v| apicompat_requirements::satisfies(specifier, v))
+        .min()
+}
+
+/// The indexed release of the series (epoch, major, minor) of `version`: the first one at or
+/// after it, else the newest before it (the index keeps the newest patch of each series for
+/// most packages).
+pub(crate) fn same_series(all: &[Version], version: &Version) -> Option<usize> {
+    let series = series;
+    let want = series(version);
+    let same: Vec<usize> = (0..all.len())
+        .filter(|&i| series(&all[i]) == want && !all[i].any_prerelease())
+        .collect();
+    same.iter()
+        .copied()
+        .filter(|&i| all[i] >= *version)
+        .min_by(|&a, &b| all[a].cmp(&all[b]))
+        .or_else(|| same.iter().copied().max_by(|&a, &b| all[a].cmp(&all[b])))
+}
+
+pub(crate) fn series_note(package: &str, wanted: &Version, used: &Version) -> String {
+    format!(
+        "{package} {wanted} is not indexed; checked against {used}, the indexed release of the same series (patch releases seldom change the API; `apicompat index fetch '{package}=={wanted}'` adds it)"
+    )
 }
 
 #[cfg(test)]

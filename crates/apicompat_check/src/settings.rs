@@ -81,9 +81,9 @@ impl Settings {
             .clone()
             .unwrap_or_else(|| project_root_of(&paths, options));
         let (all_declared, inherited) = declarations(&project_root, options);
-        let scopes = targets::scope_names(&all_declared, &options.scopes);
+        let scopes = crate::scopes::scope_names(&all_declared, &options.scopes);
         let declared = all_declared.in_scopes(&scopes);
-        targets::scope_notes(catalog, &all_declared, &scopes, &mut summary.notes);
+        crate::scopes::scope_notes(catalog, &all_declared, &scopes, &mut summary.notes);
         declaration_problems(&declared, &project_root, summary);
         let config = &declared.tool_config;
         let selection = RuleSelection {

@@ -2,42 +2,23 @@
 //! given with `--python`, `[tool.apicompat] targets`, the project's declared requirements, an
 //! active virtual environment, or else the newest release.
 
-use apicompat_hash::HashSet;
 use std::path::Path;
 
-use apicompat_index::{Catalog, PackageView, ReleaseRef};
+use apicompat_index::{PackageView, ReleaseRef};
 use apicompat_requirements::{
     normalize_name, parse_requirement, release_of, select, Declared, DeclaredRequirement,
-    InstalledEnvironment, Operator, Version, VersionSpecifiers,
+    InstalledEnvironment, Version, VersionSpecifiers,
 };
 
 use crate::model::TargetInfo;
+use crate::pins::{exact_pin, pin_of, same_series, series_note};
 use crate::python_target;
 use crate::requirers::{PythonTargets, Requirers};
+use crate::scopes::scopes_instead;
 
 /// The start of the note for a project that declares no requirements at all.
 pub const NOTHING_DECLARED: &str =
     "the project declares no package requirements (no dependency in a pyproject.toml, requirements file, setup.py, setup.cfg or environment.yml)";
-
-/// For a project whose main requirements declare nothing: the scopes that do (a
-/// `requirements/pt2.txt` is the scope `pt2`, generative-models), which `--scope` checks.
-fn scopes_instead(unscoped: &apicompat_requirements::Declared) -> String {
-    let scopes = unscoped.scopes();
-    let Some(first) = scopes.keys().next() else {
-        return String::new();
-    };
-    let listed = capped(
-        &scopes.iter().collect::<Vec<_>>(),
-        MAX_SCOPES_LISTED,
-        ", ",
-        " scopes",
-        |(name, reqs)| match reqs.first() {
-            Some(r) => format!("`{name}` ({})", r.source.file.display()),
-            None => format!("`{name}`"),
-        },
-    );
-    format!(", or check against the requirement scopes it declares ({listed}): `--scope {first}`")
-}
 
 /// A `--target` spec, parsed.
 #[derive(Debug, Clone)]
@@ -742,70 +723,6 @@ fn marker_environments() -> &'static [apicompat_requirements::MarkerEnvironment]
     })
 }
 
-/// The version every declaration pins exactly (`==4.38.0`), if they agree on one.
-fn exact_pin(reqs: &[&DeclaredRequirement]) -> Option<Version> {
-    let mut pinned: Option<Version> = None;
-    for r in reqs {
-        let v = pin_of(&r.specifier)?;
-        if pinned.as_ref().is_some_and(|p| *p != v) {
-            return None;
-        }
-        pinned = Some(v);
-    }
-    pinned
-}
-
-/// The version a specifier pins (`==4.38.0`, its only clause), or the lowest version its
-/// clauses name that it admits (`>=4.46.1,<=4.46.1`: a pin written as a range).
-fn pin_of(specifier: &VersionSpecifiers) -> Option<Version> {
-    let mut clauses = specifier.iter();
-    if let (Some(c), None) = (clauses.next(), clauses.next()) {
-        if matches!(c.operator(), Operator::Equal | Operator::ExactEqual) {
-            return Some(release_of(c.version()));
-        }
-        // Conda's `=4.33.2` (`==4.33.2.*`): that release and its post-releases.
-        if c.operator() == &Operator::EqualStar && c.version().release().len() >= 3 {
-            return Some(release_of(c.version()));
-        }
-    }
-    let bounded_above = specifier.iter().any(|c| {
-        matches!(
-            c.operator(),
-            Operator::LessThan | Operator::LessThanEqual | Operator::Equal | Operator::ExactEqual
-        )
-    });
-    if !bounded_above {
-        return None;
-    }
-    specifier
-        .iter()
-        .map(|c| release_of(c.version()))
-        .filter(|v| apicompat_requirements::satisfies(specifier, v))
-        .min()
-}
-
-/// The indexed release of the series (epoch, major, minor) of `version`: the first one at or
-/// after it, else the newest before it (the index keeps the newest patch of each series for
-/// most packages).
-fn same_series(all: &[Version], version: &Version) -> Option<usize> {
-    let series = crate::pins::series;
-    let want = series(version);
-    let same: Vec<usize> = (0..all.len())
-        .filter(|&i| series(&all[i]) == want && !all[i].any_prerelease())
-        .collect();
-    same.iter()
-        .copied()
-        .filter(|&i| all[i] >= *version)
-        .min_by(|&a, &b| all[a].cmp(&all[b]))
-        .or_else(|| same.iter().copied().max_by(|&a, &b| all[a].cmp(&all[b])))
-}
-
-fn series_note(package: &str, wanted: &Version, used: &Version) -> String {
-    format!(
-        "{package} {wanted} is not indexed; checked against {used}, the indexed release of the same series (patch releases seldom change the API; `apicompat index fetch '{package}=={wanted}'` adds it)"
-    )
-}
-
 /// Where the project's declarations are: the nearest directory at or above `start` that has a
 /// `pyproject.toml`, `setup.py`, `setup.cfg` or `requirements.txt`, else `start`.
 pub fn find_project_root(start: &Path) -> std::path::PathBuf {
@@ -836,97 +753,4 @@ pub fn find_project_root(start: &Path) -> std::path::PathBuf {
         }
     }
     start
-}
-
-/// Scopes, and requirements of each, listed in the note on scopes not checked.
-const MAX_SCOPES_LISTED: usize = 4;
-
-/// The scopes asked for, a requirements file given by its path (`--scope requirements/pt2.txt`)
-/// taken as the scope it declares (`pt2`).
-pub(crate) fn scope_names(
-    declared: &apicompat_requirements::Declared,
-    wanted: &[String],
-) -> Vec<String> {
-    let scopes = declared.scopes();
-    wanted
-        .iter()
-        .map(|w| {
-            if scopes.contains_key(&apicompat_requirements::normalize_name(w)) {
-                return w.clone();
-            }
-            let path = std::path::Path::new(w);
-            scopes
-                .iter()
-                .find(|(_, reqs)| reqs.iter().any(|r| r.source.file == path))
-                .map_or_else(|| w.clone(), |(name, _)| name.clone())
-        })
-        .collect()
-}
-
-/// Notes on requirement scopes: the scopes that declare an indexed package and are not
-/// checked, and a scope asked for that the project does not have.
-pub(crate) fn scope_notes(
-    catalog: &Catalog,
-    declared: &apicompat_requirements::Declared,
-    wanted: &[String],
-    notes: &mut Vec<String>,
-) {
-    let scopes = declared.scopes();
-    for w in wanted {
-        if !scopes.contains_key(&apicompat_requirements::normalize_name(w)) {
-            let known: Vec<&str> = scopes.keys().map(String::as_str).collect();
-            notes.push(format!(
-                "--scope {w}: the project declares no such scope (its scopes: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            ));
-        }
-    }
-    // The scopes asked for and the extras they bring in (`base = ["proj[hf]"]`) are checked;
-    // so are the extras' requirements on packages the main requirements do not name (they
-    // are what installs bring in, `targets::from_extras`).
-    let wanted = declared.scope_closure(wanted);
-    let main: HashSet<&str> = declared
-        .requirements
-        .iter()
-        .filter(|r| {
-            r.group
-                .as_deref()
-                .is_none_or(|g| wanted.contains(&apicompat_requirements::normalize_name(g)))
-        })
-        .map(|r| r.name.as_str())
-        .collect();
-    let listed: Vec<(&String, Vec<String>)> = scopes
-        .iter()
-        .filter(|(name, _)| !wanted.contains(name))
-        .filter_map(|(name, reqs)| {
-            let indexed: Vec<String> = reqs
-                .iter()
-                .filter(|r| main.contains(r.name.as_str()))
-                .filter(|r| matches!(catalog.package(&r.name), Ok(Some(_))))
-                .map(|r| format!("`{}` ({})", r.raw, r.source))
-                .collect();
-            (!indexed.is_empty()).then_some((name, indexed))
-        })
-        .collect();
-    // A project with an extra per accelerator lists hundreds: the first few of each.
-    let unchecked = capped(
-        &listed,
-        MAX_SCOPES_LISTED,
-        "; ",
-        " scopes",
-        |(name, reqs)| {
-            let reqs = capped(reqs, MAX_SCOPES_LISTED, ", ", "", |r| r.clone());
-            format!("`{name}`: {reqs}")
-        },
-    );
-    if !unchecked.is_empty() {
-        notes.push(format!(
-            "requirement scopes not checked (extras, dependency groups, other requirements files): {}; `--scope NAME` checks one with the main requirements",
-            unchecked
-        ));
-    }
 }

@@ -381,10 +381,7 @@ from transformers import {{cookiecutter.camelcase_modelname}}Model
     let o = check(&dir, &[]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
-    let at: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("--> "))
-        .collect();
+    let at = common::locations(&out);
     assert_eq!(at, ["broken.py:1:7", "broken.py:1:8"], "{out}");
     assert!(!out.contains("DTensor"), "{out}");
     assert!(out.contains("checked 1 file against"), "{out}");
@@ -482,10 +479,7 @@ def track(task_id, other):
     );
     let o = check(&dir, &["--select", "AC009"]);
     let (out, err) = text(&o);
-    let at: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("--> "))
-        .collect();
+    let at = common::locations(&out);
     assert_eq!(at, ["m.py:10:50"], "{out}\n{err}");
     assert!(out.contains("`_tasks` is set only by `asyncio"), "{out}");
 }

@@ -42,9 +42,8 @@ fn an_enclosing_sub_project_provides_its_packages() {
     );
     let o = check(&dir, &[]);
     let (out, err) = text(&o);
-    let at: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+    let at: Vec<&str> = common::locations(&out)
+        .into_iter()
         .filter(|l| l.contains(".py:"))
         .collect();
     assert_eq!(at, ["NLU/examples/declared/run.py:1:40"], "{out}\n{err}");
@@ -80,9 +79,8 @@ fn a_script_imports_the_directory_beside_it() {
     );
     let o = check(&dir, &[]);
     let (out, err) = text(&o);
-    let at: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+    let at: Vec<&str> = common::locations(&out)
+        .into_iter()
         .filter(|l| l.contains(".py:"))
         .collect();
     assert_eq!(at, ["recipes/other/run.py:1:22"], "{out}\n{err}");

@@ -45,10 +45,7 @@ def seed_all(seed):
     let o = check(&dir, &[]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
-    let at: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("--> "))
-        .collect();
+    let at = common::locations(&out);
     assert_eq!(
         at,
         ["a.py:15:9", "a.py:17:9", "requirements.txt:1:1"],

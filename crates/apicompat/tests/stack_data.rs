@@ -236,10 +236,7 @@ def train(model):
     let o = check(&dir, &["--target", "pytorch-lightning==2.6.6"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
-    let at: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix("--> "))
-        .collect();
+    let at = common::locations(&out);
     assert_eq!(at, ["train.py:8:12"], "{out}");
     assert!(out.contains("callbackz"), "{out}");
 }

@@ -11,7 +11,9 @@
 use apicompat_hash::HashSet;
 use std::path::{Path, PathBuf};
 
-use ruff_python_ast::{self as ast, Stmt};
+use ruff_python_ast::Stmt;
+
+use apicompat_extract::nesting::nested_bodies;
 
 /// Statements nested deeper than this are not read for imports.
 const MAX_DEPTH: usize = 200;
@@ -124,31 +126,11 @@ fn collect(
             }
             Stmt::FunctionDef(f) => collect(&f.body, roots, out, depth + 1),
             Stmt::ClassDef(c) => collect(&c.body, roots, out, depth + 1),
-            Stmt::If(s) => {
-                collect(&s.body, roots, out, depth + 1);
-                for c in &s.elif_else_clauses {
-                    collect(&c.body, roots, out, depth + 1);
+            _ => {
+                for inner in nested_bodies(stmt) {
+                    collect(inner, roots, out, depth + 1);
                 }
             }
-            Stmt::For(s) => {
-                collect(&s.body, roots, out, depth + 1);
-                collect(&s.orelse, roots, out, depth + 1);
-            }
-            Stmt::While(s) => {
-                collect(&s.body, roots, out, depth + 1);
-                collect(&s.orelse, roots, out, depth + 1);
-            }
-            Stmt::With(s) => collect(&s.body, roots, out, depth + 1),
-            Stmt::Try(s) => {
-                collect(&s.body, roots, out, depth + 1);
-                for h in &s.handlers {
-                    let ast::ExceptHandler::ExceptHandler(h) = h;
-                    collect(&h.body, roots, out, depth + 1);
-                }
-                collect(&s.orelse, roots, out, depth + 1);
-                collect(&s.finalbody, roots, out, depth + 1);
-            }
-            _ => {}
         }
     }
 }

@@ -15,6 +15,7 @@
 //! estimates at a few dozen.
 
 use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::{ExceptHandler, Stmt};
 use ruff_python_parser::{lexer, Mode};
 
 /// Files whose estimated nesting exceeds this are not parsed (see the module docs). The
@@ -182,6 +183,28 @@ fn is_augmented_assignment(kind: TokenKind) -> bool {
             | TokenKind::DoubleSlashEqual
             | TokenKind::AtEqual
     )
+}
+
+/// The statement lists directly inside a compound statement (not a function's or class's):
+/// the walks that look for statements at any depth of a body recurse through these.
+pub fn nested_bodies(stmt: &Stmt) -> Vec<&[Stmt]> {
+    match stmt {
+        Stmt::If(s) => std::iter::once(s.body.as_slice())
+            .chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice()))
+            .collect(),
+        Stmt::For(s) => vec![&s.body, &s.orelse],
+        Stmt::While(s) => vec![&s.body, &s.orelse],
+        Stmt::With(s) => vec![&s.body],
+        Stmt::Try(s) => std::iter::once(s.body.as_slice())
+            .chain(s.handlers.iter().map(|h| {
+                let ExceptHandler::ExceptHandler(h) = h;
+                h.body.as_slice()
+            }))
+            .chain([s.orelse.as_slice(), s.finalbody.as_slice()])
+            .collect(),
+        Stmt::Match(s) => s.cases.iter().map(|c| c.body.as_slice()).collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::consts::{dotted, positional_names};
+use crate::nesting::nested_bodies;
 
 /// Statements nested deeper than this are not read.
 const MAX_DEPTH: usize = 100;
@@ -295,27 +296,6 @@ fn bound_names(body: &[Stmt], out: &mut HashSet<String>, depth: usize) {
         for inner in nested_bodies(stmt) {
             bound_names(inner, out, depth + 1);
         }
-    }
-}
-
-/// The statement lists directly inside a compound statement (not a function's or class's).
-fn nested_bodies(stmt: &Stmt) -> Vec<&[Stmt]> {
-    match stmt {
-        Stmt::If(s) => std::iter::once(s.body.as_slice())
-            .chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice()))
-            .collect(),
-        Stmt::For(s) => vec![&s.body, &s.orelse],
-        Stmt::While(s) => vec![&s.body, &s.orelse],
-        Stmt::With(s) => vec![&s.body],
-        Stmt::Try(s) => std::iter::once(s.body.as_slice())
-            .chain(s.handlers.iter().map(|h| {
-                let ast::ExceptHandler::ExceptHandler(h) = h;
-                h.body.as_slice()
-            }))
-            .chain([s.orelse.as_slice(), s.finalbody.as_slice()])
-            .collect(),
-        Stmt::Match(s) => s.cases.iter().map(|c| c.body.as_slice()).collect(),
-        _ => Vec::new(),
     }
 }
 

@@ -47,6 +47,13 @@ pub fn text(o: &Output) -> (String, String) {
     )
 }
 
+/// The `file:line:column` of every finding in a text report (its `--> ` lines), in order.
+pub fn locations(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .collect()
+}
+
 /// Waits for a run that takes well under a second; past a minute it is killed and the test
 /// fails with `what` (a hang guard, not a timing).
 pub fn finish_or_fail(mut child: Child, what: &str) -> Output {

@@ -64,36 +64,17 @@ impl<'a> Walker<'a> {
             let op_param = Some(pos(op_name)?);
             if let Some(root) = self.version_root(left, 0) {
                 return Some(VersionHelper {
-                    root,
-                    op: Op::Eq,
-                    param,
-                    position,
                     op_param,
-                    version_param: None,
-                    implies: None,
-                    exact: false,
-                    via: None,
-                    flag: false,
-                    bounds: Vec::new(),
-                    spec: false,
+                    ..VersionHelper::comparison(root, Op::Eq, param, position)
                 });
             }
             let Expr::Name(v) = left else {
                 return None;
             };
             return Some(VersionHelper {
-                root: String::new(),
-                op: Op::Eq,
-                param,
-                position,
                 op_param,
                 version_param: Some(pos(v.id.as_str())?),
-                implies: None,
-                exact: false,
-                via: None,
-                flag: false,
-                bounds: Vec::new(),
-                spec: false,
+                ..VersionHelper::comparison(String::new(), Op::Eq, param, position)
             });
         }
         // A comparator of this file given a package's version.
@@ -113,19 +94,10 @@ impl<'a> Walker<'a> {
             return None;
         };
         let param = version_param_of(params, args.get(c.position)?)?;
+        let position = pos(&param)?;
         Some(VersionHelper {
-            root,
-            op: Op::Eq,
-            position: pos(&param)?,
-            param,
             op_param: Some(pos(op_arg.id.as_str())?),
-            version_param: None,
-            implies: None,
-            exact: false,
-            via: None,
-            flag: false,
-            bounds: Vec::new(),
-            spec: false,
+            ..VersionHelper::comparison(root, Op::Eq, param, position)
         })
     }
 

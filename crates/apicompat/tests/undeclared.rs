@@ -100,3 +100,31 @@ fn python_is_the_newest_the_declared_packages_install_on() {
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
     assert!(out.contains("`imp` is not in python 3.13"), "{out}");
 }
+
+/// vits (docs/false-alarm-study-18.md, F-C): `torch==1.6.0` is older than every indexed torch.
+/// No release below the index supports a Python newer than the oldest indexed one (1.13.0,
+/// wheels only), so Python 3.12 and later, without `distutils` and `imp`, are left out.
+#[test]
+fn a_pin_below_the_index_narrows_python_by_the_oldest_release() {
+    let dir = project(
+        "below_index",
+        &[
+            ("a.py", "import imp\nimport torch\n"),
+            ("requirements.txt", "torch==1.6.0\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("left out: `torch==1.6.0` (requirements.txt:1) admits only releases of torch older than every indexed one, and the oldest indexed, torch 1.13.0, has wheels for Python"),
+        "{all}"
+    );
+    // A range that reaches the index is narrowed by its releases as before.
+    std::fs::write(dir.join("requirements.txt"), "torch>=1.6.0\n").unwrap();
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("`imp` is not in python 3.14"), "{out}");
+}

@@ -52,6 +52,7 @@ mod suppress;
 pub mod survey;
 pub mod targets;
 mod templates;
+pub mod version_terms;
 pub mod versions;
 pub mod warm;
 

@@ -6,6 +6,8 @@ use std::cmp::Ordering;
 
 use apicompat_requirements::{parse_version, Version};
 
+use crate::version_terms::{test_holds, Term};
+
 /// A comparison operator, as written with the version on the left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -29,7 +31,7 @@ impl Op {
         }
     }
 
-    fn holds(self, ord: Ordering) -> bool {
+    pub(crate) fn holds(self, ord: Ordering) -> bool {
         match self {
             Op::Lt => ord == Ordering::Less,
             Op::Le => ord != Ordering::Greater,
@@ -85,6 +87,9 @@ pub enum Pred {
         /// The arguments of the call as far as they were understood (see [`HelperCall`]).
         call: HelperCall,
     },
+    /// A test of a value computed from the version (`float(V.split(".")[1]) < 7`), evaluated
+    /// with each release's version string ([`crate::version_terms`]).
+    Eval(Box<(Term, Op, Term)>),
 }
 
 /// A call of a version helper defined in another file: what its arguments say. Its shape is
@@ -105,6 +110,9 @@ pub struct HelperCall {
     /// The version given as a pip-style specifier with operators (`">=2.0"`, `">1.2,<2"`),
     /// for comparators that read one ([`VersionHelper::spec`]).
     pub spec: Vec<(Op, Bound)>,
+    /// Every positional argument, when all are versions (`in_range("4.45", "4.47.1")`), for
+    /// helpers with bounds.
+    pub positional: Vec<Bound>,
 }
 
 /// How many helpers that imply a condition may chain (`.is_fsdp2` -> `.fsdp_version==2` ->
@@ -262,7 +270,8 @@ impl VersionHelper {
             return true;
         }
         if !self.bounds.is_empty() {
-            return call.args <= 1 && call.op.is_none() && call.root.is_none();
+            let versions_only = call.args <= 1 || call.positional.len() == call.args;
+            return versions_only && call.op.is_none() && call.root.is_none();
         }
         if !call.spec.is_empty() && !self.spec {
             return false;
@@ -299,22 +308,24 @@ impl Pred {
             Pred::Helper { .. } | Pred::Cmp(_, Bound::Named(_)) => true,
             Pred::Not(p) => p.has_helper_call(),
             Pred::And(ps) | Pred::Or(ps) => ps.iter().any(Pred::has_helper_call),
-            Pred::Cmp(..) | Pred::StartsWith(_) => false,
+            Pred::Cmp(..) | Pred::StartsWith(_) | Pred::Eval(_) => false,
         }
     }
 
     /// Whether a release satisfies the condition. Local labels are dropped first
-    /// (`2.1.2+cu121` compares as `2.1.2`). A condition with an unresolved helper call admits
-    /// every release.
+    /// (`2.1.2+cu121` compares as `2.1.2`). A condition with an unresolved helper call, or
+    /// whose value on the release cannot be known, admits every release.
     pub fn admits(&self, version: &Version) -> bool {
         if self.has_helper_call() {
             return true;
         }
-        self.holds(version)
+        self.holds(version).unwrap_or(true)
     }
 
-    fn holds(&self, version: &Version) -> bool {
-        match self {
+    /// Whether the condition holds on a release; `None` when that cannot be known (a test
+    /// [`Pred::Eval`] could not compute), with `and`, `or` and `not` over the known parts.
+    fn holds(&self, version: &Version) -> Option<bool> {
+        Some(match self {
             Pred::Cmp(op, Bound::Version(b)) => op.holds(version.clone().without_local().cmp(b)),
             Pred::Cmp(op, Bound::Tuple(t)) => {
                 let release = version.release();
@@ -327,11 +338,35 @@ impl Pred {
                 let text = version.to_string();
                 prefixes.iter().any(|p| text.starts_with(p.as_str()))
             }
-            Pred::Not(p) => !p.holds(version),
-            Pred::And(ps) => ps.iter().all(|p| p.holds(version)),
-            Pred::Or(ps) => ps.iter().any(|p| p.holds(version)),
+            Pred::Eval(test) => {
+                let (left, op, right) = &**test;
+                return test_holds(left, *op, right, version);
+            }
+            Pred::Not(p) => !p.holds(version)?,
+            Pred::And(ps) => {
+                let mut all = Some(true);
+                for p in ps {
+                    match p.holds(version) {
+                        Some(false) => return Some(false),
+                        Some(true) => {}
+                        None => all = None,
+                    }
+                }
+                return all;
+            }
+            Pred::Or(ps) => {
+                let mut any = Some(false);
+                for p in ps {
+                    match p.holds(version) {
+                        Some(true) => return Some(true),
+                        Some(false) => {}
+                        None => any = None,
+                    }
+                }
+                return any;
+            }
             Pred::Helper { .. } | Pred::Cmp(_, Bound::Named(_)) => true,
-        }
+        })
     }
 
     /// The condition with each helper call replaced by the comparison it stands for, and the
@@ -398,7 +433,8 @@ impl Pred {
                             .map(|(_, b)| b);
                         let positional = (position == 0 && call.args == 1)
                             .then_some(call.arg.as_ref())
-                            .flatten();
+                            .flatten()
+                            .or_else(|| call.positional.get(position));
                         given.or(positional)?.resolved(constants)
                     })?;
                     return Some((pred, Some(h.root.clone())));

@@ -245,3 +245,50 @@ def f():
         ]
     );
 }
+
+/// TinyZero's `is_transformers_version_in_range(min_version, max_version)`: one chained
+/// comparison with two parameters, the version read by `importlib.metadata.version` into a
+/// local; called from another module before an early exit (docs/false-alarm-study-18.md,
+/// F-D). Each call stands for both bounds.
+#[test]
+fn a_range_helper_of_two_parameters_across_modules() {
+    let got = check_files(
+        "chained_range",
+        &[
+            (
+                "utils.py",
+                "\
+import importlib.metadata
+from functools import lru_cache
+from packaging import version
+
+@lru_cache()
+def is_torch_version_in_range(min_version, max_version):
+    v = importlib.metadata.version(\"torch\")
+    return version.parse(min_version) <= version.parse(v) <= version.parse(max_version)
+",
+            ),
+            (
+                "m.py",
+                "\
+import torch
+from utils import is_torch_version_in_range
+
+def f():
+    if not is_torch_version_in_range(\"2.4.0\", \"2.5.0\"):
+        raise AssertionError(\"needs torch 2.4 - 2.5\")
+    torch.distributed.pipelining.pipeline
+
+def g():
+    if is_torch_version_in_range(\"2.3.0\", \"2.5.0\"):
+        torch.distributed.pipelining.Schedule1F1B
+",
+            ),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:11:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
+    );
+}

@@ -268,12 +268,13 @@ def d(kind):
         return torch.distributed.pipelining.pipeline
 ",
         )],
-        &["torch>=2.3.0"],
+        &["torch>=1.13"],
     );
-    // `V.minor` alone says nothing of the version: `d` stays judged.
+    // `V.minor < 4` is evaluated on each release (`version_terms.rs`): true on 2.0 - 2.3,
+    // false on 1.13 (minor 13) and 2.4 - 2.5, so `d` reaches the path on 1.13 only.
     assert_eq!(
         got,
-        ["m.py:26:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+        ["m.py:26:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 1.13.1"]
     );
 }
 
@@ -1487,4 +1488,46 @@ fn a_fallback_import_gets_no_advice_to_guard_it_again() {
         f.fixes
     );
     assert!(!f.fixes.is_empty(), "the pin stays");
+}
+
+/// A test a class stores once on its instances guards the methods that read it
+/// (`collect/instance_tests.rs`; bark's and nanoGPT's `self.flash = hasattr(F, "...")`,
+/// docs/false-alarm-study-18.md F-B). Stored twice, or read by another class, it does not.
+#[test]
+fn a_test_stored_once_on_the_instance_guards_its_methods() {
+    let got = check_files(
+        "instance_tests",
+        &[(
+            "m.py",
+            "\
+import torch
+
+class A:
+    def __init__(self, fast=True):
+        self.fast = fast and hasattr(torch.distributed, \"pipelining\")
+        self.twice = hasattr(torch.distributed, \"pipelining\")
+        if fast:
+            self.twice = True
+
+    def run(self):
+        if self.fast:
+            torch.distributed.pipelining.pipeline
+        if self.twice:
+            torch.distributed.pipelining.Schedule1F1B
+
+class B:
+    def run(self):
+        if self.fast:
+            torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch>=2.3.0"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:14:13 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1",
+            "m.py:19:13 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+        ]
+    );
 }

@@ -253,8 +253,12 @@ pub struct FileFacts {
     pub tables: HashMap<String, Table>,
     /// The tables the module `__getattr__` looks names up in, and how.
     pub getattr_tables: Vec<(String, TableUse)>,
-    /// `sys.modules[key] = value`: registered module name and, where known, the module it is.
+    /// `sys.modules[key] = value`: registered module name and, where known, the module it is
+    /// (also through a registrar function: `crate::module_aliases`).
     pub registered: Vec<(String, Option<String>)>,
+    /// Candidate aliases from the table of a `sys.meta_path` finder (`crate::module_aliases`):
+    /// (`pkg.old`, `pkg.new`).
+    pub finder_aliases: Vec<(String, String)>,
     /// A deprecation warning issued when the module is imported.
     pub deprecated: Option<String>,
     pub syntax_errors: usize,
@@ -334,6 +338,11 @@ pub fn file_facts(
         registers_self: false,
     };
     w.module_body(suite, true, 0);
+    if !is_stub {
+        let aliases = crate::module_aliases::read(suite, module, is_package);
+        w.facts.registered.extend(aliases.registered);
+        w.facts.finder_aliases = aliases.table;
+    }
     for name in crate::flag_defs::names(suite) {
         w.bind(&name, Value::Data);
     }

@@ -22,6 +22,7 @@ pub mod implies;
 mod installed;
 mod kwargs_wrapper;
 mod lazy;
+mod module_aliases;
 mod name_sets;
 mod native_modules;
 pub mod nesting;

@@ -111,9 +111,23 @@ impl Resolver {
             .map(|m| m.split('.').next().unwrap_or(m).to_string())
             .collect();
         let mut registered = Vec::new();
+        let mut table = Vec::new();
         for info in modules.values() {
             for f in &info.files {
                 registered.extend(f.registered.iter().cloned());
+                table.extend(f.finder_aliases.iter().cloned());
+            }
+        }
+        // A finder's table names a module of the release for a name that is none
+        // (`crate::module_aliases`); other entries are data.
+        for (key, target) in table {
+            let ships = |m: &str| {
+                modules
+                    .get(m)
+                    .is_some_and(|i| !i.files.is_empty() || i.extension)
+            };
+            if ships(&target) && !modules.contains_key(&key) {
+                registered.push((key, Some(target)));
             }
         }
         for (key, target) in registered {

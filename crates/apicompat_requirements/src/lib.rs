@@ -14,6 +14,7 @@ mod import_names;
 mod lines;
 pub mod markers;
 mod pep508_guard;
+mod poetry;
 mod pyproject;
 mod reqtxt;
 mod requires_python;

@@ -1,5 +1,5 @@
-//! `pyproject.toml`: `[project]` dependencies, optional dependencies, `[dependency-groups]`
-//! and `[tool.apicompat]`.
+//! `pyproject.toml`: `[project]` dependencies, optional dependencies, `[dependency-groups]`,
+//! Poetry's tables (`crate::poetry`) and `[tool.apicompat]`.
 
 use std::path::Path;
 
@@ -86,10 +86,14 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
         }
     }
 
-    let tool = lookup_entry(root, "tool")
-        .and_then(|(_, t)| t.get_ref().as_table())
-        .and_then(|t| lookup_entry(t, "apicompat"));
-    if let Some((key, value)) = tool {
+    let tools = lookup_entry(root, "tool").and_then(|(_, t)| t.get_ref().as_table());
+    if let Some(poetry) = tools
+        .and_then(|t| t.get("poetry"))
+        .and_then(|p| p.get_ref().as_table())
+    {
+        crate::poetry::read(c, path, &index, poetry);
+    }
+    if let Some((key, value)) = tools.and_then(|t| lookup_entry(t, "apicompat")) {
         r.tool_config(c, key, value);
     }
 }

@@ -1,7 +1,7 @@
 //! The Python versions a project declares it supports: `[project] requires-python` in
-//! `pyproject.toml`, else `python_requires` in `setup.cfg` (`[options]`) or in the
-//! `setup(python_requires=...)` call of `setup.py` (a literal, or a name bound to one), else
-//! the `python` entry of a conda `environment.yml` (`- python=3.9`: `==3.9.*`).
+//! `pyproject.toml` (else Poetry's `python` dependency there: `crate::poetry`), else
+//! `python_requires` in `setup.cfg` (`[options]`) or in the `setup(python_requires=...)` call
+//! of `setup.py` (a literal, or a name bound to one), else the `python` entry of a conda `environment.yml` (`- python=3.9`: `==3.9.*`).
 
 use std::path::{Path, PathBuf};
 
@@ -50,13 +50,21 @@ fn read(dir: &Path, name: &str) -> Option<String> {
         .map(|b| crate::lines::decode(&b))
 }
 
+/// `[project] requires-python`, else Poetry's `python` dependency (`^3.9`: `>=3.9,<4`).
 fn from_pyproject(dir: &Path) -> Option<(String, &'static str, u32)> {
     let text = read(dir, "pyproject.toml")?;
     let doc = DeTable::parse(&text).ok()?;
-    let project = doc.get_ref().get("project")?.get_ref().as_table()?;
-    let value = project.get("requires-python")?;
-    let s = value.get_ref().as_str()?.to_string();
-    let line = LineIndex::new(&text).line(value.span().start);
+    let project = doc
+        .get_ref()
+        .get("project")
+        .and_then(|p| p.get_ref().as_table())
+        .and_then(|p| p.get("requires-python"));
+    if let Some(value) = project {
+        let s = value.get_ref().as_str()?.to_string();
+        let line = LineIndex::new(&text).line(value.span().start);
+        return Some((s, "pyproject.toml", line));
+    }
+    let (s, line) = crate::poetry::python(&text)?;
     Some((s, "pyproject.toml", line))
 }
 

@@ -921,3 +921,65 @@ fn egg_fragments_are_direct_references() {
         )]
     );
 }
+
+/// tianshou's layout (docs/false-alarm-study-18.md): every requirement in Poetry's tables.
+#[test]
+fn poetry_tables_are_read() {
+    let dir = fixture_dir("poetry");
+    write(
+        &dir,
+        "pyproject.toml",
+        r#"[tool.poetry]
+name = "x"
+version = "0.1"
+
+[tool.poetry.dependencies]
+python = "^3.11"
+numpy = "^1.24.1"
+torch = { version = "~2.1", extras = ["opt"] }
+gymnasium = "*"
+envpool = { version = "^0.8.2", optional = true }
+mylib = { git = "https://example.com/mylib.git" }
+bad = "^1.0 || ^2.0"
+
+[tool.poetry.extras]
+envs = ["envpool"]
+
+[tool.poetry.group.dev.dependencies]
+pytest = ">=7 <9"
+
+[build-system]
+requires = ["poetry-core>=1.0.0"]
+build-backend = "poetry.core.masonry.api"
+"#,
+    );
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        vec![
+            triple("numpy", ">=1.24.1, <2", "pyproject.toml:7"),
+            triple("torch", ">=2.1, <2.2", "pyproject.toml:8"),
+            triple("gymnasium", "", "pyproject.toml:9"),
+            triple("envpool", ">=0.8.2, <0.9", "pyproject.toml:10"),
+            triple("bad", "", "pyproject.toml:12"),
+            triple("pytest", ">=7, <9", "pyproject.toml:18"),
+        ]
+    );
+    assert_eq!(
+        groups_of(&got),
+        vec![None, None, None, Some("envs"), None, Some("dev")]
+    );
+    assert_eq!(got.direct.len(), 1);
+    assert_eq!(
+        diags(&got),
+        vec![d(
+            Severity::Warning,
+            "pyproject.toml:12",
+            "`bad` in the Poetry dependencies: `^1.0 || ^2.0` allows either of two ranges; read without a version"
+        )]
+    );
+    let rp = apicompat_requirements::read_requires_python(&dir)
+        .expect("declared")
+        .expect("valid");
+    assert_eq!(rp.raw, ">=3.11,<4");
+}

@@ -5,6 +5,7 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::*;
+use crate::version_terms::Shape;
 
 impl<'a> Walker<'a> {
     /// The conditions under which a function or class decorated with `decorators` runs its
@@ -41,6 +42,7 @@ impl<'a> Walker<'a> {
                 _ => continue,
             };
             let call = HelperCall {
+                positional: Vec::new(),
                 keywords: Vec::new(),
                 spec: Vec::new(),
                 arg: None,
@@ -384,6 +386,10 @@ impl<'a> Walker<'a> {
         let mut left: &Expr = &c.left;
         for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
             let part = op_of(*op).and_then(|op| {
+                // `float(V.split(".")[1]) < 7`, `parse(V).minor >= 4`: evaluated per release.
+                if let Some(p) = self.evaluated_test(left, op, right, false) {
+                    return Some(p);
+                }
                 // `V.major >= 5`, `(V.major, V.minor) < (2, 4)`, `V.release >= (2, 4)`: the
                 // leading components (a tuple bound compares as many as it has).
                 if let (Some(root), Some(b)) = (self.version_fields(left), int_bound(right)) {
@@ -403,6 +409,10 @@ impl<'a> Walker<'a> {
                     None
                 }
             });
+            // Components the interval reading did not take (`tuple(map(int, V.split(".")))
+            // == (2, 4, 0)` beside a string, a list): evaluated per release too.
+            let part = part
+                .or_else(|| op_of(*op).and_then(|op| self.evaluated_test(left, op, right, true)));
             // `torch.__version__ == "parrots"` (a test for another framework): a version is
             // never equal to a string that is no version, so the branch runs on no release.
             let part = part.or_else(|| {
@@ -465,6 +475,8 @@ impl<'a> Walker<'a> {
         match expr {
             Expr::Name(n) => match self.lookup(n.id.as_str())? {
                 Bound::VersionOf(r) => Some(r.clone()),
+                // One component or a number is not the version (`evaluated_test` reads it).
+                Bound::VersionTerm(r, t) if t.shape() != Shape::Other => Some(r.clone()),
                 Bound::Path { path, .. } if names_version(path) => {
                     path.split('.').next().map(str::to_string)
                 }
@@ -535,6 +547,8 @@ impl<'a> Walker<'a> {
                 }
                 None
             }
+            // `V.split(".")[1]` is one component, not the version (`V.split("+")[0]` is).
+            Expr::Subscript(s) if component_of_split(s) => None,
             Expr::Subscript(s) => self.version_root(&s.value, d),
             Expr::Generator(g) => g
                 .generators
@@ -549,6 +563,24 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// `X.split(".")[i]` or `X.split()[i]`: one item of a split on dots (or whitespace).
+fn component_of_split(s: &ast::ExprSubscript) -> bool {
+    if matches!(&*s.slice, Expr::Slice(_)) {
+        return false;
+    }
+    let Expr::Call(call) = &*s.value else {
+        return false;
+    };
+    let Expr::Attribute(a) = &*call.func else {
+        return false;
+    };
+    a.attr.as_str() == "split"
+        && match call.arguments.args.first() {
+            None => true,
+            Some(sep) => string_lit(sep).as_deref() == Some("."),
+        }
+}
+
 /// The tuple of the running Python's version.
 const PYTHON_VERSION: &str = "sys.version_info";
 
@@ -559,7 +591,7 @@ const VERSION_MODULE_NAMES: [&str; 4] = ["version", "full_version", "short_versi
 /// Whether `path` holds its top-level package's version: `torch.__version__`, or a name of
 /// [`VERSION_MODULE_NAMES`] in the package's `version` module (`numpy.version.full_version`;
 /// not `torch.version.cuda`).
-fn names_version(path: &str) -> bool {
+pub(super) fn names_version(path: &str) -> bool {
     if last_segment(path) == "__version__" {
         return true;
     }
@@ -568,6 +600,12 @@ fn names_version(path: &str) -> bool {
         (parts.next(), parts.next(), parts.next(), parts.next()),
         (Some(_), Some("version"), Some(name), None) if VERSION_MODULE_NAMES.contains(&name)
     )
+}
+
+/// Whether an attribute of that name may hold a package's version ([`names_version`] says
+/// whether it does, once resolved).
+pub(super) fn names_version_attr(attr: &str) -> bool {
+    VERSION_MODULE_NAMES.contains(&attr)
 }
 
 /// The names of the parameters that can be passed by position, in order.

@@ -43,6 +43,7 @@ impl<'a> Walker<'a> {
             Self::set_outer_facts(&mut scope, outer);
         }
         self.scopes.push(scope);
+        self.bind_instance_tests(f);
         self.bodies.push(&f.body);
         self.deferred.push(Vec::new());
         let ctx = Ctx {
@@ -92,11 +93,19 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        if let Some(root) = self.version_root(value, 0) {
+        let term = self.version_term(value, 0);
+        let root = self.version_root(value, 0);
+        if let Some(root) = &root {
             if self.scopes.len() == 1 {
                 let text = format!("{}{root}", crate::versions::VERSION_OF);
                 self.out.constants.push((name.to_string(), text));
             }
+        }
+        if let Some((root, term)) = term {
+            self.bind(name, Bound::VersionTerm(root, term));
+            return;
+        }
+        if let Some(root) = root {
             self.bind(name, Bound::VersionOf(root));
             return;
         }
@@ -254,6 +263,7 @@ impl<'a> Walker<'a> {
             }
         }
         let conditions = self.decorator_conditions(&c.decorator_list);
+        self.instance_tests(c);
         self.scopes.push(Scope::new(ScopeKind::Class));
         let mut ctx = self.ctx.clone();
         ctx.versions.extend(conditions);

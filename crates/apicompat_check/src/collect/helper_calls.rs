@@ -27,7 +27,10 @@ impl<'a> Walker<'a> {
             [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
             b => b,
         };
-        if let Some(h) = self.range_helper(params, body) {
+        if let Some(h) = self
+            .range_helper(params, body)
+            .or_else(|| self.chained_range_helper(params, body))
+        {
             return Some(h);
         }
         if let Some(h) = spec_comparator(params, body) {
@@ -299,6 +302,7 @@ impl<'a> Walker<'a> {
                     // `check_version(torch.__version__, ">=2.0")`: a comparator of another
                     // file that reads a specifier.
                     ([r, v], true) if spec_literal(v).is_some() => HelperCall {
+                        positional: Vec::new(),
                         keywords: Vec::new(),
                         arg: None,
                         op: None,
@@ -307,6 +311,7 @@ impl<'a> Walker<'a> {
                         spec: spec_literal(v)?,
                     },
                     ([], _) => HelperCall {
+                        positional: Vec::new(),
                         // `h(min_version="4.52")` for a helper with bounds.
                         keywords: args
                             .keywords
@@ -321,6 +326,22 @@ impl<'a> Walker<'a> {
                         args: 0,
                         spec: Vec::new(),
                     },
+                    // `in_range("4.45.0", "4.47.1")`: versions only, for a helper with
+                    // bounds.
+                    ([a, b], true)
+                        if op_string(a).is_none()
+                            && matches!(version_arg(a), Some(VBound::Version(_))) =>
+                    {
+                        HelperCall {
+                            keywords: Vec::new(),
+                            spec: Vec::new(),
+                            arg: None,
+                            op: None,
+                            root: None,
+                            args: 2,
+                            positional: vec![version_arg(a)?, version_arg(b)?],
+                        }
+                    }
                     (positional, true) => {
                         let (root, op, value) = match positional {
                             [v] => (None, None, v),
@@ -339,6 +360,7 @@ impl<'a> Walker<'a> {
                             op,
                             root,
                             args: positional.len(),
+                            positional: Vec::new(),
                         }
                     }
                     _ => return None,

@@ -18,6 +18,7 @@ mod flow;
 mod getters;
 mod helper_calls;
 mod imports;
+mod instance_tests;
 mod locals;
 mod markers;
 mod patches;
@@ -26,6 +27,7 @@ mod reads;
 mod signature;
 mod spec;
 mod state;
+mod terms;
 mod walk;
 
 pub use imports::ImportSite;
@@ -272,6 +274,7 @@ pub fn collect_in(
         flag_names: HashSet::default(),
         self_flags: HashMap::default(),
         sentinels: HashMap::default(),
+        instance_tests: HashMap::default(),
         bodies: Vec::new(),
         block: 0,
         tick: 0,
@@ -333,8 +336,10 @@ enum Bound {
         guarded: bool,
         versions: Vec<(String, Pred)>,
     },
-    /// A value derived from `ROOT.__version__`.
+    /// A value derived from `ROOT.__version__` in a way no [`Term`] reads.
     VersionOf(String),
+    /// A value computed from `ROOT.__version__` (`V.split(".")`, `parse(V)`, `int(...)`).
+    VersionTerm(String, crate::version_terms::Term),
     /// A boolean computed from a version check, a presence test, or a test that reads indexed
     /// paths: its restriction, the paths that exist when it is true, and what it says about
     /// paths when true ([`Walker::test_info`]).
@@ -479,6 +484,9 @@ struct Walker<'a> {
     /// Names a fallback import's handler sets to `None` (`except ImportError: f = None`):
     /// the path imported and the test the handler runs under (`reads.rs`: `f is None`).
     sentinels: HashMap<String, (String, PathTest)>,
+    /// The tests each method's class stores once on its instances, by the method's start
+    /// (`instance_tests.rs`).
+    instance_tests: HashMap<TextSize, std::rc::Rc<Vec<(String, Bound)>>>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[

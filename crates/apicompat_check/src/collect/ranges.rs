@@ -39,26 +39,7 @@ impl<'a> Walker<'a> {
             return None;
         };
         let returned = returned_names(ret.value.as_deref()?)?;
-        // Names bound to a package's version: name -> package.
-        let mut versions: HashMap<&str, String> = HashMap::default();
-        let mut assigns: Vec<&ast::StmtAssign> = Vec::new();
-        for stmt in body {
-            match stmt {
-                Stmt::Assign(a) => assigns.push(a),
-                Stmt::Try(t) => assigns.extend(t.body.iter().filter_map(|s| match s {
-                    Stmt::Assign(a) => Some(a),
-                    _ => None,
-                })),
-                _ => {}
-            }
-        }
-        for a in assigns {
-            if let [Expr::Name(t)] = &*a.targets {
-                if let Some(root) = self.root_of(&a.value, &versions, 0) {
-                    versions.insert(t.id.as_str(), root);
-                }
-            }
-        }
+        let versions = self.version_names(body);
         let positional = positional_names(params);
         let mut root: Option<String> = None;
         let mut bounds: Vec<(usize, String, Op)> = Vec::new();
@@ -111,6 +92,96 @@ impl<'a> Walker<'a> {
             spec: false,
             ..VersionHelper::comparison(root?, Op::Eq, param, position)
         })
+    }
+
+    /// A helper whose result compares the version with two (or more) parameters at once:
+    /// `return parse(lo) <= parse(v) <= parse(hi)` after `v =
+    /// importlib.metadata.version("transformers")`, or `return V >= parse(lo) and V <
+    /// parse(hi)` (TinyZero's `is_transformers_version_in_range(min_version, max_version)`).
+    /// A call stands for every bound it gives, as for [`Walker::range_helper`].
+    pub(super) fn chained_range_helper(
+        &self,
+        params: &ast::Parameters,
+        body: &[Stmt],
+    ) -> Option<VersionHelper> {
+        let Some((Stmt::Return(ret), before)) = body.split_last() else {
+            return None;
+        };
+        let versions = self.version_names(before);
+        let compares: Vec<&ast::ExprCompare> = match ret.value.as_deref()? {
+            Expr::Compare(c) if c.ops.len() >= 2 => vec![c],
+            Expr::BoolOp(b) if b.op == ast::BoolOp::And => b
+                .values
+                .iter()
+                .map(|v| match v {
+                    Expr::Compare(c) => Some(c),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?,
+            _ => return None,
+        };
+        let positional = positional_names(params);
+        let mut root: Option<String> = None;
+        let mut bounds: Vec<(usize, String, Op)> = Vec::new();
+        for c in compares {
+            let mut left: &Expr = &c.left;
+            for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+                let op = op_of(*op)?;
+                let (r, op, p) = match (
+                    self.root_of(left, &versions, 0),
+                    version_param_of(params, right),
+                ) {
+                    (Some(r), Some(p)) => (r, op, p),
+                    _ => match (
+                        version_param_of(params, left),
+                        self.root_of(right, &versions, 0),
+                    ) {
+                        (Some(p), Some(r)) => (r, op.flipped(), p),
+                        _ => return None,
+                    },
+                };
+                if root.get_or_insert_with(|| r.clone()) != &r {
+                    return None;
+                }
+                let position = positional.iter().position(|n| *n == p)?;
+                bounds.push((position, p, op));
+                left = right;
+            }
+        }
+        if bounds.len() < 2 {
+            return None;
+        }
+        let (position, param, _) = bounds[0].clone();
+        Some(VersionHelper {
+            bounds,
+            spec: false,
+            ..VersionHelper::comparison(root?, Op::Eq, param, position)
+        })
+    }
+
+    /// Names `body` binds to a package's version (name -> package), in its statements and
+    /// the bodies of its `try` statements.
+    fn version_names<'b>(&self, body: &'b [Stmt]) -> HashMap<&'b str, String> {
+        let mut versions: HashMap<&str, String> = HashMap::default();
+        let mut assigns: Vec<&ast::StmtAssign> = Vec::new();
+        for stmt in body {
+            match stmt {
+                Stmt::Assign(a) => assigns.push(a),
+                Stmt::Try(t) => assigns.extend(t.body.iter().filter_map(|s| match s {
+                    Stmt::Assign(a) => Some(a),
+                    _ => None,
+                })),
+                _ => {}
+            }
+        }
+        for a in assigns {
+            if let [Expr::Name(t)] = &*a.targets {
+                if let Some(root) = self.root_of(&a.value, &versions, 0) {
+                    versions.insert(t.id.as_str(), root);
+                }
+            }
+        }
+        versions
     }
 
     /// The package whose version `e` is: a name of `versions`, a version parser of one, or

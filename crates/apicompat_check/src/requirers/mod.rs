@@ -11,6 +11,7 @@ use apicompat_requirements::{
 use crate::python_target::admits_minor;
 use crate::targets::admitted_by;
 
+mod below_index;
 mod undeclared;
 
 /// The declared packages of the index and what each admitted release requires, read on the
@@ -428,6 +429,8 @@ impl Requirers<'_> {
             by.push(q.declared.clone());
             narrow_python_by_wheels(q, view, &versions, &mut kept, &mut by, notes);
         }
+        let below = self.below_index();
+        below_index::narrow_python_below_index(&below, view, &versions, &mut kept, &mut by, notes);
         (kept, by)
     }
 

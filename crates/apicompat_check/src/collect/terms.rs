@@ -1,0 +1,287 @@
+//! Values computed from a package's version (`float(V.split(".")[1])`, `parse(V).minor`,
+//! `tuple(map(int, V.split(".")[:2]))`) read as [`Term`]s, and tests of them as
+//! [`Pred::Eval`], evaluated per release (`crate::version_terms`).
+
+use ruff_python_ast::{self as ast, Expr, UnaryOp};
+
+use super::conditions::{names_version, names_version_attr};
+use super::*;
+use crate::version_terms::{Conv, Field, Method, Shape, Term, Value, MAX_TERM_DEPTH};
+
+/// A root is a package, not Python: Python's version tests keep their own reading
+/// (`sys.version_info` is a tuple; a target names a minor release, not a micro one).
+fn is_python_root(root: &str) -> bool {
+    matches!(root, "sys" | "platform")
+}
+
+impl<'a> Walker<'a> {
+    /// `left op right` as a test evaluated per release, when one side computes a value from a
+    /// package's version that the interval reading does not cover (one component, a number, a
+    /// field) and the other side is a constant or computed from the same version. Components
+    /// (`map(int, V.split(".")[:2])`) are read this way only when the interval reading fails.
+    pub(super) fn evaluated_test(
+        &self,
+        left: &Expr,
+        op: Op,
+        right: &Expr,
+        components_too: bool,
+    ) -> Option<(String, Pred)> {
+        let l = self.version_term(left, 0);
+        let r = self.version_term(right, 0);
+        let root = match (&l, &r) {
+            (Some((a, _)), Some((b, _))) if a != b => return None,
+            (Some((a, _)), _) | (_, Some((a, _))) => a.clone(),
+            _ => return None,
+        };
+        let wanted = |t: &Term| match t.shape() {
+            Shape::Other => true,
+            Shape::Components => components_too,
+            Shape::Text => false,
+        };
+        if !l.iter().chain(&r).any(|(_, t)| wanted(t)) {
+            return None;
+        }
+        let lt = l.map(|(_, t)| t).or_else(|| const_term(left, 0))?;
+        let rt = r.map(|(_, t)| t).or_else(|| const_term(right, 0))?;
+        Some((root, Pred::Eval(Box::new((lt, op, rt)))))
+    }
+
+    /// The package whose version `e` is computed from, and the computation.
+    pub(super) fn version_term(&self, e: &Expr, depth: usize) -> Option<(String, Term)> {
+        if depth > MAX_TERM_DEPTH {
+            return None;
+        }
+        let d = depth + 1;
+        let (root, term) = match e {
+            Expr::Name(n) => match self.lookup(n.id.as_str())? {
+                Bound::VersionTerm(root, term) => (root.clone(), term.clone()),
+                // A name bound to `X.__version__` by an import.
+                Bound::Path { .. } => (self.version_root(e, 0)?, Term::Version),
+                // `VersionOf`: derived in a way no term reads.
+                _ => return None,
+            },
+            Expr::Attribute(a) => match field_of(a.attr.as_str()) {
+                Some(f) => {
+                    let (root, inner) = self.version_term(&a.value, d)?;
+                    (root, Term::Field(Box::new(inner), f))
+                }
+                None if names_version_attr(a.attr.as_str()) => {
+                    let (path, _) = self.resolve(e)?;
+                    if !names_version(&path) {
+                        return None;
+                    }
+                    (path.split('.').next()?.to_string(), Term::Version)
+                }
+                None => return None,
+            },
+            Expr::Subscript(s) => {
+                let (root, inner) = self.version_term(&s.value, d)?;
+                let term = match &*s.slice {
+                    Expr::Slice(sl) if sl.step.is_none() => {
+                        let bound = |b: &Option<Box<Expr>>| match b {
+                            None => Some(None),
+                            Some(e) => int_lit(e).map(Some),
+                        };
+                        Term::Slice(Box::new(inner), bound(&sl.lower)?, bound(&sl.upper)?)
+                    }
+                    i => Term::Index(Box::new(inner), int_lit(i)?),
+                };
+                (root, term)
+            }
+            Expr::Call(call) => self.call_term(e, call, d)?,
+            Expr::Tuple(t) if !t.elts.is_empty() && t.elts.len() <= 4 => {
+                let mut root: Option<String> = None;
+                let mut terms = Vec::with_capacity(t.elts.len());
+                for el in &t.elts {
+                    match self.version_term(el, d) {
+                        Some((r, term)) => {
+                            if root.get_or_insert_with(|| r.clone()) != &r {
+                                return None;
+                            }
+                            terms.push(term);
+                        }
+                        None => terms.push(const_term(el, d)?),
+                    }
+                }
+                (root?, Term::Seq(terms))
+            }
+            _ => return None,
+        };
+        (!is_python_root(&root)).then_some((root, term))
+    }
+
+    fn call_term(&self, e: &Expr, call: &ast::ExprCall, d: usize) -> Option<(String, Term)> {
+        let args = &call.arguments.args;
+        if let Expr::Attribute(a) = &*call.func {
+            if let Some(m) = method_of(a.attr.as_str(), args, call.arguments.keywords.is_empty()) {
+                let (root, inner) = self.version_term(&a.value, d)?;
+                return Some((root, Term::Method(Box::new(inner), m)));
+            }
+        }
+        let conv = match &*call.func {
+            Expr::Name(n) if self.lookup(n.id.as_str()).is_none() => match n.id.as_str() {
+                "int" => Some(Conv::Int),
+                "float" => Some(Conv::Float),
+                "str" => Some(Conv::Str),
+                "tuple" | "list" => Some(Conv::Seq),
+                _ => None,
+            },
+            _ => None,
+        };
+        let conv = conv.or_else(|| {
+            let name = dotted(&call.func)?;
+            VERSION_PARSERS
+                .contains(&last_segment(&name))
+                .then_some(Conv::Parse)
+        });
+        let Some(conv) = conv else {
+            // `importlib.metadata.version("torch")` and the project's version getters.
+            let root = self.version_root(e, 0)?;
+            return Some((root, Term::Version));
+        };
+        let ([arg], true) = (&**args, call.arguments.keywords.is_empty()) else {
+            return None;
+        };
+        if conv == Conv::Seq {
+            if let Some((each, inner)) = self.mapped(arg) {
+                let (root, inner) = self.version_term(inner, d)?;
+                return Some((root, Term::Map(each, Box::new(inner))));
+            }
+        }
+        let (root, inner) = self.version_term(arg, d)?;
+        Some((root, Term::Conv(conv, Box::new(inner))))
+    }
+
+    /// `map(int, X)` and `(int(p) for p in X)`: the conversion and `X`.
+    fn mapped<'e>(&self, e: &'e Expr) -> Option<(Conv, &'e Expr)> {
+        let each = |f: &Expr| match f {
+            Expr::Name(n) if self.lookup(n.id.as_str()).is_none() => match n.id.as_str() {
+                "int" => Some(Conv::Int),
+                "float" => Some(Conv::Float),
+                "str" => Some(Conv::Str),
+                _ => None,
+            },
+            _ => None,
+        };
+        match e {
+            Expr::Call(c) if self.is_builtin(&c.func, "map") => match &*c.arguments.args {
+                [f, x] => Some((each(f)?, x)),
+                _ => None,
+            },
+            Expr::Generator(g) => {
+                let [gen] = &*g.generators else {
+                    return None;
+                };
+                if !gen.ifs.is_empty() || gen.is_async {
+                    return None;
+                }
+                let (Expr::Name(var), Expr::Call(c)) = (&gen.target, &*g.elt) else {
+                    return None;
+                };
+                let [Expr::Name(x)] = &*c.arguments.args else {
+                    return None;
+                };
+                (x.id == var.id).then_some(())?;
+                Some((each(&c.func)?, &gen.iter))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn field_of(attr: &str) -> Option<Field> {
+    Some(match attr {
+        "major" => Field::Major,
+        "minor" => Field::Minor,
+        "micro" => Field::Micro,
+        "release" => Field::Release,
+        "base_version" => Field::BaseVersion,
+        "public" => Field::Public,
+        _ => return None,
+    })
+}
+
+fn method_of(name: &str, args: &[Expr], no_keywords: bool) -> Option<Method> {
+    if !no_keywords {
+        return None;
+    }
+    Some(match (name, args) {
+        ("split", []) => Method::Split(None),
+        ("split", [sep]) => Method::Split(Some(string_lit(sep)?)),
+        ("strip" | "lstrip" | "rstrip", rest) => {
+            let chars = match rest {
+                [] => None,
+                [c] => Some(string_lit(c)?),
+                _ => return None,
+            };
+            Method::Strip {
+                left: name != "rstrip",
+                right: name != "lstrip",
+                chars,
+            }
+        }
+        ("replace", [a, b]) => Method::Replace(string_lit(a)?, string_lit(b)?),
+        _ => return None,
+    })
+}
+
+/// An integer literal, negative ones included.
+fn int_lit(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::NumberLiteral(n) => match &n.value {
+            ast::Number::Int(i) => i64::try_from(i.as_u64()?).ok(),
+            _ => None,
+        },
+        Expr::UnaryOp(u) if u.op == UnaryOp::USub => int_lit(&u.operand).map(|i| -i),
+        _ => None,
+    }
+}
+
+/// A constant compared with a computed version value: a string, a number, a tuple or list of
+/// them, or a parsed version string.
+fn const_term(e: &Expr, depth: usize) -> Option<Term> {
+    fn value(e: &Expr, depth: usize) -> Option<Value> {
+        if depth > MAX_TERM_DEPTH {
+            return None;
+        }
+        Some(match e {
+            Expr::StringLiteral(s) => Value::Str(s.value.to_str().to_string()),
+            Expr::NumberLiteral(n) => match &n.value {
+                ast::Number::Float(f) => Value::Float(*f),
+                _ => Value::Int(int_lit(e)?),
+            },
+            Expr::UnaryOp(u) if u.op == UnaryOp::USub => match value(&u.operand, depth + 1)? {
+                Value::Float(f) => Value::Float(-f),
+                Value::Int(i) => Value::Int(-i),
+                _ => return None,
+            },
+            Expr::Tuple(t) => Value::Seq(
+                t.elts
+                    .iter()
+                    .map(|x| value(x, depth + 1))
+                    .collect::<Option<_>>()?,
+            ),
+            Expr::List(t) => Value::Seq(
+                t.elts
+                    .iter()
+                    .map(|x| value(x, depth + 1))
+                    .collect::<Option<_>>()?,
+            ),
+            Expr::Call(call) => {
+                let name = dotted(&call.func)?;
+                if !VERSION_PARSERS.contains(&last_segment(&name)) {
+                    return None;
+                }
+                let [arg] = &*call.arguments.args else {
+                    return None;
+                };
+                match value(arg, depth + 1)? {
+                    Value::Str(s) => Value::Ver(s),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+    value(e, depth).map(Term::Lit)
+}

@@ -378,94 +378,6 @@ impl<'a> Walker<'a> {
         Some(format!("{path}({k}=)"))
     }
 
-    pub(super) fn compare(&self, c: &ast::ExprCompare) -> Restriction {
-        let mut out = Restriction {
-            parts: Vec::new(),
-            complete: true,
-        };
-        let mut left: &Expr = &c.left;
-        for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
-            let part = op_of(*op).and_then(|op| {
-                // `float(V.split(".")[1]) < 7`, `parse(V).minor >= 4`: evaluated per release.
-                if let Some(p) = self.evaluated_test(left, op, right, false) {
-                    return Some(p);
-                }
-                // `V.major >= 5`, `(V.major, V.minor) < (2, 4)`, `V.release >= (2, 4)`: the
-                // leading components (a tuple bound compares as many as it has).
-                if let (Some(root), Some(b)) = (self.version_fields(left), int_bound(right)) {
-                    Some((root, Pred::Cmp(op, b)))
-                } else if let (Some(b), Some(root)) = (int_bound(left), self.version_fields(right))
-                {
-                    Some((root, Pred::Cmp(op.flipped(), b)))
-                } else if let (Some(root), Some(b)) =
-                    (self.version_root(left, 0), const_bound(right))
-                {
-                    Some((root, Pred::Cmp(op, b)))
-                } else if let (Some(b), Some(root)) =
-                    (const_bound(left), self.version_root(right, 0))
-                {
-                    Some((root, Pred::Cmp(op.flipped(), b)))
-                } else {
-                    None
-                }
-            });
-            // Components the interval reading did not take (`tuple(map(int, V.split(".")))
-            // == (2, 4, 0)` beside a string, a list): evaluated per release too.
-            let part = part
-                .or_else(|| op_of(*op).and_then(|op| self.evaluated_test(left, op, right, true)));
-            // `torch.__version__ == "parrots"` (a test for another framework): a version is
-            // never equal to a string that is no version, so the branch runs on no release.
-            let part = part.or_else(|| {
-                let never = Pred::Or(Vec::new());
-                let pred = match op {
-                    ast::CmpOp::Eq => never,
-                    ast::CmpOp::NotEq => Pred::Not(Box::new(never)),
-                    _ => return None,
-                };
-                let root = match (non_version_string(left), non_version_string(right)) {
-                    (_, true) => self.version_root(left, 0)?,
-                    (true, _) => self.version_root(right, 0)?,
-                    _ => return None,
-                };
-                Some((root, pred))
-            });
-            match part {
-                Some(p) => out.parts.push(p),
-                None => out.complete = false,
-            }
-            left = right;
-        }
-        out
-    }
-
-    /// The top-level module whose version's leading components an expression is: `V.major`,
-    /// `V.release`, `(V.major, V.minor)`, `(V.major, V.minor, V.micro)` for `V` derived from
-    /// its version (`Version(torch.__version__)`, `sys.version_info`).
-    fn version_fields(&self, e: &Expr) -> Option<String> {
-        match e {
-            Expr::Attribute(a) if matches!(a.attr.as_str(), "major" | "release") => {
-                self.version_root(&a.value, 0)
-            }
-            Expr::Tuple(t) if (1..=3).contains(&t.elts.len()) => {
-                let mut root: Option<String> = None;
-                for (el, field) in t.elts.iter().zip(["major", "minor", "micro"]) {
-                    let Expr::Attribute(a) = el else {
-                        return None;
-                    };
-                    if a.attr.as_str() != field {
-                        return None;
-                    }
-                    let r = self.version_root(&a.value, 0)?;
-                    if root.get_or_insert_with(|| r.clone()) != &r {
-                        return None;
-                    }
-                }
-                root
-            }
-            _ => None,
-        }
-    }
-
     /// The top-level module whose version an expression is derived from.
     pub(super) fn version_root(&self, expr: &Expr, depth: usize) -> Option<String> {
         if depth > 12 {
@@ -747,11 +659,6 @@ pub(super) fn version_arg(e: &Expr) -> Option<VBound> {
     })
 }
 
-/// A string literal that no version parses from (`"parrots"`).
-fn non_version_string(expr: &Expr) -> bool {
-    matches!(expr, Expr::StringLiteral(s) if VBound::parse_str(s.value.to_str()).is_none())
-}
-
 pub(super) fn const_bound(expr: &Expr) -> Option<VBound> {
     match expr {
         Expr::StringLiteral(s) => VBound::parse_str(s.value.to_str()),
@@ -778,18 +685,6 @@ pub(super) fn const_bound(expr: &Expr) -> Option<VBound> {
                 _ => None,
             }
         }
-        _ => None,
-    }
-}
-
-/// An integer or a tuple of integers compared with a version's leading components.
-fn int_bound(e: &Expr) -> Option<VBound> {
-    match e {
-        Expr::NumberLiteral(n) => match &n.value {
-            ast::Number::Int(i) => Some(VBound::Tuple(vec![i.as_u64()?])),
-            _ => None,
-        },
-        Expr::Tuple(_) => const_bound(e),
         _ => None,
     }
 }

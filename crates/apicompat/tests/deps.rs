@@ -52,8 +52,11 @@ fn numpy_aliases_removed_in_1_24_and_2_0() {
 
 #[test]
 fn python_modules_removed_in_3_12() {
-    let src = "from distutils.version import LooseVersion\n\n\ndef load():\n    import imp\n    return imp\n";
-    let dir = project("python", &[("setup_tools.py", src)]);
+    // Two modules: a call-time use in the module that fails to import would be behind that
+    // failure (`behind.rs`), not an error of its own.
+    let src = "from distutils.version import LooseVersion\n";
+    let loader = "def load():\n    import imp\n    return imp\n";
+    let dir = project("python", &[("setup_tools.py", src), ("loader.py", loader)]);
     let o = check(&dir, &["--target", "python==3.11"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
@@ -162,7 +165,9 @@ fn standard_library_names_removed_or_added_within_a_module() {
     // Typeshed declares each version's names through `sys.version_info` branches:
     // `inspect.getargspec` went in 3.11, `SafeConfigParser` in 3.12, `pkgutil.find_loader` in
     // 3.14; `itertools.batched` came in 3.12. A name no version's stub declares stays unknown.
-    let src = "import inspect\nimport pkgutil\nimport sys\nfrom configparser import SafeConfigParser\n\nif sys.version_info >= (3, 12):\n    from itertools import batched\n\n\ndef run(f):\n    inspect.getargspec(f)\n    pkgutil.find_loader(\"x\")\n    inspect.not_in_any_stub(f)\n";
+    // (`SafeConfigParser` is imported in a function: at module level, the module would fail
+    // to import on 3.12 - 3.14, and `find_loader` would be behind that failure.)
+    let src = "import inspect\nimport pkgutil\nimport sys\n\nif sys.version_info >= (3, 12):\n    from itertools import batched\n\n\ndef run(f):\n    from configparser import SafeConfigParser\n    inspect.getargspec(f)\n    pkgutil.find_loader(\"x\")\n    inspect.not_in_any_stub(f)\n";
     let dir = project("python-names", &[("main.py", src)]);
     let o = check(&dir, &["--target", "python>=3.8"]);
     let (out, err) = text(&o);

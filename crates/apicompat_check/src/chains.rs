@@ -18,7 +18,7 @@ use apicompat_hash::{HashMap, HashSet};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-use crate::collect::FileUses;
+use crate::collect::{FileUses, ModuleImport};
 
 /// The module name of a file: `(name, is_package)`; `None` when a part is not an identifier.
 fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(String, bool)> {
@@ -171,33 +171,66 @@ pub fn script_modules(pyproject: &Path) -> Vec<String> {
     out
 }
 
-/// For each file reachable from an entry point, the chain of module names from the entry point
-/// to it (the entry point first, the file's own module last).
-pub fn chains(files: &[(&Path, &FileUses)], scripts: &[String]) -> HashMap<usize, Vec<String>> {
-    let mut packages: HashMap<PathBuf, bool> = HashMap::default();
-    let names: Vec<Option<(String, bool)>> = files
-        .iter()
-        .map(|(p, _)| module_name(p, &mut packages))
-        .collect();
-    let mut by_name: HashMap<&str, usize> = HashMap::default();
-    for (i, n) in names.iter().enumerate() {
-        if let Some((name, _)) = n {
-            // A `.py` wins over a `.pyi` of the same module.
-            let is_stub = files[i].0.extension().is_some_and(|e| e == "pyi");
-            match by_name.get(name.as_str()) {
-                Some(_) if is_stub => {}
-                _ => {
-                    by_name.insert(name.as_str(), i);
+/// The project's modules by name, and the files an import statement of one of them imports.
+pub(crate) struct Modules {
+    names: Vec<Option<(String, bool)>>,
+    by_name: HashMap<String, usize>,
+    /// Names two source files of the project give (copies of a package in two directories):
+    /// which one an import finds depends on `sys.path`.
+    ambiguous: HashSet<String>,
+}
+
+impl Modules {
+    pub(crate) fn new(paths: &[&Path]) -> Modules {
+        let mut packages: HashMap<PathBuf, bool> = HashMap::default();
+        let names: Vec<Option<(String, bool)>> = paths
+            .iter()
+            .map(|p| module_name(p, &mut packages))
+            .collect();
+        let mut by_name: HashMap<String, usize> = HashMap::default();
+        let mut ambiguous: HashSet<String> = HashSet::default();
+        let is_stub = |i: usize| paths[i].extension().is_some_and(|e| e == "pyi");
+        for (i, n) in names.iter().enumerate() {
+            if let Some((name, _)) = n {
+                // A `.py` wins over a `.pyi` of the same module.
+                match by_name.get(name.as_str()) {
+                    Some(_) if is_stub(i) => {}
+                    Some(&j) if !is_stub(j) => {
+                        ambiguous.insert(name.clone());
+                        by_name.insert(name.clone(), i);
+                    }
+                    _ => {
+                        by_name.insert(name.clone(), i);
+                    }
                 }
             }
         }
+        Modules {
+            names,
+            by_name,
+            ambiguous,
+        }
     }
 
-    // Edges: the modules each file imports at import time.
-    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
-    for (i, (_, uses)) in files.iter().enumerate() {
-        let Some((name, is_package)) = &names[i] else {
-            continue;
+    /// [`Modules::targets`] without the modules two files of the project name.
+    pub(crate) fn unique_targets(&self, i: usize, imp: &ModuleImport) -> HashSet<usize> {
+        let mut targets = self.targets(i, imp);
+        if !self.ambiguous.is_empty() {
+            targets.retain(|&t| {
+                self.names[t]
+                    .as_ref()
+                    .is_some_and(|(n, _)| !self.ambiguous.contains(n))
+            });
+        }
+        targets
+    }
+
+    /// The files (other than `i`) that `imp`, written in file `i`, imports: each package on
+    /// the way and each name that is a module.
+    pub(crate) fn targets(&self, i: usize, imp: &ModuleImport) -> HashSet<usize> {
+        let mut targets: HashSet<usize> = HashSet::default();
+        let Some((name, is_package)) = &self.names[i] else {
+            return targets;
         };
         let package: Vec<&str> = {
             let mut parts: Vec<&str> = name.split('.').collect();
@@ -206,41 +239,56 @@ pub fn chains(files: &[(&Path, &FileUses)], scripts: &[String]) -> HashMap<usize
             }
             parts
         };
-        let mut targets: HashSet<usize> = HashSet::default();
-        for imp in &uses.imports {
-            let base: Vec<String> = if imp.level == 0 {
-                imp.module
-                    .as_deref()
-                    .map(|m| m.split('.').map(str::to_string).collect())
-                    .unwrap_or_default()
-            } else {
-                let up = (imp.level - 1) as usize;
-                if up > package.len() {
-                    continue;
-                }
-                let mut b: Vec<String> = package[..package.len() - up]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                if let Some(m) = &imp.module {
-                    b.extend(m.split('.').map(str::to_string));
-                }
-                b
-            };
-            for k in 1..=base.len() {
-                if let Some(&t) = by_name.get(base[..k].join(".").as_str()) {
-                    targets.insert(t);
-                }
+        let base: Vec<String> = if imp.level == 0 {
+            imp.module
+                .as_deref()
+                .map(|m| m.split('.').map(str::to_string).collect())
+                .unwrap_or_default()
+        } else {
+            let up = (imp.level - 1) as usize;
+            if up > package.len() {
+                return targets;
             }
-            for n in &imp.names {
-                let mut full = base.clone();
-                full.push(n.clone());
-                if let Some(&t) = by_name.get(full.join(".").as_str()) {
-                    targets.insert(t);
-                }
+            let mut b: Vec<String> = package[..package.len() - up]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            if let Some(m) = &imp.module {
+                b.extend(m.split('.').map(str::to_string));
+            }
+            b
+        };
+        for k in 1..=base.len() {
+            if let Some(&t) = self.by_name.get(base[..k].join(".").as_str()) {
+                targets.insert(t);
+            }
+        }
+        for n in &imp.names {
+            let mut full = base.clone();
+            full.push(n.clone());
+            if let Some(&t) = self.by_name.get(full.join(".").as_str()) {
+                targets.insert(t);
             }
         }
         targets.remove(&i);
+        targets
+    }
+}
+
+/// For each file reachable from an entry point, the chain of module names from the entry point
+/// to it (the entry point first, the file's own module last).
+pub fn chains(files: &[(&Path, &FileUses)], scripts: &[String]) -> HashMap<usize, Vec<String>> {
+    let paths: Vec<&Path> = files.iter().map(|(p, _)| *p).collect();
+    let modules = Modules::new(&paths);
+    let names = &modules.names;
+
+    // Edges: the modules each file imports at import time.
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); files.len()];
+    for (i, (_, uses)) in files.iter().enumerate() {
+        let mut targets: HashSet<usize> = HashSet::default();
+        for imp in &uses.imports {
+            targets.extend(modules.targets(i, imp));
+        }
         let mut targets: Vec<usize> = targets.into_iter().collect();
         targets.sort_unstable();
         edges[i] = targets;

@@ -14,20 +14,34 @@ use crate::files::Analyzed;
 use crate::model::{Finding, Reach, Report, Severity, Summary};
 use crate::rules::{RequirementAdmitsBroken, RuleInfo};
 use crate::settings::Settings;
-use crate::{admitted, chains, collect, fix, sort_findings, suppress};
+use crate::{admitted, behind, chains, collect, fix, sort_findings, suppress};
 
 /// The report of the findings of each file (`per_file`) and those of the run (`findings`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn report(
     catalog: &Catalog,
     settings: &Settings,
-    show_guarded: bool,
+    (show_guarded, mark_behind): (bool, bool),
     pool: &'static rayon::ThreadPool,
     analyzed: Vec<Arc<Analyzed>>,
-    per_file: Vec<(usize, Finding, Vec<u32>)>,
+    mut per_file: Vec<(usize, Finding, Vec<u32>)>,
     mut findings: Vec<Finding>,
     mut summary: Summary,
 ) -> Report {
+    // Uses behind an earlier failure of their module, among the findings reported.
+    if mark_behind {
+        behind::mark(
+            &analyzed,
+            &settings.project_root,
+            &mut per_file,
+            |fi, f, lines| {
+                let file = &analyzed[fi];
+                settings.selection.enabled(f.code)
+                    && !settings.filter.ignores(&file.path, f.code)
+                    && !file.suppressions.silences(lines, f.code)
+            },
+        );
+    }
     // Suppressions and selection.
     let mut sources: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut seen: HashMap<(usize, u32, u32, &'static str, String), ()> = HashMap::default();
@@ -48,11 +62,17 @@ pub(crate) fn report(
             summary.suppressed += 1;
             continue;
         }
-        if f.reach == Reach::Guarded {
-            summary.guarded += 1;
-            if !show_guarded {
-                continue;
+        // A use behind an earlier failure stays until the fixes are attached: a narrowed
+        // requirement must cover it (it breaks once the failure in front of it is fixed).
+        match f.reach {
+            Reach::Behind => summary.behind += 1,
+            Reach::Guarded => {
+                summary.guarded += 1;
+                if !show_guarded {
+                    continue;
+                }
             }
+            _ => {}
         }
         if seen
             .insert((fi, f.line, f.column, f.code, f.symbol.clone()), ())
@@ -108,6 +128,9 @@ pub(crate) fn report(
     sort_findings(&mut findings);
     suppress::drop_deprecations_of_missing(&mut findings);
     for f in &findings {
+        if f.reach == Reach::Behind && !show_guarded {
+            continue;
+        }
         match f.severity {
             Severity::Error => summary.errors += 1,
             Severity::Warning => summary.warnings += 1,
@@ -132,5 +155,8 @@ pub(crate) fn report(
         config_baseline,
     };
     fix::attach(catalog, &mut report);
+    if !show_guarded {
+        report.findings.retain(|f| f.reach != Reach::Behind);
+    }
     report
 }

@@ -15,6 +15,7 @@
 //!    fixes.
 
 pub mod add_noqa;
+mod behind;
 mod callers;
 pub mod chains;
 pub mod collect;
@@ -103,6 +104,10 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Report guarded uses too (as `info`).
     pub show_guarded: bool,
+    /// Report uses behind an earlier failure of their module as errors of their own (for
+    /// `--add-noqa` and `--write-baseline`, which must cover what a fix of the first failure
+    /// brings back), not as `behind` (`crate::behind`).
+    pub every_failure: bool,
     /// `--exclude`, `--extend-exclude`, `--per-file-ignores`, `--force-exclude` (merged with
     /// `[tool.apicompat]`).
     pub files: exclude::FileSettings,
@@ -243,7 +248,7 @@ pub(crate) fn check_project(
     let report = finish::report(
         catalog,
         &settings,
-        options.show_guarded,
+        (options.show_guarded, !options.every_failure),
         files.pool,
         files.analyzed,
         per_file,

@@ -39,6 +39,10 @@ pub enum Reach {
     /// Inside `try/except ImportError`, after `hasattr`, or `getattr` with a default: the code
     /// handles the difference.
     Guarded,
+    /// Never reached on the releases it names: its module already failed to import there, at
+    /// an earlier line or through an import of another module of the project
+    /// (`crate::behind`).
+    Behind,
     /// Not a use of an API (a syntax or I/O problem of the file itself).
     None,
 }
@@ -50,8 +54,14 @@ impl Reach {
             Reach::CallTime => "call-time",
             Reach::Script => "script",
             Reach::Guarded => "guarded",
+            Reach::Behind => "behind",
             Reach::None => "none",
         }
+    }
+
+    /// Guarded by the code, or behind an earlier failure: not an error of its own.
+    pub fn handled(self) -> bool {
+        matches!(self, Reach::Guarded | Reach::Behind)
     }
 }
 
@@ -239,6 +249,9 @@ pub struct Summary {
     pub infos: usize,
     /// Uses that are missing somewhere but guarded (left out unless asked for).
     pub guarded: usize,
+    /// Uses that fail only where an earlier failure already stopped the module
+    /// (`crate::behind`; left out unless asked for, with the guarded ones).
+    pub behind: usize,
     /// Findings silenced by `# noqa` or `# apicompat: ignore` comments.
     pub suppressed: usize,
     pub targets: Vec<TargetInfo>,

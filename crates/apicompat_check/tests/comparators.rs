@@ -292,3 +292,55 @@ def g():
         ["m.py:11:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
     );
 }
+
+/// LMFlow's `is_package_version_at_least(package_name, min_version)`: `True` at the end after
+/// an early `return False` where the installed version of the named distribution is below the
+/// parameter, inside a `try` (docs/false-alarm-study-19.md, F-D). A comparator given the
+/// package's name: the call is that condition, and its `else` the negation.
+#[test]
+fn a_comparator_returning_false_early_by_distribution_name() {
+    let got = check_files(
+        "exit_comparator",
+        &[
+            (
+                "versioning.py",
+                "\
+from importlib import metadata
+
+from packaging.version import InvalidVersion, Version
+
+
+def is_package_version_at_least(package_name, min_version):
+    try:
+        package_version = metadata.version(package_name)
+        if Version(package_version) < Version(min_version):
+            return False
+    except (metadata.PackageNotFoundError, InvalidVersion):
+        return False
+    return True
+",
+            ),
+            (
+                "m.py",
+                "\
+import torch
+from versioning import is_package_version_at_least
+
+if is_package_version_at_least(\"torch\", \"2.4.0\"):
+    from torch.distributed.pipelining import pipeline
+else:
+    pipeline = None
+
+def f():
+    if is_package_version_at_least(\"torch\", \"2.3.0\"):
+        torch.distributed.pipelining.Schedule1F1B
+",
+            ),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:11:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
+    );
+}

@@ -22,6 +22,7 @@ pub mod implies;
 mod installed;
 mod kwargs_wrapper;
 mod lazy;
+mod legacy_tensor_types;
 mod module_aliases;
 mod name_sets;
 mod native_modules;
@@ -277,6 +278,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         return_types::add(&mut modules, return_types::names(&bound.entries));
         native_modules::add(&mut modules, native_modules::names(&bound));
     }
+    legacy_tensor_types::add(&mut modules);
     let table_names = resolve::tables::table_names(&modules);
     let mut resolver = Resolver::new(modules);
     let mut symbols = resolver.symbols();

@@ -195,6 +195,8 @@ pub fn run(catalog: &Catalog, options: &DiffOptions) -> Result<DiffReport, Usage
             paths: vec![project.clone()],
             targets: vec![format!("{pkg}=={}", view.versions()[b])],
             show_guarded: true,
+            // Every use that breaks on the release moved to, behind another or not.
+            every_failure: true,
             ..Options::default()
         },
     )?;

@@ -174,6 +174,13 @@ fn reach_label(f: &Finding) -> String {
             "script: fails when this file runs as a script (`__main__`) on {} {on}",
             f.package
         ),
+        Reach::Behind => match &f.guard {
+            Some(g) => format!("behind {g}: never reached on {} {on}", f.package),
+            None => format!(
+                "behind an earlier failure: never reached on {} {on}",
+                f.package
+            ),
+        },
         Reach::Guarded => match &f.guard {
             Some(g) => format!("guarded by {g}: handled by the code on {} {on}", f.package),
             None => format!("guarded: handled by the code on {} {on}", f.package),
@@ -400,12 +407,20 @@ pub fn summary_line(report: &Report) -> String {
             .collect();
         let _ = write!(line, " against {}", targets.join(", "));
     }
-    if s.guarded > 0 {
-        let _ = write!(
-            line,
-            "; {} (--show-guarded)",
-            plural(s.guarded, "guarded use", "guarded uses")
-        );
+    let hidden: Vec<String> = [
+        (s.guarded, "guarded use", "guarded uses"),
+        (
+            s.behind,
+            "use behind an earlier failure",
+            "uses behind earlier failures",
+        ),
+    ]
+    .iter()
+    .filter(|(n, _, _)| *n > 0)
+    .map(|(n, one, many)| plural(*n, one, many))
+    .collect();
+    if !hidden.is_empty() {
+        let _ = write!(line, "; {} (--show-guarded)", hidden.join(", "));
     }
     if s.suppressed > 0 {
         let _ = write!(line, "; {} suppressed", s.suppressed);

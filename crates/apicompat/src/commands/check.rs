@@ -127,6 +127,9 @@ pub fn run(open: &dyn Fn() -> Catalog, on_demand: &OnDemand, args: CheckArgs) ->
         select: args.select,
         ignore: args.ignore,
         show_guarded: args.show_guarded,
+        // Comments and baselines cover every failing use: fixing the first failure of a
+        // module brings back the uses behind it.
+        every_failure: args.adopt.add_noqa || args.adopt.write_baseline.is_some(),
         files: args.files.settings()?,
         scopes: args.scopes,
         ..Options::default()

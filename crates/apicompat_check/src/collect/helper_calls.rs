@@ -36,6 +36,9 @@ impl<'a> Walker<'a> {
         if let Some(h) = spec_comparator(params, body) {
             return Some(h);
         }
+        if let Some(h) = super::getters::exit_comparator(params, body) {
+            return Some(h);
+        }
         if let [Stmt::Return(ret)] = body {
             if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
                 return Some(h);

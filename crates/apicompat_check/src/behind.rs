@@ -1,0 +1,297 @@
+//! Findings behind an earlier failure: a use that can never run on a release because its
+//! module already failed to import there, at an earlier line, or because it imports (at
+//! import time, unguarded) a module of the project that fails to import there. On each of its
+//! releases something else fails first, so it is not an error of its own; it is reported as
+//! `behind` (information, shown with `--show-guarded`), naming the failure in front of it.
+//! Fixing that failure brings it back.
+//!
+//! Per file and package, the earliest line where importing the file fails on each release:
+//! its own import-time errors, then, to a fixed point over the project's import graph, its
+//! unguarded module-level imports of project modules that fail on that release. A finding of
+//! the same package is behind when, on every release it names, the file fails before it: a
+//! call-time use wherever the file fails (its function cannot be called once its module
+//! failed to import); an import-time or script use where an import of another failing module
+//! comes at an earlier line. The import-time errors of the failing module itself all stay
+//! errors: fixing a module's imports is one task, though Python names one at a time.
+//!
+//! The failures counted are errors that are reported (not suppressed, of a selected rule, in
+//! a file not ignored) and unconditional: in a statement of the module's top level (not in an
+//! `if`, a `try`, a loop or a class body, which the walk may not have read as conditions). Only errors of uses (not AC008, nor file problems) are put behind.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::sync::Arc;
+
+use apicompat_hash::{HashMap, HashSet};
+
+use crate::chains::Modules;
+use crate::files::Analyzed;
+use crate::model::{Finding, Reach, Severity};
+
+/// What fails first in a file on one release: the line, the failing use as shown, the file it
+/// is in, and its position in the findings.
+type First = (u32, Arc<str>, usize, usize);
+
+/// Per (file, package): release -> the first failure.
+type Failures = HashMap<(usize, String), BTreeMap<String, First>>;
+
+/// Rounds of [`mark`] at most: each drops the failures that are themselves behind another.
+const MAX_ROUNDS: usize = 16;
+
+/// Rules whose findings are uses of a package's API (AC008 and file problems are not).
+fn is_use_error(f: &Finding) -> bool {
+    f.severity == Severity::Error
+        && !f.package.is_empty()
+        && !f.missing_in.is_empty()
+        && crate::admitted::is_use_code(f.code)
+        && matches!(f.reach, Reach::ImportTime | Reach::CallTime | Reach::Script)
+}
+
+/// Marks the findings of `per_file` that are behind an earlier failure (`counts(fi, f)` says
+/// whether a finding is reported at all: suppressions, selection, ignores).
+///
+/// A failure that is itself behind another may not hide anything: in an import cycle two
+/// failures could otherwise hide each other, and a release that fails would show no error.
+/// Such failures are dropped and the rest computed again, until every failure that hides
+/// something is shown (the set only shrinks; after [`MAX_ROUNDS`] nothing is marked).
+pub(crate) fn mark(
+    analyzed: &[Arc<Analyzed>],
+    root: &Path,
+    per_file: &mut [(usize, Finding, Vec<u32>)],
+    counts: impl Fn(usize, &Finding, &[u32]) -> bool,
+) {
+    let mut sources: Vec<usize> = Vec::new();
+    for (i, (fi, f, lines)) in per_file.iter().enumerate() {
+        // A failure that may not run (in an `if`, a `try`, a loop, a class body) hides
+        // nothing: only a statement of the module's top level counts.
+        let statement = lines.get(1).or(lines.first()).copied().unwrap_or(f.line);
+        if f.reach == Reach::ImportTime
+            && is_use_error(f)
+            && counts(*fi, f, lines)
+            && top_level(&analyzed[*fi], statement)
+        {
+            sources.push(i);
+        }
+    }
+    if sources.is_empty() {
+        return;
+    }
+    let importers = importers(analyzed);
+    let component = components(&importers);
+    for _ in 0..MAX_ROUNDS {
+        let mut failures: Failures = HashMap::default();
+        for &i in &sources {
+            let (fi, f, _) = &per_file[i];
+            let what: Arc<str> = Arc::from(format!(
+                "`{}` ({}:{})",
+                f.symbol,
+                display(&analyzed[*fi].path, root),
+                f.line
+            ));
+            let entry = failures.entry((*fi, f.package.clone())).or_default();
+            for r in &f.missing_in {
+                earliest(entry, r, (f.line, Arc::clone(&what), *fi, i));
+            }
+        }
+        propagate(&importers, &component, &mut failures);
+        let verdicts = behind(per_file, &failures);
+        let before = sources.len();
+        sources.retain(|s| verdicts.binary_search_by_key(s, |(i, _)| *i).is_err());
+        if sources.len() == before {
+            for (i, guard) in verdicts {
+                let f = &mut per_file[i].1;
+                f.guard = Some(guard);
+                f.reach = Reach::Behind;
+                f.severity = Severity::Info;
+            }
+            return;
+        }
+        if sources.is_empty() {
+            return;
+        }
+    }
+}
+
+/// The findings behind a failure of `failures` (positions, in order), each with the failures
+/// in front of it as shown.
+fn behind(per_file: &[(usize, Finding, Vec<u32>)], failures: &Failures) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, (fi, f, _)) in per_file.iter().enumerate() {
+        if !is_use_error(f) {
+            continue;
+        }
+        let Some(first) = failures.get(&(*fi, f.package.clone())) else {
+            continue;
+        };
+        // The failures in front of it, each once, in the order of its releases.
+        let mut fronts: Vec<&str> = Vec::new();
+        let all = f.missing_in.iter().all(|r| match first.get(r) {
+            // Import-time uses of the file's own failing module all stay errors: fixing
+            // the module's imports is one task, and Python's message names one at a time.
+            Some((line, what, origin, _))
+                if f.reach == Reach::CallTime || (*origin != *fi && *line < f.line) =>
+            {
+                if !fronts.contains(&&**what) {
+                    fronts.push(what);
+                }
+                true
+            }
+            _ => false,
+        });
+        if all && !fronts.is_empty() {
+            let verb = if fronts.len() == 1 { "fails" } else { "fail" };
+            out.push((i, format!("{}, which {verb} first", fronts.join(" and "))));
+        }
+    }
+    out
+}
+
+fn earliest(entry: &mut BTreeMap<String, First>, release: &str, first: First) -> bool {
+    match entry.get(release) {
+        Some(old) if old.0 <= first.0 => false,
+        _ => {
+            entry.insert(release.to_string(), first);
+            true
+        }
+    }
+}
+
+/// Importers of each file: (importer, line of its first module-level, unguarded import of it).
+fn importers(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<(usize, u32)>> {
+    let paths: Vec<&Path> = analyzed.iter().map(|a| a.path.as_path()).collect();
+    let modules = Modules::new(&paths);
+    let mut importers: Vec<Vec<(usize, u32)>> = vec![Vec::new(); analyzed.len()];
+    for (i, a) in analyzed.iter().enumerate() {
+        // Target -> its position in `importers[target]` for this file.
+        let mut seen: HashMap<usize, usize> = HashMap::default();
+        for site in &a.uses.project_imports {
+            if site.func.is_some() || site.guarded || !site.versions.is_empty() {
+                continue;
+            }
+            let (line, _) = a.position(site.at.start());
+            // A module two files of the project name (copies of a package) is not followed:
+            // which one runs depends on `sys.path`.
+            for t in modules.unique_targets(i, &site.import) {
+                match seen.get(&t) {
+                    Some(&k) => importers[t][k].1 = importers[t][k].1.min(line),
+                    None => {
+                        seen.insert(t, importers[t].len());
+                        importers[t].push((i, line));
+                    }
+                }
+            }
+        }
+    }
+    importers
+}
+
+/// The strongly connected component of each file in the import graph (`importers` lists, for
+/// each file, the files that import it), by Tarjan's algorithm without recursion: linear.
+fn components(importers: &[Vec<(usize, u32)>]) -> Vec<usize> {
+    const NONE: usize = usize::MAX;
+    let n = importers.len();
+    let mut index = vec![NONE; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut component = vec![NONE; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    let mut count = 0usize;
+    for start in 0..n {
+        if index[start] != NONE {
+            continue;
+        }
+        // (node, position of the next edge to follow).
+        let mut work: Vec<(usize, usize)> = vec![(start, 0)];
+        index[start] = next;
+        low[start] = next;
+        next += 1;
+        stack.push(start);
+        on_stack[start] = true;
+        while let Some(&mut (v, ref mut edge)) = work.last_mut() {
+            if let Some(&(w, _)) = importers[v].get(*edge) {
+                *edge += 1;
+                if index[w] == NONE {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component[w] = count;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    component
+}
+
+/// A file that imports, at module level and unguarded, a project module that fails on a
+/// release fails there too, at that import.
+fn propagate(importers: &[Vec<(usize, u32)>], component: &[usize], failures: &mut Failures) {
+    let mut queue: VecDeque<(usize, String)> = failures.keys().cloned().collect();
+    let mut queued: HashSet<(usize, String)> = queue.iter().cloned().collect();
+    while let Some(key) = queue.pop_front() {
+        queued.remove(&key);
+        let Some(fails) = failures.get(&key).cloned() else {
+            continue;
+        };
+        let (file, package) = key;
+        for &(importer, line) in &importers[file] {
+            let target = (importer, package.clone());
+            let entry = failures.entry(target.clone()).or_default();
+            let mut changed = false;
+            for (release, (_, what, origin, source)) in &fails {
+                // Modules that import each other (one strongly connected component): which
+                // fails first depends on which is imported first, so none is behind another's
+                // failure (and a module's own failure never comes back to it).
+                if component[*origin] == component[importer] {
+                    continue;
+                }
+                changed |= earliest(entry, release, (line, Arc::clone(what), *origin, *source));
+            }
+            if changed && queued.insert(target.clone()) {
+                queue.push_back(target);
+            }
+        }
+    }
+}
+
+/// Whether line `line` (1-based) of the file starts a statement of the module's top level:
+/// not indented.
+fn top_level(file: &Analyzed, line: u32) -> bool {
+    let Some(line) = line.checked_sub(1).map(|l| l as usize) else {
+        return false;
+    };
+    let row = ruff_source_file::OneIndexed::from_zero_indexed(line);
+    let start = file.line_index.line_start(row, &file.text);
+    file.text[start.to_usize()..]
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace())
+}
+
+/// A path as findings show it: relative to the project when it is inside, without `./`.
+fn display(path: &Path, root: &Path) -> String {
+    let path = path.strip_prefix(root).unwrap_or(path);
+    let parts = path
+        .components()
+        .skip_while(|c| matches!(c, std::path::Component::CurDir));
+    parts.collect::<std::path::PathBuf>().display().to_string()
+}

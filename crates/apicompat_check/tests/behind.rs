@@ -1,0 +1,112 @@
+//! Uses behind an earlier failure of their module (`src/behind.rs`): on the fake torch index
+//! (releases 1.13.0 - 2.5.0; `pipelining` exists from 2.4.0), with `torch>=2.2`, importing
+//! `pkg/a.py` fails at its line 2 on 2.2.0 - 2.3.1; its functions, and what imports it at
+//! import time, never run on those releases (its other imports stay errors).
+
+mod common;
+
+use common::{brief, project, run_with};
+
+#[test]
+fn uses_after_an_import_time_failure_are_behind_it() {
+    let dir = project(
+        "behind",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/a.py",
+                "\
+import torch
+from torch.distributed.pipelining import pipeline
+from torch.distributed.pipelining import Schedule1F1B
+
+def f():
+    return torch.distributed.pipelining.stage
+",
+            ),
+            (
+                "pkg/b.py",
+                "\
+import torch
+from pkg import a
+
+def g():
+    return torch.distributed.pipelining.pipeline
+",
+            ),
+            (
+                "pkg/c.py",
+                "\
+import torch
+try:
+    from pkg import a
+except ImportError:
+    a = None
+
+def h():
+    return torch.distributed.pipelining.pipeline
+",
+            ),
+            (
+                "pkg/d.py",
+                "\
+import torch
+
+def k():
+    return torch.distributed.pipelining.pipeline
+
+from pkg import b
+",
+            ),
+        ],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            "pkg/a.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "pkg/a.py:3:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+            "pkg/a.py:6:12 AC002 info behind torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+            "pkg/b.py:5:12 AC002 info behind torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "pkg/c.py:8:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "pkg/d.py:4:12 AC002 info behind torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+        ]
+    );
+    let b = &shown.findings[3];
+    assert_eq!(
+        b.guard.as_deref(),
+        Some("`torch.distributed.pipelining.pipeline` (pkg/a.py:2), which fails first")
+    );
+    // Without `--show-guarded`: the failing module's imports and the guarded import's use.
+    let plain = run_with(&dir, &["torch>=2.2"], |_| {});
+    assert_eq!(plain.summary.errors, 3, "{:?}", brief(&plain, &dir));
+    assert_eq!(plain.summary.behind, 3);
+}
+
+/// Two modules that import each other, each failing after that import: which fails first
+/// depends on which is imported first, so neither hides the other.
+#[test]
+fn failures_in_an_import_cycle_do_not_hide_each_other() {
+    let dir = project(
+        "behind_cycle",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/a.py",
+                "import torch\nfrom pkg import b\nfrom torch.distributed.pipelining import pipeline\n",
+            ),
+            (
+                "pkg/b.py",
+                "import torch\nfrom pkg import a\nfrom torch.distributed.pipelining import Schedule1F1B\n",
+            ),
+        ],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            "pkg/a.py:3:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "pkg/b.py:3:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+        ]
+    );
+}

@@ -178,6 +178,10 @@ pub(crate) struct Modules {
     /// Names two source files of the project give (copies of a package in two directories):
     /// which one an import finds depends on `sys.path`.
     ambiguous: HashSet<String>,
+    /// Dotted names of two or more trailing parts of each file's path (`f5_tts.infer.utils_infer`
+    /// for `src/f5_tts/infer/utils_infer.py`), for imports through directories without
+    /// `__init__.py` (namespace packages, a `src/` layout); `None` where two files end alike.
+    by_suffix: HashMap<String, Option<usize>>,
 }
 
 impl Modules {
@@ -205,11 +209,42 @@ impl Modules {
                 }
             }
         }
+        let mut by_suffix: HashMap<String, Option<usize>> = HashMap::default();
+        for (i, p) in paths.iter().enumerate() {
+            let Some(parts) = dotted_parts(p) else {
+                continue;
+            };
+            for k in 2..=parts.len() {
+                let name = parts[parts.len() - k..].join(".");
+                by_suffix
+                    .entry(name)
+                    .and_modify(|e| {
+                        if *e != Some(i) {
+                            *e = None;
+                        }
+                    })
+                    .or_insert(Some(i));
+            }
+        }
         Modules {
             names,
             by_name,
             ambiguous,
+            by_suffix,
         }
+    }
+
+    /// The file of a dotted module name: by the names packages give, else (two parts or more)
+    /// by the trailing parts of a path, when one file alone ends that way.
+    fn find(&self, parts: &[String]) -> Option<usize> {
+        let name = parts.join(".");
+        if let Some(&t) = self.by_name.get(name.as_str()) {
+            return Some(t);
+        }
+        if parts.len() < 2 {
+            return None;
+        }
+        self.by_suffix.get(name.as_str()).copied().flatten()
     }
 
     /// [`Modules::targets`] without the modules two files of the project name.
@@ -259,20 +294,45 @@ impl Modules {
             b
         };
         for k in 1..=base.len() {
-            if let Some(&t) = self.by_name.get(base[..k].join(".").as_str()) {
+            if let Some(t) = self.find(&base[..k]) {
                 targets.insert(t);
             }
         }
         for n in &imp.names {
             let mut full = base.clone();
             full.push(n.clone());
-            if let Some(&t) = self.by_name.get(full.join(".").as_str()) {
+            if let Some(t) = self.find(&full) {
                 targets.insert(t);
             }
         }
         targets.remove(&i);
         targets
     }
+}
+
+/// The parts of a Python file's path as a dotted name (`a/b/c.py` -> `a`, `b`, `c`; a package's
+/// `__init__.py` is its directory), when every part is an identifier.
+fn dotted_parts(path: &Path) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        if let std::path::Component::Normal(os) = c {
+            parts.push(os.to_str()?.to_string());
+        }
+    }
+    let last = parts.pop()?;
+    let stem = last
+        .strip_suffix(".py")
+        .or_else(|| last.strip_suffix(".pyi"))?;
+    if stem != "__init__" {
+        parts.push(stem.to_string());
+    }
+    // Only the trailing identifiers (a directory above may have any name).
+    let start = parts
+        .iter()
+        .rposition(|p| !is_identifier(p))
+        .map_or(0, |i| i + 1);
+    let parts = parts.split_off(start);
+    (!parts.is_empty()).then_some(parts)
 }
 
 /// For each file reachable from an entry point, the chain of module names from the entry point

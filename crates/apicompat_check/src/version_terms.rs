@@ -271,7 +271,7 @@ fn compare(a: &Value, b: &Value) -> Option<Ordering> {
 fn position(i: i64, len: usize) -> Option<usize> {
     let len = i64::try_from(len).ok()?;
     let p = if i < 0 { len + i } else { i };
-    (0..len).contains(&p).then(|| p as usize)
+    (0..len).contains(&p).then_some(p as usize)
 }
 
 /// Python's clamping of slice bounds.

@@ -2,8 +2,8 @@
 //! literal `sys.modules["pkg.old"] = import_module("pkg.new")` (read in `facts.rs`):
 //!
 //! - **A registrar function**: a module-level function whose body stores `sys.modules[P] =
-//!   ...` for a parameter `P`, called at module level with constant strings. transformers 5.0
-//!   - 5.14 (`__init__.py`): `_create_tokenization_alias(f"{__name__}.tokenization_utils",
+//!   ...` for a parameter `P`, called at module level with constant strings. transformers
+//!   5.0 to 5.14 (`__init__.py`): `_create_tokenization_alias(f"{__name__}.tokenization_utils",
 //!   ".tokenization_utils_sentencepiece")`, whose body builds a module forwarding every name
 //!   to `importlib.import_module(target, __name__)`. Each call registers its key; when the
 //!   body also imports a parameter `Q` (`import_module(Q, ...)`), the module registered is

@@ -68,6 +68,63 @@ pub struct Evaluator<'c> {
     /// The project declares a setuptools whose `distutils` replaces the standard library's
     /// ([`crate::collect::declares_distutils_shim`]).
     distutils_shim: bool,
+    restores: Restores,
+}
+
+/// Names the project puts back on a package, anywhere (RecBole's `np.float = np.float_` in
+/// `Config.compatibility_settings()`, called by `Config.__init__`; `np.float = float`): a read of
+/// the path does not fail where the assignment works, that is where the module is not closed
+/// for writes and the value assigned, when it is another path of the package, exists. The
+/// assignment is taken to run before the reads, as the project means it to; a path assigned two
+/// different values counts neither (`docs/false-alarm-study-19.md`, F-B). Other values (the
+/// project's own functions) are patches, whose reads of the original are judged as usual.
+#[derive(Default)]
+pub struct Restores {
+    by_path: HashMap<String, Restore>,
+}
+
+struct Restore {
+    /// The value's path (`None`: a builtin class, which any release accepts).
+    value: Option<String>,
+    /// `` `numpy.float = numpy.float_` (recbole/config/configurator.py:630) ``.
+    note: String,
+}
+
+impl Restores {
+    /// From every assignment of the project: (path, value path, where as shown).
+    pub fn new(stores: impl IntoIterator<Item = (String, Option<String>, String)>) -> Restores {
+        let mut by_path: HashMap<String, Restore> = HashMap::default();
+        let mut conflicting: Vec<String> = Vec::new();
+        for (path, value, at) in stores {
+            let note = match &value {
+                Some(v) => format!("`{path} = {v}` ({at})"),
+                None => format!("`{path} = <builtin>` ({at})"),
+            };
+            match by_path.get(&path) {
+                Some(r) if r.value != value => conflicting.push(path),
+                Some(_) => {}
+                None => {
+                    by_path.insert(path, Restore { value, note });
+                }
+            }
+        }
+        for p in conflicting {
+            by_path.remove(&p);
+        }
+        Restores { by_path }
+    }
+
+    fn get(&self, u: &Use) -> Option<&Restore> {
+        if u.kind == crate::collect::UseKind::Store || self.by_path.is_empty() {
+            return None;
+        }
+        self.by_path.get(&u.path)
+    }
+
+    /// Where a read of `path` is guarded by an assignment of the project, as shown.
+    pub fn note(&self, path: &str) -> Option<&str> {
+        self.by_path.get(path).map(|r| r.note.as_str())
+    }
 }
 
 /// `distutils` is there: what a use of the standard library's `distutils` needs when the
@@ -107,7 +164,31 @@ impl<'c> Evaluator<'c> {
             shared: Shared::default(),
             notes: Mutex::new(Vec::new()),
             distutils_shim: false,
+            restores: Restores::default(),
         }
+    }
+
+    /// The paths the project assigns on packages (see [`Restores`]).
+    pub fn with_restores(mut self, restores: Restores) -> Evaluator<'c> {
+        self.restores = restores;
+        self
+    }
+
+    /// Where a read of `path` is guarded by an assignment of the project, as shown.
+    pub fn restore_note(&self, path: &str) -> Option<&str> {
+        self.restores.note(path)
+    }
+
+    /// Whether the project's assignment of `u`'s path works on release `r`: the module is
+    /// not closed for writes there (its `__setattr__`, `judge::store_guard`), and the value
+    /// assigned, when it is a path of the package, exists there.
+    fn restored_on(&self, rs: &Restore, u: &Use, view: &PackageView, r: usize) -> bool {
+        let present = |p: &str| matches!(found(self.status(view, p, r)), Found::Present(_));
+        let parent = u.path.rsplit_once('.').map(|(p, _)| p);
+        if parent.is_some_and(|p| present(&format!("{p}.__setattr__"))) {
+            return false;
+        }
+        rs.value.as_deref().is_none_or(present)
     }
 
     /// Uses of the standard library's `distutils` are judged only where it has one: the
@@ -393,6 +474,7 @@ impl<'c> Evaluator<'c> {
         let mut releases: Vec<usize> = Vec::with_capacity(target.releases.len());
         // Releases the use's conditions leave out (it does not run there).
         let mut excluded: Vec<usize> = Vec::new();
+        let restore = self.restores.get(u);
         for &r in &target.releases {
             if r >= all.len() {
                 continue;
@@ -403,6 +485,11 @@ impl<'c> Evaluator<'c> {
                 }
             }
             if !self.runs_on(&conditions, view, r) {
+                excluded.push(r);
+                continue;
+            }
+            // A name the project assigns on the package: there where the assignment works.
+            if restore.is_some_and(|rs| self.restored_on(rs, u, view, r)) {
                 excluded.push(r);
                 continue;
             }

@@ -212,7 +212,14 @@ pub(crate) fn check_project(
         .analyzed
         .iter()
         .any(|f| f.uses.uses.iter().any(evaluate::uses_distutils));
-    let eval = eval.with_distutils_shim(
+    let restores = evaluate::Restores::new(files.analyzed.iter().flat_map(|f| {
+        let shown = survey::display(&f.path);
+        f.uses.restores.iter().map(move |(path, value, at)| {
+            let (line, _) = f.position(at.start());
+            (path.clone(), value.clone(), format!("{shown}:{line}"))
+        })
+    }));
+    let eval = eval.with_restores(restores).with_distutils_shim(
         collect::declares_distutils_shim(&settings.declared)
             || uses_distutils
                 && requirers::requirements_supply_distutils(catalog, &settings.declared, &chosen),

@@ -202,7 +202,10 @@ fn evaluate_uses<'c, 'u>(
         let (l, c, el, ec) = file.span(u.range);
         f.path = file.path.clone();
         if f.reach == Reach::Guarded {
-            f.guard = u.guard_at.and_then(|g| guard_note(analyzed, fi, g));
+            f.guard = u
+                .guard_at
+                .and_then(|g| guard_note(analyzed, fi, g))
+                .or_else(|| eval.restore_note(&u.path).map(str::to_string));
         }
         (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
         let (stmt_line, _) = file.position(u.stmt_start);

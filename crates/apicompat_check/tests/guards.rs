@@ -1531,3 +1531,54 @@ class B:
         ]
     );
 }
+
+/// RecBole's shim (docs/false-alarm-study-19.md, F-B): a method of another module assigns the
+/// removed name from another path of the package. Reads anywhere are judged only where that
+/// value is missing too (there the assignment itself fails); a builtin class is accepted by
+/// every release. A patch of the project's own (`f = patched(f)`) is no
+/// such name: reads of the original are judged as usual.
+#[test]
+fn a_name_the_project_restores_anywhere_is_judged_where_the_value_is_missing() {
+    let got = check_files(
+        "restores",
+        &[
+            (
+                "config.py",
+                "\
+import torch
+
+class Config:
+    def __init__(self):
+        self.compatibility()
+
+    def compatibility(self):
+        torch.distributed.all_gather_into_tensor = torch.distributed._functional_collectives.all_gather_tensor
+        torch.distributed.pipelining = object
+        torch.distributed.is_available = patched(torch.distributed.is_available)
+        torch.utils.checkpoint.CheckpointPolicy = patched(torch.utils.checkpoint.CheckpointPolicy)
+",
+            ),
+            (
+                "train.py",
+                "\
+import torch
+
+def step(out, x):
+    torch.distributed.all_gather_into_tensor(out, x)
+    torch.utils.checkpoint.CheckpointPolicy(x)
+    return torch.distributed.pipelining
+",
+            ),
+        ],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "config.py:8:52 AC002 error call-time torch.distributed._functional_collectives.all_gather_tensor missing=1.13.0 - 2.0.1",
+            "config.py:11:59 AC002 error call-time torch.utils.checkpoint.CheckpointPolicy missing=1.13.0 - 2.4.1",
+            "train.py:4:5 AC002 error call-time torch.distributed.all_gather_into_tensor missing=1.13.0 - 2.0.1",
+            "train.py:5:5 AC002 error call-time torch.utils.checkpoint.CheckpointPolicy missing=1.13.0 - 2.4.1",
+        ]
+    );
+}

@@ -381,8 +381,21 @@ impl Reader<'_> {
             return false;
         }
         for file in files {
+            // A file another key already read (NeMo's `core` and `lightning` extras both name
+            // `requirements_lightning.txt`) is read once: its requirements are copied here.
+            let rel = c.rel(&file);
+            let earlier: Vec<_> = c
+                .out
+                .requirements
+                .iter()
+                .filter(|r| r.source.file == rel)
+                .cloned()
+                .collect();
             let before = c.out.requirements.len();
             crate::reqtxt::read_file(c, &file, false, Some((self.path, self.line(call))));
+            if c.out.requirements.len() == before {
+                c.out.requirements.extend(earlier);
+            }
             for req in &mut c.out.requirements[before..] {
                 req.group = group.map(str::to_string);
                 req.extra = group.is_some();

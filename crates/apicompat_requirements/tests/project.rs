@@ -983,3 +983,41 @@ build-backend = "poetry.core.masonry.api"
         .expect("valid");
     assert_eq!(rp.raw, ">=3.11,<4");
 }
+
+/// NeMo's setup.py: two extras read the same requirements file (`core` and `lightning` both
+/// name `requirements_lightning.txt`); each extra has its requirements, though the file is
+/// read once.
+#[test]
+fn two_extras_reading_one_file_each_have_its_requirements() {
+    let dir = fixture_dir("setup_shared_file");
+    write(
+        &dir,
+        "setup.py",
+        "import os\nfrom setuptools import setup\n\ndef req_file(filenames, folder=\"requirements\"):\n    ans = []\n    for file in filenames:\n        with open(os.path.join(folder, file)) as f:\n            ans.extend(map(str.strip, f.readlines()))\n    return ans\n\nsetup(\n    name=\"x\",\n    extras_require={\n        \"core\": req_file([\"requirements_lightning.txt\", \"requirements_automodel.txt\"]),\n        \"lightning\": req_file([\"requirements_lightning.txt\"]),\n    },\n)\n",
+    );
+    write(
+        &dir,
+        "requirements/requirements_lightning.txt",
+        "lightning>2.2.1\n",
+    );
+    write(
+        &dir,
+        "requirements/requirements_automodel.txt",
+        "transformers~=4.53.0\n",
+    );
+    let got = read_project(&dir);
+    let mut pairs: Vec<(String, Option<String>)> = got
+        .requirements
+        .iter()
+        .map(|r| (r.name.clone(), r.group.clone()))
+        .collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        [
+            ("lightning".to_string(), Some("core".to_string())),
+            ("lightning".to_string(), Some("lightning".to_string())),
+            ("transformers".to_string(), Some("core".to_string())),
+        ]
+    );
+}

@@ -142,6 +142,10 @@ pub struct SiteContext {
 #[derive(Debug, Clone, Default)]
 pub struct FileUses {
     pub uses: Vec<Use>,
+    /// `pkg.name = value` with `pkg.name` an indexed path and the value another path of the
+    /// package or a builtin class (`None`): the path, the value's path, and the statement
+    /// ([`crate::evaluate::Restores`]).
+    pub restores: Vec<(String, Option<String>, TextRange)>,
     /// The functions the module defines at top level, with the [`VersionHelper`] each is, if
     /// it is one; other files' conditions on helpers are resolved with it ([`crate::link`]).
     pub helpers: Vec<(String, Option<VersionHelper>)>,

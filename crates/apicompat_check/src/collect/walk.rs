@@ -32,8 +32,9 @@ impl<'a> Visitor<'a> for Walker<'a> {
                 match &*a.targets {
                     [Expr::Name(n)] => self.assign_name(n.id.as_str(), &a.value),
                     targets => {
-                        if let [Expr::Attribute(t)] = targets {
+                        if let [target @ Expr::Attribute(t)] = targets {
                             self.self_store(t, &a.value);
+                            self.restore(target, &a.value, stmt.range());
                         }
                         targets.iter().for_each(|t| self.visit_expr(t))
                     }
@@ -95,7 +96,34 @@ impl<'a> Visitor<'a> for Walker<'a> {
     }
 }
 
+/// Builtin classes a removed alias is put back as (`np.float = float`).
+const BUILTIN_TYPES: &[&str] = &["bool", "bytes", "complex", "float", "int", "object", "str"];
+
 impl<'a> Walker<'a> {
+    /// `np.float = np.float_` (another path of the package) or `np.float = float` (a builtin
+    /// class): a name the project puts back on a package. Other values are patches (`mod.f =
+    /// wrapped(mod.f)` reads the original first), judged as usual.
+    fn restore(&mut self, target: &Expr, value: &Expr, at: TextRange) {
+        let Some((path, _)) = self.resolve(target) else {
+            return;
+        };
+        let root = path.split('.').next().unwrap_or(&path);
+        let value = match self.resolve(value) {
+            Some((v, _)) if v.split('.').next() == Some(root) => Some(v),
+            Some(_) => return,
+            None => match value {
+                Expr::Name(n)
+                    if BUILTIN_TYPES.contains(&n.id.as_str())
+                        && self.is_builtin(value, n.id.as_str()) =>
+                {
+                    None
+                }
+                _ => return,
+            },
+        };
+        self.out.restores.push((path, value, at));
+    }
+
     fn expr(&mut self, expr: &'a Expr) {
         let is_callee = self.callee == Some(expr.range());
         match expr {

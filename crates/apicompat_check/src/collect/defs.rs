@@ -93,8 +93,13 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        let term = self.version_term(value, 0);
         let root = self.version_root(value, 0);
+        // Most assignments are of no version: read as a term only what may be one.
+        let term = if root.is_some() || super::terms::converts(value) {
+            self.version_term(value, 0)
+        } else {
+            None
+        };
         if let Some(root) = &root {
             if self.scopes.len() == 1 {
                 let text = format!("{}{root}", crate::versions::VERSION_OF);

@@ -278,6 +278,19 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// `int(...)`, `float(...)`, `tuple(...)` and the like, or an item of something: the shapes
+/// of a term [`Walker::version_root`] does not take for the version itself.
+pub(super) fn converts(e: &Expr) -> bool {
+    match e {
+        Expr::Call(call) => matches!(
+            &*call.func,
+            Expr::Name(n) if matches!(n.id.as_str(), "int" | "float" | "str" | "tuple" | "list")
+        ),
+        Expr::Subscript(_) | Expr::Tuple(_) => true,
+        _ => false,
+    }
+}
+
 fn field_of(attr: &str) -> Option<Field> {
     Some(match attr {
         "major" => Field::Major,

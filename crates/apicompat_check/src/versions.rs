@@ -343,30 +343,24 @@ impl Pred {
                 return test_holds(left, *op, right, version);
             }
             Pred::Not(p) => !p.holds(version)?,
-            Pred::And(ps) => {
-                let mut all = Some(true);
-                for p in ps {
-                    match p.holds(version) {
-                        Some(false) => return Some(false),
-                        Some(true) => {}
-                        None => all = None,
-                    }
-                }
-                return all;
-            }
-            Pred::Or(ps) => {
-                let mut any = Some(false);
-                for p in ps {
-                    match p.holds(version) {
-                        Some(true) => return Some(true),
-                        Some(false) => {}
-                        None => any = None,
-                    }
-                }
-                return any;
-            }
+            Pred::And(ps) => return Pred::joined(ps, false, version),
+            Pred::Or(ps) => return Pred::joined(ps, true, version),
             Pred::Helper { .. } | Pred::Cmp(_, Bound::Named(_)) => true,
         })
+    }
+
+    /// `and` (`decisive` false) or `or` (`decisive` true) of `ps` on a release: `decisive` as
+    /// soon as one part is, else unknown if one part is, else the other value.
+    fn joined(ps: &[Pred], decisive: bool, version: &Version) -> Option<bool> {
+        let mut out = Some(!decisive);
+        for p in ps {
+            match p.holds(version) {
+                Some(b) if b == decisive => return Some(decisive),
+                Some(_) => {}
+                None => out = None,
+            }
+        }
+        out
     }
 
     /// The condition with each helper call replaced by the comparison it stands for, and the

@@ -46,14 +46,9 @@ pub fn add(modules: &mut HashMap<String, ModuleInfo>) {
         let Some(info) = modules.get_mut(backend) else {
             continue;
         };
-        let bound = |n: &String| {
-            info.files
-                .iter()
-                .any(|f| f.bindings.iter().any(|(b, _)| b == n))
-        };
-        let bindings: Vec<(String, Value)> = names
-            .iter()
-            .filter(|n| !bound(n))
+        let bindings: Vec<(String, Value)> = info
+            .unbound(&names)
+            .into_iter()
             .map(|n| (n.clone(), Value::Unknown))
             .collect();
         if bindings.is_empty() {

@@ -43,15 +43,10 @@ pub fn add(modules: &mut HashMap<String, ModuleInfo>, names: BTreeMap<String, BT
     for (module, functions) in names {
         let info = modules.entry(module.clone()).or_default();
         let is_new = info.files.is_empty() && !info.has_stub && !info.extension;
-        let bound = |n: &String| {
-            info.files
-                .iter()
-                .any(|f| f.bindings.iter().any(|(b, _)| b == n))
-        };
-        let bindings: Vec<(String, Value)> = functions
+        let bindings: Vec<(String, Value)> = info
+            .unbound(&functions)
             .into_iter()
-            .filter(|n| !bound(n))
-            .map(|n| (n, Value::Function(Function::default())))
+            .map(|n| (n.clone(), Value::Function(Function::default())))
             .collect();
         info.files.push(FileFacts {
             module,

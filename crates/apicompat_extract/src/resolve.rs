@@ -36,6 +36,22 @@ pub struct ModuleInfo {
 }
 
 impl ModuleInfo {
+    /// Those of `names` no file of the module binds.
+    pub(crate) fn unbound<'n>(
+        &self,
+        names: impl IntoIterator<Item = &'n String>,
+    ) -> Vec<&'n String> {
+        let bound: std::collections::HashSet<&str> = self
+            .files
+            .iter()
+            .flat_map(|f| f.bindings.iter().map(|(b, _)| b.as_str()))
+            .collect();
+        names
+            .into_iter()
+            .filter(|n| !bound.contains(n.as_str()))
+            .collect()
+    }
+
     /// Answers names it does not list, at run time.
     fn runtime_open(&self) -> bool {
         self.registered_unknown || self.files.iter().any(|f| f.open)

@@ -61,18 +61,8 @@ impl<'a> Walker<'a> {
                 continue;
             };
             let op = op_of(*op)?;
-            let (r, op, p) = match (
-                self.root_of(&c.left, &versions, 0),
-                version_param_of(params, right),
-            ) {
-                (Some(r), Some(p)) => (r, op, p),
-                _ => match (
-                    version_param_of(params, &c.left),
-                    self.root_of(right, &versions, 0),
-                ) {
-                    (Some(p), Some(r)) => (r, op.flipped(), p),
-                    _ => continue,
-                },
+            let Some((r, op, p)) = self.param_bound(&c.left, op, right, params, &versions) else {
+                continue;
             };
             if p != param || root.as_ref().is_some_and(|x| *x != r) {
                 return None;
@@ -86,12 +76,7 @@ impl<'a> Walker<'a> {
         if bounds.is_empty() || returned.iter().any(|n| !flags.contains(n)) {
             return None;
         }
-        let (position, param, _) = bounds[0].clone();
-        Some(VersionHelper {
-            bounds,
-            spec: false,
-            ..VersionHelper::comparison(root?, Op::Eq, param, position)
-        })
+        with_bounds(root?, bounds)
     }
 
     /// A helper whose result compares the version with two (or more) parameters at once:
@@ -126,20 +111,7 @@ impl<'a> Walker<'a> {
         for c in compares {
             let mut left: &Expr = &c.left;
             for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
-                let op = op_of(*op)?;
-                let (r, op, p) = match (
-                    self.root_of(left, &versions, 0),
-                    version_param_of(params, right),
-                ) {
-                    (Some(r), Some(p)) => (r, op, p),
-                    _ => match (
-                        version_param_of(params, left),
-                        self.root_of(right, &versions, 0),
-                    ) {
-                        (Some(p), Some(r)) => (r, op.flipped(), p),
-                        _ => return None,
-                    },
-                };
+                let (r, op, p) = self.param_bound(left, op_of(*op)?, right, params, &versions)?;
                 if root.get_or_insert_with(|| r.clone()) != &r {
                     return None;
                 }
@@ -151,12 +123,27 @@ impl<'a> Walker<'a> {
         if bounds.len() < 2 {
             return None;
         }
-        let (position, param, _) = bounds[0].clone();
-        Some(VersionHelper {
-            bounds,
-            spec: false,
-            ..VersionHelper::comparison(root?, Op::Eq, param, position)
-        })
+        with_bounds(root?, bounds)
+    }
+
+    /// `V op parse(P)` or `parse(P) op V`, `V` the version of a package (through `versions`) and
+    /// `P` a parameter: the package, the comparison with the version on the left, and `P`.
+    fn param_bound(
+        &self,
+        left: &Expr,
+        op: Op,
+        right: &Expr,
+        params: &ast::Parameters,
+        versions: &HashMap<&str, String>,
+    ) -> Option<(String, Op, String)> {
+        if let (Some(r), Some(p)) = (
+            self.root_of(left, versions, 0),
+            version_param_of(params, right),
+        ) {
+            return Some((r, op, p));
+        }
+        let p = version_param_of(params, left)?;
+        Some((self.root_of(right, versions, 0)?, op.flipped(), p))
     }
 
     /// Names `body` binds to a package's version (name -> package), in its statements and
@@ -237,4 +224,14 @@ fn returned_names(e: &Expr) -> Option<Vec<&str>> {
             .collect(),
         _ => None,
     }
+}
+
+/// The helper of a package's version with these bounds (position, parameter, comparison).
+fn with_bounds(root: String, bounds: Vec<(usize, String, Op)>) -> Option<VersionHelper> {
+    let (position, param, _) = bounds.first()?.clone();
+    Some(VersionHelper {
+        bounds,
+        spec: false,
+        ..VersionHelper::comparison(root, Op::Eq, param, position)
+    })
 }

@@ -23,9 +23,13 @@ impl<'a> Walker<'a> {
         };
         let mut left: &Expr = &c.left;
         for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+            // What each side computes from a version, read once for both readings below.
+            let terms =
+                op_of(*op).map(|_| (self.version_term(left, 0), self.version_term(right, 0)));
             let part = op_of(*op).and_then(|op| {
                 // `float(V.split(".")[1]) < 7`, `parse(V).minor >= 4`: evaluated per release.
-                if let Some(p) = self.evaluated_test(left, op, right, false) {
+                let terms = terms.as_ref()?;
+                if let Some(p) = evaluated_test(terms, left, op, right, false) {
                     return Some(p);
                 }
                 // `V.major >= 5`, `(V.major, V.minor) < (2, 4)`, `V.release >= (2, 4)`: the
@@ -49,8 +53,8 @@ impl<'a> Walker<'a> {
             });
             // Components the interval reading did not take (`tuple(map(int, V.split(".")))
             // == (2, 4, 0)` beside a string, a list): evaluated per release too.
-            let part = part
-                .or_else(|| op_of(*op).and_then(|op| self.evaluated_test(left, op, right, true)));
+            let part =
+                part.or_else(|| evaluated_test(terms.as_ref()?, left, op_of(*op)?, right, true));
             // `torch.__version__ == "parrots"` (a test for another framework): a version is
             // never equal to a string that is no version, so the branch runs on no release.
             let part = part.or_else(|| {
@@ -102,37 +106,6 @@ impl<'a> Walker<'a> {
             }
             _ => None,
         }
-    }
-
-    /// `left op right` as a test evaluated per release, when one side computes a value from a
-    /// package's version that the interval reading does not cover (one component, a number, a
-    /// field) and the other side is a constant or computed from the same version. Components
-    /// (`map(int, V.split(".")[:2])`) are read this way only when the interval reading fails.
-    pub(super) fn evaluated_test(
-        &self,
-        left: &Expr,
-        op: Op,
-        right: &Expr,
-        components_too: bool,
-    ) -> Option<(String, Pred)> {
-        let l = self.version_term(left, 0);
-        let r = self.version_term(right, 0);
-        let root = match (&l, &r) {
-            (Some((a, _)), Some((b, _))) if a != b => return None,
-            (Some((a, _)), _) | (_, Some((a, _))) => a.clone(),
-            _ => return None,
-        };
-        let wanted = |t: &Term| match t.shape() {
-            Shape::Other => true,
-            Shape::Components => components_too,
-            Shape::Text => false,
-        };
-        if !l.iter().chain(&r).any(|(_, t)| wanted(t)) {
-            return None;
-        }
-        let lt = l.map(|(_, t)| t).or_else(|| const_term(left, 0))?;
-        let rt = r.map(|(_, t)| t).or_else(|| const_term(right, 0))?;
-        Some((root, Pred::Eval(Box::new((lt, op, rt)))))
     }
 
     /// The package whose version `e` is computed from, and the computation.
@@ -276,6 +249,46 @@ impl<'a> Walker<'a> {
             _ => None,
         }
     }
+}
+
+/// A term and the package whose version it reads.
+type Rooted = (String, Term);
+
+/// `left op right` as a test evaluated per release, when one side computes a value from a
+/// package's version that the interval reading does not cover (one component, a number, a
+/// field) and the other side is a constant or computed from the same version; `terms` are what
+/// [`Walker::version_term`] reads on each side. Components (`map(int, V.split(".")[:2])`) are
+/// read this way only when the interval reading fails (`components_too`).
+fn evaluated_test(
+    terms: &(Option<Rooted>, Option<Rooted>),
+    left: &Expr,
+    op: Op,
+    right: &Expr,
+    components_too: bool,
+) -> Option<(String, Pred)> {
+    let (l, r) = terms;
+    let root = match (l, r) {
+        (Some((a, _)), Some((b, _))) if a != b => return None,
+        (Some((a, _)), _) | (_, Some((a, _))) => a.clone(),
+        _ => return None,
+    };
+    let wanted = |t: &Term| match t.shape() {
+        Shape::Other => true,
+        Shape::Components => components_too,
+        Shape::Text => false,
+    };
+    if !l.iter().chain(r).any(|(_, t)| wanted(t)) {
+        return None;
+    }
+    let lt = l
+        .as_ref()
+        .map(|(_, t)| t.clone())
+        .or_else(|| const_term(left, 0))?;
+    let rt = r
+        .as_ref()
+        .map(|(_, t)| t.clone())
+        .or_else(|| const_term(right, 0))?;
+    Some((root, Pred::Eval(Box::new((lt, op, rt)))))
 }
 
 /// `int(...)`, `float(...)`, `tuple(...)` and the like, or an item of something: the shapes

@@ -25,17 +25,8 @@ impl Requirers<'_> {
     /// The declared packages of the index that admit only releases older than its oldest one,
     /// when that one ships wheels only.
     pub(super) fn below_index(&self) -> Vec<BelowIndex> {
-        let mut names: Vec<&str> = self
-            .declared
-            .requirements
-            .iter()
-            .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none())
-            .map(|r| r.name.as_str())
-            .collect();
-        names.sort_unstable();
-        names.dedup();
         let mut out = Vec::new();
-        for name in names {
+        for name in self.always_installed() {
             let catalog = self.catalog;
             let Some(Ok(Some(view))) = catalog.name_of(name).map(|n| catalog.package(n)) else {
                 continue;

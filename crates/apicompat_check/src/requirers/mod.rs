@@ -117,21 +117,29 @@ impl<'a> Requirers<'a> {
         self.python.get().and_then(Option::as_ref)
     }
 
+    /// The names of the main requirements without markers nor URL, once each: the packages
+    /// every environment of the declarations installs (a constraint or a conditional
+    /// requirement does not always install the package).
+    fn always_installed(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .declared
+            .requirements
+            .iter()
+            .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none())
+            .map(|r| r.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
     /// The declared packages the index has (main requirements without markers; a constraint
     /// or a conditional requirement does not always install the package).
     fn packages(&self) -> &[Requirer] {
         self.packages.get_or_init(|| {
             let (catalog, declared) = (self.catalog, self.declared);
-            let mut names: Vec<&str> = declared
-                .requirements
-                .iter()
-                .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none())
-                .map(|r| r.name.as_str())
-                .collect();
-            names.sort_unstable();
-            names.dedup();
             let mut packages = Vec::new();
-            for name in names {
+            for name in self.always_installed() {
                 let Some(Ok(Some(view))) = catalog.name_of(name).map(|n| catalog.package(n)) else {
                     continue;
                 };

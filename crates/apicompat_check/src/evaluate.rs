@@ -1,5 +1,6 @@
 //! Each use checked against the targeted releases of its package, through the index.
 
+use crate::last_segment;
 use apicompat_hash::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -145,10 +146,6 @@ pub(crate) fn uses_distutils(u: &Use) -> bool {
 struct Conditions<'u> {
     preds: Vec<&'u Pred>,
     required: Vec<(&'u PathTest, Arc<Row>)>,
-}
-
-fn last_segment(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

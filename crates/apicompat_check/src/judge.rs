@@ -1,6 +1,7 @@
 //! What one release says about one use: the single judgement `check` ([`crate::evaluate`])
 //! and `range` ([`crate::survey`]) both make, from what the index says about the use's path.
 
+use crate::last_segment;
 use apicompat_hash::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -167,53 +168,111 @@ pub fn through_subclasses(
 #[derive(Default)]
 pub struct Subclasses {
     found: Mutex<Overrides>,
+    /// (package, member) -> the paths named so in any release, read once for all releases.
+    named: Mutex<ByName<Arc<[String]>>>,
+    /// (package, class name) -> the last segments of the classes of any release that may
+    /// derive from a class so named, or `None` when they are more than [`MAX_BELOW`].
+    below: Mutex<ByName<Option<Arc<HashSet<String>>>>>,
 }
+
+/// (package, a name) -> what was found for it.
+type ByName<T> = HashMap<(String, String), T>;
 
 /// (package, `Class.member`, release) -> the overriding paths.
 type Overrides = HashMap<(String, Box<str>, usize), Arc<[String]>>;
+
+/// Names of classes below one class that narrow the candidates at most (more: every
+/// candidate is tried).
+const MAX_BELOW: usize = 20_000;
 
 impl Subclasses {
     /// The paths `Sub.member` of the classes of `view` that derive from the class of
     /// `path` (`Class.member`) in `release` and define the member themselves.
     fn overrides(&self, view: &PackageView, path: &str, release: usize) -> Arc<[String]> {
         let key = (view.name().to_string(), Box::from(path), release);
-        if let Some(found) = self.lock().get(&key) {
+        if let Some(found) = lock(&self.found).get(&key) {
             return found.clone();
         }
-        let found: Arc<[String]> = find_overrides(view, path, release).into();
-        self.lock().insert(key, found.clone());
+        let found: Arc<[String]> = self.find_overrides(view, path, release).into();
+        lock(&self.found).insert(key, found.clone());
         found
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Overrides> {
-        self.found.lock().unwrap_or_else(|e| e.into_inner())
+    fn find_overrides(&self, view: &PackageView, path: &str, release: usize) -> Vec<String> {
+        let Some((class, member)) = path.rsplit_once('.') else {
+            return Vec::new();
+        };
+        let Some(bound) = class_canonical(view, class, release) else {
+            return Vec::new();
+        };
+        let below = self.below(view, last_segment(&bound));
+        let mut seen_classes: HashSet<String> = HashSet::default();
+        let mut out = Vec::new();
+        for candidate in self.named(view, member).iter() {
+            let Some((sub, _)) = candidate.rsplit_once('.') else {
+                continue;
+            };
+            // A class whose name no chain of bases joins to the bound's: not below it.
+            if below
+                .as_ref()
+                .is_some_and(|names| !names.contains(last_segment(sub)))
+            {
+                continue;
+            }
+            let Some(canonical) = class_canonical(view, sub, release) else {
+                continue;
+            };
+            if canonical == bound || !seen_classes.insert(canonical.clone()) {
+                continue;
+            }
+            if derives_from(view, &canonical, &bound, release) {
+                out.push(candidate.clone());
+            }
+        }
+        out
+    }
+
+    fn named(&self, view: &PackageView, member: &str) -> Arc<[String]> {
+        let key = (view.name().to_string(), member.to_string());
+        if let Some(found) = lock(&self.named).get(&key) {
+            return found.clone();
+        }
+        let found: Arc<[String]> = view.paths_named(member).into();
+        lock(&self.named).insert(key, found.clone());
+        found
+    }
+
+    /// The names of the classes below a class named `name` (by the index's table of bases by
+    /// last segment, in any release), `name` among them: a superset of the names of its
+    /// subclasses in each release, the classes named in their definitions.
+    fn below(&self, view: &PackageView, name: &str) -> Option<Arc<HashSet<String>>> {
+        let key = (view.name().to_string(), name.to_string());
+        if let Some(found) = lock(&self.below).get(&key) {
+            return found.clone();
+        }
+        let mut names: HashSet<String> = HashSet::default();
+        names.insert(name.to_string());
+        let mut todo = vec![name.to_string()];
+        let mut found = true;
+        while let Some(n) = todo.pop() {
+            for sub in view.subclasses_named(&n) {
+                if names.insert(sub.clone()) {
+                    todo.push(sub);
+                }
+            }
+            if names.len() > MAX_BELOW {
+                found = false;
+                break;
+            }
+        }
+        let found = found.then(|| Arc::new(names));
+        lock(&self.below).insert(key, found.clone());
+        found
     }
 }
 
-fn find_overrides(view: &PackageView, path: &str, release: usize) -> Vec<String> {
-    let Some((class, member)) = path.rsplit_once('.') else {
-        return Vec::new();
-    };
-    let Some(bound) = class_canonical(view, class, release) else {
-        return Vec::new();
-    };
-    let mut seen_classes: HashSet<String> = HashSet::default();
-    let mut out = Vec::new();
-    for candidate in view.paths_named(member) {
-        let Some((sub, _)) = candidate.rsplit_once('.') else {
-            continue;
-        };
-        let Some(canonical) = class_canonical(view, sub, release) else {
-            continue;
-        };
-        if canonical == bound || !seen_classes.insert(canonical.clone()) {
-            continue;
-        }
-        if derives_from(view, &canonical, &bound, release) {
-            out.push(candidate);
-        }
-    }
-    out
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Where class `path` is defined in a release, if it is a class there.

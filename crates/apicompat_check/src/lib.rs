@@ -272,3 +272,8 @@ fn sort_findings(findings: &mut [Finding]) {
             .cmp(&(&b.path, b.line, b.column, b.code, &b.symbol))
     });
 }
+
+/// The last segment of a dotted path (`Module` of `torch.nn.Module`).
+pub(crate) fn last_segment(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}

@@ -85,10 +85,10 @@ pub(crate) fn discover(
             &discovered,
             &settings.filter,
         ) {
-            if plan.affordable {
+            if plan.splits() {
                 return Found::Split(plan);
             }
-            summary.notes.push(plan.note());
+            summary.notes.extend(plan.note());
         }
     }
     Found::Files(discovered)

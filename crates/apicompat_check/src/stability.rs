@@ -3,6 +3,7 @@
 //! project uses (the facet each release has under the path, falling back to the full lookup
 //! through re-exports and bases), so they add little to a run.
 
+use crate::last_segment;
 use apicompat_hash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -132,10 +133,6 @@ fn underscore_api(canonical: &str) -> bool {
 
 fn is_private(path: &str) -> bool {
     private_segment(path).is_some()
-}
-
-pub(crate) fn last_segment(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
 }
 
 /// A use to report, before its public alternatives are known.

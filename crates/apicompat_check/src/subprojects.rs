@@ -8,7 +8,7 @@
 //! joined. A directory whose declarations bound nothing differently is not split off: the
 //! parts of one run see each other (callers, classes), separate runs do not.
 
-use apicompat_hash::HashMap;
+use apicompat_hash::{HashMap, HashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -20,7 +20,8 @@ use crate::files::{self, Discovered};
 use crate::model::Report;
 use crate::{check_project, sort_findings, Checked, Options, UsageError};
 
-/// Files that mark a directory as a project with declarations.
+/// Files that mark a directory as a project with declarations (and conda environment
+/// files, [`apicompat_requirements::has_conda_file`]).
 const MARKERS: &[&str] = &[
     "pyproject.toml",
     "setup.py",
@@ -34,33 +35,48 @@ const MAX_SUBPROJECTS: usize = 64;
 /// How a tree is split.
 pub(crate) struct Plan {
     root: PathBuf,
-    /// The sub-projects below the root.
+    /// The sub-projects below the root checked as projects of their own.
     subs: Vec<PathBuf>,
+    /// Those of them that import the root's packages (read with them as context).
+    with_context: Vec<PathBuf>,
+    /// Sub-projects checked with the root's declarations: reading the root's packages once
+    /// more for each would cost more than the tree.
+    pub(crate) folded: Vec<PathBuf>,
     /// The packages the root project provides.
     own: Vec<String>,
-    /// Their directories, read with each sub-project (its code calls their helpers and
-    /// classes) and not reported there.
+    /// Their directories, read with each sub-project that imports them (its code calls their
+    /// helpers and classes) and not reported there.
     context: Vec<PathBuf>,
-    /// Reading the root's packages once more per sub-project costs no more than the tree.
-    pub(crate) affordable: bool,
 }
 
 impl Plan {
-    /// The note of a tree checked as one project though it holds sub-projects.
-    pub(crate) fn note(&self) -> String {
+    /// Whether any sub-project is checked apart.
+    pub(crate) fn splits(&self) -> bool {
+        !self.subs.is_empty()
+    }
+
+    /// The note on the sub-projects checked with the root's declarations, if any.
+    pub(crate) fn note(&self) -> Option<String> {
+        if self.folded.is_empty() {
+            return None;
+        }
         let shown: Vec<String> = self
-            .subs
+            .folded
             .iter()
             .take(5)
             .map(|s| format!("`{}`", self.shown(s)))
             .collect();
-        format!(
-            "{} director{} ({}{}) have declarations of their own, checked here against the project's (checking each apart would read the project's packages again for each); `apicompat check DIR` checks one against its own",
-            self.subs.len(),
-            if self.subs.len() == 1 { "y" } else { "ies" },
+        let one = self.folded.len() == 1;
+        Some(format!(
+            "{} {} ({}{}) {} declarations of {} own, checked here against the project's ({} the project's packages, and reading them again for each would cost more than the tree); `apicompat check DIR` checks one against its own",
+            self.folded.len(),
+            if one { "directory" } else { "directories" },
             shown.join(", "),
-            if self.subs.len() > 5 { ", ..." } else { "" }
-        )
+            if self.folded.len() > 5 { ", ..." } else { "" },
+            if one { "has" } else { "have" },
+            if one { "its" } else { "their" },
+            if one { "it imports" } else { "each imports" },
+        ))
     }
 
     /// `base` for the root's part: the root's declarations, the sub-projects left out.
@@ -102,7 +118,9 @@ impl Plan {
             o.own_roots.extend(provided);
             o.own_roots.dedup();
         }
-        o.context = self.context.clone();
+        if self.with_context.iter().any(|s| s == sub) {
+            o.context = self.context.clone();
+        }
         o.skip_dirs = self
             .subs
             .iter()
@@ -121,8 +139,20 @@ impl Plan {
 /// sub-project with its own declarations completed by the root's.
 pub(crate) fn run(catalog: &Catalog, options: &Options, plan: Plan) -> Result<Report, UsageError> {
     let mut report = part(catalog, &plan.root_options(options))?;
+    if let Some(note) = plan.note() {
+        report.summary.notes.push(note);
+    }
     for sub in &plan.subs {
-        let sub_report = part(catalog, &plan.sub_options(options, sub))?;
+        let mut sub_report = part(catalog, &plan.sub_options(options, sub))?;
+        // A sub-project's unreadable line does not stop the tree's check: its part is
+        // checked with the lines that could be read, and says so.
+        // (The lines are in its notes already.)
+        if !std::mem::take(&mut sub_report.summary.bad_declarations).is_empty() {
+            sub_report.summary.notes.push(format!(
+                "`{}` is checked with those of its declarations that could be read",
+                plan.shown(sub)
+            ));
+        }
         report.summary.notes.push(format!(
             "`{}` has declarations of its own: its {} file(s) are checked against them",
             plan.shown(sub),
@@ -149,7 +179,7 @@ impl Parts {
         let mut notes = Vec::new();
         let filter = crate::file_filter(root, &declared.tool_config, files, &mut notes);
         let discovered = files::discover(&[root.to_path_buf()], &filter);
-        let plan = plan(root, &declared, &discovered, &filter).filter(|p| p.affordable);
+        let plan = plan(root, &declared, &discovered, &filter).filter(Plan::splits);
         Parts { plan }
     }
 
@@ -164,12 +194,7 @@ impl Parts {
             return (root.to_path_buf(), o);
         };
         // The deepest sub-project that holds the file.
-        let sub = plan
-            .subs
-            .iter()
-            .filter(|s| file.starts_with(s))
-            .max_by_key(|s| s.components().count());
-        match sub {
+        match deepest(&plan.subs, file) {
             None => {
                 let mut o = plan.root_options(base);
                 o.paths = vec![plan.root.clone()];
@@ -208,9 +233,10 @@ pub(crate) fn plan(
             if d.as_os_str().is_empty() {
                 break;
             }
-            let is_marked = *marked
-                .entry(d.to_path_buf())
-                .or_insert_with(|| MARKERS.iter().any(|m| d.join(m).is_file()));
+            let is_marked = *marked.entry(d.to_path_buf()).or_insert_with(|| {
+                MARKERS.iter().any(|m| d.join(m).is_file())
+                    || apicompat_requirements::has_conda_file(d)
+            });
             if is_marked {
                 let at_root = std::fs::canonicalize(d).is_ok_and(|a| a == root_abs);
                 if !at_root {
@@ -221,11 +247,29 @@ pub(crate) fn plan(
             dir = d.parent();
         }
     }
-    // Only directories below the root that bound some package differently.
+    let mut own: Vec<String> = discovered.own_packages.iter().cloned().collect();
+    own.sort();
+    let own_dirs: Vec<PathBuf> = own
+        .iter()
+        .flat_map(|name| [root.join(name), root.join("src").join(name)])
+        .filter(|d| d.is_dir())
+        .collect();
+    // Only directories below the root that bound some package differently, and not inside
+    // one of the root's packages unless they build a project of their own (that code ships
+    // with the package and runs under its declarations; a `requirements.txt` there serves
+    // its tests or benchmarks, a vendored project has a `setup.py`).
+    let own_abs: Vec<PathBuf> = own_dirs
+        .iter()
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .collect();
     let subs: Vec<PathBuf> = found
         .into_iter()
         .filter(|d| {
-            std::fs::canonicalize(d).is_ok_and(|a| a.starts_with(&root_abs) && a != root_abs)
+            std::fs::canonicalize(d).is_ok_and(|a| {
+                a.starts_with(&root_abs)
+                    && a != root_abs
+                    && (!own_abs.iter().any(|o| a.starts_with(o)) || buildable(d))
+            })
         })
         .filter(|d| bounds(&inherit(declared, read_project(d))) != bounds(declared))
         .take(MAX_SUBPROJECTS)
@@ -233,25 +277,95 @@ pub(crate) fn plan(
     if subs.is_empty() {
         return None;
     }
-    let mut own: Vec<String> = discovered.own_packages.iter().cloned().collect();
-    own.sort();
-    let context: Vec<PathBuf> = own
-        .iter()
-        .flat_map(|name| [root.join(name), root.join("src").join(name)])
-        .filter(|d| d.is_dir() && !subs.iter().any(|s| d.starts_with(s) || s.starts_with(d)))
+    let context: Vec<PathBuf> = own_dirs
+        .into_iter()
+        .filter(|d| !subs.iter().any(|s| d.starts_with(s) || s.starts_with(d)))
         .collect();
     let context_files = if context.is_empty() {
         0
     } else {
         files::discover(&context, filter).files.len()
     };
-    let affordable = context_files.saturating_mul(subs.len()) <= discovered.files.len();
+    // A sub-project that imports none of the root's packages costs its own files; one that
+    // does also costs the context, read again. Those are split off while the context read
+    // again stays within the tree's size; the rest are checked with the root.
+    let context_names: HashSet<&str> = context
+        .iter()
+        .filter_map(|d| d.file_name()?.to_str())
+        .collect();
+    let mut importing: HashSet<PathBuf> = HashSet::default();
+    if !context_names.is_empty() {
+        for file in &discovered.files {
+            let Some(sub) = deepest(&subs, file) else {
+                continue;
+            };
+            if !importing.contains(sub) && imports_any(file, &context_names) {
+                importing.insert(sub.clone());
+            }
+        }
+    }
+    let budget = discovered.files.len();
+    let mut spent = 0usize;
+    let mut split = Vec::new();
+    let mut with_context = Vec::new();
+    let mut folded = Vec::new();
+    for sub in subs {
+        if !importing.contains(&sub) {
+            split.push(sub);
+        } else if spent.saturating_add(context_files) <= budget {
+            spent += context_files;
+            with_context.push(sub.clone());
+            split.push(sub);
+        } else {
+            folded.push(sub);
+        }
+    }
     Some(Plan {
         root: root.to_path_buf(),
-        subs,
+        subs: split,
+        with_context,
+        folded,
         own,
         context,
-        affordable,
+    })
+}
+
+/// Whether `dir` holds a project that builds (more than a requirements file).
+fn buildable(dir: &Path) -> bool {
+    MARKERS
+        .iter()
+        .filter(|m| **m != "requirements.txt")
+        .any(|m| dir.join(m).is_file())
+}
+
+/// The deepest of `subs` that holds `file`.
+fn deepest<'a>(subs: &'a [PathBuf], file: &Path) -> Option<&'a PathBuf> {
+    subs.iter()
+        .filter(|s| file.starts_with(s))
+        .max_by_key(|s| s.components().count())
+}
+
+/// Whether the file at `path` imports a top-level module among `names` (`import a.b`,
+/// `import x, a`, `from a.b import c`, also indented). A line scan, no parse: a match in a
+/// string only adds context to a part.
+fn imports_any(path: &Path, names: &HashSet<&str>) -> bool {
+    let Ok(bytes) = apicompat_requirements::read_regular_file(path, files::MAX_FILE_BYTES) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let first = |item: &str| {
+        let head = item.trim().split(['.', ' ', '\t']).next().unwrap_or("");
+        names.contains(head)
+    };
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("from ") {
+            first(rest)
+        } else if let Some(rest) = line.strip_prefix("import ") {
+            rest.split('#').next().unwrap_or("").split(',').any(first)
+        } else {
+            false
+        }
     })
 }
 
@@ -323,7 +437,6 @@ fn join(report: &mut Report, part: Report) {
         }
     }
     s.io_failure |= p.io_failure;
-    s.bad_declarations.extend(p.bad_declarations);
     s.unindexed.extend(p.unindexed);
     report.sources.extend(part.sources);
     report.chains.extend(part.chains);

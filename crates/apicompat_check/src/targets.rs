@@ -747,7 +747,8 @@ pub fn find_project_root(start: &Path) -> std::path::PathBuf {
             "environment.yaml",
         ]
         .iter()
-        .any(|m| dir.join(m).symlink_metadata().is_ok());
+        .any(|m| dir.join(m).symlink_metadata().is_ok())
+            || apicompat_requirements::has_conda_file(dir);
         if marker {
             return dir.to_path_buf();
         }

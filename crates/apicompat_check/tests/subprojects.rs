@@ -60,3 +60,86 @@ fn sub_projects_are_checked_against_their_own_bounds() {
         .iter()
         .any(|f| f.starts_with("newer/run.py")));
 }
+
+#[test]
+fn only_sub_projects_that_import_the_root_packages_cost_a_second_read() {
+    let importing = "from mypkg import m1\nimport torch\n\n\ndef build():\n    return torch.distributed.pipelining.pipeline\n";
+    let dir = project(
+        "subprojects_cost",
+        &[
+            ("requirements.txt", "torch>=2.3.0\n"),
+            ("mypkg/__init__.py", ""),
+            ("mypkg/m1.py", "X = 1\n"),
+            ("mypkg/m2.py", "X = 2\n"),
+            ("mypkg/m3.py", "X = 3\n"),
+            ("mypkg/m4.py", "X = 4\n"),
+            ("mypkg/m5.py", "X = 5\n"),
+            // Imports nothing of the root's: split off at no cost.
+            ("alone/requirements.txt", "torch>=2.4.0\n"),
+            ("alone/run.py", USE),
+            // Import the root's package: the first fits in the tree's size (6 more files
+            // read for 10), the second would not and is checked with the root.
+            ("uses/requirements.txt", "torch>=2.4.0\n"),
+            ("uses/run.py", importing),
+            ("zuses/requirements.txt", "torch>=2.4.0\n"),
+            ("zuses/run.py", importing),
+            // A line that cannot be read does not stop the tree's check.
+            ("bad/requirements.txt", "torch>=2.4.0\nclip==1.0==\n"),
+            ("bad/run.py", USE),
+        ],
+    );
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let mut got = brief(&report, &dir);
+    got.retain(|f| !f.contains("AC008"));
+    assert_eq!(
+        got,
+        ["zuses/run.py:6:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+    let notes = report.summary.notes.join("\n");
+    for sub in ["alone", "uses", "bad"] {
+        assert!(
+            notes.contains(&format!("`{sub}` has declarations of its own")),
+            "{notes}"
+        );
+    }
+    assert!(
+        notes.contains(
+            "1 directory (`zuses`) has declarations of its own, checked here against the project's"
+        ),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("`bad` is checked with those of its declarations that could be read"),
+        "{notes}"
+    );
+    assert!(report.summary.bad_declarations.is_empty());
+}
+
+#[test]
+fn a_conda_file_marks_a_sub_project() {
+    let dir = project(
+        "subprojects_conda",
+        &[
+            ("requirements.txt", "torch>=2.3.0\n"),
+            ("train.py", USE),
+            // A conda file under another name, in an experiment's directory.
+            (
+                "exp/conda_env.yml",
+                "name: exp\ndependencies:\n  - python=3.11\n  - pip:\n    - torch>=2.4.0\n",
+            ),
+            ("exp/run.py", USE),
+        ],
+    );
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let mut got = brief(&report, &dir);
+    got.retain(|f| !f.contains("AC008"));
+    assert_eq!(
+        got,
+        ["train.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains("`exp` has declarations of its own"),
+        "{notes}"
+    );
+}

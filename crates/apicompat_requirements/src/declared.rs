@@ -326,15 +326,18 @@ pub fn read_project(dir: &Path) -> Declared {
     for file in main {
         reqtxt::read_file(&mut c, &file, false, None);
     }
-    for name in ["environment.yml", "environment.yaml"] {
-        let path = dir.join(name);
-        if exists(&path) {
-            yaml_env::read(&mut c, &path);
-        }
+    let (conda, conda_scoped) = yaml_env::conda_files(dir);
+    if let Some(path) = conda {
+        yaml_env::read(&mut c, &path);
     }
     for file in scoped {
         c.scope = requirements_scope(&file);
         reqtxt::read_file(&mut c, &file, false, None);
+    }
+    // Other conda files (`environment-gpu.yml`, `conda_cpu.yaml`): a scope each, by stem.
+    for file in conda_scoped {
+        c.scope = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+        yaml_env::read(&mut c, &file);
     }
     c.scope = None;
     c.out
@@ -352,10 +355,9 @@ pub fn is_declaration_file(dir: &Path, file: &Path) -> bool {
         return false;
     };
     if parent == dir {
-        matches!(
-            name,
-            "pyproject.toml" | "setup.cfg" | "setup.py" | "environment.yml" | "environment.yaml"
-        ) || is_requirements_name(name)
+        matches!(name, "pyproject.toml" | "setup.cfg" | "setup.py")
+            || yaml_env::is_conda_name(name)
+            || is_requirements_name(name)
     } else {
         parent == dir.join("requirements") && name.ends_with(".txt")
     }

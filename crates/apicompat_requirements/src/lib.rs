@@ -48,3 +48,4 @@ pub use version::{
     admits, admits_with, local_label, parse_specifiers, parse_version, release_of, satisfies,
     select, Operator, Version, VersionError, VersionSpecifier, VersionSpecifiers,
 };
+pub use yaml_env::{has_conda_file, is_conda_name};

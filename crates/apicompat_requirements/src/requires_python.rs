@@ -24,9 +24,11 @@ pub struct RequiresPython {
 /// Reads the project's `requires-python` from the first file that declares one. A value that
 /// is not a valid specifier set is returned as `Err` with where it is, never a panic.
 pub fn read_requires_python(dir: &Path) -> Option<Result<RequiresPython, String>> {
+    let named = |(raw, file, line): (String, &str, u32)| (raw, file.to_string(), line);
     let found = from_pyproject(dir)
-        .or_else(|| from_setup_cfg(dir))
-        .or_else(|| from_setup_py(dir))
+        .map(named)
+        .or_else(|| from_setup_cfg(dir).map(named))
+        .or_else(|| from_setup_py(dir).map(named))
         .or_else(|| crate::yaml_env::conda_python(dir))?;
     let (raw, file, line) = found;
     let source = Source {

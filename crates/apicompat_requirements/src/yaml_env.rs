@@ -3,7 +3,7 @@
 //!
 //! A small reader for that one shape (block-style YAML lists), not a YAML parser.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::declared::{Collector, Severity};
 use crate::reqtxt;
@@ -150,25 +150,81 @@ fn conda_spec(spec: &str) -> Option<(&str, String)> {
     Some((name, version))
 }
 
-/// The Python versions a conda environment file in `dir` asks for (`- python=3.9`,
-/// `- python>=3.8, <3.10`), as PEP 440 specifiers, with the file and line.
-pub(crate) fn conda_python(dir: &Path) -> Option<(String, &'static str, u32)> {
-    for name in ["environment.yml", "environment.yaml"] {
-        let Ok(bytes) =
-            crate::safe_read::read_regular_file(&dir.join(name), crate::declared::MAX_FILE_BYTES)
-        else {
-            continue;
-        };
-        let text = crate::lines::decode(&bytes);
-        let found = entries(&text).1.into_iter().find_map(|(line, spec)| {
-            let (n, version) = conda_spec(&spec)?;
-            (n == "python" && !version.is_empty()).then_some((version, name, line))
-        });
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
+/// Whether a file of this name may be a conda environment file: YAML named `environment*`,
+/// `env`, `env_*`/`env-*` or with `conda` in its name (`conda_env.yml`, `environment-gpu.yaml`).
+pub fn is_conda_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let Some(stem) = lower
+        .strip_suffix(".yml")
+        .or_else(|| lower.strip_suffix(".yaml"))
+    else {
+        return false;
+    };
+    stem.starts_with("environment")
+        || stem == "env"
+        || stem.starts_with("env_")
+        || stem.starts_with("env-")
+        || stem.contains("conda")
+}
+
+/// The conda environment files of `dir`, sorted: the main one (`environment.yml`, else
+/// `environment.yaml`, else the only one), and the others (each a scope named by its stem).
+/// Another file that does not list `dependencies:` is not one.
+pub(crate) fn conda_files(dir: &Path) -> (Option<PathBuf>, Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (None, Vec::new());
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| is_conda_name(&e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .filter(|p| {
+            // `environment.yml` is read whatever it holds (and reported when unreadable).
+            let exact = p
+                .file_name()
+                .is_some_and(|f| f == "environment.yml" || f == "environment.yaml");
+            exact || (p.is_file() && lists_dependencies(p))
+        })
+        .collect();
+    found.sort();
+    let named = |n: &str| {
+        found
+            .iter()
+            .position(|p| p.file_name().is_some_and(|f| f == n))
+    };
+    let main = named("environment.yml")
+        .or_else(|| named("environment.yaml"))
+        .or_else(|| (found.len() == 1).then_some(0));
+    let main = main.map(|i| found.remove(i));
+    (main, found)
+}
+
+/// Whether a file has a top-level `dependencies:` key (read up to the declared files' limit).
+fn lists_dependencies(path: &Path) -> bool {
+    crate::safe_read::read_regular_file(path, crate::declared::MAX_FILE_BYTES).is_ok_and(|b| {
+        crate::lines::decode(&b)
+            .lines()
+            .any(|l| l.trim_end().starts_with("dependencies:"))
+    })
+}
+
+/// Whether `dir` holds a conda environment file ([`conda_files`]).
+pub fn has_conda_file(dir: &Path) -> bool {
+    let (main, others) = conda_files(dir);
+    main.is_some() || !others.is_empty()
+}
+
+/// The Python versions the main conda environment file in `dir` asks for (`- python=3.9`,
+/// `- python>=3.8, <3.10`), as PEP 440 specifiers, with the file's name and line.
+pub(crate) fn conda_python(dir: &Path) -> Option<(String, String, u32)> {
+    let path = conda_files(dir).0?;
+    let bytes = crate::safe_read::read_regular_file(&path, crate::declared::MAX_FILE_BYTES).ok()?;
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let text = crate::lines::decode(&bytes);
+    entries(&text).1.into_iter().find_map(|(line, spec)| {
+        let (n, version) = conda_spec(&spec)?;
+        (n == "python" && !version.is_empty()).then_some((version, name.clone(), line))
+    })
 }
 
 pub(crate) fn read(c: &mut Collector, path: &Path) {

@@ -1021,3 +1021,67 @@ fn two_extras_reading_one_file_each_have_its_requirements() {
         ]
     );
 }
+
+#[test]
+fn conda_files_by_other_names() {
+    // One conda file under another name is the main set (decision-transformer's
+    // `gym/conda_env.yml`); YAML without `dependencies:` is not one.
+    let dir = fixture_dir("conda_other_name");
+    write(
+        &dir,
+        "conda_env.yml",
+        "name: dt\nchannels:\n  - pytorch\ndependencies:\n  - python=3.8\n  - pip:\n    - transformers==4.5.1\n",
+    );
+    write(&dir, "env_config.yaml", "lr: 0.1\nbatch: 4\n");
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        [triple("transformers", "==4.5.1", "conda_env.yml:7")]
+    );
+    assert_eq!(groups_of(&got), [None]);
+    assert!(apicompat_requirements::is_declaration_file(
+        &dir,
+        &dir.join("conda_env.yml")
+    ));
+    let rp = apicompat_requirements::read_requires_python(&dir)
+        .expect("declared")
+        .expect("valid");
+    assert_eq!(rp.source.to_string(), "conda_env.yml:5");
+    // Beside `environment.yml`, another conda file is a scope named by its stem.
+    let dir = fixture_dir("conda_scoped");
+    write(
+        &dir,
+        "environment.yml",
+        "dependencies:\n  - pip:\n    - torch==2.1.0\n",
+    );
+    write(
+        &dir,
+        "environment-gpu.yml",
+        "dependencies:\n  - pip:\n    - torch==2.2.0\n",
+    );
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        [
+            triple("torch", "==2.1.0", "environment.yml:3"),
+            triple("torch", "==2.2.0", "environment-gpu.yml:3"),
+        ]
+    );
+    assert_eq!(groups_of(&got), [None, Some("environment-gpu")]);
+    // Without a main file and with two others, both are scopes.
+    let dir = fixture_dir("conda_two");
+    write(
+        &dir,
+        "conda_cpu.yml",
+        "dependencies:\n  - pip:\n    - torch==2.1.0\n",
+    );
+    write(
+        &dir,
+        "conda_gpu.yml",
+        "dependencies:\n  - pip:\n    - torch==2.2.0\n",
+    );
+    assert_eq!(
+        groups_of(&read_project(&dir)),
+        [Some("conda_cpu"), Some("conda_gpu")]
+    );
+}

@@ -3,6 +3,7 @@
 //! each with where it runs (import time or call time), whether the code guards it, and which
 //! releases its branch runs on.
 
+use crate::last_segment;
 use apicompat_hash::{HashMap, HashSet};
 
 use ruff_python_ast::visitor::Visitor;
@@ -518,10 +519,6 @@ fn is_dunder(name: &str) -> bool {
 /// `importlib.metadata.version` as called (also imported as `version`).
 fn is_metadata_version(callee: &str) -> bool {
     callee == "version" || callee.ends_with("metadata.version")
-}
-
-fn last_segment(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
 }
 
 /// `a.b.c` for a chain of names and attributes (bounded: longer chains give `None`).

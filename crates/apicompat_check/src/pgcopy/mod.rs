@@ -15,6 +15,7 @@ mod facts;
 mod indexed;
 mod pgindex;
 
+use crate::last_segment;
 use apicompat_hash::{HashMap, HashSet};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::BTreeMap;
@@ -390,10 +391,6 @@ fn common_root(files: &[Arc<Analyzed>]) -> PathBuf {
         });
     }
     root.unwrap_or_default()
-}
-
-fn last_segment(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
 }
 
 impl<'a> Engine<'a> {

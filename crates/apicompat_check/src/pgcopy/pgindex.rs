@@ -4,6 +4,7 @@
 //! with one of those types (`-> ProcessGroup`, `-> Optional[ProcessGroup]`,
 //! `-> tuple[ProcessGroup, list[ProcessGroup]]`). Nothing else is known by name.
 
+use crate::last_segment;
 use apicompat_hash::{HashMap, HashSet};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -208,10 +209,6 @@ impl PgIndex {
             .collect();
         (!mine.is_empty() && defs.others <= mine.len()).then(|| mine[0].clone())
     }
-}
-
-fn last_segment(path: &str) -> &str {
-    path.rsplit('.').next().unwrap_or(path)
 }
 
 /// The dotted identifiers of an annotation (`Optional[dist.ProcessGroup]` -> `Optional`,

@@ -4,8 +4,9 @@ use apicompat_index::ranges;
 
 use super::{guard, mask, Rule, RuleInfo};
 use crate::collect::{Use, UseKind};
+use crate::last_segment;
 use crate::model::{Finding, Fix, FixKind, Severity};
-use crate::stability::{base_finding, last_segment, private_segment, Fact, Facts, Pending};
+use crate::stability::{base_finding, private_segment, Fact, Facts, Pending};
 use crate::targets::Target;
 
 /// ## What it does

@@ -414,3 +414,18 @@ fn isinstance_tests_type_what_they_test() {
         ["train.py:5:9 AC002 error call-time torch.optim.Optimizer.register_step_pre_hook missing=1.13.1"]
     );
 }
+
+#[test]
+fn a_try_handler_runs_where_its_one_object_read_is_missing() {
+    // The handler runs only where the body's one read fails: as the `else` of `hasattr`
+    // (study 20 F-B: `try: cache.get_max_cache_shape() except: cache.get_max_length()`).
+    let src = "import torch\n\ndef f(params):\n    opt = torch.optim.AdamW(params)\n    try:\n        n = opt.param_groups\n    except AttributeError:\n        opt.not_a_member_anywhere()\n\ndef g(params):\n    opt = torch.optim.AdamW(params)\n    try:\n        n = opt.not_a_member_anywhere()\n    except AttributeError:\n        opt.also_not_a_member()\n\ndef h(params, other):\n    opt = torch.optim.AdamW(params)\n    try:\n        n = other.param_groups\n    except AttributeError:\n        opt.not_a_member_anywhere()\n\ndef k(params):\n    opt = torch.optim.AdamW(params)\n    try:\n        n = opt.param_groups\n        m = opt.defaults\n    except AttributeError:\n        opt.not_a_member_anywhere()\n";
+    assert_eq!(
+        findings("obj-try-read", src, "2.5.0"),
+        [
+            "train.py:15:9 AC002 error call-time torch.optim.AdamW.also_not_a_member missing=2.5.0",
+            "train.py:22:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
+            "train.py:30:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
+        ]
+    );
+}

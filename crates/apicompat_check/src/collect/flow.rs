@@ -129,6 +129,10 @@ impl<'a> Walker<'a> {
         let uses_before = self.out.uses.len();
         self.with_ctx(body_ctx, |w| w.body(&t.body));
         let only_import = self.only_import(&t.body, uses_before);
+        let object_read = match only_import {
+            None => self.only_object_read(&t.body, uses_before),
+            Some(_) => None,
+        };
         for h in &t.handlers {
             let ast::ExceptHandler::ExceptHandler(h) = h;
             if let Some(ty) = &h.type_ {
@@ -153,6 +157,20 @@ impl<'a> Walker<'a> {
                         present: false,
                         instance: true,
                         alternatives: others.to_vec(),
+                    };
+                    if !hctx.requires.contains(&test) {
+                        hctx.requires.push(test);
+                    }
+                }
+                // The handler of `try: n = cache.get_max_cache_shape()` runs where the class
+                // of `cache` lacks it (as the `else` of `hasattr(cache, ...)`), once the
+                // semantic model knows that class (`objects.rs`).
+                if let Some(path) = &object_read {
+                    let test = PathTest {
+                        path: path.clone(),
+                        present: false,
+                        instance: true,
+                        alternatives: Vec::new(),
                     };
                     if !hctx.requires.contains(&test) {
                         hctx.requires.push(test);
@@ -194,6 +212,55 @@ impl<'a> Walker<'a> {
         let mut paths: Vec<String> = added.iter().map(|u| u.path.clone()).collect();
         paths.dedup();
         Some(paths)
+    }
+
+    /// For a `try` body of at most three plain statements (assignments, expressions, a
+    /// `return`) whose only read that may fail is one attribute of an object the walk cannot
+    /// resolve (`n = cache.get_max_cache_shape()`), and that uses no indexed path: that read,
+    /// as a test on the object ([`OBJECT_TEST`]). Any other attribute read (of a call's
+    /// result, of a subscript, a second one): None.
+    fn only_object_read(&self, body: &[Stmt], uses_before: usize) -> Option<String> {
+        if body.is_empty() || body.len() > 3 {
+            return None;
+        }
+        let mut values: Vec<&Expr> = Vec::new();
+        for stmt in body {
+            match stmt {
+                Stmt::Assign(a) if a.targets.iter().all(|t| matches!(t, Expr::Name(_))) => {
+                    values.push(&a.value)
+                }
+                Stmt::AnnAssign(a) if matches!(&*a.target, Expr::Name(_)) => {
+                    values.extend(a.value.as_deref())
+                }
+                Stmt::Expr(e) => values.push(&e.value),
+                Stmt::Return(r) => values.extend(r.value.as_deref()),
+                s if cannot_fail(s) => {}
+                _ => return None,
+            }
+        }
+        let end = body.last()?.end();
+        let start = body.first()?.start();
+        let indexed = self
+            .out
+            .uses
+            .get(uses_before..)?
+            .iter()
+            .any(|u| u.range.start() >= start && u.range.end() <= end);
+        if indexed {
+            return None;
+        }
+        let mut reads = AttributeReads {
+            walker: self,
+            found: Vec::new(),
+            other: false,
+        };
+        for v in values {
+            ruff_python_ast::visitor::Visitor::visit_expr(&mut reads, v);
+        }
+        match (&*reads.found, reads.other) {
+            ([(receiver, attr)], false) => Some(format!("{OBJECT_TEST}{receiver}\u{0}{attr}")),
+            _ => None,
+        }
     }
 
     pub(super) fn with_stmt(&mut self, w: &'a ast::StmtWith) {
@@ -305,5 +372,33 @@ fn handler_catches(h: &ast::ExceptHandlerExceptHandler, is: &dyn Fn(&Expr) -> bo
     match ty {
         Expr::Tuple(tuple) => tuple.elts.iter().any(is),
         e => is(e),
+    }
+}
+
+/// The attribute reads of an expression: `receiver.attr` on a dotted receiver the walker does
+/// not resolve to an import (each chain counted once, by its last read), and whether there is
+/// another kind (`f().x`, `a[0].x`) or one on an import.
+struct AttributeReads<'w, 'a> {
+    walker: &'w Walker<'a>,
+    found: Vec<(String, String)>,
+    other: bool,
+}
+
+impl<'e> ruff_python_ast::visitor::Visitor<'e> for AttributeReads<'_, '_> {
+    fn visit_expr(&mut self, expr: &'e Expr) {
+        match expr {
+            Expr::Attribute(a) => match dotted(&a.value) {
+                Some(receiver) if self.walker.resolve(&a.value).is_none() => {
+                    self.found.push((receiver, a.attr.to_string()));
+                }
+                _ => {
+                    self.other = true;
+                    ruff_python_ast::visitor::walk_expr(self, expr);
+                }
+            },
+            // A function or lambda defined here runs later, if at all.
+            Expr::Lambda(_) => {}
+            _ => ruff_python_ast::visitor::walk_expr(self, expr),
+        }
     }
 }

@@ -45,11 +45,14 @@ pub(crate) enum Cover {
     /// Every call is in a `try` that catches the failure (or under one of those functions).
     Guarded { at: GuardAt },
     /// The calls run only where these conditions hold (one per top-level module), or where
-    /// these paths exist.
+    /// these paths exist; and when `caught`, every one is also in a `try` that catches the
+    /// failure (a module imported in a `try` after an early exit on the version: its
+    /// import-time code is guarded, its functions exist only where the conditions held).
     Limited {
         versions: Vec<(String, Pred)>,
         has: Vec<String>,
         at: GuardAt,
+        caught: bool,
     },
 }
 
@@ -58,6 +61,8 @@ struct Context {
     versions: Vec<(String, Pred)>,
     has: Vec<String>,
     at: GuardAt,
+    /// Its failure is caught too.
+    caught: bool,
 }
 
 /// A call of a name: (file, position in its `calls` or `None` for a plain call, the function
@@ -139,11 +144,24 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         .module
         .as_ref()
         .filter(|c| matches!(c, Cover::Limited { .. }));
+    // The module's cover over a function's uses: its conditions, not its `try` (a later call
+    // is not in it).
+    let uncaught = limited.map(|c| match c {
+        Cover::Limited {
+            versions, has, at, ..
+        } => Cover::Limited {
+            versions: versions.clone(),
+            has: has.clone(),
+            at: *at,
+            caught: false,
+        },
+        c => c.clone(),
+    });
     let covers_of = |func: Option<u32>| -> [Option<&Cover>; 2] {
         match func {
             Some(f) => [
                 covers.functions.get(f as usize).and_then(Option::as_deref),
-                limited,
+                uncaught.as_ref(),
             ],
             None => [covers.module.as_ref(), None],
         }
@@ -244,7 +262,7 @@ impl Cover {
 /// Whether a cover guards a use of `path`, and the conditions it adds.
 fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
     match c {
-        Cover::Guarded { .. } => (true, Vec::new()),
+        Cover::Guarded { .. } | Cover::Limited { caught: true, .. } => (true, Vec::new()),
         Cover::Limited { versions, has, .. } => {
             let tested = has.iter().any(|h| {
                 path == h
@@ -386,19 +404,25 @@ impl Callers<'_> {
             range,
             file: u32::try_from(file).ok(),
         };
-        if let Some(o) = own.as_ref().filter(|o| o.guarded) {
-            return Step::Guarded(here(o.at));
+        let caught_here = own.as_ref().filter(|o| o.guarded).map(|o| here(o.at));
+        if let Some(at) = caught_here.filter(|_| {
+            own.as_ref()
+                .is_some_and(|o| o.versions.is_empty() && o.has.is_empty())
+        }) {
+            return Step::Guarded(at);
         }
         let mut ctx = match own {
             Some(o) => Context {
                 versions: o.versions,
                 has: o.has,
                 at: here(o.at),
+                caught: o.guarded,
             },
             None => Context {
                 versions: Vec::new(),
                 has: Vec::new(),
                 at: here(TextRange::default()),
+                caught: false,
             },
         };
         let outer = match func {
@@ -409,13 +433,24 @@ impl Callers<'_> {
             None => self.module_cover(file, depth + 1),
         };
         match outer {
-            Some(Cover::Guarded { at }) => return Step::Guarded(at),
-            Some(Cover::Limited { versions, has, at }) => {
+            Some(Cover::Guarded { at }) => {
+                if ctx.versions.is_empty() && ctx.has.is_empty() {
+                    return Step::Guarded(at);
+                }
+                ctx.caught = true;
+            }
+            Some(Cover::Limited {
+                versions,
+                has,
+                at,
+                caught,
+            }) => {
                 if ctx.versions.is_empty() && ctx.has.is_empty() {
                     ctx.at = at;
                 }
                 ctx.versions.extend(versions);
                 ctx.has.extend(has);
+                ctx.caught |= caught;
             }
             None => {}
         }
@@ -448,13 +483,21 @@ fn join(steps: Vec<Step>) -> Option<Cover> {
         .filter(|h| contexts[1..].iter().all(|c| c.has.contains(h)))
         .cloned()
         .collect();
+    // Caught everywhere: where a site is guarded without a condition, and where the limited
+    // ones are caught too.
+    let caught = contexts.iter().all(|c| c.caught);
     if versions.is_empty() && has.is_empty() {
-        return None;
+        return match (caught, guarded_at) {
+            (true, Some(at)) => Some(Cover::Guarded { at }),
+            (true, None) => Some(Cover::Guarded { at: contexts[0].at }),
+            _ => None,
+        };
     }
     Some(Cover::Limited {
         versions,
         has,
         at: contexts[0].at,
+        caught,
     })
 }
 

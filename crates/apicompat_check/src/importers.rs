@@ -20,6 +20,15 @@ use crate::files::Analyzed;
 /// An import site: (importing file, position in its [`crate::collect::FileUses::project_imports`]).
 pub(crate) type ImportRef = (usize, usize);
 
+/// Whether package `p` is above the module of file `f` (`accel` above `accel.fast`).
+fn above(p: &str, f: &Analyzed) -> bool {
+    f.module
+        .name
+        .iter()
+        .chain(&f.module.aliases)
+        .any(|m| m.len() > p.len() && m.starts_with(p) && m.as_bytes()[p.len()] == b'.')
+}
+
 /// For each file, the import statements that import its module; `None` when it may be
 /// imported from anywhere.
 pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> {
@@ -57,6 +66,11 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
             }
             targets.sort_unstable();
             targets.dedup();
+            // A package above the importing module (or the module itself) was imported before
+            // it: importing `accel.helpers` from `accel/fast.py` does not run `accel` first.
+            targets.retain(|&t| {
+                t != fi && !files[t].module.name.as_deref().is_some_and(|p| above(p, f))
+            });
             for t in targets {
                 sites[t].push((fi, si));
             }

@@ -358,3 +358,55 @@ def build(m):
         ["pkg/late.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
 }
+
+#[test]
+fn a_module_importing_a_sibling_does_not_import_its_package_first() {
+    // `pkg/sub/pipe.py` imports `pkg.sub.helpers`: `pkg.sub` was imported before `pipe`
+    // (study 20 F-C, ChatTTS's `model/cuda/te_llama.py`), so `pkg.sub` keeps the cover of its
+    // one guarded importer.
+    let pipe = format!("from .helpers import X\nfrom pkg.sub import helpers\n{PIPE}");
+    let dir = project(
+        "module_guards_sibling",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/flags.py", FLAGS),
+            ("pkg/sub/__init__.py", "from .pipe import build\n"),
+            ("pkg/sub/helpers.py", "X = 1\n"),
+            ("pkg/sub/pipe.py", &pipe),
+            (
+                "pkg/use.py",
+                "from pkg.flags import IS_24\n\n\ndef make(m):\n    if IS_24:\n        from pkg.sub import build\n        return build(m)\n",
+            ),
+            ("main.py", "print(1)\n"),
+        ],
+    );
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+}
+
+#[test]
+fn a_guarded_import_after_an_early_exit_keeps_the_condition_for_functions() {
+    // `pkg/__init__.py` leaves below 2.4 and then imports `pipe`; `pkg` itself is imported in
+    // a `try`: `pipe`'s import-time code is guarded, and its functions exist only on 2.4+
+    // (unsloth's vendored truststore: `if sys.version_info < (3, 10): raise ImportError`).
+    let later =
+        "import torch\n\n\ndef build(m):\n    return torch.distributed.pipelining.pipeline(m)\n";
+    let files = |init: &'static str| -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("pkg/__init__.py", init),
+            ("pkg/pipe.py", later),
+            (
+                "main.py",
+                "def make(m):\n    try:\n        import pkg\n    except ImportError:\n        return None\n    return pkg.build(m)\n",
+            ),
+        ]
+    };
+    let exits = "import torch\nfrom packaging import version\n\nif version.parse(torch.__version__) < version.parse(\"2.4.0\"):\n    raise ImportError(\"needs torch 2.4\")\n\nfrom .pipe import build\n";
+    let dir = project("module_guards_exit", &files(exits));
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    // Without the early exit the function is called on 2.3 too.
+    let dir = project("module_guards_no_exit", &files("from .pipe import build\n"));
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        ["pkg/pipe.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}

@@ -552,6 +552,12 @@ pub(crate) fn check_files(
             .map(|(_, a)| &a.uses),
     );
     let mut packages = Packages::new(catalog);
+    // The top-level names of the project's own modules.
+    let project_roots: HashSet<&str> = analyzed
+        .iter()
+        .flat_map(|a| a.module.name.iter().chain(&a.module.aliases))
+        .filter_map(|n| n.split('.').next())
+        .collect();
     for (fi, file) in analyzed.iter().enumerate() {
         if !is_reported(fi) {
             continue;
@@ -573,6 +579,15 @@ pub(crate) fn check_files(
                     None => foreign = true,
                 }
             }
+            // Annotated with (built by, checked as) a class of a package the index does not
+            // have: the attributes that class defines are unknown, not missing.
+            foreign |= file
+                .process_groups
+                .typed
+                .iter()
+                .filter(|t| t.range == m.range)
+                .filter_map(|t| t.class.split('.').next())
+                .any(|root| !project_roots.contains(root) && packages.for_root(root).is_none());
             if foreign {
                 continue;
             }

@@ -288,3 +288,38 @@ def instance_attribute(optimizer):
         report.findings
     );
 }
+
+#[test]
+fn a_receiver_of_a_class_outside_the_index_is_not_guessed() {
+    // Annotated with a class of a package the index does not have (study 20 F-D: dlrm's
+    // torchrec pipeline): that class's attributes are unknown. Without the annotation the
+    // read is judged by name, as for any object of unknown type.
+    let src = |param: &str| {
+        format!(
+            "import torch\nfrom colossalai.booster import Booster\nfrom elsewhere.zero import ZeroPipeline\n\n\ndef master({param}):\n    return optimizer._param_store.working_to_master_param\n"
+        )
+    };
+    let typed = src("optimizer: ZeroPipeline");
+    let dir = project(
+        "drift-foreign-annotation",
+        &[
+            ("m.py", &typed),
+            ("requirements.txt", "colossalai>=0.4.0\n"),
+        ],
+    );
+    assert!(run(&dir, &[]).findings.is_empty());
+    let untyped = src("optimizer");
+    let dir = project(
+        "drift-foreign-annotation-control",
+        &[
+            ("m.py", &untyped),
+            ("requirements.txt", "colossalai>=0.4.0\n"),
+        ],
+    );
+    let got: Vec<(u32, String)> = run(&dir, &[])
+        .findings
+        .iter()
+        .map(|f| (f.line, f.symbol.clone()))
+        .collect();
+    assert_eq!(got, [(7, "optimizer._param_store".to_string())]);
+}

@@ -105,6 +105,8 @@ pub struct HelperCall {
     pub root: Option<String>,
     /// How many positional arguments the call passes.
     pub args: usize,
+    /// Operators passed by keyword (`op="ge"`), by parameter name.
+    pub op_keywords: Vec<(String, Op)>,
     /// Keyword arguments that are versions (`min_version="4.52.0"`), for helpers with bounds.
     pub keywords: Vec<(String, Bound)>,
     /// The version given as a pip-style specifier with operators (`">=2.0"`, `">1.2,<2"`),
@@ -156,6 +158,8 @@ pub struct VersionHelper {
     pub position: usize,
     /// The position of the parameter that gives the operator as a string (`">="`).
     pub op_param: Option<usize>,
+    /// Its name, for a call that passes it by keyword (`compare(v, op="ge")`).
+    pub op_keyword: String,
     /// For a comparator: the position of the parameter holding the version compared.
     pub version_param: Option<usize>,
     /// For a function whose `True` results all come after early exits that return a false
@@ -194,6 +198,7 @@ impl VersionHelper {
             param,
             position,
             op_param: None,
+            op_keyword: String::new(),
             version_param: None,
             implies: None,
             exact: false,
@@ -276,6 +281,14 @@ impl VersionHelper {
         if !call.spec.is_empty() && !self.spec {
             return false;
         }
+        // The operator by keyword, the version by position or keyword:
+        // `compare_pytorch_version("v2.0.0", op="ge")`.
+        if self.version_param.is_none() && self.op_param.is_some() && call.op.is_none() {
+            let op_given = call.op_keywords.iter().any(|(k, _)| *k == self.op_keyword);
+            let version_given = (call.args == 1 && self.position == 0 && call.arg.is_some())
+                || (call.args == 0 && call.keywords.iter().any(|(k, _)| *k == self.param));
+            return op_given && version_given;
+        }
         match (self.version_param, self.op_param) {
             (None, None) => call.args == 1 && self.position == 0,
             (None, Some(0)) => call.args == 2 && self.position == 1 && call.op.is_some(),
@@ -296,6 +309,14 @@ impl Op {
             "!=" => Op::Ne,
             ">=" => Op::Ge,
             ">" => Op::Gt,
+            // The names of `operator`'s functions and of the comparison methods
+            // (`getattr(v, f"__{op}__")`).
+            "lt" => Op::Lt,
+            "le" => Op::Le,
+            "eq" => Op::Eq,
+            "ne" => Op::Ne,
+            "ge" => Op::Ge,
+            "gt" => Op::Gt,
             _ => return None,
         })
     }
@@ -441,8 +462,18 @@ impl Pred {
                     let (root, pred) = h.spec_condition(&call.spec, given.as_deref())?;
                     return Some((pred, Some(root)));
                 }
-                let arg = call.arg.as_ref()?.resolved(constants)?;
-                let (root, pred) = h.condition(arg, call.op, given.as_deref())?;
+                let arg = match &call.arg {
+                    Some(a) => a,
+                    None => &call.keywords.iter().find(|(k, _)| *k == h.param)?.1,
+                };
+                let arg = arg.resolved(constants)?;
+                let op = call.op.or_else(|| {
+                    call.op_keywords
+                        .iter()
+                        .find(|(k, _)| *k == h.op_keyword)
+                        .map(|(_, o)| *o)
+                });
+                let (root, pred) = h.condition(arg, op, given.as_deref())?;
                 (pred, Some(root))
             }
             Pred::Cmp(op, b @ Bound::Named(_)) => (Pred::Cmp(*op, b.resolved(constants)?), None),

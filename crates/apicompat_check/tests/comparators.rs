@@ -344,3 +344,44 @@ def f():
         ["m.py:11:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
     );
 }
+
+/// `getattr(parse(V), f"__{op}__")(parse(version))` with the operator by keyword (AutoGPTQ's
+/// `compare_pytorch_version("v2.0.0", op="ge")`, vendored in OLMo), from this module and
+/// from another.
+#[test]
+fn a_comparison_method_named_by_a_keyword_operator() {
+    let helper = "\
+from packaging.version import parse as parse_version
+
+
+def compare_pytorch_version(version: str = \"v2.0.0\", op: str = \"eq\"):
+    assert op in [\"eq\", \"lt\", \"le\", \"gt\", \"ge\"]
+
+    from torch import __version__
+
+    return getattr(parse_version(__version__), f\"__{op}__\")(parse_version(version))
+";
+    let local = format!(
+        "{helper}\n\ndef f():\n    if compare_pytorch_version(\"v2.4.0\", op=\"ge\"):\n        return torch.distributed.pipelining.pipeline\n    if compare_pytorch_version(\"v2.3.0\", op=\"ge\"):\n        return torch.distributed.pipelining.Schedule1F1B\n\n\nimport torch\n"
+    );
+    let got = check_files(
+        "dunder_keyword",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/utils.py", helper),
+            ("pkg/local.py", &local),
+            (
+                "pkg/other.py",
+                "import torch\n\nfrom .utils import compare_pytorch_version\n\n\ndef g():\n    if compare_pytorch_version(\"v2.4.0\", op=\"ge\"):\n        return torch.distributed.pipelining.pipeline\n    if compare_pytorch_version(\"2.4.0\", op=\"lt\"):\n        return torch.distributed.pipelining.pipeline\n",
+            ),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        [
+            "pkg/local.py:16:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1",
+            "pkg/other.py:10:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+        ]
+    );
+}

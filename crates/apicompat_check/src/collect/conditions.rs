@@ -42,6 +42,7 @@ impl<'a> Walker<'a> {
                 _ => continue,
             };
             let call = HelperCall {
+                op_keywords: Vec::new(),
                 positional: Vec::new(),
                 keywords: Vec::new(),
                 spec: Vec::new(),
@@ -600,6 +601,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         param: String::new(),
         position: usize::MAX,
         op_param: None,
+        op_keyword: String::new(),
         version_param: None,
         implies: Some((root, pred)),
         exact: false,

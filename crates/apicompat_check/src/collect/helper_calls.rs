@@ -61,6 +61,23 @@ impl<'a> Walker<'a> {
         let positional = positional_names(params);
         let pos = |name: &str| positional.iter().position(|p| *p == name);
         let args = &call.arguments.args;
+        // `return getattr(parse(V), f"__{op}__")(parse(P))`: the comparison method named by
+        // the operator parameter (`"ge"`), `V` the version (also a name the body imports:
+        // `from torch import __version__`).
+        if let Some((left, op_name)) = dunder_lookup(&call.func, &positional) {
+            let [right] = &**args else {
+                return None;
+            };
+            let param = version_param_of(params, right)?;
+            let root = self.version_root(left, 0).or_else(|| {
+                local_version(left, body).filter(|r| self.roots.contains(r.as_str()))
+            })?;
+            return Some(VersionHelper {
+                op_param: Some(pos(op_name)?),
+                op_keyword: op_name.to_string(),
+                ..VersionHelper::comparison(root, Op::Eq, param.clone(), pos(&param)?)
+            });
+        }
         if let Some(op_name) = op_lookup(&call.func, body, &positional) {
             let [left, right] = &**args else {
                 return None;
@@ -68,9 +85,11 @@ impl<'a> Walker<'a> {
             let param = version_param_of(params, right)?;
             let position = pos(&param)?;
             let op_param = Some(pos(op_name)?);
+            let op_keyword = op_name.to_string();
             if let Some(root) = self.version_root(left, 0) {
                 return Some(VersionHelper {
                     op_param,
+                    op_keyword,
                     ..VersionHelper::comparison(root, Op::Eq, param, position)
                 });
             }
@@ -79,6 +98,7 @@ impl<'a> Walker<'a> {
             };
             return Some(VersionHelper {
                 op_param,
+                op_keyword,
                 version_param: Some(pos(v.id.as_str())?),
                 ..VersionHelper::comparison(String::new(), Op::Eq, param, position)
             });
@@ -103,6 +123,7 @@ impl<'a> Walker<'a> {
         let position = pos(&param)?;
         Some(VersionHelper {
             op_param: Some(pos(op_arg.id.as_str())?),
+            op_keyword: op_arg.id.to_string(),
             ..VersionHelper::comparison(root, Op::Eq, param, position)
         })
     }
@@ -288,7 +309,7 @@ impl<'a> Walker<'a> {
             Some(h) => {
                 let value = arg_at(h.position, &h.param)?;
                 let op = match h.op_param {
-                    Some(i) => Some(op_string(args.args.get(i)?)?),
+                    Some(i) => Some(op_string(arg_at(i, &h.op_keyword)?)?),
                     None => None,
                 };
                 let root = match h.version_param {
@@ -305,6 +326,7 @@ impl<'a> Walker<'a> {
                     // `check_version(torch.__version__, ">=2.0")`: a comparator of another
                     // file that reads a specifier.
                     ([r, v], true) if spec_literal(v).is_some() => HelperCall {
+                        op_keywords: Vec::new(),
                         positional: Vec::new(),
                         keywords: Vec::new(),
                         arg: None,
@@ -314,6 +336,7 @@ impl<'a> Walker<'a> {
                         spec: spec_literal(v)?,
                     },
                     ([], _) => HelperCall {
+                        op_keywords: Vec::new(),
                         positional: Vec::new(),
                         // `h(min_version="4.52")` for a helper with bounds.
                         keywords: args
@@ -336,6 +359,7 @@ impl<'a> Walker<'a> {
                             && matches!(version_arg(a), Some(VBound::Version(_))) =>
                     {
                         HelperCall {
+                            op_keywords: Vec::new(),
                             keywords: Vec::new(),
                             spec: Vec::new(),
                             arg: None,
@@ -357,12 +381,30 @@ impl<'a> Walker<'a> {
                             _ => return None,
                         };
                         HelperCall {
+                            op_keywords: Vec::new(),
                             keywords: Vec::new(),
                             spec: Vec::new(),
                             arg: Some(version_arg(value)?),
                             op,
                             root,
                             args: positional.len(),
+                            positional: Vec::new(),
+                        }
+                    }
+                    // `h("v2.0.0", op="ge")`: a version, and operators by keyword.
+                    ([v], false) => {
+                        let mut op_keywords = Vec::new();
+                        for k in &args.keywords {
+                            op_keywords.push((k.arg.as_ref()?.to_string(), op_string(&k.value)?));
+                        }
+                        HelperCall {
+                            op_keywords,
+                            keywords: Vec::new(),
+                            spec: Vec::new(),
+                            arg: Some(version_arg(v)?),
+                            op: None,
+                            root: None,
+                            args: 1,
                             positional: Vec::new(),
                         }
                     }
@@ -388,4 +430,80 @@ impl<'a> Walker<'a> {
             _ => None,
         })
     }
+}
+
+/// `getattr(V, f"__{op}__")` with `op` a positional parameter: `V` and the parameter's name.
+fn dunder_lookup<'e, 'p>(func: &'e Expr, positional: &[&'p str]) -> Option<(&'e Expr, &'p str)> {
+    let Expr::Call(get) = func else {
+        return None;
+    };
+    let (Expr::Name(f), [value, name]) = (&*get.func, &*get.arguments.args) else {
+        return None;
+    };
+    if f.id.as_str() != "getattr" {
+        return None;
+    }
+    let Expr::FString(fs) = name else {
+        return None;
+    };
+    // Exactly `__`, `{op}`, `__`.
+    let mut parts = Vec::new();
+    for part in fs.value.iter() {
+        let ast::FStringPart::FString(f) = part else {
+            return None;
+        };
+        for el in f.elements.iter() {
+            parts.push(el);
+        }
+    }
+    let [ast::InterpolatedStringElement::Literal(a), ast::InterpolatedStringElement::Interpolation(i), ast::InterpolatedStringElement::Literal(b)] =
+        parts.as_slice()
+    else {
+        return None;
+    };
+    if a.value.as_ref() != "__"
+        || b.value.as_ref() != "__"
+        || i.conversion != ast::ConversionFlag::None
+        || i.format_spec.is_some()
+    {
+        return None;
+    }
+    let Expr::Name(op) = &*i.expression else {
+        return None;
+    };
+    let p = positional.iter().copied().find(|p| *p == op.id.as_str())?;
+    Some((value, p))
+}
+
+/// The package whose version `V` (or `parse(V)`) is when the body imports the name `V` from
+/// it (`from torch import __version__`).
+fn local_version(e: &Expr, body: &[Stmt]) -> Option<String> {
+    let name = match e {
+        Expr::Name(n) => n,
+        Expr::Call(c) => match &*c.arguments.args {
+            [Expr::Name(n)]
+                if c.arguments.keywords.is_empty()
+                    && dotted(&c.func)
+                        .is_some_and(|d| VERSION_PARSERS.contains(&last_segment(&d))) =>
+            {
+                n
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    body.iter().find_map(|s| match s {
+        Stmt::ImportFrom(i) if i.level == 0 => {
+            let module = i.module.as_ref()?.as_str();
+            i.names
+                .iter()
+                .any(|a| {
+                    a.name.as_str() == "__version__"
+                        && a.asname.as_ref().map_or("__version__", |x| x.as_str())
+                            == name.id.as_str()
+                })
+                .then(|| module.split('.').next().unwrap_or(module).to_string())
+        }
+        _ => None,
+    })
 }

@@ -39,7 +39,7 @@ type Failures = HashMap<(usize, String), BTreeMap<String, First>>;
 const MAX_ROUNDS: usize = 16;
 
 /// Rules whose findings are uses of a package's API (AC008 and file problems are not).
-fn is_use_error(f: &Finding) -> bool {
+pub(crate) fn is_use_error(f: &Finding) -> bool {
     f.severity == Severity::Error
         && !f.package.is_empty()
         && !f.missing_in.is_empty()
@@ -288,7 +288,7 @@ fn top_level(file: &Analyzed, line: u32) -> bool {
 }
 
 /// A path as findings show it: relative to the project when it is inside, without `./`.
-fn display(path: &Path, root: &Path) -> String {
+pub(crate) fn display(path: &Path, root: &Path) -> String {
     let path = path.strip_prefix(root).unwrap_or(path);
     let parts = path
         .components()

@@ -30,17 +30,15 @@ pub(crate) fn report(
 ) -> Report {
     // Uses behind an earlier failure of their module, among the findings reported.
     if mark_behind {
-        behind::mark(
-            &analyzed,
-            &settings.project_root,
-            &mut per_file,
-            |fi, f, lines| {
-                let file = &analyzed[fi];
-                settings.selection.enabled(f.code)
-                    && !settings.filter.ignores(&file.path, f.code)
-                    && !file.suppressions.silences(lines, f.code)
-            },
-        );
+        let counts = |fi: usize, f: &Finding, lines: &[u32]| {
+            let file = &analyzed[fi];
+            settings.selection.enabled(f.code)
+                && !settings.filter.ignores(&file.path, f.code)
+                && !file.suppressions.silences(lines, f.code)
+        };
+        behind::mark(&analyzed, &settings.project_root, &mut per_file, counts);
+        // And behind an earlier failure in the same function.
+        crate::behind_in_function::mark(&analyzed, &settings.project_root, &mut per_file, counts);
     }
     // Suppressions and selection.
     let mut sources: BTreeMap<PathBuf, String> = BTreeMap::new();

@@ -16,6 +16,7 @@
 
 pub mod add_noqa;
 mod behind;
+mod behind_in_function;
 mod callers;
 pub mod chains;
 pub mod collect;

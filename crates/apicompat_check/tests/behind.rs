@@ -110,3 +110,63 @@ fn failures_in_an_import_cycle_do_not_hide_each_other() {
         ]
     );
 }
+
+/// A statement of a function's body that fails on a release hides what comes after it in the
+/// function on those releases (study 20: dlrm's caffe2 script, six calls after one that fails);
+/// a failure that may be skipped (in an `if`, a conditional expression) hides nothing.
+#[test]
+fn uses_after_a_failing_statement_of_the_function_are_behind_it() {
+    let dir = project(
+        "behind_function",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+def f(cond):
+    torch.distributed.pipelining.pipeline(1)
+    torch.distributed.pipelining.Schedule1F1B(1)
+    if cond:
+        x = torch.distributed.pipelining.stage
+    return torch.distributed.pipelining.PipelineStage
+
+
+def g(cond):
+    if cond:
+        torch.distributed.pipelining.pipeline(1)
+    torch.distributed.pipelining.Schedule1F1B(1)
+    x = torch.distributed.pipelining.stage if cond else None
+    torch.distributed.pipelining.PipelineStage(1)
+
+
+def h():
+    torch.distributed.pipelining.pipeline(1)
+
+
+def k():
+    torch.distributed.pipelining.Schedule1F1B(1)
+",
+        )],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            "m.py:5:5 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "m.py:6:5 AC002 info behind torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+            "m.py:8:13 AC002 info behind torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+            "m.py:9:12 AC002 info behind torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
+            "m.py:14:9 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "m.py:15:5 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+            "m.py:16:9 AC002 info behind torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+            "m.py:17:5 AC002 info behind torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
+            "m.py:21:5 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "m.py:25:5 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+        ]
+    );
+    assert_eq!(
+        shown.findings[1].guard.as_deref(),
+        Some("`torch.distributed.pipelining.pipeline` (m.py:5), which fails first")
+    );
+}

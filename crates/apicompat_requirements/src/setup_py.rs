@@ -104,6 +104,16 @@ struct Walk<'a> {
     functions: HashMap<&'a str, &'a ruff_python_ast::StmtFunctionDef>,
 }
 
+/// The extras of one `extras_require` table, for [`Walk::extra_value`].
+struct Extra<'e, 'a> {
+    /// Its entries in the order they are set: the dict's, then `NAME["key"] = ...`.
+    entries: &'e [(&'a str, &'a Expr)],
+    /// The table's name, when the keyword names one.
+    dict_name: Option<&'a str>,
+    /// The extra being read.
+    group: &'e str,
+}
+
 impl<'a> Walk<'a> {
     fn stmts(&mut self, body: &'a [Stmt], depth: usize) {
         if depth > MAX_STMT_DEPTH {
@@ -425,18 +435,103 @@ impl Reader<'_> {
                 entries.extend(items.iter().copied());
             }
         }
-        for (key, value) in entries {
+        let dict_name = match &kw.value {
+            Expr::Name(name) => Some(name.id.as_str()),
+            _ => None,
+        };
+        let before = c.out.requirements.len();
+        // A key assigned again replaces its value: only its last value is read, which may
+        // name the earlier ones (`extras["nlp"] = list(chain(extras["nlp"], extras["common"]))`).
+        for (at, (key, value)) in entries.iter().enumerate() {
+            if entries[at + 1..].iter().any(|(k, _)| k == key) {
+                continue;
+            }
             let group = key.to_string();
             c.out.extras.push(crate::normalize_name(&group));
             self.start_value();
-            if self.read_from_files(c, value, Some(&group)) {
-                continue;
-            }
-            match self.list(value, 0) {
-                Ok(items) => self.push_all(c, items, Some(&group)),
-                Err(why) => self.given_up(c, kw, why, &format!("extra `{group}`: ")),
+            let extra = Extra {
+                entries: &entries,
+                dict_name,
+                group: &group,
+            };
+            if let Err(why) = self.extra_value(c, &extra, value, at, 0) {
+                self.given_up(c, kw, why, &format!("extra `{group}`: "));
             }
         }
+        // A line two joined extras both read is one requirement of the extra.
+        let mut seen = std::collections::HashSet::new();
+        let mut k = 0;
+        c.out.requirements.retain(|r| {
+            k += 1;
+            k <= before || seen.insert((r.group.clone(), r.source.clone(), r.raw.clone()))
+        });
+    }
+
+    /// Reads the value of an extra (the entry at `at`) into `extra.group`: requirement files
+    /// read by a helper, a list, or the items of other extras of the same table, joined by
+    /// `itertools.chain` or `+` (NeMo's `extras_require['nlp'] = list(chain(extras_require['nlp'],
+    /// extras_require['common']))`).
+    fn extra_value<'e>(
+        &'e self,
+        c: &mut Collector,
+        extra: &Extra<'_, 'e>,
+        value: &'e Expr,
+        at: usize,
+        depth: usize,
+    ) -> Result<(), NotRead> {
+        if depth > MAX_EXPR_DEPTH {
+            return Err(NotRead::Dynamic("too deeply nested".to_string()));
+        }
+        self.spend(1)?;
+        let value = self.resolve(value, depth)?;
+        // `extras["k"]` of the same table: its value as last assigned before this entry.
+        if let Expr::Subscript(sub) = value {
+            if let (Expr::Name(name), Expr::StringLiteral(key)) = (&*sub.value, &*sub.slice) {
+                if Some(name.id.as_str()) == extra.dict_name {
+                    let key = key.value.to_str();
+                    let earlier = extra.entries[..at].iter().rposition(|(k, _)| *k == key);
+                    let Some(i) = earlier else {
+                        return Err(NotRead::Dynamic(format!("extra `{key}` is not set before")));
+                    };
+                    return self.extra_value(c, extra, extra.entries[i].1, i, depth + 1);
+                }
+            }
+        }
+        let joined: Option<Vec<&'e Expr>> = match value {
+            // `list(chain(a, b))`, `chain(a, b)`, `itertools.chain(a, b)`.
+            Expr::Call(call) if call.arguments.keywords.is_empty() => {
+                let name = match &*call.func {
+                    Expr::Name(f) => Some(f.id.as_str()),
+                    Expr::Attribute(a) => Some(a.attr.as_str()),
+                    _ => None,
+                };
+                match (name, &*call.arguments.args) {
+                    (Some("list" | "tuple" | "set"), [Expr::Call(inner)])
+                        if inner.arguments.keywords.is_empty()
+                            && (matches!(&*inner.func, Expr::Name(f) if f.id.as_str() == "chain")
+                                || matches!(&*inner.func, Expr::Attribute(a) if a.attr.as_str() == "chain")) =>
+                    {
+                        Some(inner.arguments.args.iter().collect())
+                    }
+                    (Some("chain"), args) => Some(args.iter().collect()),
+                    _ => None,
+                }
+            }
+            Expr::BinOp(b) if b.op == Operator::Add => Some(vec![&*b.left, &*b.right]),
+            _ => None,
+        };
+        if let Some(parts) = joined {
+            for part in parts {
+                self.extra_value(c, extra, part, at, depth + 1)?;
+            }
+            return Ok(());
+        }
+        if self.read_from_files(c, value, Some(extra.group)) {
+            return Ok(());
+        }
+        let items = self.list(value, depth)?;
+        self.push_all(c, items, Some(extra.group));
+        Ok(())
     }
 
     /// Follows a plain name to the value last assigned to it.

@@ -1085,3 +1085,46 @@ fn conda_files_by_other_names() {
         [Some("conda_cpu"), Some("conda_gpu")]
     );
 }
+
+/// NeMo's setup.py: an extra set again as the chain of itself and other extras
+/// (`extras_require['nlp'] = list(chain(extras_require['nlp'], extras_require['core']))`): its
+/// last value is read, with the earlier values it names, each line once.
+#[test]
+fn extras_joined_from_other_extras() {
+    let dir = fixture_dir("setup_chained_extras");
+    write(
+        &dir,
+        "setup.py",
+        "import os\nfrom itertools import chain\nfrom setuptools import setup\n\ndef req_file(filenames, folder=\"requirements\"):\n    ans = []\n    for file in filenames:\n        with open(os.path.join(folder, file)) as f:\n            ans.extend(map(str.strip, f.readlines()))\n    return ans\n\nextras_require = {\n    \"core\": req_file([\"requirements_core.txt\"]),\n    \"nlp-only\": req_file([\"requirements_nlp.txt\"]),\n}\nextras_require[\"common\"] = list(chain(extras_require[\"core\"], [\"einops\"]))\nextras_require[\"nlp\"] = extras_require[\"nlp-only\"]\nextras_require[\"nlp\"] = list(chain(extras_require[\"nlp\"], extras_require[\"common\"], extras_require[\"core\"]))\nextras_require[\"bad\"] = list(chain(extras_require[\"unset\"]))\n\nsetup(name=\"x\", extras_require=extras_require)\n",
+    );
+    write(&dir, "requirements/requirements_core.txt", "lightning>2.2.1\n");
+    write(&dir, "requirements/requirements_nlp.txt", "megatron_core\n");
+    let got = read_project(&dir);
+    let mut pairs: Vec<(String, Option<String>)> = got
+        .requirements
+        .iter()
+        .map(|r| (r.name.clone(), r.group.clone()))
+        .collect();
+    pairs.sort();
+    let pair = |n: &str, g: &str| (n.to_string(), Some(g.to_string()));
+    assert_eq!(
+        pairs,
+        [
+            pair("einops", "common"),
+            pair("einops", "nlp"),
+            pair("lightning", "common"),
+            pair("lightning", "core"),
+            pair("lightning", "nlp"),
+            pair("megatron-core", "nlp"),
+            pair("megatron-core", "nlp-only"),
+        ]
+    );
+    // An extra naming one never set is not read, and says so.
+    assert!(
+        diags(&got)
+            .iter()
+            .any(|(_, _, m)| m.contains("extra `bad`: extra `unset` is not set before")),
+        "{:?}",
+        diags(&got)
+    );
+}

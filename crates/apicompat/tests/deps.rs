@@ -166,8 +166,9 @@ fn standard_library_names_removed_or_added_within_a_module() {
     // `inspect.getargspec` went in 3.11, `SafeConfigParser` in 3.12, `pkgutil.find_loader` in
     // 3.14; `itertools.batched` came in 3.12. A name no version's stub declares stays unknown.
     // (`SafeConfigParser` is imported in a function: at module level, the module would fail
-    // to import on 3.12 - 3.14, and `find_loader` would be behind that failure.)
-    let src = "import inspect\nimport pkgutil\nimport sys\n\nif sys.version_info >= (3, 12):\n    from itertools import batched\n\n\ndef run(f):\n    from configparser import SafeConfigParser\n    inspect.getargspec(f)\n    pkgutil.find_loader(\"x\")\n    inspect.not_in_any_stub(f)\n";
+    // to import on 3.12 - 3.14, and `find_loader` would be behind that failure; each use is in
+    // a function of its own: after `getargspec`, `find_loader` would be behind it on 3.14.)
+    let src = "import inspect\nimport pkgutil\nimport sys\n\nif sys.version_info >= (3, 12):\n    from itertools import batched\n\n\ndef run(f):\n    from configparser import SafeConfigParser\n\n\ndef run2(f):\n    inspect.getargspec(f)\n\n\ndef run3(f):\n    pkgutil.find_loader(\"x\")\n    inspect.not_in_any_stub(f)\n";
     let dir = project("python-names", &[("main.py", src)]);
     let o = check(&dir, &["--target", "python>=3.8"]);
     let (out, err) = text(&o);
@@ -374,6 +375,27 @@ fn setuptools_a_declared_package_requires_supplies_distutils() {
     let out = run("distutils-torch-2.2", "torch>=2.2", "python==3.12");
     assert!(
         out.contains("`distutils.version.LooseVersion` is not in python 3.12"),
+        "{out}"
+    );
+    // Undeclared, torch is checked at its newest release, installed with what it requires
+    // (study 21: GraphGPS declares nothing); a package it does not import counts for nothing.
+    let bare = |name: &str, src: &str| {
+        let dir = project(name, &[("build.py", src)]);
+        text(&check(
+            &dir,
+            &["--select", "AC001", "--target", "python==3.14"],
+        ))
+        .0
+    };
+    let out = bare("distutils-torch-undeclared", src);
+    assert!(out.contains("No errors"), "{out}");
+    let out = bare(
+        "distutils-nothing-undeclared",
+        "from distutils.version import LooseVersion
+",
+    );
+    assert!(
+        out.contains("`distutils.version.LooseVersion` is not in python 3.14"),
         "{out}"
     );
 }

@@ -8,7 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ruff_python_ast::token::TokenKind;
-use ruff_python_ast::PySourceType;
 use ruff_source_file::LineIndex;
 use ruff_text_size::{Ranged, TextSize};
 
@@ -27,7 +26,8 @@ pub struct Edit {
 pub fn add_noqa(text: &str, wanted: &BTreeMap<u32, BTreeSet<String>>) -> Edit {
     let index = LineIndex::from_source_text(text);
     let line_of = |offset: TextSize| u32::try_from(index.line_index(offset).get()).unwrap_or(0);
-    let parsed = ruff_python_parser::parse_unchecked_source(text, PySourceType::Python);
+    let parsed =
+        ruff_python_parser::parse_unchecked_source(text, crate::files::source_type_of(text));
     // Lines whose end is inside a string, and each line's comment (the last one).
     let mut inside: BTreeSet<u32> = BTreeSet::new();
     let mut comments: BTreeMap<u32, (usize, usize)> = BTreeMap::new();

@@ -20,6 +20,19 @@ use crate::warm::{self, Stamp, Warm};
 /// Files larger than this are not read.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
+/// The first line of a Databricks notebook exported as a Python file.
+const DATABRICKS_NOTEBOOK: &str = "# Databricks notebook source";
+
+/// How a `.py` file's text is parsed: a Databricks notebook exported as `.py` holds IPython
+/// escapes (`!pip install ...`, `%sh`) between its cells, parsed as a notebook's cells are.
+pub(crate) fn source_type_of(text: &str) -> PySourceType {
+    if text.starts_with(DATABRICKS_NOTEBOOK) {
+        PySourceType::Ipynb
+    } else {
+        PySourceType::Python
+    }
+}
+
 /// What the walk found.
 #[derive(Debug, Clone, Default)]
 pub struct Discovered {
@@ -695,7 +708,7 @@ fn analyze_owned(
     let source_type = if is_stub {
         PySourceType::Stub
     } else {
-        PySourceType::Python
+        source_type_of(&text)
     };
     let line_index = LineIndex::from_source_text(&text);
     // A tree nested deeper than the walkers can recurse through is not walked: the file is

@@ -347,3 +347,22 @@ fn trees_nested_too_deep_to_walk_are_not_built() {
         ]
     );
 }
+
+#[test]
+fn a_databricks_notebook_is_read_with_its_shell_escapes() {
+    // Exported as `.py`, its `!cmd` cells are IPython escapes, not syntax errors (study 21:
+    // dolly's `!deepspeed ...` cell gave one error per continuation line); its code is checked.
+    let notebook = "# Databricks notebook source\n# MAGIC %md\n# MAGIC ## Train\n\n# COMMAND ----------\n\n!deepspeed --num_gpus=8 \\\n    --module training.trainer\n\n# COMMAND ----------\n\n%pip install torch\n\n# COMMAND ----------\n\nfrom torch.distributed.pipelining import pipeline\n";
+    let dir = project(
+        "databricks",
+        &[("train_nb.py", notebook), ("plain.py", "!ls\n")],
+    );
+    let got = brief(&run(&dir, &["torch==2.3.0"]), &dir);
+    assert_eq!(
+        got,
+        [
+            "plain.py:1:1 AC005 error none  missing=",
+            "train_nb.py:16:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+}

@@ -200,6 +200,8 @@ class Trainer:
 
     def hooks(self):
         self.optimizer.register_step_pre_hook(print)
+
+    def load(self):
         self.model.load_state_dict({}, assign=True)
 
 
@@ -254,12 +256,12 @@ def main():
         run("torch==1.13.1"),
         [
             "pkg/trainer.py:7:9 AC002 error call-time torch.optim.AdamW.register_step_pre_hook missing=1.13.1",
-            "pkg/trainer.py:8:40 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=1.13.1",
+            "pkg/trainer.py:10:40 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=1.13.1",
         ]
     );
     assert_eq!(
         run("torch==2.0.1"),
-        ["pkg/trainer.py:8:40 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=2.0.1"]
+        ["pkg/trainer.py:10:40 AC003 error call-time torch.nn.Linear.load_state_dict(assign=) missing=2.0.1"]
     );
     assert_eq!(run("torch==2.1.0"), Vec::<String>::new());
 }
@@ -326,12 +328,13 @@ fn module_members_and_tensors_from_return_annotations() {
     // `nn.Module.__getattr__` answers only registered parameters, buffers and submodules: a
     // method missing from a release is missing. `torch.zeros` returns a `Tensor` (its stub
     // imports the name from `torch`).
-    let src = "import torch\nfrom torch import nn\n\ndef f(m):\n    lin = nn.Linear(2, 2)\n    lin.set_submodule(\"x\", m)\n    t = torch.zeros(3)\n    t.untyped_storage()\n";
+    // (Two functions: in one, the second line is behind the first on 1.13.1.)
+    let src = "import torch\nfrom torch import nn\n\ndef f(m):\n    lin = nn.Linear(2, 2)\n    lin.set_submodule(\"x\", m)\n\ndef g():\n    t = torch.zeros(3)\n    t.untyped_storage()\n";
     assert_eq!(
         findings("obj-module", src, "1.13.1"),
         [
             "train.py:6:5 AC002 error call-time torch.nn.Linear.set_submodule missing=1.13.1",
-            "train.py:8:5 AC002 error call-time torch._tensor.Tensor.untyped_storage missing=1.13.1",
+            "train.py:10:5 AC002 error call-time torch._tensor.Tensor.untyped_storage missing=1.13.1",
         ]
     );
     assert_eq!(
@@ -427,5 +430,34 @@ fn a_try_handler_runs_where_its_one_object_read_is_missing() {
             "train.py:22:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
             "train.py:30:9 AC002 error call-time torch.optim.AdamW.not_a_member_anywhere missing=2.5.0",
         ]
+    );
+}
+
+#[test]
+fn a_test_expecting_the_failure_guards_it() {
+    // `with pytest.raises(TypeError):` expects the call to fail (study 21: SegFormer's test of
+    // a misspelt keyword); `assertRaises(AttributeError)` the read; another exception does not.
+    let src = "import pytest\nimport torch\nfrom torch.utils.data import DataLoader\n\n\ndef test_a():\n    with pytest.raises(TypeError):\n        DataLoader([1], num_worker=0)\n\n\ndef test_b(self):\n    with self.assertRaises((AttributeError, KeyError)):\n        torch.not_a_member_anywhere\n\n\ndef test_c():\n    with pytest.raises(ValueError):\n        DataLoader([1], num_worker=0)\n";
+    let got = findings("pytest-raises", src, "2.5.0");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].starts_with("train.py:18:25 AC003 error call-time"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_try_handler_runs_where_a_package_path_of_the_body_is_missing() {
+    // `try: np.get_include() except AttributeError: np.get_numpy_include()` (study 21
+    // CenterNet): where the body's paths all exist, the handler does not run. A handler that
+    // also catches a call's `TypeError` may run anywhere the call is given arguments.
+    let src = "import torch\n\n\ndef f():\n    try:\n        x = torch.zeros\n    except AttributeError:\n        x = torch.compile\n    try:\n        y = torch.export\n    except AttributeError:\n        y = torch.compile\n    try:\n        z = torch.zeros(2, 2)\n    except Exception:\n        z = torch.compile\n";
+    let got = findings("try-package-read", src, "1.13.1");
+    assert_eq!(
+        got.iter()
+            .map(|f| &f[..f.find(" AC").unwrap_or(0)])
+            .collect::<Vec<_>>(),
+        ["train.py:12:13", "train.py:16:13"],
+        "{got:?}"
     );
 }

@@ -114,6 +114,9 @@ def use(d, m):
     FSDPModule()
     fully_shard(m, mesh=None)
     fully_shard(m, bogus=True)
+
+
+def other():
     return tri.runtime.driver.nothing
 ";
 
@@ -141,7 +144,7 @@ fn attribute_chains_see_the_object_and_imports_the_module() {
             // Judged as the function the package binds (keyword-only `mesh`).
             "18:20 AC003 tri.dist._composable.fsdp.fully_shard(bogus=) missing=1.0 - 2.0",
             // Neither the object nor the module has it.
-            "19:12 AC002 tri.runtime.driver.nothing missing=1.0 - 2.0",
+            "22:12 AC002 tri.runtime.driver.nothing missing=1.0 - 2.0",
         ]
     );
 }

@@ -1097,7 +1097,11 @@ fn extras_joined_from_other_extras() {
         "setup.py",
         "import os\nfrom itertools import chain\nfrom setuptools import setup\n\ndef req_file(filenames, folder=\"requirements\"):\n    ans = []\n    for file in filenames:\n        with open(os.path.join(folder, file)) as f:\n            ans.extend(map(str.strip, f.readlines()))\n    return ans\n\nextras_require = {\n    \"core\": req_file([\"requirements_core.txt\"]),\n    \"nlp-only\": req_file([\"requirements_nlp.txt\"]),\n}\nextras_require[\"common\"] = list(chain(extras_require[\"core\"], [\"einops\"]))\nextras_require[\"nlp\"] = extras_require[\"nlp-only\"]\nextras_require[\"nlp\"] = list(chain(extras_require[\"nlp\"], extras_require[\"common\"], extras_require[\"core\"]))\nextras_require[\"bad\"] = list(chain(extras_require[\"unset\"]))\n\nsetup(name=\"x\", extras_require=extras_require)\n",
     );
-    write(&dir, "requirements/requirements_core.txt", "lightning>2.2.1\n");
+    write(
+        &dir,
+        "requirements/requirements_core.txt",
+        "lightning>2.2.1\n",
+    );
     write(&dir, "requirements/requirements_nlp.txt", "megatron_core\n");
     let got = read_project(&dir);
     let mut pairs: Vec<(String, Option<String>)> = got

@@ -128,10 +128,26 @@ impl<'a> Walker<'a> {
         }
         let uses_before = self.out.uses.len();
         self.with_ctx(body_ctx, |w| w.body(&t.body));
-        let only_import = self.only_import(&t.body, uses_before);
-        let object_read = match only_import {
-            None => self.only_object_read(&t.body, uses_before),
-            Some(_) => None,
+        // Where a handler that catches the body's failure runs: where a path the body needs is
+        // missing (`try: from a import b, c`, `try: n = np.get_include()`, `try: n =
+        // cache.get_max_cache_shape()` once the semantic model knows the class of `cache`).
+        // With `binds`, the body also calls an indexed function with arguments a release may
+        // refuse (a `TypeError`): a handler that catches that runs there too.
+        let (fallback, binds) = match self.only_import(&t.body, uses_before) {
+            // An imported attribute is a module global: the import finds it.
+            Some(paths) => (
+                paths.split_first().map(|(path, others)| PathTest {
+                    path: path.clone(),
+                    present: false,
+                    instance: true,
+                    alternatives: others.to_vec(),
+                }),
+                false,
+            ),
+            None => match self.only_reads(&t.body, uses_before) {
+                Some((test, binds)) => (Some(test), binds),
+                None => (None, false),
+            },
         };
         for h in &t.handlers {
             let ast::ExceptHandler::ExceptHandler(h) = h;
@@ -148,33 +164,20 @@ impl<'a> Walker<'a> {
             hctx.fallback |= catches_guard && !reraises;
             if catches_guard && !reraises {
                 hctx.handler_imports = Some(flags::imported_roots(&t.body).into());
-                // The handler of `try: from a import b, c` runs only where `a.b` or `a.c`
-                // is missing.
-                if let Some((path, others)) = only_import.as_ref().and_then(|p| p.split_first()) {
-                    // An imported attribute is a module global: the import finds it.
-                    let test = PathTest {
-                        path: path.clone(),
-                        present: false,
-                        instance: true,
-                        alternatives: others.to_vec(),
-                    };
-                    if !hctx.requires.contains(&test) {
-                        hctx.requires.push(test);
-                    }
-                }
-                // The handler of `try: n = cache.get_max_cache_shape()` runs where the class
-                // of `cache` lacks it (as the `else` of `hasattr(cache, ...)`), once the
-                // semantic model knows that class (`objects.rs`).
-                if let Some(path) = &object_read {
-                    let test = PathTest {
-                        path: path.clone(),
-                        present: false,
-                        instance: true,
-                        alternatives: Vec::new(),
-                    };
-                    if !hctx.requires.contains(&test) {
-                        hctx.requires.push(test);
-                    }
+                let type_error = |e: &Expr| {
+                    dotted(e).is_some_and(|d| {
+                        matches!(
+                            last_segment(&d),
+                            "TypeError" | "Exception" | "BaseException"
+                        )
+                    })
+                };
+                let catches_type_error = binds && handler_catches(h, &type_error);
+                if let Some(test) = fallback
+                    .as_ref()
+                    .filter(|t| !catches_type_error && !hctx.requires.contains(t))
+                {
+                    hctx.requires.push(test.clone());
                 }
             }
             self.with_ctx(hctx, |w| w.body(&h.body));
@@ -215,11 +218,13 @@ impl<'a> Walker<'a> {
     }
 
     /// For a `try` body of at most three plain statements (assignments, expressions, a
-    /// `return`) whose only read that may fail is one attribute of an object the walk cannot
-    /// resolve (`n = cache.get_max_cache_shape()`), and that uses no indexed path: that read,
-    /// as a test on the object ([`OBJECT_TEST`]). Any other attribute read (of a call's
-    /// result, of a subscript, a second one): None.
-    fn only_object_read(&self, body: &[Stmt], uses_before: usize) -> Option<String> {
+    /// `return`) whose only reads that may fail are attributes of indexed packages
+    /// (`n = np.get_include()`): a test that one of them is missing; or whose only one is an
+    /// attribute of an object the walk cannot resolve (`n = cache.get_max_cache_shape()`):
+    /// that read, as a test on the object ([`OBJECT_TEST`]). Any other attribute read (of a
+    /// call's result, of a subscript, on an object beside a package's), a keyword or a call
+    /// judged against a signature: None.
+    fn only_reads(&self, body: &[Stmt], uses_before: usize) -> Option<(PathTest, bool)> {
         if body.is_empty() || body.len() > 3 {
             return None;
         }
@@ -240,15 +245,25 @@ impl<'a> Walker<'a> {
         }
         let end = body.last()?.end();
         let start = body.first()?.start();
-        let indexed = self
+        let indexed: Vec<&Use> = self
             .out
             .uses
             .get(uses_before..)?
             .iter()
-            .any(|u| u.range.start() >= start && u.range.end() <= end);
-        if indexed {
-            return None;
-        }
+            .filter(|u| u.range.start() >= start && u.range.end() <= end)
+            .collect();
+        let binds = indexed
+            .iter()
+            .any(|u| matches!(u.kind, UseKind::Call(_) | UseKind::Keyword(_)));
+        let indexed: Vec<&Use> = indexed
+            .into_iter()
+            .filter(|u| {
+                matches!(
+                    u.kind,
+                    UseKind::Attribute | UseKind::Import | UseKind::Getattr
+                )
+            })
+            .collect();
         let mut reads = AttributeReads {
             walker: self,
             found: Vec::new(),
@@ -257,20 +272,51 @@ impl<'a> Walker<'a> {
         for v in values {
             ruff_python_ast::visitor::Visitor::visit_expr(&mut reads, v);
         }
-        match (&*reads.found, reads.other) {
-            ([(receiver, attr)], false) => Some(format!("{OBJECT_TEST}{receiver}\u{0}{attr}")),
-            _ => None,
+        if reads.other {
+            return None;
         }
+        let test = match (&*reads.found, &*indexed) {
+            ([(receiver, attr)], []) if !binds => PathTest {
+                path: format!("{OBJECT_TEST}{receiver}\u{0}{attr}"),
+                present: false,
+                instance: true,
+                alternatives: Vec::new(),
+            },
+            ([], [first, rest @ ..]) => PathTest {
+                path: first.path.clone(),
+                present: false,
+                instance: false,
+                alternatives: rest.iter().map(|u| u.path.clone()).collect(),
+            },
+            _ => return None,
+        };
+        Some((test, binds))
     }
 
     pub(super) fn with_stmt(&mut self, w: &'a ast::StmtWith) {
         let mut suppresses = false;
+        let mut expects_type_error = false;
         for item in &w.items {
             self.visit_expr(&item.context_expr);
             if let Expr::Call(call) = &item.context_expr {
                 let name = dotted(&call.func);
-                let is_suppress = name.as_deref().map(last_segment) == Some("suppress");
-                suppresses |= is_suppress && call.arguments.args.iter().any(is_guard_exception);
+                let last = name.as_deref().map(last_segment);
+                // `suppress(ImportError)`, and a test's expected failure (`pytest.raises(
+                // TypeError)`, `self.assertRaises(AttributeError)`): what fails in the body
+                // is caught.
+                let catches = matches!(last, Some("suppress" | "raises" | "assertRaises"));
+                let named = |is: &dyn Fn(&Expr) -> bool| {
+                    call.arguments.args.first().is_some_and(|e| match e {
+                        Expr::Tuple(t) => t.elts.iter().any(is),
+                        e => is(e),
+                    }) || (last == Some("suppress") && call.arguments.args.iter().any(is))
+                };
+                suppresses |= catches && named(&is_guard_exception);
+                expects_type_error |= catches
+                    && last != Some("suppress")
+                    && named(&|e: &Expr| {
+                        dotted(e).is_some_and(|d| last_segment(&d) == "TypeError")
+                    });
             }
             if let Some(vars) = &item.optional_vars {
                 self.visit_expr(vars);
@@ -278,7 +324,8 @@ impl<'a> Walker<'a> {
         }
         let mut ctx = self.ctx.clone();
         ctx.try_guard |= suppresses;
-        if suppresses {
+        ctx.call_guard |= expects_type_error;
+        if suppresses || expects_type_error {
             ctx.guard_at = Some(w.range());
         }
         self.with_ctx(ctx, |s| s.body(&w.body));
@@ -377,7 +424,7 @@ fn handler_catches(h: &ast::ExceptHandlerExceptHandler, is: &dyn Fn(&Expr) -> bo
 
 /// The attribute reads of an expression: `receiver.attr` on a dotted receiver the walker does
 /// not resolve to an import (each chain counted once, by its last read), and whether there is
-/// another kind (`f().x`, `a[0].x`) or one on an import.
+/// another kind (`f().x`, `a[0].x`). Reads of a package's paths are its uses.
 struct AttributeReads<'w, 'a> {
     walker: &'w Walker<'a>,
     found: Vec<(String, String)>,
@@ -391,7 +438,9 @@ impl<'e> ruff_python_ast::visitor::Visitor<'e> for AttributeReads<'_, '_> {
                 Some(receiver) if self.walker.resolve(&a.value).is_none() => {
                     self.found.push((receiver, a.attr.to_string()));
                 }
-                _ => {
+                // A package's path: the walk made it a use.
+                Some(_) => {}
+                None => {
                     self.other = true;
                     ruff_python_ast::visitor::walk_expr(self, expr);
                 }

@@ -444,7 +444,8 @@ fn installable_beside<'o>(
 
 /// Whether setuptools is installed wherever the standard library has no `distutils`: on every
 /// targeted Python from 3.12 (in `chosen["python"]`), on each platform, some package the
-/// project declares (main requirements, no marker) requires `setuptools` in every targeted
+/// project declares (main requirements, no marker), or uses undeclared (checked against its
+/// newest release), requires `setuptools` in every targeted
 /// release that installs there (its `Requires-Python`, its wheels), with a marker that holds
 /// there and a specifier that admits 60 or later (`crate::collect::supplies_distutils`):
 /// torch 2.5 and later require `setuptools; python_version >= "3.12"`. Read from the index's `Requires-Dist`; a rule that knows one
@@ -479,14 +480,32 @@ pub fn requirements_supply_distutils(
         setuptools: Vec<apicompat_requirements::ParsedRequirement>,
     }
     let mut requirers: Vec<Vec<Release>> = Vec::new();
+    // The packages the project declares (main requirements, no marker), and those it uses
+    // without declaring them, checked against their newest release: the environment checked
+    // has them installed, with what they require (GraphGPS imports torch and declares nothing).
+    let mut packages: Vec<&PackageView> = Vec::new();
     for r in declared
         .requirements
         .iter()
         .filter(|r| !r.is_constraint && r.marker.is_none() && r.url.is_none() && r.group.is_none())
     {
-        let Some(Ok(Some(view))) = catalog.name_of(&r.name).map(|n| catalog.package(n)) else {
-            continue;
-        };
+        if let Some(Ok(Some(view))) = catalog.name_of(&r.name).map(|n| catalog.package(n)) {
+            packages.push(view);
+        }
+    }
+    for (name, target) in chosen {
+        let undeclared = target.info.origin == "newest"
+            && !declared
+                .requirements
+                .iter()
+                .any(|r| normalize_name(&r.name) == *name);
+        if undeclared && name != crate::python_target::PYTHON {
+            if let Ok(Some(view)) = catalog.package(name) {
+                packages.push(view);
+            }
+        }
+    }
+    for view in &packages {
         let Some(target) = chosen.get(view.name()) else {
             continue;
         };

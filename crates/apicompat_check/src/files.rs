@@ -147,6 +147,15 @@ pub(crate) fn provided_by(dir: &Path) -> HashSet<String> {
     out
 }
 
+/// The packages and modules directly in `dir` (a directory put on `sys.path`), namespace
+/// directories included.
+pub(crate) fn packages_in(dir: &Path) -> HashSet<String> {
+    let (mut out, mut namespaces) = (HashSet::default(), HashSet::default());
+    own_packages(dir, &mut out, &mut namespaces);
+    out.extend(namespaces);
+    out
+}
+
 /// Top-level packages and modules directly in `dir` (see [`Discovered::own_packages`]).
 fn own_packages(dir: &Path, out: &mut HashSet<String>, namespaces: &mut HashSet<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

@@ -52,6 +52,7 @@ mod stdlib;
 pub mod subprojects;
 mod suppress;
 pub mod survey;
+mod syspath;
 pub mod targets;
 mod templates;
 pub mod version_terms;

@@ -51,6 +51,12 @@ pub(crate) fn discover(
             .files
             .retain(|f| !subprojects::skipped(f, &options.skip_dirs));
     }
+    // What a script puts first on `sys.path` is the project's code (`_init_paths.py`).
+    for dir in crate::syspath::inserted_dirs(&discovered.files, &settings.project_root) {
+        let names = files::packages_in(&dir);
+        discovered.first_party.extend(names.iter().cloned());
+        discovered.own_packages.extend(names);
+    }
     // (The enclosing projects' packages: their imports are not of a package the index lacks.)
     discovered
         .own_packages

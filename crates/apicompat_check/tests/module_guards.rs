@@ -410,3 +410,32 @@ fn a_guarded_import_after_an_early_exit_keeps_the_condition_for_functions() {
         ["pkg/pipe.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
 }
+
+#[test]
+fn a_directory_a_script_puts_first_on_sys_path_is_the_projects() {
+    // CenterNet's `_init_paths.py` puts `lib/` first: `datasets` there is its own package,
+    // not the installed one (study 21). Appended, the installed package comes first.
+    let init = |how: &str| {
+        format!("import os.path as osp\nimport sys\n\nlib_path = osp.join(osp.dirname(__file__), \"lib\")\nif lib_path not in sys.path:\n    sys.path.{how}\n")
+    };
+    let main = "import _init_paths\nfrom torch.distributed.pipelining import pipeline\n";
+    let tree = |name: &str, init: &str| {
+        project(
+            name,
+            &[
+                ("src/_init_paths.py", init),
+                ("src/main.py", main),
+                ("src/lib/torch/__init__.py", ""),
+                ("src/lib/torch/distributed/__init__.py", ""),
+                ("src/lib/torch/distributed/pipelining.py", "pipeline = 1\n"),
+            ],
+        )
+    };
+    let dir = tree("syspath_insert", &init("insert(0, lib_path)"));
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    let dir = tree("syspath_append", &init("append(lib_path)"));
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        ["src/main.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}

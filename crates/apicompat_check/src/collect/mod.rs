@@ -522,7 +522,7 @@ fn is_metadata_version(callee: &str) -> bool {
 }
 
 /// `a.b.c` for a chain of names and attributes (bounded: longer chains give `None`).
-fn dotted(expr: &Expr) -> Option<String> {
+pub(crate) fn dotted(expr: &Expr) -> Option<String> {
     apicompat_extract::consts::dotted(expr)
 }
 

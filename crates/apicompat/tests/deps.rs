@@ -813,3 +813,28 @@ fn an_undeclared_package_is_checked_at_its_newest_release_for_the_projects_pytho
         "{new}"
     );
 }
+
+#[test]
+fn an_extra_the_project_asks_for_brings_its_requirements() {
+    // `transformers[torch]` beside `torch<2`: from 4.48 transformers' `torch` extra requires
+    // `torch>=2.0`, so those releases never install here (study 21: dolly). Without the
+    // extra, nothing is left out.
+    let src = "from transformers import TrainingArguments\n\n\ndef make_args(out):\n    return TrainingArguments(output_dir=out, evaluation_strategy=\"steps\")\n";
+    let run = |name: &str, reqs: &str| {
+        let dir = project(name, &[("main.py", src), ("requirements.txt", reqs)]);
+        let o = check(&dir, &[]);
+        let (out, err) = text(&o);
+        format!("{out}{err}")
+    };
+    let all = run(
+        "extra-torch",
+        "transformers[torch]>=4.28.1,<5\ntorch>=1.13.1,<2\n",
+    );
+    assert!(all.contains("No errors"), "{all}");
+    assert!(
+        all.contains("transformers 4.48.3 - 4.57.6 left out: they require releases of torch that `torch>=1.13.1,<2` (requirements.txt:2) does not admit (transformers 4.48.3 requires `torch >=2.0 ; extra == 'torch'`)"),
+        "{all}"
+    );
+    let all = run("no-extra", "transformers>=4.28.1,<5\ntorch>=1.13.1,<2\n");
+    assert!(all.contains("evaluation_strategy"), "{all}");
+}

@@ -149,9 +149,10 @@ impl<'a> Requirers<'a> {
                 let kept: Vec<usize> = (0..all.len())
                     .filter(|&i| admitted.contains(&all[i]))
                     .collect();
+                let extras = extras_of(declared, name);
                 let releases = kept
                     .iter()
-                    .map(|&i| (all[i].clone(), requirements_of(view, i)))
+                    .map(|&i| (all[i].clone(), requirements_with(view, i, &extras)))
                     .collect();
                 let marked = kept
                     .iter()
@@ -216,10 +217,12 @@ impl<'a> Requirers<'a> {
         if self.declared.requirements.len() < 2 {
             return (kept, by);
         }
-        // Each release's own requirements, read once for every other package.
+        // Each release's own requirements (with the extras asked for), read once for every
+        // other package.
+        let extras = extras_of(self.declared, &name);
         let own: apicompat_hash::HashMap<usize, Vec<Requires>> = kept
             .iter()
-            .map(|&r| (r, requirements_of(view, r)))
+            .map(|&r| (r, requirements_with(view, r, &extras)))
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         for q in self.packages().iter().filter(|q| q.name != name) {
@@ -262,9 +265,10 @@ impl Requirers<'_> {
         }
         let name = normalize_name(view.name());
         let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
+        let extras = extras_of(self.declared, &name);
         let own: apicompat_hash::HashMap<usize, Vec<Requires>> = releases
             .iter()
-            .map(|&r| (r, requirements_of(view, r)))
+            .map(|&r| (r, requirements_with(view, r, &extras)))
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         self.packages()
@@ -558,6 +562,36 @@ pub fn requirements_supply_distutils(
 /// The unconditional requirements of release `i` of `view`.
 fn requirements_of(view: &PackageView, i: usize) -> Vec<Requires> {
     requirements_where(view, i, |t| !t.contains(';'))
+}
+
+/// [`requirements_of`], and those of the extras the project asks for (`transformers[torch]`:
+/// `torch>=2.0; extra == "torch"`), whose only condition is the extra.
+fn requirements_with(view: &PackageView, i: usize, extras: &[String]) -> Vec<Requires> {
+    if extras.is_empty() {
+        return requirements_of(view, i);
+    }
+    requirements_where(view, i, |t| match t.split_once(';') {
+        None => true,
+        Some((_, marker)) => {
+            let m: String = marker.chars().filter(|c| !c.is_whitespace()).collect();
+            extras
+                .iter()
+                .any(|x| m == format!("extra==\"{x}\"") || m == format!("extra=='{x}'"))
+        }
+    })
+}
+
+/// The extras the project asks for of package `name` (normalized), in its main requirements.
+fn extras_of(declared: &Declared, name: &str) -> Vec<String> {
+    let mut out: Vec<String> = declared
+        .requirements_for(name)
+        .iter()
+        .filter(|r| !r.is_constraint && r.marker.is_none() && r.group.is_none())
+        .flat_map(|r| r.extras.iter().map(|x| normalize_name(x)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The requirements of release `i` of `view` whose text `keep` accepts (no URL).

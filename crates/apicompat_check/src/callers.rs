@@ -299,6 +299,20 @@ fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) 
             c.calls.entry(key).or_default().push((fi, None, func));
         }
     }
+    // A function in a dict of functions is called where the dict is (`DISPATCH[k](...)`),
+    // unless the dict itself is read some other way (passed on, iterated, changed).
+    for f in files {
+        for (dict, dispatch, values) in &f.uses.tables {
+            if c.escaping.contains(dict) {
+                c.escaping.extend(values.iter().copied());
+                continue;
+            }
+            let sites = c.calls.get(dispatch).cloned().unwrap_or_default();
+            for v in values {
+                c.calls.entry(*v).or_default().extend(sites.iter().copied());
+            }
+        }
+    }
     let mut out = HashMap::default();
     for f in files {
         for func in &f.uses.functions {

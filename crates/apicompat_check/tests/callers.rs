@@ -303,3 +303,41 @@ def load():
         ]
     );
 }
+
+#[test]
+fn functions_called_through_a_dict_take_the_dicts_calls() {
+    // simpleRL (study 21 F-G): `_PATCH_NAME_TO_FUNC[model_type]()` after a check that raises;
+    // a function also in a dict that is read some other way may run from anywhere.
+    let src = "\
+import torch
+from packaging import version
+
+
+def patch_a():
+    return torch.distributed.pipelining.pipeline
+
+
+def patch_b():
+    return torch.distributed.pipelining.stage
+
+
+TABLE = {\"a\": patch_a, \"b\": patch_b}
+LISTED = {\"b\": patch_b}
+
+
+def apply(kind):
+    if version.parse(torch.__version__) < version.parse(\"2.4.0\"):
+        raise ImportError(\"needs torch>=2.4\")
+    if kind in TABLE:
+        return TABLE[kind]()
+
+
+def names():
+    return list(LISTED)
+";
+    let dir = project("callers_dict", &[("m.py", src)]);
+    assert_eq!(
+        brief(&run(&dir, &["torch==2.3.0"]), &dir),
+        ["m.py:10:12 AC002 error call-time torch.distributed.pipelining.stage missing=2.3.0"]
+    );
+}

@@ -126,3 +126,8 @@ impl LocalNames {
 pub(crate) fn name_key(name: &str) -> u32 {
     apicompat_hash::key32(name)
 }
+
+/// The key the calls through a dict named `name` are recorded under (`NAME[k](...)`).
+pub(crate) fn dispatch_key(name: &str) -> u32 {
+    apicompat_hash::key32(&format!("{name}[]"))
+}

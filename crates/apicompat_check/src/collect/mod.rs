@@ -185,6 +185,10 @@ pub struct FileUses {
     /// called), of functions with decorators and of dunders, distinct: such functions may run
     /// from anywhere.
     pub escaping: Vec<u32>,
+    /// Module-level dicts of functions (`DISPATCH = {"llama": patch_llama}`): the key of the
+    /// dict's name, the key its calls are recorded under (`DISPATCH[k](...)`,
+    /// [`dispatch_key`]) and the keys of its values.
+    pub tables: Vec<(u32, u32, Vec<u32>)>,
     /// Every import of a module outside the indexed packages, with what it runs under
     /// ([`crate::callers`]: the guards a module gets from its importers).
     pub project_imports: Vec<imports::ImportSite>,
@@ -274,6 +278,7 @@ pub fn collect_in(
         callee: None,
         escaping: HashSet::default(),
         plain_calls: HashSet::default(),
+        table_values: HashSet::default(),
         signature_helpers: HashSet::default(),
         imported: HashSet::default(),
         flag_names: HashSet::default(),
@@ -308,11 +313,7 @@ pub fn collect_in(
     escaping.sort_unstable();
     escaping.dedup();
     w.out.escaping = escaping;
-    let mut plain: Vec<(u32, Option<u32>)> = w
-        .plain_calls
-        .iter()
-        .map(|(n, f)| (name_key(n), *f))
-        .collect();
+    let mut plain: Vec<(u32, Option<u32>)> = w.plain_calls.iter().copied().collect();
     plain.sort_unstable();
     plain.dedup();
     w.out.plain_calls = plain;
@@ -475,7 +476,10 @@ struct Walker<'a> {
     callee: Option<TextRange>,
     /// Names read other than as a callee (see [`FileUses::escaping`]).
     escaping: HashSet<&'a str>,
-    plain_calls: HashSet<(&'a str, Option<u32>)>,
+    plain_calls: HashSet<(u32, Option<u32>)>,
+    /// Names read without passing them on: the values of module-level dicts of functions (the
+    /// dict's calls are theirs, see [`FileUses::tables`]) and the right side of `k in NAME`.
+    table_values: HashSet<TextRange>,
     /// Top-level functions that list the parameters of what they are given
     /// (`signature.rs`).
     signature_helpers: HashSet<&'a str>,

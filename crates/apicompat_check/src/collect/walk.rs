@@ -28,6 +28,7 @@ impl<'a> Visitor<'a> for Walker<'a> {
             Stmt::Try(t) => self.try_stmt(t),
             Stmt::With(w) => self.with_stmt(w),
             Stmt::Assign(a) => {
+                self.dispatch_table(a);
                 self.visit_expr(&a.value);
                 match &*a.targets {
                     [Expr::Name(n)] => self.assign_name(n.id.as_str(), &a.value),
@@ -130,7 +131,7 @@ impl<'a> Walker<'a> {
             Expr::Name(n) => {
                 if matches!(n.ctx, ExprContext::Store | ExprContext::Del) {
                     self.store(n.id.as_str());
-                } else if !is_callee {
+                } else if !is_callee && !self.table_values.contains(&n.range()) {
                     self.escaping.insert(n.id.as_str());
                 }
             }
@@ -194,6 +195,15 @@ impl<'a> Walker<'a> {
                 }
                 self.ctx = saved;
             }
+            // `k in NAME`: a membership test reads the name without passing it on.
+            Expr::Compare(c) => {
+                for (op, comparator) in c.ops.iter().zip(c.comparators.iter()) {
+                    if let (ast::CmpOp::In | ast::CmpOp::NotIn, Expr::Name(n)) = (op, comparator) {
+                        self.table_values.insert(n.range());
+                    }
+                }
+                visitor::walk_expr(self, expr);
+            }
             Expr::If(e) => {
                 self.visit_expr(&e.test);
                 let info = self.test_info(&e.test);
@@ -217,21 +227,59 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// `DISPATCH = {"llama": patch_llama, ...}` at module level, every value a name: a table
+    /// whose calls (`DISPATCH[k](...)`) are calls of its values ([`FileUses::tables`]).
+    fn dispatch_table(&mut self, a: &'a ast::StmtAssign) {
+        if self.ctx.in_function || self.scopes.len() > 1 {
+            return;
+        }
+        let ([Expr::Name(d)], Expr::Dict(dict)) = (&*a.targets, &*a.value) else {
+            return;
+        };
+        let mut values = Vec::with_capacity(dict.items.len());
+        for item in &dict.items {
+            match (&item.key, &item.value) {
+                (Some(_), Expr::Name(v)) => values.push(v),
+                _ => return,
+            }
+        }
+        if values.is_empty() {
+            return;
+        }
+        self.table_values.extend(values.iter().map(|v| v.range()));
+        self.out.tables.push((
+            name_key(d.id.as_str()),
+            super::locals::dispatch_key(d.id.as_str()),
+            values.iter().map(|v| name_key(v.id.as_str())).collect(),
+        ));
+    }
+
     /// Records a call by name with the conditions it runs under (see [`crate::callers`]).
     fn call_site(&mut self, call: &'a ast::ExprCall) {
-        let name = match &*call.func {
-            Expr::Name(n) => n.id.as_str(),
-            Expr::Attribute(a) => a.attr.as_str(),
+        let key = match &*call.func {
+            Expr::Name(n) => name_key(n.id.as_str()),
+            Expr::Attribute(a) => name_key(a.attr.as_str()),
+            // `DISPATCH[k](...)`: a call of each function of the dict (`FileUses::tables`);
+            // reading the dict's name so is no escape.
+            Expr::Subscript(s) => match &*s.value {
+                Expr::Name(d) => {
+                    self.callee = Some(d.range());
+                    super::locals::dispatch_key(d.id.as_str())
+                }
+                _ => return,
+            },
             _ => return,
         };
-        self.callee = Some(call.func.range());
+        if !matches!(&*call.func, Expr::Subscript(_)) {
+            self.callee = Some(call.func.range());
+        }
         let guarded = self.ctx.try_guard;
         if !guarded && self.ctx.versions.is_empty() && self.ctx.has.is_empty() {
-            self.plain_calls.insert((name, self.ctx.func));
+            self.plain_calls.insert((key, self.ctx.func));
             return;
         }
         self.out.calls.push(CallSite {
-            key: name_key(name),
+            key,
             func: self.ctx.func,
             guarded,
             versions: self.ctx.versions.clone().into_boxed_slice(),

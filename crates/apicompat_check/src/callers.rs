@@ -300,15 +300,35 @@ fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) 
         }
     }
     // A function in a dict of functions is called where the dict is (`DISPATCH[k](...)`),
-    // unless the dict itself is read some other way (passed on, iterated, changed).
+    // unless the dict itself is read some other way (passed on, iterated, changed) or the
+    // function escapes elsewhere too.
+    let mut elsewhere: apicompat_hash::HashSet<u32> = apicompat_hash::HashSet::default();
+    for f in files {
+        let only = &f.uses.table_only;
+        elsewhere.extend(
+            f.uses
+                .escaping
+                .iter()
+                .filter(|k| only.binary_search(k).is_err())
+                .copied(),
+        );
+    }
+    // The functions of a dict read some other way escape with it.
+    for f in files {
+        for (dict, _, values) in &f.uses.tables {
+            if elsewhere.contains(dict) {
+                elsewhere.extend(values.iter().copied());
+            }
+        }
+    }
     for f in files {
         for (dict, dispatch, values) in &f.uses.tables {
-            if c.escaping.contains(dict) {
-                c.escaping.extend(values.iter().copied());
+            if elsewhere.contains(dict) {
                 continue;
             }
             let sites = c.calls.get(dispatch).cloned().unwrap_or_default();
-            for v in values {
+            for v in values.iter().filter(|v| !elsewhere.contains(v)) {
+                c.escaping.remove(v);
                 c.calls.entry(*v).or_default().extend(sites.iter().copied());
             }
         }

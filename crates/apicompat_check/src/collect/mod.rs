@@ -189,6 +189,10 @@ pub struct FileUses {
     /// dict's name, the key its calls are recorded under (`DISPATCH[k](...)`,
     /// [`dispatch_key`]) and the keys of its values.
     pub tables: Vec<(u32, u32, Vec<u32>)>,
+    /// Keys in `escaping` only as values of those dicts here: the callers analysis follows the
+    /// dict's calls for them (the semantic model still sees them escape: a registry's classes
+    /// may be built anywhere).
+    pub table_only: Vec<u32>,
     /// Every import of a module outside the indexed packages, with what it runs under
     /// ([`crate::callers`]: the guards a module gets from its importers).
     pub project_imports: Vec<imports::ImportSite>,
@@ -312,7 +316,19 @@ pub fn collect_in(
     let mut escaping: Vec<u32> = w.escaping.iter().map(|n| name_key(n)).collect();
     escaping.sort_unstable();
     escaping.dedup();
+    let mut table_only: Vec<u32> = w
+        .out
+        .tables
+        .iter()
+        .flat_map(|(_, _, values)| values.iter().copied())
+        .filter(|k| escaping.binary_search(k).is_err())
+        .collect();
+    table_only.sort_unstable();
+    table_only.dedup();
+    escaping.extend(table_only.iter().copied());
+    escaping.sort_unstable();
     w.out.escaping = escaping;
+    w.out.table_only = table_only;
     let mut plain: Vec<(u32, Option<u32>)> = w.plain_calls.iter().copied().collect();
     plain.sort_unstable();
     plain.dedup();

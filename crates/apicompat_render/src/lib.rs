@@ -294,15 +294,12 @@ pub fn text_of(report: &Report, color: bool, shown: impl Fn(&Finding) -> bool) -
     let mut masked: std::collections::HashMap<&Path, String> = std::collections::HashMap::new();
     for f in report.findings.iter().filter(|f| shown(f)) {
         let path = escape_control(&display_path(&f.path)).into_owned();
-        let source = match report.sources.get(&f.path) {
-            Some(s) => Some(
-                masked
-                    .entry(f.path.as_path())
-                    .or_insert_with(|| mask_source(s))
-                    .as_str(),
-            ),
-            None => None,
-        };
+        let source = report.sources.get(&f.path).map(|s| {
+            masked
+                .entry(f.path.as_path())
+                .or_insert_with(|| mask_source(s))
+                .as_str()
+        });
         out.push_str(&frame(f, source, &path, report.chain(f), &renderer));
         out.push_str("\n\n");
     }

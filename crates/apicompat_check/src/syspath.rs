@@ -46,6 +46,11 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Vec<PathBuf> {
         let Ok(text) = std::str::from_utf8(&bytes) else {
             continue;
         };
+        // Nested deeper than the walk reads a file: not read here either.
+        use apicompat_extract::nesting::{check, MAX_NESTING_ESTIMATE};
+        if check(text, MAX_NESTING_ESTIMATE).is_err() {
+            continue;
+        }
         let Ok(parsed) = ruff_python_parser::parse_module(text) else {
             continue;
         };

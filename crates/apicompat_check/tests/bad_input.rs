@@ -59,9 +59,12 @@ fn deep_nesting_does_not_overflow() {
     }
     deep_ifs.push_str(&" ".repeat(1_000));
     deep_ifs.push_str("pass\n");
+    // Read before the walk too (`syspath.rs`: a script that names `sys.path`).
+    let deep_syspath = format!("import sys\nsys.path.insert(0, \"lib\")\n{deep_parens}");
     let dir = project(
         "deep",
         &[
+            ("syspath.py", &deep_syspath),
             ("parens.py", &deep_parens),
             ("lists.py", &deep_lists),
             ("calls.py", &deep_calls),
@@ -78,7 +81,7 @@ fn deep_nesting_does_not_overflow() {
         got.iter().any(|l| l.starts_with("ok.py:1:42 AC001")),
         "{got:?}"
     );
-    assert_eq!(report.summary.files, 5);
+    assert_eq!(report.summary.files, 6);
     assert!(
         got.iter()
             .any(|l| l.starts_with("calls.py:") && l.contains(" AC007 warning")),

@@ -21,6 +21,9 @@ use std::sync::Arc;
 use crate::files::Analyzed;
 use crate::model::{Finding, Reach, Severity};
 
+/// Failures in front looked at per finding at most: the search stays linear in the findings.
+const MAX_FRONTS: usize = 64;
+
 /// Marks the call-time findings of `per_file` behind an earlier failure in their function
 /// (`counts` as for [`crate::behind::mark`]).
 pub(crate) fn mark(
@@ -57,15 +60,16 @@ pub(crate) fn mark(
             continue;
         }
         let statement = lines.get(1).or(lines.first()).copied().unwrap_or(f.line);
-        // Fronts of the file, in line order: the first that holds it.
+        // The fronts of the file before its statement, in line order (the last
+        // `MAX_FRONTS` of them: a file with more failures is not searched further back): the
+        // first that holds it.
         let start = fronts.partition_point(|&(ffi, ..)| ffi < *fi);
-        let front = fronts[start..]
+        let before = fronts.partition_point(|&(ffi, _, _, line, _)| (ffi, line) < (*fi, statement));
+        let front = fronts[start.max(before.saturating_sub(MAX_FRONTS))..before]
             .iter()
-            .take_while(|&&(ffi, ..)| ffi == *fi)
-            .filter(|(_, package, end, line, j)| {
+            .filter(|(_, package, end, _, j)| {
                 *j != i
                     && *package == f.package
-                    && *line < statement
                     && f.line < *end
                     && f.missing_in
                         .iter()

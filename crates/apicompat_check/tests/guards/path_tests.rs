@@ -1,0 +1,385 @@
+//! What a test says about the paths and keywords it names (`hasattr`, `dir`, reads, keyword
+//! and field tests, dispatches on names), on the same fake torch index.
+
+use super::check_files;
+
+/// `"n" in dir(C)` tests what `hasattr(C, "n")` does (mamba `distributed_utils.py:12`,
+/// TinyLlama `fused_cross_entropy.py:12`: `if "all_gather_into_tensor" not in dir(
+/// torch.distributed): torch.distributed.all_gather_into_tensor = ...`).
+#[test]
+fn membership_in_dir_tests_like_hasattr() {
+    let got = check_files(
+        "dir_membership",
+        &[(
+            "m.py",
+            "\
+import torch
+
+if \"pipelining\" in dir(torch.distributed):
+    torch.distributed.pipelining.pipeline
+
+def build():
+    if \"pipelining\" not in dir(torch.distributed):
+        return None
+    return torch.distributed.pipelining.Schedule1F1B
+
+if \"pipelining\" not in dir(torch.distributed):
+    torch.distributed.pipelining.pipeline
+",
+        )],
+        &["torch==2.3.0", "torch==2.4.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:12:5 AC002 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}
+
+#[test]
+fn keyword_tests_guard_the_keyword_they_test() {
+    let got = check_files(
+        "keyword_tests",
+        &[(
+            "m.py",
+            "import dataclasses\nimport inspect\nimport torch\n\ndef a(f):\n    if \"weights_only\" in inspect.signature(torch.load).parameters:\n        return torch.load(f, weights_only=True)\n    return torch.load(f)\n\nHAS = \"weights_only\" in inspect.signature(torch.load).parameters\n\ndef b(f):\n    if HAS:\n        return torch.load(f, weights_only=True)\n\ndef c(f):\n    if \"mmap\" in inspect.signature(torch.load).parameters:\n        return torch.load(f, weights_only=True)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    // The test of another keyword guards nothing.
+    assert_eq!(
+        got,
+        ["m.py:18:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1"]
+    );
+}
+
+/// `"k" in h(f)` with `h` a function of the module that lists `f`'s parameters (Megatron-LM's
+/// `get_func_args`): the keyword tested is guarded; another keyword, or a function that does
+/// not list parameters, guards nothing.
+#[test]
+fn keyword_tests_through_a_function_listing_parameters() {
+    let got = check_files(
+        "keyword_tests_helper",
+        &[(
+            "m.py",
+            "import inspect\nimport torch\n\n\ndef get_func_args(func):\n    \"\"\"Argument names.\"\"\"\n    sig = inspect.signature(func)\n    return [arg.name for arg in sig.parameters.values()]\n\n\ndef names(func):\n    return [\"weights_only\"]\n\n\ndef a(f):\n    if \"weights_only\" in get_func_args(torch.load):\n        return torch.load(f, weights_only=True)\n    if \"mmap\" in get_func_args(torch.load):\n        return torch.load(f, weights_only=True)\n    if \"weights_only\" in names(torch.load):\n        return torch.load(f, weights_only=True)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:19:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1",
+            "m.py:21:30 AC003 error call-time torch.load(weights_only=) missing=1.13.1",
+        ]
+    );
+}
+
+#[test]
+fn dataclass_field_tests_guard_the_keyword_they_test() {
+    let got = check_files(
+        "field_tests",
+        &[(
+            "m.py",
+            "from dataclasses import fields\nimport torch\n\ndef a():\n    has = any(x.name == \"device\" for x in fields(torch.nn.Linear))\n    if has:\n        return torch.nn.Linear(1, 1, device=\"cpu\")\n    return torch.nn.Linear(1, 1, dtype=None)\n",
+        )],
+        &["torch==1.13.1"],
+    );
+    // The field tested guards its keyword; another keyword stays checked.
+    assert_eq!(
+        got,
+        ["m.py:8:34 AC003 error call-time torch.nn.Linear(dtype=) missing=1.13.1"]
+    );
+}
+
+/// A branch runs only where its test could be evaluated: the paths a test reads for sure
+/// restrict its branches to the releases that have them (the test's own read stays reported).
+/// Fake torch: `pipelining` from 2.4.0, `_functional_collectives.all_reduce` from 2.0.0,
+/// `all_gather_tensor` from 2.1.0.
+#[test]
+fn a_branch_runs_only_where_its_test_reads_exist() {
+    let got = check_files(
+        "test_reads",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def same_releases():
+    if torch.distributed.pipelining.pipeline(None, None):
+        return torch.distributed.pipelining.Schedule1F1B
+    else:
+        return torch.distributed.pipelining.SplitPoint
+
+def narrower_than_the_test():
+    if torch.distributed._functional_collectives.all_reduce(1, 2, 3):
+        torch.distributed._functional_collectives.all_gather_tensor(1, 2, 3)
+
+def a_test_of_something_else():
+    if torch.distributed.is_available():
+        return torch.distributed.pipelining.pipeline
+
+def operands():
+    if torch.distributed.is_available() and torch.distributed.pipelining.PipelineStage:
+        return torch.distributed.pipelining.Schedule1F1B
+    else:
+        return torch.distributed.pipelining.SplitPoint
+
+def and_operand():
+    return torch.distributed.pipelining.pipeline and torch.distributed.pipelining.SplitPoint
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:4:8 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:10:8 AC002 error call-time torch.distributed._functional_collectives.all_reduce missing=1.13.0 - 1.13.1",
+            "m.py:11:9 AC002 error call-time torch.distributed._functional_collectives.all_gather_tensor missing=2.0.0 - 2.0.1",
+            "m.py:15:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:18:45 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=1.13.0 - 2.3.1",
+            "m.py:21:16 AC002 error call-time torch.distributed.pipelining.SplitPoint missing=1.13.0 - 2.3.1",
+            "m.py:24:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
+/// A name bound to a test carries what the test read, and a dataclass field test reads the
+/// field: `has_x = any(f.name == "x" for f in fields(C))` then `if has_x:` runs only where
+/// `C.x` exists (accelerate's `numa_options` test before `torch.numa`).
+#[test]
+fn names_bound_to_tests_and_field_tests_carry_their_reads() {
+    let got = check_files(
+        "test_reads_names",
+        &[(
+            "m.py",
+            "\
+import dataclasses
+import torch
+
+def bound():
+    ok = torch.distributed.pipelining.pipeline is not None
+    if ok:
+        return torch.distributed.pipelining.Schedule1F1B
+
+def field():
+    has_begin = any(f.name == \"BEGINNING\" for f in dataclasses.fields(torch.distributed.pipelining.SplitPoint))
+    if has_begin:
+        return torch.distributed.pipelining.Schedule1F1B
+
+def other_field():
+    has_x = any(f.name == \"forward\" for f in dataclasses.fields(torch.nn.Linear))
+    if has_x:
+        return torch.distributed.pipelining.Schedule1F1B
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:5:10 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1",
+            "m.py:10:71 AC002 error call-time torch.distributed.pipelining.SplitPoint missing=1.13.0 - 2.3.1",
+            "m.py:17:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
+/// The `else` of `if hasattr(C, "n"):` runs only on releases whose `C` lacks `n` (a fallback to
+/// the old name); a test of another name leaves the gap releases reported. Fake torch:
+/// `_tensor._Partial` before 2.4.0, `_tensor.Partial` from 2.4.0, `distributed.tensor` from
+/// 2.5.0.
+#[test]
+fn the_else_of_hasattr_runs_where_the_name_is_missing() {
+    let got = check_files(
+        "hasattr_else",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def fallback():
+    if hasattr(torch.distributed._tensor, \"Partial\"):
+        return torch.distributed._tensor.Partial
+    else:
+        return torch.distributed._tensor._Partial
+
+def early():
+    if not hasattr(torch.distributed._tensor, \"Partial\"):
+        return torch.distributed._tensor._Partial
+    return torch.distributed._tensor.Partial
+
+def another_name():
+    if hasattr(torch.distributed, \"tensor\"):
+        return None
+    else:
+        return torch.distributed._tensor._Partial
+
+def unguarded():
+    return torch.distributed._tensor._Partial
+",
+        )],
+        &["torch>=1.13"],
+    );
+    assert_eq!(
+        got,
+        [
+            "m.py:18:16 AC002 error call-time torch.distributed._tensor._Partial missing=2.4.0 - 2.4.1",
+            "m.py:21:12 AC002 error call-time torch.distributed._tensor._Partial missing=2.4.0 - 2.5.0",
+        ]
+    );
+}
+
+#[test]
+fn a_dispatch_on_the_name_of_a_module_runs_where_that_module_exists() {
+    let got = check_files(
+        "dispatch",
+        &[(
+            "m.py",
+            "\
+def a(kind):
+    if kind == \"pipelining\":
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def b(kind):
+    if kind in (\"pipelining\",):
+        import torch.distributed.pipelining.schedules
+        return torch
+
+
+def c(name):
+    if name == \"pipeline\":
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def d(kind):
+    if kind == \"other\":
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def e(kind):
+    if \"pipelining\" in kind.name:
+        import torch.distributed.pipelining.schedules
+        return torch
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    // The name of the module used (not the name imported, not another name) restricts it.
+    assert_eq!(
+        got,
+        [
+            "m.py:15:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "m.py:21:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+}
+
+/// A membership test of several names (EasyR1's `model_type in QWEN3_VL_MODELS`) runs where
+/// the module of any of them exists; a test of an object's class name, where that class does.
+#[test]
+fn a_dispatch_on_several_names_or_a_class_name_runs_where_one_of_them_exists() {
+    let got = check_files(
+        "dispatch-several",
+        &[(
+            "m.py",
+            "\
+KINDS = (\"pipelining\", \"tensor\")
+
+
+def a(kind):
+    if kind in (\"pipelining\", \"tensor\"):
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def b(kind):
+    if kind in KINDS:
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def c(kind):
+    if kind in [\"pipelining\", \"_functional_collectives\"]:
+        from torch.distributed.pipelining import pipeline
+        return pipeline
+
+
+def d(schedule):
+    if type(schedule).__name__ == \"Schedule1F1B\":
+        from torch.distributed.pipelining.schedules import Schedule1F1B
+        return Schedule1F1B
+
+
+def e(schedule):
+    if schedule.__class__.__name__ in (\"Schedule1F1B\",):
+        from torch.distributed.pipelining.schedules import Schedule1F1B
+        return Schedule1F1B
+
+
+def f(name):
+    if name == \"Schedule1F1B\":
+        from torch.distributed.pipelining.schedules import Schedule1F1B
+        return Schedule1F1B
+",
+        )],
+        &["torch>=1.13"],
+    );
+    // `_functional_collectives` exists from 2.0.0, `pipelining` from 2.4.0: `c` runs on 2.0.0 -
+    // 2.3.x without it. A name tested that is not a class's says nothing of the name imported.
+    assert_eq!(
+        got,
+        [
+            "m.py:18:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.0.0 - 2.3.1",
+            "m.py:36:60 AC001 error call-time torch.distributed.pipelining.schedules.Schedule1F1B missing=1.13.0 - 2.3.1",
+        ]
+    );
+}
+
+/// A test compared with a boolean (`hasattr(x, "n") is True`, whisper) is the test itself, or
+/// its negation; a handler of `ImportError or ModuleNotFoundError` catches `ImportError` (NeMo).
+#[test]
+fn tests_compared_with_booleans_and_handlers_of_or_expressions() {
+    let got = check_files(
+        "bool-compared",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+def a():
+    if hasattr(torch.distributed, \"pipelining\") is True:
+        return torch.distributed.pipelining.pipeline
+
+
+def b():
+    if hasattr(torch.distributed, \"pipelining\") == False:
+        return None
+    return torch.distributed.pipelining.pipeline
+
+
+def c():
+    if hasattr(torch.distributed, \"pipelining\") is False:
+        return torch.distributed.pipelining.pipeline
+
+
+def d():
+    try:
+        from torch.distributed.pipelining import pipeline
+    except ImportError or ModuleNotFoundError:
+        pipeline = None
+    return pipeline
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:17:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}

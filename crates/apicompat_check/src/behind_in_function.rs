@@ -1,30 +1,52 @@
-//! Call-time findings behind an earlier failure in the same function: once a statement of a
-//! function's body fails on a release, nothing after it in that function runs there.
+//! Call-time findings behind an earlier failure in the same block: once a statement fails on a
+//! release, nothing after it in its block runs there.
 //!
 //! ```python
 //! def train(model):
 //!     workspace.ResetWorkspace()        # AttributeError on 1.13.1: the error
 //!     workspace.RunNetOnce(init_net)    # never runs on 1.13.1: behind the line above
+//!     if cond:
+//!         np.float(x)                   # an error: the test may be false
+//!         np.int(x)                     # behind the line above (same block)
+//!     np.asscalar(y, np.float)          # the second argument is behind the first
 //! ```
 //!
-//! The failure in front must be sure to run whenever the function does: an error on its own
-//! line, a statement of the function's body itself (not inside an `if`, a loop, a `try` or a
-//! `with`), on one line, with no `if`, `and`, `or` or `lambda` in it (which could skip the
-//! failing part). A finding behind it is a call-time error of the same package, later in the
-//! same function (nested blocks included), on releases where the failure in front fails too.
-//! The function's extent is read from indentation; anything it cannot read (a signature over
-//! several lines, a string that starts at column 0) ends the search: nothing is marked.
+//! The failure in front must be sure to run whenever its statement does: a simple statement
+//! (not a compound statement's header, `return`, `raise` or `assert`) inside a function, on one
+//! line or over lines joined by brackets or backslashes (each more indented than the first, or
+//! closing a bracket), with no `if`, `else`, `and`, `or`, `lambda` or `for` in it (which could
+//! skip the failing part). Behind it: a call-time error of the same package, on releases where
+//! the failure in front fails too, later in the same block (nested blocks included), or later
+//! in the same statement where Python evaluates left to right (both in an assignment's value,
+//! or neither in one). The blocks are read from indentation; anything that cannot be read (a
+//! string over several lines, an unbalanced bracket) leaves the statement out as a front.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::files::Analyzed;
 use crate::model::{Finding, Reach, Severity};
+use crate::rules::{CallDoesNotBind, RuleInfo, UnsupportedKeyword};
 
 /// Failures in front looked at per finding at most: the search stays linear in the findings.
 const MAX_FRONTS: usize = 64;
 
-/// Marks the call-time findings of `per_file` behind an earlier failure in their function
+/// A failure in front.
+struct Front {
+    file: usize,
+    package: String,
+    /// The first line (1-based) of its statement, the last one, and the first line after its
+    /// block.
+    statement: u32,
+    last: u32,
+    end: u32,
+    /// Where an assignment's value starts in the statement (line, column), if it is one.
+    value_at: Option<(u32, u32)>,
+    /// Its position in the findings.
+    index: usize,
+}
+
+/// Marks the call-time findings of `per_file` behind an earlier failure in their block
 /// (`counts` as for [`crate::behind::mark`]).
 pub(crate) fn mark(
     analyzed: &[Arc<Analyzed>],
@@ -32,50 +54,55 @@ pub(crate) fn mark(
     per_file: &mut [(usize, Finding, Vec<u32>)],
     counts: impl Fn(usize, &Finding, &[u32]) -> bool,
 ) {
-    // The failures in front: (file, package, first line after the function, line, position).
-    let mut fronts: Vec<(usize, String, u32, u32, usize)> = Vec::new();
+    let mut fronts: Vec<Front> = Vec::new();
     let mut outlines: apicompat_hash::HashMap<usize, Outline> = Default::default();
     for (i, (fi, f, lines)) in per_file.iter().enumerate() {
         if f.reach != Reach::CallTime || !crate::behind::is_use_error(f) || !counts(*fi, f, lines) {
             continue;
         }
         let statement = lines.get(1).or(lines.first()).copied().unwrap_or(f.line);
-        if statement != f.line {
-            continue;
-        }
         let outline = outlines
             .entry(*fi)
             .or_insert_with(|| Outline::of(&analyzed[*fi].text));
-        if let Some(end) = outline.body_statement(statement) {
-            fronts.push((*fi, f.package.clone(), end, statement, i));
+        if let Some((last, end, value_at)) = outline.front(statement, f.line) {
+            fronts.push(Front {
+                file: *fi,
+                package: f.package.clone(),
+                statement,
+                last,
+                end,
+                value_at,
+                index: i,
+            });
         }
     }
     if fronts.is_empty() {
         return;
     }
-    fronts.sort_by_key(|&(fi, _, _, line, _)| (fi, line));
+    fronts.sort_by_key(|x| (x.file, x.statement, x.index));
     let mut marked: Vec<(usize, String)> = Vec::new();
     for (i, (fi, f, lines)) in per_file.iter().enumerate() {
         if f.reach != Reach::CallTime || !crate::behind::is_use_error(f) {
             continue;
         }
         let statement = lines.get(1).or(lines.first()).copied().unwrap_or(f.line);
-        // The fronts of the file before its statement, in line order (the last
-        // `MAX_FRONTS` of them: a file with more failures is not searched further back): the
-        // first that holds it.
-        let start = fronts.partition_point(|&(ffi, ..)| ffi < *fi);
-        let before = fronts.partition_point(|&(ffi, _, _, line, _)| (ffi, line) < (*fi, statement));
-        let front = fronts[start.max(before.saturating_sub(MAX_FRONTS))..before]
+        // The fronts of the file up to its statement, in line order (the last `MAX_FRONTS` of
+        // them: a file with more failures is not searched further back): the first that
+        // holds it.
+        let start = fronts.partition_point(|x| x.file < *fi);
+        let upto = fronts.partition_point(|x| (x.file, x.statement) <= (*fi, statement));
+        let front = fronts[start.max(upto.saturating_sub(MAX_FRONTS))..upto]
             .iter()
-            .filter(|(_, package, end, _, j)| {
-                *j != i
-                    && *package == f.package
-                    && f.line < *end
-                    && f.missing_in
-                        .iter()
-                        .all(|r| per_file[*j].1.missing_in.contains(r))
+            .filter(|x| {
+                let g = &per_file[x.index].1;
+                x.index != i
+                    && x.package == f.package
+                    && f.line < x.end
+                    && (x.statement < statement && f.line > x.last
+                        || x.statement == statement && after_in_statement(x, g, f))
+                    && f.missing_in.iter().all(|r| g.missing_in.contains(r))
             })
-            .map(|&(.., j)| j)
+            .map(|x| x.index)
             .next();
         if let Some(j) = front {
             let g = &per_file[j].1;
@@ -95,6 +122,28 @@ pub(crate) fn mark(
         f.guard = Some(guard);
         f.reach = Reach::Behind;
         f.severity = Severity::Info;
+    }
+}
+
+/// Whether `f` is evaluated after the failure `g` in front of it in the same statement:
+/// later in the text, and both in an assignment's value or neither (the value runs before
+/// the targets). A call that does not bind fails only once its arguments have run: it is no
+/// failure in front within its statement, and the keywords it does not take are reported
+/// together, none of them behind a failure in the same statement.
+fn after_in_statement(front: &Front, g: &Finding, f: &Finding) -> bool {
+    let binds = |x: &Finding| {
+        x.code == UnsupportedKeyword::RULE.code || x.code == CallDoesNotBind::RULE.code
+    };
+    if binds(g) || binds(f) {
+        return false;
+    }
+    let (at_g, at_f) = ((g.line, g.column), (f.line, f.column));
+    if at_f <= at_g {
+        return false;
+    }
+    match front.value_at {
+        Some(v) => at_g >= v,
+        None => true,
     }
 }
 
@@ -130,25 +179,107 @@ impl<'t> Outline<'t> {
         Outline { lines, parent, end }
     }
 
-    /// For a statement starting at `line` (1-based) that is a one-line statement of a
-    /// function's body itself: the first line (1-based) after that function's body. `None`
-    /// when it is anything else or the text cannot be read that way.
-    fn body_statement(&self, line: u32) -> Option<u32> {
+    /// For a simple statement starting at `line` (1-based) inside a function, whose parts all
+    /// run whenever it does, with a failing use on line `use_line`: its last line, the first
+    /// line after its block (both 1-based) and where an assignment's value starts in it.
+    /// `None` when it is anything else or the text cannot be read that way.
+    fn front(&self, line: u32, use_line: u32) -> Option<(u32, u32, Option<(u32, u32)>)> {
         let at = usize::try_from(line).ok()?.checked_sub(1)?;
-        let code = self.lines.get(at)?.trim();
-        if indent_of(self.lines[at]) == 0 || !one_line_plain(code) {
+        let first = self.lines.get(at)?;
+        let indent = indent_of(first);
+        if indent == 0 || !plain_header(first.trim()) {
             return None;
         }
-        // The next line must not continue it (an open bracket, a backslash).
-        if code.ends_with('\\') || opens(code) {
+        // The statement's lines: until its brackets close and no backslash continues it.
+        let mut scan = Scan::default();
+        let mut last = at;
+        loop {
+            let l = self.lines.get(last)?;
+            if last > at && indent_of(l) <= indent && !l.trim_start().starts_with([')', ']', '}']) {
+                return None;
+            }
+            if !plain_words(l) {
+                return None;
+            }
+            let line_no = u32::try_from(last + 1).ok()?;
+            scan.line(l, line_no)?;
+            if scan.depth == 0 && !l.trim_end().ends_with('\\') {
+                break;
+            }
+            last += 1;
+            if last - at >= MAX_STATEMENT_LINES {
+                return None;
+            }
+        }
+        let last = u32::try_from(last + 1).ok()?;
+        if use_line < line || use_line > last {
             return None;
         }
         let header = self.parent[at]?;
-        let h = self.lines[header].trim();
-        if !(h.starts_with("def ") || h.starts_with("async def ")) || !h.ends_with(':') {
-            return None;
+        let end = u32::try_from(self.end[header] + 1).ok()?;
+        Some((last, end, scan.value_at))
+    }
+}
+
+/// Lines one statement in front may span.
+const MAX_STATEMENT_LINES: usize = 64;
+
+/// Brackets and the assignment sign of a statement, read line by line; strings are skipped
+/// (one that does not end on its line is not read).
+#[derive(Default)]
+struct Scan {
+    depth: i32,
+    /// Just after the last `=` (or augmented `+=`...) outside brackets: 1-based line and
+    /// character column.
+    value_at: Option<(u32, u32)>,
+}
+
+impl Scan {
+    fn line(&mut self, l: &str, line_no: u32) -> Option<()> {
+        let chars: Vec<char> = l.chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            match c {
+                '#' => break,
+                '"' | '\'' => {
+                    if chars.get(k + 1) == Some(&c) && chars.get(k + 2) == Some(&c) {
+                        return None;
+                    }
+                    k += 1;
+                    while k < chars.len() && chars[k] != c {
+                        if chars[k] == '\\' {
+                            k += 1;
+                        }
+                        k += 1;
+                    }
+                    if k >= chars.len() {
+                        return None;
+                    }
+                }
+                '(' | '[' | '{' => self.depth += 1,
+                ')' | ']' | '}' => {
+                    self.depth -= 1;
+                    if self.depth < 0 {
+                        return None;
+                    }
+                }
+                '=' if self.depth == 0 => {
+                    let prev = k.checked_sub(1).map(|p| chars[p]);
+                    let next = chars.get(k + 1).copied();
+                    let comparison =
+                        next == Some('=') || matches!(prev, Some('=' | '!' | '<' | '>' | ':'));
+                    if !comparison {
+                        self.value_at = Some((line_no, u32::try_from(k + 2).ok()?));
+                    } else if next == Some('=') {
+                        k += 1;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
         }
-        u32::try_from(self.end[header] + 1).ok()
+        Some(())
     }
 }
 
@@ -161,9 +292,9 @@ fn is_blank(l: &str) -> bool {
     t.is_empty() || t.starts_with('#')
 }
 
-/// A simple statement that runs whole: not a compound statement's header, no conditional
-/// part.
-fn one_line_plain(code: &str) -> bool {
+/// A simple statement that runs whole: not a compound statement's header, nor one that
+/// leaves or may be skipped.
+fn plain_header(code: &str) -> bool {
     const HEADERS: &[&str] = &[
         "if ",
         "elif ",
@@ -195,27 +326,13 @@ fn one_line_plain(code: &str) -> bool {
         "\"",
         "'",
     ];
-    if HEADERS.iter().any(|h| code.starts_with(h)) {
-        return false;
-    }
-    let words: Vec<&str> = code
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .collect();
-    !words
-        .iter()
-        .any(|w| matches!(*w, "if" | "and" | "or" | "lambda" | "else"))
+    !HEADERS.iter().any(|h| code.starts_with(h))
 }
 
-/// Whether a line leaves a bracket open (strings not looked into: a bracket in a string makes
-/// it look open, which only leaves it out).
-fn opens(code: &str) -> bool {
-    let mut depth = 0i32;
-    for c in code.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ => {}
-        }
-    }
-    depth != 0
+/// No part of the line may be skipped: no conditional expression, boolean operator, lambda
+/// or comprehension (words in strings and comments count too: they only leave a line out).
+fn plain_words(code: &str) -> bool {
+    !code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| matches!(w, "if" | "and" | "or" | "lambda" | "else" | "for"))
 }

@@ -170,3 +170,101 @@ def k():
         Some("`torch.distributed.pipelining.pipeline` (m.py:5), which fails first")
     );
 }
+
+/// A failure in a nested block hides the rest of that block only; a later argument of the
+/// same call is behind an earlier one, and so is a later part of an assignment's value, but
+/// not its target (which runs after the value); a comprehension may run nothing; a statement
+/// over several lines joined by brackets is a failure in front.
+#[test]
+fn uses_behind_a_failure_in_the_same_block_or_statement() {
+    let dir = project(
+        "behind_block",
+        &[(
+            "m.py",
+            "\
+import torch
+
+P = torch.distributed
+
+
+def nested(cond):
+    if cond:
+        P.pipelining.pipeline(1)
+        P.pipelining.stage(1)
+    P.pipelining.PipelineStage(1)
+
+
+def arguments():
+    P.pipelining.Schedule1F1B(P.pipelining.PipelineStage, P.pipelining.stage)
+
+
+def target(d):
+    d[P.pipelining.pipeline] = P.pipelining.stage(P.pipelining.PipelineStage)
+
+
+def comprehension(xs):
+    y = [P.pipelining.pipeline(x) for x in xs]
+    P.pipelining.stage(y)
+
+
+def lines(d):
+    d.update(
+        P.pipelining.pipeline(1),
+    )
+    P.pipelining.stage(2)
+",
+        )],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    let m = "missing=2.2.0 - 2.3.1";
+    let p = "torch.distributed.pipelining";
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            format!("m.py:8:9 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:9:9 AC002 info behind {p}.stage {m}"),
+            format!("m.py:10:5 AC002 error call-time {p}.PipelineStage {m}"),
+            format!("m.py:14:5 AC002 error call-time {p}.Schedule1F1B {m}"),
+            format!("m.py:14:31 AC002 info behind {p}.PipelineStage {m}"),
+            format!("m.py:14:59 AC002 info behind {p}.stage {m}"),
+            format!("m.py:18:7 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:18:32 AC002 error call-time {p}.stage {m}"),
+            format!("m.py:18:51 AC002 info behind {p}.PipelineStage {m}"),
+            format!("m.py:22:10 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:23:5 AC002 error call-time {p}.stage {m}"),
+            format!("m.py:28:9 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:30:5 AC002 info behind {p}.stage {m}"),
+        ]
+    );
+}
+
+/// A call that does not take a keyword fails once its arguments have run: each keyword it
+/// does not take is reported, none behind an argument that fails first, and no argument is
+/// behind the call; a later statement is.
+#[test]
+fn keywords_of_one_call_are_all_reported() {
+    let dir = project(
+        "behind_keywords",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+def build():
+    torch.nn.Linear(3, 3, device=torch.distributed.pipelining, dtype=None)
+    torch.nn.Linear(3, 3, device=None)
+",
+        )],
+    );
+    let shown = run_with(&dir, &["torch>=1.13"], |o| o.show_guarded = true);
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            "m.py:5:27 AC003 error call-time torch.nn.Linear(device=) missing=1.13.0 - 1.13.1",
+            "m.py:5:34 AC002 error call-time torch.distributed.pipelining missing=1.13.0 - 2.3.1",
+            "m.py:5:64 AC003 error call-time torch.nn.Linear(dtype=) missing=1.13.0 - 1.13.1",
+            "m.py:6:27 AC003 info behind torch.nn.Linear(device=) missing=1.13.0 - 1.13.1",
+        ]
+    );
+}

@@ -7,7 +7,8 @@ use apicompat_surface::{Kind, Symbol};
 
 use apicompat_surface::Signature;
 
-use super::{member_rank, module_of_class, Resolver, Symbols, MAX_HOPS};
+use super::surface::Symbols;
+use super::{member_rank, module_of_class, Resolver, MAX_HOPS};
 use crate::class_builder::{self, ClassBuilder};
 use crate::dataclass;
 use crate::facts::{Openness, Value};

@@ -1,0 +1,234 @@
+//! The `install_requires` and `extras_require` keywords: requirement files a helper of the
+//! project reads, and extras joined from other extras of the same table.
+
+use std::path::Path;
+
+use ruff_python_ast::{Expr, Keyword, Operator};
+
+use super::{NotRead, Reader, MAX_EXPR_DEPTH};
+use crate::declared::Collector;
+
+/// The extras of one `extras_require` table, for [`Walk::extra_value`].
+struct Extra<'e, 'a> {
+    /// Its entries in the order they are set: the dict's, then `NAME["key"] = ...`.
+    entries: &'e [(&'a str, &'a Expr)],
+    /// The table's name, when the keyword names one.
+    dict_name: Option<&'a str>,
+    /// The extra being read.
+    group: &'e str,
+}
+
+impl Reader<'_> {
+    pub(super) fn install_requires(&self, c: &mut Collector, kw: &Keyword) {
+        self.start_value();
+        if self.read_from_files(c, &kw.value, None) {
+            return;
+        }
+        match self.list(&kw.value, 0) {
+            Ok(items) => self.push_all(c, items, None),
+            Err(why) => self.given_up(c, kw, why, ""),
+        }
+    }
+
+    /// A value read from a requirements file by a call of the project's own
+    /// (`install_requires=req_file("requirements.txt")`, `extras_require={"nlp":
+    /// req_file("requirements_nlp.txt")}` with `def req_file(filename, folder="requirements")`):
+    /// the file a string argument names, beside setup.py or in a folder a parameter of the
+    /// function defaults to, is read as a requirements file of that group. True when read.
+    fn read_from_files(&self, c: &mut Collector, value: &Expr, group: Option<&str>) -> bool {
+        let Ok(Expr::Call(call)) = self.resolve(value, 0) else {
+            return false;
+        };
+        let base = self
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let string = |e: &Expr| match e {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            _ => None,
+        };
+        // File names: the first argument, a string or a list of strings.
+        let names: Vec<String> = match call.arguments.args.first() {
+            Some(Expr::List(l)) => l.elts.iter().filter_map(string).collect(),
+            Some(Expr::Tuple(t)) => t.elts.iter().filter_map(string).collect(),
+            Some(e) => string(e).into_iter().collect(),
+            None => Vec::new(),
+        };
+        if names.is_empty() {
+            return false;
+        }
+        // Folders: setup.py's own, then string keywords of the call and string defaults of
+        // the function (`folder="requirements"`).
+        let mut folders: Vec<String> = vec![String::new()];
+        folders.extend(
+            call.arguments
+                .keywords
+                .iter()
+                .filter_map(|k| string(&k.value)),
+        );
+        if let Expr::Name(f) = &*call.func {
+            if let Some(def) = self.functions.get(f.id.as_str()) {
+                folders.extend(
+                    def.parameters
+                        .iter_non_variadic_params()
+                        .filter_map(|p| p.default.as_deref().and_then(string)),
+                );
+            }
+        }
+        let files: Vec<std::path::PathBuf> = names
+            .iter()
+            .filter_map(|name| {
+                folders
+                    .iter()
+                    .map(|d| base.join(d).join(name))
+                    .find(|p| p.is_file())
+            })
+            .collect();
+        if files.len() != names.len() {
+            return false;
+        }
+        for file in files {
+            // A file another key already read (NeMo's `core` and `lightning` extras both name
+            // `requirements_lightning.txt`) is read once: its requirements are copied here.
+            let rel = c.rel(&file);
+            let earlier: Vec<_> = c
+                .out
+                .requirements
+                .iter()
+                .filter(|r| r.source.file == rel)
+                .cloned()
+                .collect();
+            let before = c.out.requirements.len();
+            crate::reqtxt::read_file(c, &file, false, Some((self.path, self.line(call))));
+            if c.out.requirements.len() == before {
+                c.out.requirements.extend(earlier);
+            }
+            for req in &mut c.out.requirements[before..] {
+                req.group = group.map(str::to_string);
+                req.extra = group.is_some();
+            }
+        }
+        true
+    }
+
+    pub(super) fn extras_require(&self, c: &mut Collector, kw: &Keyword) {
+        self.start_value();
+        let dict = match self.resolve(&kw.value, 0) {
+            Ok(Expr::Dict(d)) => d,
+            Ok(_) => return self.not_read(c, kw, "not a literal dict"),
+            Err(why) => return self.given_up(c, kw, why, ""),
+        };
+        let mut entries: Vec<(&str, &Expr)> = Vec::new();
+        for item in &dict.items {
+            let Some(Expr::StringLiteral(key)) = &item.key else {
+                self.not_read(c, kw, "a key is not a string literal");
+                continue;
+            };
+            entries.push((key.value.to_str(), &item.value));
+        }
+        // `extra_deps = {}` then `extra_deps["nlp"] = [...]`.
+        if let Expr::Name(name) = &kw.value {
+            if let Some(items) = self.items.get(name.id.as_str()) {
+                entries.extend(items.iter().copied());
+            }
+        }
+        let dict_name = match &kw.value {
+            Expr::Name(name) => Some(name.id.as_str()),
+            _ => None,
+        };
+        let before = c.out.requirements.len();
+        // A key assigned again replaces its value: only its last value is read, which may
+        // name the earlier ones (`extras["nlp"] = list(chain(extras["nlp"], extras["common"]))`).
+        for (at, (key, value)) in entries.iter().enumerate() {
+            if entries[at + 1..].iter().any(|(k, _)| k == key) {
+                continue;
+            }
+            let group = key.to_string();
+            c.out.extras.push(crate::normalize_name(&group));
+            self.start_value();
+            let extra = Extra {
+                entries: &entries,
+                dict_name,
+                group: &group,
+            };
+            if let Err(why) = self.extra_value(c, &extra, value, at, 0) {
+                self.given_up(c, kw, why, &format!("extra `{group}`: "));
+            }
+        }
+        // A line two joined extras both read is one requirement of the extra.
+        let mut seen = std::collections::HashSet::new();
+        let mut k = 0;
+        c.out.requirements.retain(|r| {
+            k += 1;
+            k <= before || seen.insert((r.group.clone(), r.source.clone(), r.raw.clone()))
+        });
+    }
+
+    /// Reads the value of an extra (the entry at `at`) into `extra.group`: requirement files
+    /// read by a helper, a list, or the items of other extras of the same table, joined by
+    /// `itertools.chain` or `+` (NeMo's `extras_require['nlp'] = list(chain(extras_require['nlp'],
+    /// extras_require['common']))`).
+    fn extra_value<'e>(
+        &'e self,
+        c: &mut Collector,
+        extra: &Extra<'_, 'e>,
+        value: &'e Expr,
+        at: usize,
+        depth: usize,
+    ) -> Result<(), NotRead> {
+        if depth > MAX_EXPR_DEPTH {
+            return Err(NotRead::Dynamic("too deeply nested".to_string()));
+        }
+        self.spend(1)?;
+        let value = self.resolve(value, depth)?;
+        // `extras["k"]` of the same table: its value as last assigned before this entry.
+        if let Expr::Subscript(sub) = value {
+            if let (Expr::Name(name), Expr::StringLiteral(key)) = (&*sub.value, &*sub.slice) {
+                if Some(name.id.as_str()) == extra.dict_name {
+                    let key = key.value.to_str();
+                    let earlier = extra.entries[..at].iter().rposition(|(k, _)| *k == key);
+                    let Some(i) = earlier else {
+                        return Err(NotRead::Dynamic(format!("extra `{key}` is not set before")));
+                    };
+                    return self.extra_value(c, extra, extra.entries[i].1, i, depth + 1);
+                }
+            }
+        }
+        let joined: Option<Vec<&'e Expr>> = match value {
+            // `list(chain(a, b))`, `chain(a, b)`, `itertools.chain(a, b)`.
+            Expr::Call(call) if call.arguments.keywords.is_empty() => {
+                let name = match &*call.func {
+                    Expr::Name(f) => Some(f.id.as_str()),
+                    Expr::Attribute(a) => Some(a.attr.as_str()),
+                    _ => None,
+                };
+                match (name, &*call.arguments.args) {
+                    (Some("list" | "tuple" | "set"), [Expr::Call(inner)])
+                        if inner.arguments.keywords.is_empty()
+                            && (matches!(&*inner.func, Expr::Name(f) if f.id.as_str() == "chain")
+                                || matches!(&*inner.func, Expr::Attribute(a) if a.attr.as_str() == "chain")) =>
+                    {
+                        Some(inner.arguments.args.iter().collect())
+                    }
+                    (Some("chain"), args) => Some(args.iter().collect()),
+                    _ => None,
+                }
+            }
+            Expr::BinOp(b) if b.op == Operator::Add => Some(vec![&*b.left, &*b.right]),
+            _ => None,
+        };
+        if let Some(parts) = joined {
+            for part in parts {
+                self.extra_value(c, extra, part, at, depth + 1)?;
+            }
+            return Ok(());
+        }
+        if self.read_from_files(c, value, Some(extra.group)) {
+            return Ok(());
+        }
+        let items = self.list(value, depth)?;
+        self.push_all(c, items, Some(extra.group));
+        Ok(())
+    }
+}

@@ -383,24 +383,38 @@ impl<'c> Evaluator<'c> {
             let t = chosen.get(v.name()).filter(|t| !t.releases.is_empty())?;
             Some((v, &t.releases))
         };
-        let dead_test = u.requires.iter().any(|t| {
-            let root = t.path.split('.').next().unwrap_or(&t.path);
-            other(root).is_some_and(|(v, releases)| {
-                releases.iter().all(|&r| {
-                    t.excludes_with(|p| found(self.status(v, p, r)).or_unimportable(v, p, r))
-                })
-            })
-        });
-        dead_test
-            || u.versions.iter().any(|(root, pred)| {
-                other(root).is_some_and(|(v, releases)| {
-                    releases.iter().all(|&r| {
-                        v.releases()
-                            .get(r)
-                            .is_some_and(|rel| !pred.admits(&rel.version))
+        // Per other package, every condition on it together: the use never runs when no
+        // targeted release of that package meets them all (`if V5: import a as x` / `else:
+        // import b as x`, then `x.n` under `if V5:` needs both `>= 5` and `< 5`).
+        let mut packages: Vec<(&PackageView, &Vec<usize>)> = Vec::new();
+        let roots = u
+            .requires
+            .iter()
+            .map(|t| t.path.split('.').next().unwrap_or(&t.path))
+            .chain(u.versions.iter().map(|(root, _)| root.as_str()));
+        for root in roots {
+            if let Some((v, releases)) = other(root) {
+                if !packages.iter().any(|(p, _)| p.name() == v.name()) {
+                    packages.push((v, releases));
+                }
+            }
+        }
+        packages.iter().any(|&(v, releases)| {
+            let on = |root: &str| self.package_for(root).is_some_and(|p| p.name() == v.name());
+            releases.iter().all(|&r| {
+                let excluded = u.requires.iter().any(|t| {
+                    on(t.path.split('.').next().unwrap_or(&t.path))
+                        && t.excludes_with(|p| found(self.status(v, p, r)).or_unimportable(v, p, r))
+                });
+                excluded
+                    || u.versions.iter().any(|(root, pred)| {
+                        on(root)
+                            && v.releases()
+                                .get(r)
+                                .is_some_and(|rel| !pred.admits(&rel.version))
                     })
-                })
             })
+        })
     }
 
     /// What a use's own conditions say about `view`'s releases: its version conditions on

@@ -439,3 +439,30 @@ def run(metrics, img):
         ["m.py:14:23 AC003 error call-time torch.nn.ModuleDict.update(real=) missing=2.0.0 - 2.15.0"]
     );
 }
+
+/// A name bound to different modules under opposite conditions on another package (`if NEW:
+/// from a import x` / `else: from b import x`), then used under `if NEW:`, is judged as the
+/// module of that branch: the binding of the other branch never runs there (both conditions
+/// on torchvision together admit no release). Unguarded, the use through the `else` binding
+/// is still an error where that branch runs.
+#[test]
+fn a_name_bound_under_opposite_conditions_on_another_package() {
+    let catalog = common::real_catalog(&["torch", "torchvision"]);
+    let source = |guarded: bool| {
+        format!(
+            "import torchvision\nfrom packaging import version\n\nNEW = version.parse(torchvision.__version__) >= version.parse(\"0.16\")\n\nif NEW:\n    from torch.nn import functional as F\nelse:\n    from torch import linalg as F\n\n\ndef attend(q, k, v):\n{}    return F.scaled_dot_product_attention(q, k, v)\n",
+            if guarded { "    if NEW:\n    " } else { "" }
+        )
+    };
+    let targets = ["torch==2.1.0", "torchvision>=0.15,<0.17"];
+    let dir = project("opposite-guarded", &[("m.py", &source(true))]);
+    assert_eq!(
+        brief(&run(catalog, &dir, &targets), &dir),
+        Vec::<String>::new()
+    );
+    let dir = project("opposite-unguarded", &[("m.py", &source(false))]);
+    assert_eq!(
+        brief(&run(catalog, &dir, &targets), &dir),
+        ["m.py:13:12 AC002 error call-time torch.linalg.scaled_dot_product_attention missing=2.1.0"]
+    );
+}

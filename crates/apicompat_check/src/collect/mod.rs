@@ -153,6 +153,9 @@ enum Bound {
         path: String,
         guarded: bool,
         versions: Vec<(String, Pred)>,
+        /// What the tests in force where it is bound say about paths (`else:` of `if
+        /// hasattr(m, "n"):`): a use through the name runs only where they hold too.
+        requires: Vec<PathTest>,
     },
     /// A value derived from `ROOT.__version__` in a way no [`Term`] reads.
     VersionOf(String),
@@ -446,18 +449,27 @@ impl<'a> Walker<'a> {
 
     /// A binding for a path, carrying the guards and conditions of where it is made.
     fn path_binding(&self, path: String, base: Option<&Bound>) -> Bound {
-        let (mut guarded, mut versions) = match base {
+        let (mut guarded, mut versions, mut requires) = match base {
             Some(Bound::Path {
-                guarded, versions, ..
-            }) => (*guarded, versions.clone()),
-            _ => (false, Vec::new()),
+                guarded,
+                versions,
+                requires,
+                ..
+            }) => (*guarded, versions.clone(), requires.clone()),
+            _ => (false, Vec::new(), Vec::new()),
         };
         guarded |= self.ctx.try_guard || self.has_guard(&path);
         versions.extend(self.ctx.versions.iter().cloned());
+        for t in &self.ctx.requires {
+            if !requires.contains(t) {
+                requires.push(t.clone());
+            }
+        }
         Bound::Path {
             path,
             guarded,
             versions,
+            requires,
         }
     }
 
@@ -500,17 +512,23 @@ impl<'a> Walker<'a> {
         // A guard of the binding (an import in `try: ... except ImportError`, under `hasattr`)
         // covers the bound path itself; a use of more than that is guarded only by what tests
         // it (releases that lack the bound path are left to the import's finding).
-        let (base, mut guarded, mut versions) = match via {
+        let (base, mut guarded, mut versions, bound_requires) = match via {
             Some(Bound::Path {
                 path: bound,
                 guarded,
                 versions,
+                requires,
             }) => {
                 let same =
                     *bound == path && !matches!(kind, UseKind::Keyword(_) | UseKind::Call(_));
-                (Some(bound.clone()), *guarded && same, versions.clone())
+                (
+                    Some(bound.clone()),
+                    *guarded && same,
+                    versions.clone(),
+                    &requires[..],
+                )
             }
-            _ => (None, false, Vec::new()),
+            _ => (None, false, Vec::new(), &[][..]),
         };
         guarded |= self.ctx.try_guard || self.has_guard(&path);
         guarded |= self.ctx.call_guard && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_));
@@ -536,7 +554,18 @@ impl<'a> Walker<'a> {
             receiver: None,
             func: self.ctx.func,
             guard_at: self.ctx.guard_at.map(|range| GuardAt { range, file: None }),
-            requires: PathTest::for_use(&self.ctx.requires, &path),
+            requires: match bound_requires {
+                [] => PathTest::for_use(&self.ctx.requires, &path),
+                more => {
+                    let mut all = self.ctx.requires.clone();
+                    all.extend(
+                        more.iter()
+                            .filter(|t| !self.ctx.requires.contains(t))
+                            .cloned(),
+                    );
+                    PathTest::for_use(&all, &path)
+                }
+            },
             path,
         });
     }

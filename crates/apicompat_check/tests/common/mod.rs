@@ -210,14 +210,14 @@ pub fn brief(report: &Report, root: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The real torch and colossalai indexes embedded in the CLI (`crates/apicompat/index`). They
+/// The real torch, torchvision, colossalai and numpy indexes embedded in the CLI (`crates/apicompat/index`). They
 /// are committed with the repository, so a missing one fails the test that needs it.
 pub fn real_catalog(needs: &[&str]) -> &'static Catalog {
     static CATALOG: OnceLock<(Catalog, Vec<&'static str>)> = OnceLock::new();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../apicompat/index");
     let (catalog, present) = CATALOG.get_or_init(|| {
         let mut embedded: Vec<(&'static str, &'static [u8])> = Vec::new();
-        for name in ["torch", "colossalai", "numpy"] {
+        for name in ["torch", "torchvision", "colossalai", "numpy"] {
             if let Ok(bytes) = std::fs::read(format!("{dir}/{name}.apix")) {
                 embedded.push((name, Box::leak(bytes.into_boxed_slice())));
             }

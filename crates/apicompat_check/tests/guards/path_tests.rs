@@ -383,3 +383,31 @@ def d():
         ["m.py:17:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
 }
+
+/// A name bound under a test of a path (`if hasattr(m, "n"): from a import x` / `else: from
+/// b import x`) carries the test: a use through the `else` binding runs only where `n` is
+/// missing, so under the same test it never runs; without it, it is judged there.
+#[test]
+fn a_name_bound_under_a_path_test_carries_it() {
+    let source = |guarded: bool| {
+        format!(
+            "import torch\n\nif hasattr(torch.distributed, \"pipelining\"):\n    from torch.distributed import pipelining as P\nelse:\n    from torch import utils as P\n\n{}P.pipeline(1)\n",
+            if guarded { "if hasattr(torch.distributed, \"pipelining\"):\n    " } else { "" }
+        )
+    };
+    let guarded = check_files(
+        "bound-under-test",
+        &[("m.py", &source(true))],
+        &["torch>=2.2"],
+    );
+    assert_eq!(guarded, Vec::<String>::new());
+    let unguarded = check_files(
+        "bound-under-test-not",
+        &[("m.py", &source(false))],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        unguarded,
+        ["m.py:8:1 AC002 error import-time torch.utils.pipeline missing=2.2.0 - 2.3.1"]
+    );
+}

@@ -615,6 +615,26 @@ impl Collector {
                     self.push_direct(name, text, at);
                     return None;
                 }
+                match vcs_repository_name(text) {
+                    Some((name, true)) => {
+                        self.push_direct(name, text, at);
+                        return None;
+                    }
+                    Some((name, false)) => {
+                        self.diag(
+                            at.file,
+                            Some(at.line),
+                            Severity::Note,
+                            format!(
+                                "`{text}` installs the head of {name}'s repository, not a \
+                                 release: {name} is checked as a package the project does not \
+                                 declare (its newest release)"
+                            ),
+                        );
+                        return None;
+                    }
+                    None => {}
+                }
                 if let Some((name, version)) = wheel_name_version(text) {
                     return Some(DeclaredRequirement {
                         name,
@@ -698,6 +718,39 @@ pub(crate) fn egg_name(text: &str) -> Option<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     valid.then(|| normalize_name(name))
+}
+
+/// The distribution a VCS URL without `#egg=` installs, taken from its repository's name
+/// (`git+https://github.com/huggingface/diffusers.git@<rev>`: `diffusers`), as pip would find
+/// it in the repository's own metadata for nearly every project, and whether the URL names a
+/// revision (`@<rev>`; without one it installs the repository's head); not for a sub-directory
+/// of the repository (`#subdirectory=`), whose name is its own.
+pub(crate) fn vcs_repository_name(text: &str) -> Option<(String, bool)> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    if !["git+", "hg+", "svn+", "bzr+"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+    {
+        return None;
+    }
+    let (url, fragment) = t.split_once('#').unwrap_or((t, ""));
+    if fragment.contains("subdirectory=") {
+        return None;
+    }
+    let (_, path) = url.split_once("://")?;
+    let path = path.split('?').next()?.trim_end_matches('/');
+    let (_, last) = path.rsplit_once('/')?;
+    let (repo, revision) = match last.split_once('@') {
+        Some((repo, rev)) => (repo, !rev.is_empty()),
+        None => (last, false),
+    };
+    let name = repo.strip_suffix(".git").unwrap_or(repo);
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    valid.then(|| (normalize_name(name), revision))
 }
 
 pub(crate) fn looks_like_url_or_path(text: &str) -> bool {

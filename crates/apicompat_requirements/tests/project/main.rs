@@ -635,3 +635,47 @@ fn egg_fragments_are_direct_references() {
         )]
     );
 }
+
+/// A VCS URL without `#egg=` at a revision names its distribution by the repository
+/// (ai-toolkit's `git+https://github.com/huggingface/diffusers.git@<commit>`); one without a
+/// revision installs the repository's head (alpaca-lora's `git+https://github.com/huggingface/
+/// peft.git`: checked as undeclared, its newest release), one for a sub-directory of the
+/// repository, or that is no VCS URL, is skipped; each with a note.
+#[test]
+fn vcs_urls_without_egg_are_named_by_their_repository() {
+    let dir = fixture_dir("vcs_repository_names");
+    write(
+        &dir,
+        "requirements.txt",
+        "git+https://github.com/huggingface/diffusers.git@c943837899b16cbae2f619b8dd4f7bb6f07dd81a\n\
+         git+ssh://git@github.com/org/Some_Tool@v1.2\n\
+         git+https://github.com/huggingface/peft.git\n\
+         git+https://github.com/org/mono.git#subdirectory=pkgs/a\n\
+         https://example.com/pkg/archive/main\n",
+    );
+    let got = read_project(&dir);
+    let direct: Vec<(&str, String)> = got
+        .direct
+        .iter()
+        .map(|r| (r.name.as_str(), r.source.to_string()))
+        .collect();
+    assert_eq!(
+        direct,
+        [
+            ("diffusers", "requirements.txt:1".to_string()),
+            ("some-tool", "requirements.txt:2".to_string())
+        ]
+    );
+    let notes: Vec<String> = diags(&got).into_iter().map(|(_, at, _)| at).collect();
+    assert_eq!(
+        notes,
+        [
+            "requirements.txt:3",
+            "requirements.txt:4",
+            "requirements.txt:5"
+        ]
+    );
+    assert!(diags(&got)[0]
+        .2
+        .contains("installs the head of peft's repository"));
+}

@@ -183,7 +183,7 @@ impl<'t> Outline<'t> {
     /// run whenever it does, with a failing use on line `use_line`: its last line, the first
     /// line after its block (both 1-based) and where an assignment's value starts in it.
     /// `None` when it is anything else or the text cannot be read that way.
-    fn front(&self, line: u32, use_line: u32) -> Option<(u32, u32, Option<(u32, u32)>)> {
+    fn front(&self, line: u32, use_line: u32) -> Option<Extent> {
         let at = usize::try_from(line).ok()?.checked_sub(1)?;
         let first = self.lines.get(at)?;
         let indent = indent_of(first);
@@ -220,6 +220,10 @@ impl<'t> Outline<'t> {
         Some((last, end, scan.value_at))
     }
 }
+
+/// A statement in front: its last line, the first line after its block (both 1-based) and
+/// where an assignment's value starts in it.
+type Extent = (u32, u32, Option<(u32, u32)>);
 
 /// Lines one statement in front may span.
 const MAX_STATEMENT_LINES: usize = 64;

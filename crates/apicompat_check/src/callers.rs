@@ -219,17 +219,19 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
 impl Cover {
     /// The package paths every call's tests found present (not a member of an object of
     /// unknown type, `?.n`, nor a keyword a callee accepts, `f(k=)`).
-    fn has_paths(&self) -> impl Iterator<Item = &String> {
+    fn has_paths(&self) -> impl Iterator<Item = &str> {
         let has: &[String] = match self {
             Cover::Limited { has, .. } => has,
             Cover::Guarded { .. } => &[],
         };
-        has.iter().filter(|h| {
-            !h.is_empty()
-                && h.split('.').all(|s| {
-                    !s.is_empty() && s.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-                })
-        })
+        has.iter()
+            .map(|h| h.strip_prefix(READ).unwrap_or(h))
+            .filter(|h| {
+                !h.is_empty()
+                    && h.split('.').all(|s| {
+                        !s.is_empty() && s.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                    })
+            })
     }
 
     /// The function runs only where those paths exist: a use of another path there is
@@ -240,7 +242,7 @@ impl Cover {
     fn require(&self, requires: &mut Vec<crate::collect::PathTest>) {
         for path in self.has_paths() {
             let test = crate::collect::PathTest {
-                path: path.clone(),
+                path: path.to_string(),
                 present: true,
                 instance: false,
                 alternatives: Vec::new(),
@@ -259,12 +261,18 @@ impl Cover {
     }
 }
 
+/// The prefix of a path known to exist because a test in force read it (not a `hasattr`):
+/// [`crate::collect::ImportSite::has`], [`crate::collect::CallSite::has`].
+pub(crate) const READ: &str = "+";
+
 /// Whether a cover guards a use of `path`, and the conditions it adds.
 fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
     match c {
         Cover::Guarded { .. } | Cover::Limited { caught: true, .. } => (true, Vec::new()),
         Cover::Limited { versions, has, .. } => {
-            let tested = has.iter().any(|h| {
+            // A path a test read for sure (`+path`) restricts the releases (`Cover::require`)
+            // but guards nothing under it.
+            let tested = has.iter().filter(|h| !h.starts_with(READ)).any(|h| {
                 path == h
                     || path
                         .strip_prefix(h.as_str())

@@ -83,10 +83,52 @@ impl Presence {
         Some(out)
     }
 
-    /// Replaces the marks of function calls in a file's requirements (the file is copied
-    /// only when it has some).
+    /// Replaces the marks of function calls in a file's requirements, and in the paths its
+    /// calls and imports of the project's own code know to exist (the file is copied only when
+    /// it has some).
     pub fn apply(&self, a: &mut Arc<Analyzed>) {
         rewrite_requires(a, has_marks, |r| self.expand(r));
+        let marked = |has: &[String]| has.iter().any(|h| h.ends_with("()"));
+        let sites = |a: &Analyzed| {
+            a.uses.calls.iter().any(|c| marked(&c.has))
+                || a.uses.project_imports.iter().any(|i| marked(&i.has))
+        };
+        if !crate::link::writable(a, sites) {
+            return;
+        }
+        let a = Arc::make_mut(a);
+        let expand = |has: &mut Box<[String]>| {
+            if !marked(has) {
+                return;
+            }
+            let mut out: Vec<String> = Vec::with_capacity(has.len());
+            for h in has.iter() {
+                let mark = h
+                    .strip_prefix(crate::callers::READ)
+                    .and_then(|m| m.strip_suffix("()"));
+                match mark {
+                    Some(name) => {
+                        let tests = self.table.get(name).map(Vec::as_slice).unwrap_or(&[]);
+                        for t in tests {
+                            let plain = t.present && !t.instance && t.alternatives.is_empty();
+                            let read = format!("{}{}", crate::callers::READ, t.path);
+                            if plain && !t.path.ends_with("()") && !out.contains(&read) {
+                                out.push(read);
+                            }
+                        }
+                    }
+                    None if !out.contains(h) => out.push(h.clone()),
+                    None => {}
+                }
+            }
+            *has = out.into_boxed_slice();
+        };
+        for c in &mut a.uses.calls {
+            expand(&mut c.has);
+        }
+        for i in &mut a.uses.project_imports {
+            expand(&mut i.has);
+        }
     }
 }
 

@@ -184,6 +184,97 @@ impl<'a> Walker<'a> {
         }
         self.body(&t.orelse);
         self.body(&t.finalbody);
+        self.import_flags(t);
+    }
+
+    /// The indexed paths the top-level imports of a `try` body bring in (`from torchvision
+    /// import tv_tensors`: `torchvision.tv_tensors`), in order, with the position in the
+    /// body of the statement that imports each.
+    pub(super) fn imported_paths(&self, body: &[Stmt]) -> Vec<(usize, String)> {
+        let mut out = Vec::new();
+        for (i, stmt) in body.iter().enumerate() {
+            let modules: Vec<String> = match stmt {
+                Stmt::Import(imp) => imp.names.iter().map(|a| a.name.to_string()).collect(),
+                Stmt::ImportFrom(imp) if imp.level == 0 => {
+                    let Some(m) = &imp.module else { continue };
+                    imp.names
+                        .iter()
+                        .filter(|a| a.name.as_str() != "*")
+                        .map(|a| format!("{m}.{}", a.name))
+                        .collect()
+                }
+                _ => continue,
+            };
+            for path in modules {
+                let root = path.split('.').next().unwrap_or(&path);
+                if self.roots.contains(root) {
+                    out.push((i, path));
+                }
+            }
+        }
+        out
+    }
+
+    /// `try: from m import n; FLAG = True` with every handler that catches `ImportError`
+    /// leaving or setting `FLAG = False` (or `None`): after the `try`, `FLAG` is true only where
+    /// the body ran through, so `if FLAG:` runs where the paths imported exist.
+    fn import_flags(&mut self, t: &'a ast::StmtTry) {
+        fn set(body: &[Stmt], truthy: bool) -> Vec<&str> {
+            body.iter()
+                .filter_map(|s| match s {
+                    Stmt::Assign(a) => match (&*a.targets, &*a.value) {
+                        ([Expr::Name(n)], Expr::BooleanLiteral(b)) if b.value == truthy => {
+                            Some(n.id.as_str())
+                        }
+                        ([Expr::Name(n)], Expr::NoneLiteral(_)) if !truthy => Some(n.id.as_str()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect()
+        }
+        let flags = set(&t.body, true);
+        if flags.is_empty() || !t.finalbody.is_empty() {
+            return;
+        }
+        let paths = self.imported_paths(&t.body);
+        if paths.is_empty() {
+            return;
+        }
+        let assigned_later = |name: &str| {
+            t.orelse.iter().any(|s| match s {
+                Stmt::Assign(a) => a
+                    .targets
+                    .iter()
+                    .any(|e| matches!(e, Expr::Name(n) if n.id.as_str() == name)),
+                _ => false,
+            })
+        };
+        for name in flags {
+            let handled = t.handlers.iter().all(|h| {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                !handler_catches(h, &is_guard_exception)
+                    || leaves(&h.body)
+                    || set(&h.body, false).contains(&name)
+            });
+            if !handled || assigned_later(name) {
+                continue;
+            }
+            let tests = paths
+                .iter()
+                .map(|(_, path)| PathTest {
+                    path: path.clone(),
+                    present: true,
+                    instance: false,
+                    alternatives: Vec::new(),
+                })
+                .collect();
+            let unknown = Restriction {
+                parts: Vec::new(),
+                complete: false,
+            };
+            self.bind(name, Bound::Cond(unknown, Vec::new(), tests));
+        }
     }
 
     /// For a `try` body made only of imports of names of indexed packages (`from a import b,
@@ -402,7 +493,10 @@ fn other_conjuncts<'e>(falses: &[&'e ast::ExprBoolOp], later: &Expr) -> Vec<&'e 
 /// Whether a handler catches an exception `is` accepts: a bare `except:`, one of a tuple, or
 /// the class an expression evaluates to (`except ImportError or ModuleNotFoundError:` catches
 /// `ImportError`, the first true operand; `A and B` catches `B`).
-fn handler_catches(h: &ast::ExceptHandlerExceptHandler, is: &dyn Fn(&Expr) -> bool) -> bool {
+pub(super) fn handler_catches(
+    h: &ast::ExceptHandlerExceptHandler,
+    is: &dyn Fn(&Expr) -> bool,
+) -> bool {
     let Some(mut ty) = h.type_.as_deref() else {
         return true;
     };

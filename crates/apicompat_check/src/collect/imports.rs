@@ -45,9 +45,27 @@ impl<'a> Walker<'a> {
             func: self.ctx.func,
             guarded: self.ctx.try_guard,
             versions: self.ctx.versions.clone().into_boxed_slice(),
-            has: self.ctx.has.clone().into_boxed_slice(),
+            has: self.known_present(),
             at: self.ctx.guard_at.unwrap_or(range),
         });
+    }
+
+    /// The paths known to exist where a call or import runs, for its callee or module: those
+    /// `hasattr` found, and, marked [`crate::callers::READ`], those the tests in force read
+    /// for sure and the marks of project functions whose true result says more (`+f()`,
+    /// replaced once every file is read, [`crate::presence`]).
+    pub(super) fn known_present(&self) -> Box<[String]> {
+        let mut has = self.ctx.has.clone();
+        for t in &self.ctx.requires {
+            let plain = t.present && !t.instance && t.alternatives.is_empty();
+            if plain && is_path_or_mark(&t.path) {
+                let read = format!("{}{}", crate::callers::READ, t.path);
+                if !has.contains(&read) {
+                    has.push(read);
+                }
+            }
+        }
+        has.into_boxed_slice()
     }
 
     /// `importlib.import_module("a.b")`, `import_module(".b", "a")`, `__import__("a.b")`,
@@ -161,4 +179,14 @@ fn literal_head(expr: &Expr) -> Option<String> {
     let cut = head.rfind('.')?;
     head.truncate(cut);
     (!head.is_empty()).then_some(head)
+}
+
+/// A dotted path (`torchvision.tv_tensors`) or the mark of a project function (`f()`), not
+/// one of the tests' own forms (dispatches, tests on objects).
+fn is_path_or_mark(path: &str) -> bool {
+    let path = path.strip_suffix("()").unwrap_or(path);
+    !path.is_empty()
+        && path
+            .split('.')
+            .all(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }

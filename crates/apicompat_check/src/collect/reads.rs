@@ -9,6 +9,7 @@
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use super::flow::handler_catches;
 use super::*;
 
 /// Tests nested deeper than this are not read further (what is read above stays).
@@ -479,20 +480,75 @@ impl<'a> Walker<'a> {
     }
 
     /// What every `return` of `body` that may give a true value says about paths when it does
-    /// (see [`crate::presence`]); empty when one says nothing.
-    pub(super) fn true_returns(&self, body: &[Stmt]) -> Vec<PathTest> {
-        let mut returns: Vec<&Expr> = Vec::new();
+    /// (see [`crate::presence`]); empty when one says nothing. A return after a `try` of
+    /// imports whose handlers of `ImportError` all leave (`except ImportError: return False`),
+    /// or after the imports in its body, says the paths imported exist.
+    pub(super) fn true_returns<'b>(&self, body: &'b [Stmt]) -> Vec<PathTest> {
+        let mut returns: Vec<(&'b Expr, Vec<PathTest>)> = Vec::new();
+        let mut established: Vec<PathTest> = Vec::new();
+        let present = |path: &str| PathTest {
+            path: path.to_string(),
+            present: true,
+            instance: false,
+            alternatives: Vec::new(),
+        };
+        let collect =
+            |s: &'b Stmt, known: &[PathTest], out: &mut Vec<(&'b Expr, Vec<PathTest>)>| {
+                let mut found = Vec::new();
+                apicompat_extract::implies::collect_returns(s, &mut found, 0);
+                out.extend(found.into_iter().map(|v| (v, known.to_vec())));
+            };
         for s in body {
-            apicompat_extract::implies::collect_returns(s, &mut returns, 0);
+            let Stmt::Try(t) = s else {
+                collect(s, &established, &mut returns);
+                continue;
+            };
+            let imported = self.imported_paths(&t.body);
+            let mut known = established.clone();
+            for (i, b) in t.body.iter().enumerate() {
+                for (_, path) in imported.iter().filter(|(at, _)| *at < i) {
+                    let test = present(path);
+                    if !known.contains(&test) {
+                        known.push(test);
+                    }
+                }
+                collect(b, &known, &mut returns);
+            }
+            for (_, path) in &imported {
+                let test = present(path);
+                if !known.contains(&test) {
+                    known.push(test);
+                }
+            }
+            for h in &t.handlers {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                for b in &h.body {
+                    collect(b, &established, &mut returns);
+                }
+            }
+            for b in &t.orelse {
+                collect(b, &known, &mut returns);
+            }
+            for b in &t.finalbody {
+                collect(b, &established, &mut returns);
+            }
+            let through = !t.handlers.is_empty()
+                && t.handlers.iter().all(|h| {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    !handler_catches(h, &is_guard_exception) || leaves(&h.body)
+                });
+            if through && t.finalbody.is_empty() {
+                established = known;
+            }
         }
         let mut common: Option<Vec<PathTest>> = None;
-        for value in returns {
+        for (value, known) in returns {
             if matches!(value, Expr::NoneLiteral(_))
                 || matches!(value, Expr::BooleanLiteral(b) if !b.value)
             {
                 continue;
             }
-            let mut tests = Vec::new();
+            let mut tests = known;
             self.reads(value, Some(true), 0, &mut tests);
             tests.retain(|t| !t.path.ends_with("()"));
             common = Some(match common {

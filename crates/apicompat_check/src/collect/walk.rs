@@ -274,7 +274,8 @@ impl<'a> Walker<'a> {
             self.callee = Some(call.func.range());
         }
         let guarded = self.ctx.try_guard;
-        if !guarded && self.ctx.versions.is_empty() && self.ctx.has.is_empty() {
+        let has = self.known_present();
+        if !guarded && self.ctx.versions.is_empty() && has.is_empty() {
             self.plain_calls.insert((key, self.ctx.func));
             return;
         }
@@ -283,7 +284,7 @@ impl<'a> Walker<'a> {
             func: self.ctx.func,
             guarded,
             versions: self.ctx.versions.clone().into_boxed_slice(),
-            has: self.ctx.has.clone().into_boxed_slice(),
+            has,
             at: self.ctx.guard_at.unwrap_or(call.range()),
         });
     }

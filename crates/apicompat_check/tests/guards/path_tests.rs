@@ -411,3 +411,40 @@ fn a_name_bound_under_a_path_test_carries_it() {
         ["m.py:8:1 AC002 error import-time torch.utils.pipeline missing=2.2.0 - 2.3.1"]
     );
 }
+
+/// A helper whose true result comes only after a `try` of imports whose handler leaves
+/// (`except ImportError: return False`) says the imported paths exist; it guards what it
+/// tests, also the import of a project module under it (lightly's
+/// `torchvision_transforms_v2_available`). A handler that goes on says nothing.
+#[test]
+fn a_helper_true_only_after_its_imports_guards_what_it_imported() {
+    let errors = check_files(
+        "helper-after-imports",
+        &[
+            ("pkg/__init__.py", "from pkg.dep import has_pipelining, loose\n\nif has_pipelining():\n    from pkg.stage import S\n\nif loose():\n    from pkg.other import T\n"),
+            ("pkg/dep.py", "import functools\n\n\n@functools.lru_cache(maxsize=1)\ndef has_pipelining():\n    try:\n        from torch.distributed import pipelining\n    except ImportError:\n        return False\n    return True\n\n\ndef loose():\n    try:\n        from torch.distributed import pipelining\n    except ImportError:\n        pass\n    return True\n"),
+            ("pkg/stage.py", "from torch.distributed.pipelining import pipeline as S\n"),
+            ("pkg/other.py", "from torch.distributed.pipelining import Schedule1F1B as T\n"),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        ["pkg/other.py:1:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
+    );
+}
+
+/// `try: from m import n; FLAG = True` / `except ImportError: FLAG = False`: `if FLAG:` runs
+/// where `m.n` exists. A flag the handler sets true as well guards nothing.
+#[test]
+fn a_flag_set_after_imports_in_a_try_guards_what_they_imported() {
+    let errors = check_files(
+        "flag-after-imports",
+        &[("m.py", "import torch\n\ntry:\n    from torch.distributed import pipelining\n    HAS = True\nexcept ImportError:\n    HAS = False\n\ntry:\n    from torch.distributed import pipelining\n    ANY = True\nexcept ImportError:\n    ANY = True\n\nif HAS:\n    torch.distributed.pipelining.pipeline(1)\n\nif ANY:\n    torch.distributed.pipelining.Schedule1F1B(1)\n")],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        ["m.py:19:5 AC002 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
+    );
+}

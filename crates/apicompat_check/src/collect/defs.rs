@@ -268,10 +268,21 @@ impl<'a> Walker<'a> {
             }
         }
         let conditions = self.decorator_conditions(&c.decorator_list);
+        // A test marker on a class (`@pytest.mark.skipif(not hasattr(...))`) applies to each
+        // of its methods, as on a function.
+        let requires = self.decorator_requires(&c.decorator_list);
         self.instance_tests(c);
         self.scopes.push(Scope::new(ScopeKind::Class));
         let mut ctx = self.ctx.clone();
+        if !conditions.is_empty() || !requires.is_empty() {
+            ctx.guard_at = c.decorator_list.first().map(Ranged::range).or(ctx.guard_at);
+        }
         ctx.versions.extend(conditions);
+        for r in requires {
+            if !ctx.requires.contains(&r) {
+                ctx.requires.push(r);
+            }
+        }
         self.with_ctx(ctx, |w| w.body(&c.body));
         let scope = self.scopes.pop();
         self.store(c.name.as_str());

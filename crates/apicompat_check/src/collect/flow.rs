@@ -73,9 +73,57 @@ impl<'a> Walker<'a> {
         if !has_else {
             through.push(before);
         }
+        if let [ast::ElifElseClause {
+            test: None,
+            body: orelse,
+            ..
+        }] = &s.elif_else_clauses[..]
+        {
+            self.branch_flags(&info, &s.body, orelse);
+        }
         // One way on: the rest of the block runs under its conditions.
         if let [only] = &mut through[..] {
             self.continuation = Some(std::mem::take(only));
+        }
+    }
+
+    /// `if T: ...; FLAG = True` / `else: ...; FLAG = False` (or the other way round): after
+    /// the `if`, `FLAG` is the test (or its negation), as when bound to it. Each branch sets
+    /// the flag once, with a literal, and nothing else in it assigns the name.
+    fn branch_flags(&mut self, info: &CondInfo, body: &'a [Stmt], orelse: &'a [Stmt]) {
+        let literal = |stmt: &'a Stmt| -> Option<(&'a str, bool)> {
+            let Stmt::Assign(a) = stmt else { return None };
+            let [Expr::Name(n)] = &*a.targets else {
+                return None;
+            };
+            match &*a.value {
+                Expr::BooleanLiteral(b) => Some((n.id.as_str(), b.value)),
+                Expr::NoneLiteral(_) => Some((n.id.as_str(), false)),
+                _ => None,
+            }
+        };
+        for (name, truth) in body.iter().filter_map(literal) {
+            let other = orelse
+                .iter()
+                .filter_map(literal)
+                .any(|(n, t)| n == name && t != truth);
+            if !other || assignments(body, name) != 1 || assignments(orelse, name) != 1 {
+                continue;
+            }
+            let bound = if truth {
+                Bound::Cond(
+                    info.restriction.clone(),
+                    info.has.clone(),
+                    info.reads_true.clone(),
+                )
+            } else {
+                let restriction = info.restriction.negate().unwrap_or_else(|| Restriction {
+                    parts: info.false_parts.clone(),
+                    complete: false,
+                });
+                Bound::Cond(restriction, info.has_neg.clone(), info.reads_false.clone())
+            };
+            self.bind(name, bound);
         }
     }
 
@@ -544,4 +592,59 @@ impl<'e> ruff_python_ast::visitor::Visitor<'e> for AttributeReads<'_, '_> {
             _ => ruff_python_ast::visitor::walk_expr(self, expr),
         }
     }
+}
+
+/// How many statements of a block (nested blocks included, not functions or classes) bind
+/// `name`: assignments, augmented and annotated ones, `for` targets, `with ... as`, `del`.
+fn assignments(body: &[Stmt], name: &str) -> usize {
+    let is = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == name);
+    let mut count = 0;
+    for stmt in body {
+        count += match stmt {
+            Stmt::Assign(a) => usize::from(
+                a.targets
+                    .iter()
+                    .any(|t| is(t) || matches!(t, Expr::Tuple(tu) if tu.elts.iter().any(is))),
+            ),
+            Stmt::AugAssign(a) => usize::from(is(&a.target)),
+            Stmt::AnnAssign(a) => usize::from(is(&a.target)),
+            Stmt::Delete(d) => usize::from(d.targets.iter().any(is)),
+            Stmt::For(f) => {
+                usize::from(is(&f.target))
+                    + assignments(&f.body, name)
+                    + assignments(&f.orelse, name)
+            }
+            Stmt::While(w) => assignments(&w.body, name) + assignments(&w.orelse, name),
+            Stmt::If(i) => {
+                assignments(&i.body, name)
+                    + i.elif_else_clauses
+                        .iter()
+                        .map(|c| assignments(&c.body, name))
+                        .sum::<usize>()
+            }
+            Stmt::With(w) => {
+                usize::from(
+                    w.items
+                        .iter()
+                        .any(|i| i.optional_vars.as_deref().is_some_and(is)),
+                ) + assignments(&w.body, name)
+            }
+            Stmt::Try(t) => {
+                assignments(&t.body, name)
+                    + t.handlers
+                        .iter()
+                        .map(|h| {
+                            let ast::ExceptHandler::ExceptHandler(h) = h;
+                            assignments(&h.body, name)
+                        })
+                        .sum::<usize>()
+                    + assignments(&t.orelse, name)
+                    + assignments(&t.finalbody, name)
+            }
+            // A nested scope, a walrus or a match capture: counted as a binding to be safe.
+            Stmt::Match(_) => 2,
+            _ => 0,
+        };
+    }
+    count
 }

@@ -448,3 +448,33 @@ fn a_flag_set_after_imports_in_a_try_guards_what_they_imported() {
         ["m.py:19:5 AC002 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
     );
 }
+
+/// `if T: FLAG = True` / `else: FLAG = False` makes `FLAG` the test: a name bound in the `else`
+/// is not judged under `if FLAG:` (lightly's `_TRANSFORMS_V2` beside `_tt`); a flag the `else`
+/// also sets true says nothing.
+#[test]
+fn a_flag_set_in_both_branches_of_a_test_is_that_test() {
+    let errors = check_files(
+        "branch-flags",
+        &[("m.py", "import torch\n\nif hasattr(torch.distributed, \"pipelining\"):\n    from torch.distributed import pipelining as P\n    NEW = True\n    ANY = True\nelse:\n    from torch import utils as P\n    NEW = False\n    ANY = True\n\n\ndef run():\n    Q = P\n    if NEW:\n        Q.pipeline(1)\n    if ANY:\n        Q.Schedule1F1B(1)\n")],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        ["m.py:18:9 AC002 error call-time torch.utils.Schedule1F1B missing=2.2.0 - 2.3.1"]
+    );
+}
+
+/// `@pytest.mark.skipif(not hasattr(...))` on a test class applies to each of its methods.
+#[test]
+fn a_test_marker_on_a_class_guards_its_methods() {
+    let errors = check_files(
+        "class-marker",
+        &[("test_m.py", "import pytest\nimport torch\n\n\n@pytest.mark.skipif(not hasattr(torch.distributed, \"pipelining\"), reason=\"new\")\nclass TestNew:\n    def test_it(self):\n        torch.distributed.pipelining.pipeline(1)\n\n\nclass TestOld:\n    def test_it(self):\n        torch.distributed.pipelining.Schedule1F1B(1)\n")],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        ["test_m.py:13:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
+    );
+}

@@ -227,7 +227,18 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        let mut ctx = self.ctx.clone();
+        let in_class = self
+            .scopes
+            .last()
+            .is_some_and(|s| s.kind == ScopeKind::Class);
+        let instance_method = in_class
+            && !f.decorator_list.iter().any(|d| {
+                matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "staticmethod" | "classmethod"))
+            });
+        let mut ctx = match &self.method_ctx {
+            Some(m) if instance_method => m.clone(),
+            _ => self.ctx.clone(),
+        };
         let conditions = self.decorator_conditions(&f.decorator_list);
         let requires = self.decorator_requires(&f.decorator_list);
         if !conditions.is_empty() || !requires.is_empty() {
@@ -283,7 +294,12 @@ impl<'a> Walker<'a> {
                 ctx.requires.push(r);
             }
         }
+        let outer_methods = self.method_ctx.take();
+        let mut guard = None;
+        self.with_ctx(ctx.clone(), |w| guard = w.init_guard(c));
+        self.method_ctx = guard;
         self.with_ctx(ctx, |w| w.body(&c.body));
+        self.method_ctx = outer_methods;
         let scope = self.scopes.pop();
         self.store(c.name.as_str());
         // `SUPPORTED = hasattr(...)` in the class body: `C.SUPPORTED` is that test where the
@@ -297,6 +313,41 @@ impl<'a> Walker<'a> {
         for (name, b) in tests {
             self.bind(&name, b);
         }
+    }
+
+    /// Where the instance methods of class `c` run, when its `__init__` starts (after its
+    /// docstring) with `if T: raise ...` or `assert T`: no instance exists unless the
+    /// constructor got past it (lightly's `VideoLoader`, `if not VIDEO_SUPPORT_AVAILABLE: raise
+    /// RuntimeError(...)`). `None` otherwise.
+    fn init_guard(&mut self, c: &'a ast::StmtClassDef) -> Option<Ctx> {
+        let init = c.body.iter().find_map(|s| match s {
+            Stmt::FunctionDef(f) if f.name.as_str() == "__init__" => Some(f),
+            _ => None,
+        })?;
+        let first = init
+            .body
+            .iter()
+            .find(|s| !matches!(s, Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_))))?;
+        let (test, truth) = match first {
+            Stmt::If(i)
+                if i.elif_else_clauses.is_empty()
+                    && matches!(i.body.last(), Some(Stmt::Raise(_))) =>
+            {
+                (&*i.test, false)
+            }
+            Stmt::Assert(a) => (&*a.test, true),
+            _ => return None,
+        };
+        let info = self.test_info(test);
+        let guarded = !info.restriction.parts.is_empty()
+            || !(if truth { &info.has } else { &info.has_neg }).is_empty()
+            || !(if truth {
+                &info.reads_true
+            } else {
+                &info.reads_false
+            })
+            .is_empty();
+        guarded.then(|| self.branch_ctx(&info, truth))
     }
 }
 

@@ -75,6 +75,7 @@ pub fn collect_in(
         stmt_start: TextSize::default(),
         future_annotations: false,
         continuation: None,
+        method_ctx: None,
         callee: None,
         escaping: HashSet::default(),
         plain_calls: HashSet::default(),
@@ -287,6 +288,9 @@ struct Walker<'a> {
     /// Set by an `if` whose branches all leave the block but one: the context of the rest of
     /// the block (taken by [`Walker::body`]).
     continuation: Option<Ctx>,
+    /// Where the instance methods of the class being walked run: its `__init__` leaves unless
+    /// a test holds (`if not T: raise ...`), so no instance exists elsewhere.
+    method_ctx: Option<Ctx>,
     /// The callee of the call being walked: reading it is a call, not an escape.
     callee: Option<TextRange>,
     /// Names read other than as a callee (see [`FileUses::escaping`]).

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Where `self.flash` is true, what the test says holds (here: the function exists). An
-//! attribute counts only when the class's methods store it exactly once, with a test; it is
+//! attribute counts only when the class's methods store it exactly once, with a test (or a
+//! name bound to one, `self.flash = HAS_FLASH`); it is
 //! bound as `self.flash` in every method of that class (by each method's own first
 //! parameter). Code outside the class that sets the attribute is not seen (the
 //! state facts of `state.rs` are project-wide, but only for version conditions).
@@ -46,6 +47,13 @@ impl<'a> Walker<'a> {
             let [value] = &*values else {
                 continue;
             };
+            // `self.fused = HAS_FUSED`, a module flag bound to a test: that test.
+            if let Expr::Name(n) = value {
+                if let Some(b @ Bound::Cond(..)) = self.lookup(n.id.as_str()) {
+                    tests.push((attr.to_string(), b.clone()));
+                }
+                continue;
+            }
             if !matches!(
                 value,
                 Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)

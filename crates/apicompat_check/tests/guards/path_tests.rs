@@ -497,3 +497,18 @@ fn a_constructor_that_raises_unless_a_test_holds_guards_the_methods() {
         ]
     );
 }
+
+/// `self.fused = HAS` stored once, with `HAS` a module flag bound to a test, is that test in
+/// the class's methods (lightly's `MaskedCausalAttention`).
+#[test]
+fn an_instance_attribute_set_from_a_flag_is_its_test() {
+    let errors = check_files(
+        "instance-flag",
+        &[("m.py", "import torch\n\nHAS = hasattr(torch.distributed, \"pipelining\")\n\n\nclass Runner:\n    def __init__(self):\n        self.new = HAS\n        self.other = True\n\n    def run(self):\n        if self.new:\n            torch.distributed.pipelining.pipeline(1)\n        if self.other:\n            torch.distributed.pipelining.Schedule1F1B(1)\n")],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        ["m.py:15:13 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
+    );
+}

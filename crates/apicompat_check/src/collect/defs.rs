@@ -59,6 +59,9 @@ impl<'a> Walker<'a> {
             if w.scopes.len() == 2 {
                 let tests = w.true_returns(&f.body);
                 w.out.presence.push((f.name.to_string(), tests));
+                for (value, tests) in w.constant_returns(&f.body) {
+                    w.out.presence.push((format!("{}={value}", f.name), tests));
+                }
             }
             w.run_deferred();
         });

@@ -313,6 +313,13 @@ impl<'a> Walker<'a> {
                         push(out, format!("{start}{joined}"), true);
                     }
                 }
+                // `DEVICE == "xpu:0"` true, `DEVICE = get_best_device()`: what the project
+                // function's `return "xpu:0"` is reached under (`crate::presence`).
+                if truth == Some(true) {
+                    if let Some(mark) = self.constant_result_mark(c) {
+                        push(out, mark, true);
+                    }
+                }
                 if let Some(t) = truth {
                     self.sentinel_test(c, t, out);
                     // `"n" in dir(C)` is `hasattr(C, "n")`; `not in`, its negation.
@@ -570,4 +577,122 @@ fn push(out: &mut Vec<PathTest>, path: String, present: bool) {
     if !out.contains(&test) {
         out.push(test);
     }
+}
+
+impl<'a> Walker<'a> {
+    /// `X == "c"` (or `"c" == X`) with `X` bound to the result of a project function's call
+    /// without arguments (`X = f()`, a test whose one read is the mark `f()`): the mark of `f`
+    /// returning `c`, `f=c()`.
+    fn constant_result_mark(&self, c: &ast::ExprCompare) -> Option<String> {
+        let ([ast::CmpOp::Eq], [right]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let (name, value) = match (&*c.left, right) {
+            (Expr::Name(n), Expr::StringLiteral(s)) | (Expr::StringLiteral(s), Expr::Name(n)) => {
+                (n.id.as_str(), s.value.to_str())
+            }
+            _ => return None,
+        };
+        let Some(Bound::Cond(r, has, reads)) = self.lookup(name) else {
+            return None;
+        };
+        let [only] = &reads[..] else { return None };
+        let function = only.path.strip_suffix("()")?;
+        // A call of a function of another module may also be a version helper, resolved once
+        // every file is read: that placeholder says nothing of its other results.
+        let helper_only = r.parts.iter().all(|(root, p)| {
+            root == HELPER_ROOT && matches!(p, Pred::Helper { name, .. } if name == function)
+        });
+        let plain = helper_only && has.is_empty() && only.present;
+        (plain && !function.contains('=') && constant_key(value))
+            .then(|| crate::presence::mark(&format!("{function}={value}")))
+    }
+
+    /// For each string constant a function's body returns from the `if`/`elif` chains at its
+    /// top level (`if torch.cuda.is_available(): return "cuda:0" elif
+    /// torch.xpu.is_available(): return "xpu:0"`): what holds where that `return` runs (its
+    /// clause's test true, the earlier ones false), agreed by every `return` of the constant.
+    pub(super) fn constant_returns(&self, body: &[Stmt]) -> Vec<(String, Vec<PathTest>)> {
+        // (constant, what its returns agree on, how many returns of it were read)
+        let mut found: Vec<(String, Option<Vec<PathTest>>, usize)> = Vec::new();
+        let mut record =
+            |value: &str, tests: Vec<PathTest>| match found.iter_mut().find(|(v, ..)| v == value) {
+                Some((_, known, n)) => {
+                    *n += 1;
+                    if let Some(k) = known {
+                        k.retain(|t| tests.contains(t));
+                    }
+                }
+                None => found.push((value.to_string(), Some(tests), 1)),
+            };
+        let returned = |block: &[Stmt]| -> Option<String> {
+            match block.last() {
+                Some(Stmt::Return(r)) => match r.value.as_deref() {
+                    Some(Expr::StringLiteral(s)) => Some(s.value.to_str().to_string()),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        for stmt in body {
+            match stmt {
+                Stmt::If(i) => {
+                    let mut earlier_false: Vec<PathTest> = Vec::new();
+                    let clauses = std::iter::once((Some(&*i.test), &i.body[..])).chain(
+                        i.elif_else_clauses
+                            .iter()
+                            .map(|c| (c.test.as_ref(), &c.body[..])),
+                    );
+                    for (test, block) in clauses {
+                        let mut tests = earlier_false.clone();
+                        if let Some(t) = test {
+                            self.reads(t, Some(true), 0, &mut tests);
+                        }
+                        if let Some(value) = returned(block) {
+                            record(&value, tests);
+                        }
+                        if let Some(t) = test {
+                            self.reads(t, Some(false), 0, &mut earlier_false);
+                        }
+                    }
+                }
+                Stmt::Return(_) => {
+                    if let Some(value) = returned(std::slice::from_ref(stmt)) {
+                        record(&value, Vec::new());
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A constant also returned where the chains above do not see it says nothing.
+        let mut all: Vec<&Expr> = Vec::new();
+        for stmt in body {
+            apicompat_extract::implies::collect_returns(stmt, &mut all, 0);
+        }
+        let count = |value: &str| {
+            all.iter()
+                .filter(|e| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == value))
+                .count()
+        };
+        found
+            .into_iter()
+            .filter(|(v, _, n)| constant_key(v) && count(v) == *n)
+            .filter_map(|(v, tests, _)| {
+                let tests: Vec<PathTest> = tests?
+                    .into_iter()
+                    .filter(|t| !t.path.ends_with("()"))
+                    .collect();
+                (!tests.is_empty()).then_some((v, tests))
+            })
+            .collect()
+    }
+}
+
+/// A constant short and plain enough to be part of a mark (`xpu:0`, `cuda`).
+fn constant_key(value: &str) -> bool {
+    !value.is_empty()
+        && value.len() <= 64
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-' | '.'))
 }

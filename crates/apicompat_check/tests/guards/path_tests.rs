@@ -512,3 +512,23 @@ fn an_instance_attribute_set_from_a_flag_is_its_test() {
         ["m.py:15:13 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
     );
 }
+
+/// `DEVICE = get_best_device()` in another module, then `if DEVICE == "npu":`: where the
+/// helper returns that constant only after `hasattr(torch.distributed, "pipelining")` held, the
+/// branch runs only there; a constant also returned elsewhere says nothing.
+#[test]
+fn a_constant_a_helper_returns_under_a_test_guards_its_comparison() {
+    let errors = check_files(
+        "device-helper",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/utils.py", "import torch\n\n\ndef best():\n    if hasattr(torch, \"no_such_device\"):\n        return \"cuda\"\n    elif hasattr(torch.distributed, \"pipelining\"):\n        return \"npu\"\n    return \"cpu\"\n\n\ndef loose():\n    if hasattr(torch.distributed, \"pipelining\"):\n        return \"npu\"\n    for _ in range(2):\n        return \"npu\"\n    return \"cpu\"\n"),
+            ("main.py", "import torch\n\nfrom pkg.utils import best, loose\n\nDEVICE = best()\nOTHER = loose()\n\n\ndef run():\n    if DEVICE == \"npu\":\n        torch.distributed.pipelining.pipeline(1)\n    if OTHER == \"npu\":\n        torch.distributed.pipelining.Schedule1F1B(1)\n"),
+        ],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        ["main.py:13:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
+    );
+}

@@ -86,15 +86,13 @@ fn parse_directive(text: &str) -> Option<Directive> {
 }
 
 /// An AC012 warning that a name is deprecated says nothing more where the same line already
-/// has an error that the name is missing (AC001, AC002), or had one before it was found behind
-/// an earlier failure: `datasets.load_metric`, deprecated in 2.x and gone in 3.0. `findings` is
-/// sorted.
+/// has an error that the name is missing (AC001, AC002): `datasets.load_metric`, deprecated in
+/// 2.x and gone in 3.0. `findings` is sorted.
 pub(crate) fn drop_deprecations_of_missing(findings: &mut Vec<crate::model::Finding>) {
     let missing: apicompat_hash::HashSet<(&std::path::Path, u32, &str)> = findings
         .iter()
         .filter(|f| {
-            (f.severity == crate::model::Severity::Error || f.reach == crate::model::Reach::Behind)
-                && matches!(f.code, "AC001" | "AC002")
+            f.severity == crate::model::Severity::Error && matches!(f.code, "AC001" | "AC002")
         })
         .map(|f| (f.path.as_path(), f.line, f.symbol.as_str()))
         .collect();

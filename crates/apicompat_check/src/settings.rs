@@ -194,11 +194,11 @@ fn declarations(project_root: &Path, options: &Options) -> (Declared, HashSet<St
 fn declaration_problems(declared: &Declared, project_root: &Path, summary: &mut Summary) {
     let nothing_read = declared.requirements.is_empty();
     let shown = |d: &apicompat_requirements::Diagnostic| {
-        format!(
-            "{}: {}",
-            project_root.join(&d.file).display(),
-            strip_severity(&d.to_string())
-        )
+        let file = project_root.join(&d.file);
+        match d.line {
+            Some(line) => format!("{}:{line}: {}", file.display(), d.message),
+            None => format!("{}: {}", file.display(), d.message),
+        }
     };
     for d in &declared.diagnostics {
         if d.severity >= DiagSeverity::Warning || nothing_read {
@@ -234,14 +234,6 @@ pub fn file_filter(
         ));
     }
     filter
-}
-
-fn strip_severity(s: &str) -> String {
-    // `file:3: error: message` -> `3: error: message` keeps the line; the file is prefixed.
-    match s.split_once(": ") {
-        Some((_, rest)) => rest.to_string(),
-        None => s.to_string(),
-    }
 }
 
 fn split_codes(list: &[String]) -> Vec<String> {

@@ -624,7 +624,7 @@ impl Collector {
                         self.diag(
                             at.file,
                             Some(at.line),
-                            Severity::Note,
+                            Severity::Warning,
                             format!(
                                 "`{text}` installs the head of {name}'s repository, not a \
                                  release: {name} is checked as a package the project does not \
@@ -652,11 +652,12 @@ impl Collector {
                         raw: text.to_string(),
                     });
                 }
+                // Always said: a dependency the project installs that no check covers.
                 if looks_like_url_or_path(text) {
                     self.diag(
                         at.file,
                         Some(at.line),
-                        Severity::Note,
+                        Severity::Warning,
                         format!(
                             "`{text}` is a URL or local path, not a named requirement; skipped"
                         ),

@@ -169,6 +169,13 @@ fn training_repo_requirements_txt() {
 
     let torch_reqs = got.requirements_for("Torch");
     assert_eq!(torch_reqs.len(), 2);
+    // `git+https://github.com/huggingface/peft.git@v0.11.1`: peft, from that source.
+    let direct: Vec<(&str, String)> = got
+        .direct
+        .iter()
+        .map(|r| (r.name.as_str(), r.source.to_string()))
+        .collect();
+    assert_eq!(direct, [("peft", "requirements.txt:11".to_string())]);
 
     assert_eq!(
         diags(&got),
@@ -180,12 +187,7 @@ fn training_repo_requirements_txt() {
             ),
             d(Severity::Note, "requirements.txt:10", "editable requirement `.` skipped"),
             d(
-                Severity::Note,
-                "requirements.txt:11",
-                "`git+https://github.com/huggingface/peft.git@v0.11.1` is a URL or local path, not a named requirement; skipped"
-            ),
-            d(
-                Severity::Note,
+                Severity::Warning,
                 "requirements.txt:12",
                 "`./third_party/apex` is a URL or local path, not a named requirement; skipped"
             ),

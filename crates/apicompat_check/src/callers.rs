@@ -241,12 +241,7 @@ impl Cover {
     /// `add_safe_globals`, there since 2.4).
     fn require(&self, requires: &mut Vec<crate::collect::PathTest>) {
         for path in self.has_paths() {
-            let test = crate::collect::PathTest {
-                path: path.to_string(),
-                present: true,
-                instance: false,
-                alternatives: Vec::new(),
-            };
+            let test = crate::collect::PathTest::exists(path.to_string());
             if !requires.contains(&test) {
                 requires.push(test);
             }

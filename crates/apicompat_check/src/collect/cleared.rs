@@ -113,10 +113,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let mut info = self.false_info(r);
-            if info.restriction.parts.is_empty()
-                && info.has.is_empty()
-                && info.reads_true.is_empty()
-            {
+            if !info.says_when_true() {
                 continue;
             }
             if let Some(scope) = self.scopes.last_mut() {

@@ -143,10 +143,7 @@ impl<'a> Walker<'a> {
                 self.reads_when_true(value, &mut info.reads_true);
             }
             self.module_binding(name, Some(&info));
-            if !info.restriction.parts.is_empty()
-                || !info.has.is_empty()
-                || !info.reads_true.is_empty()
-            {
+            if info.says_when_true() {
                 self.bind(
                     name,
                     Bound::Cond(info.restriction, info.has, info.reads_true),
@@ -230,14 +227,11 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        let in_class = self
+        let instance_method = self
             .scopes
             .last()
-            .is_some_and(|s| s.kind == ScopeKind::Class);
-        let instance_method = in_class
-            && !f.decorator_list.iter().any(|d| {
-                matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "staticmethod" | "classmethod"))
-            });
+            .is_some_and(|s| s.kind == ScopeKind::Class)
+            && instance_tests::receiver(f).is_some();
         let mut ctx = match &self.method_ctx {
             Some(m) if instance_method => m.clone(),
             _ => self.ctx.clone(),
@@ -342,15 +336,11 @@ impl<'a> Walker<'a> {
             _ => return None,
         };
         let info = self.test_info(test);
-        let guarded = !info.restriction.parts.is_empty()
-            || !(if truth { &info.has } else { &info.has_neg }).is_empty()
-            || !(if truth {
-                &info.reads_true
-            } else {
-                &info.reads_false
-            })
-            .is_empty();
-        guarded.then(|| self.branch_ctx(&info, truth))
+        let guard = self.branch_ctx(&info, truth);
+        let said = guard.versions.len() > self.ctx.versions.len()
+            || guard.has.len() > self.ctx.has.len()
+            || guard.requires.len() > self.ctx.requires.len();
+        said.then_some(guard)
     }
 }
 

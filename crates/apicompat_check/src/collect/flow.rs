@@ -91,23 +91,20 @@ impl<'a> Walker<'a> {
     /// the `if`, `FLAG` is the test (or its negation), as when bound to it. Each branch sets
     /// the flag once, with a literal, and nothing else in it assigns the name.
     fn branch_flags(&mut self, info: &CondInfo, body: &'a [Stmt], orelse: &'a [Stmt]) {
-        let literal = |stmt: &'a Stmt| -> Option<(&'a str, bool)> {
-            let Stmt::Assign(a) = stmt else { return None };
-            let [Expr::Name(n)] = &*a.targets else {
-                return None;
-            };
-            match &*a.value {
-                Expr::BooleanLiteral(b) => Some((n.id.as_str(), b.value)),
-                Expr::NoneLiteral(_) => Some((n.id.as_str(), false)),
-                _ => None,
-            }
-        };
-        for (name, truth) in body.iter().filter_map(literal) {
+        let flags: Vec<(&str, bool)> = body.iter().filter_map(literal_flag).collect();
+        if flags.is_empty() {
+            return;
+        }
+        let (in_body, in_else) = (bindings(body), bindings(orelse));
+        for (name, truth) in flags {
             let other = orelse
                 .iter()
-                .filter_map(literal)
+                .filter_map(literal_flag)
                 .any(|(n, t)| n == name && t != truth);
-            if !other || assignments(body, name) != 1 || assignments(orelse, name) != 1 {
+            let once = |counts: &HashMap<&str, usize>| {
+                counts.get(name) == Some(&1) && !counts.contains_key(UNREAD)
+            };
+            if !other || !once(&in_body) || !once(&in_else) {
                 continue;
             }
             let bound = if truth {
@@ -267,21 +264,12 @@ impl<'a> Walker<'a> {
     /// leaving or setting `FLAG = False` (or `None`): after the `try`, `FLAG` is true only where
     /// the body ran through, so `if FLAG:` runs where the paths imported exist.
     fn import_flags(&mut self, t: &'a ast::StmtTry) {
-        fn set(body: &[Stmt], truthy: bool) -> Vec<&str> {
-            body.iter()
-                .filter_map(|s| match s {
-                    Stmt::Assign(a) => match (&*a.targets, &*a.value) {
-                        ([Expr::Name(n)], Expr::BooleanLiteral(b)) if b.value == truthy => {
-                            Some(n.id.as_str())
-                        }
-                        ([Expr::Name(n)], Expr::NoneLiteral(_)) if !truthy => Some(n.id.as_str()),
-                        _ => None,
-                    },
-                    _ => None,
-                })
-                .collect()
-        }
-        let flags = set(&t.body, true);
+        let flags: Vec<&str> = t
+            .body
+            .iter()
+            .filter_map(literal_flag)
+            .filter_map(|(n, truth)| truth.then_some(n))
+            .collect();
         if flags.is_empty() || !t.finalbody.is_empty() {
             return;
         }
@@ -299,23 +287,18 @@ impl<'a> Walker<'a> {
             })
         };
         for name in flags {
-            let handled = t.handlers.iter().all(|h| {
-                let ast::ExceptHandler::ExceptHandler(h) = h;
-                !handler_catches(h, &is_guard_exception)
-                    || leaves(&h.body)
-                    || set(&h.body, false).contains(&name)
-            });
+            let clears = |body: &[Stmt]| {
+                body.iter()
+                    .filter_map(literal_flag)
+                    .any(|(n, truth)| n == name && !truth)
+            };
+            let handled = import_handlers_leave(t, clears);
             if !handled || assigned_later(name) {
                 continue;
             }
             let tests = paths
                 .iter()
-                .map(|(_, path)| PathTest {
-                    path: path.clone(),
-                    present: true,
-                    instance: false,
-                    alternatives: Vec::new(),
-                })
+                .map(|(_, path)| PathTest::exists(path.clone()))
                 .collect();
             let unknown = Restriction {
                 parts: Vec::new(),
@@ -541,10 +524,7 @@ fn other_conjuncts<'e>(falses: &[&'e ast::ExprBoolOp], later: &Expr) -> Vec<&'e 
 /// Whether a handler catches an exception `is` accepts: a bare `except:`, one of a tuple, or
 /// the class an expression evaluates to (`except ImportError or ModuleNotFoundError:` catches
 /// `ImportError`, the first true operand; `A and B` catches `B`).
-pub(super) fn handler_catches(
-    h: &ast::ExceptHandlerExceptHandler,
-    is: &dyn Fn(&Expr) -> bool,
-) -> bool {
+fn handler_catches(h: &ast::ExceptHandlerExceptHandler, is: &dyn Fn(&Expr) -> bool) -> bool {
     let Some(mut ty) = h.type_.as_deref() else {
         return true;
     };
@@ -594,57 +574,101 @@ impl<'e> ruff_python_ast::visitor::Visitor<'e> for AttributeReads<'_, '_> {
     }
 }
 
+/// `NAME = True`, `NAME = False` or `NAME = None`: the name and whether the value is true.
+fn literal_flag(stmt: &Stmt) -> Option<(&str, bool)> {
+    let Stmt::Assign(a) = stmt else { return None };
+    let [Expr::Name(n)] = &*a.targets else {
+        return None;
+    };
+    match &*a.value {
+        Expr::BooleanLiteral(b) => Some((n.id.as_str(), b.value)),
+        Expr::NoneLiteral(_) => Some((n.id.as_str(), false)),
+        _ => None,
+    }
+}
+
+/// Whether every handler of `t` that catches `ImportError` leaves, or `clears` its body
+/// (sets a flag false).
+pub(super) fn import_handlers_leave(t: &ast::StmtTry, clears: impl Fn(&[Stmt]) -> bool) -> bool {
+    t.handlers.iter().all(|h| {
+        let ast::ExceptHandler::ExceptHandler(h) = h;
+        !handler_catches(h, &is_guard_exception) || leaves(&h.body) || clears(&h.body)
+    })
+}
+
+/// Blocks nested deeper than this are not counted: a name bound there counts as bound again.
+const MAX_BINDING_DEPTH: usize = 64;
+
 /// How many statements of a block (nested blocks included, not functions or classes) bind
-/// `name`: assignments, augmented and annotated ones, `for` targets, `with ... as`, `del`.
-fn assignments(body: &[Stmt], name: &str) -> usize {
-    let is = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == name);
-    let mut count = 0;
-    for stmt in body {
-        count += match stmt {
-            Stmt::Assign(a) => usize::from(
-                a.targets
-                    .iter()
-                    .any(|t| is(t) || matches!(t, Expr::Tuple(tu) if tu.elts.iter().any(is))),
-            ),
-            Stmt::AugAssign(a) => usize::from(is(&a.target)),
-            Stmt::AnnAssign(a) => usize::from(is(&a.target)),
-            Stmt::Delete(d) => usize::from(d.targets.iter().any(is)),
-            Stmt::For(f) => {
-                usize::from(is(&f.target))
-                    + assignments(&f.body, name)
-                    + assignments(&f.orelse, name)
+/// each name: assignments, augmented and annotated ones, `for` targets, `with ... as`, `del`.
+/// One pass; a `match` statement or a block nested too deep is recorded under [`UNREAD`]
+/// (every name may be bound there).
+fn bindings(body: &[Stmt]) -> HashMap<&str, usize> {
+    let mut out = HashMap::default();
+    count_bindings(body, 0, &mut out);
+    out
+}
+
+/// The count of every name where a block could not be read.
+const UNREAD: &str = "";
+
+fn count_bindings<'s>(body: &'s [Stmt], depth: usize, out: &mut HashMap<&'s str, usize>) {
+    if depth > MAX_BINDING_DEPTH {
+        *out.entry(UNREAD).or_default() += 2;
+        return;
+    }
+    let d = depth + 1;
+    let names = |e: &'s Expr, out: &mut HashMap<&'s str, usize>| match e {
+        Expr::Name(n) => *out.entry(n.id.as_str()).or_default() += 1,
+        Expr::Tuple(t) => {
+            for e in &t.elts {
+                if let Expr::Name(n) = e {
+                    *out.entry(n.id.as_str()).or_default() += 1;
+                }
             }
-            Stmt::While(w) => assignments(&w.body, name) + assignments(&w.orelse, name),
+        }
+        _ => {}
+    };
+    for stmt in body {
+        match stmt {
+            Stmt::Assign(a) => a.targets.iter().for_each(|t| names(t, out)),
+            Stmt::AugAssign(a) => names(&a.target, out),
+            Stmt::AnnAssign(a) => names(&a.target, out),
+            Stmt::Delete(x) => x.targets.iter().for_each(|t| names(t, out)),
+            Stmt::For(f) => {
+                names(&f.target, out);
+                count_bindings(&f.body, d, out);
+                count_bindings(&f.orelse, d, out);
+            }
+            Stmt::While(w) => {
+                count_bindings(&w.body, d, out);
+                count_bindings(&w.orelse, d, out);
+            }
             Stmt::If(i) => {
-                assignments(&i.body, name)
-                    + i.elif_else_clauses
-                        .iter()
-                        .map(|c| assignments(&c.body, name))
-                        .sum::<usize>()
+                count_bindings(&i.body, d, out);
+                for c in &i.elif_else_clauses {
+                    count_bindings(&c.body, d, out);
+                }
             }
             Stmt::With(w) => {
-                usize::from(
-                    w.items
-                        .iter()
-                        .any(|i| i.optional_vars.as_deref().is_some_and(is)),
-                ) + assignments(&w.body, name)
+                for item in &w.items {
+                    if let Some(v) = item.optional_vars.as_deref() {
+                        names(v, out);
+                    }
+                }
+                count_bindings(&w.body, d, out);
             }
             Stmt::Try(t) => {
-                assignments(&t.body, name)
-                    + t.handlers
-                        .iter()
-                        .map(|h| {
-                            let ast::ExceptHandler::ExceptHandler(h) = h;
-                            assignments(&h.body, name)
-                        })
-                        .sum::<usize>()
-                    + assignments(&t.orelse, name)
-                    + assignments(&t.finalbody, name)
+                count_bindings(&t.body, d, out);
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    count_bindings(&h.body, d, out);
+                }
+                count_bindings(&t.orelse, d, out);
+                count_bindings(&t.finalbody, d, out);
             }
-            // A nested scope, a walrus or a match capture: counted as a binding to be safe.
-            Stmt::Match(_) => 2,
-            _ => 0,
-        };
+            Stmt::Match(_) => *out.entry(UNREAD).or_default() += 2,
+            _ => {}
+        }
     }
-    count
 }

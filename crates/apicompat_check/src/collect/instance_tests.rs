@@ -66,10 +66,7 @@ impl<'a> Walker<'a> {
             }
             let mut info = self.cond_info(value);
             self.reads_when_true(value, &mut info.reads_true);
-            if info.restriction.parts.is_empty()
-                && info.has.is_empty()
-                && info.reads_true.is_empty()
-            {
+            if !info.says_when_true() {
                 continue;
             }
             let bound = Bound::Cond(info.restriction, info.has, info.reads_true);
@@ -99,7 +96,7 @@ impl<'a> Walker<'a> {
 }
 
 /// A method's first parameter, unless it is a static or class method.
-fn receiver(f: &ast::StmtFunctionDef) -> Option<&str> {
+pub(super) fn receiver(f: &ast::StmtFunctionDef) -> Option<&str> {
     let special = f.decorator_list.iter().any(|d| {
         matches!(&d.expression, Expr::Name(n) if matches!(n.id.as_str(), "staticmethod" | "classmethod"))
     });

@@ -267,6 +267,14 @@ struct CondInfo {
     false_parts: Vec<(String, Pred)>,
 }
 
+impl CondInfo {
+    /// Whether the test says anything where it is true: a version condition, paths that
+    /// exist, or paths it reads.
+    fn says_when_true(&self) -> bool {
+        !self.restriction.parts.is_empty() || !self.has.is_empty() || !self.reads_true.is_empty()
+    }
+}
+
 struct Walker<'a> {
     roots: &'a HashSet<String>,
     /// The source may hold `:=` (see [`collect_in`]).

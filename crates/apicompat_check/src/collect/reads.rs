@@ -9,7 +9,7 @@
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use super::flow::handler_catches;
+use super::flow::import_handlers_leave;
 use super::*;
 
 /// Tests nested deeper than this are not read further (what is read above stays).
@@ -29,6 +29,18 @@ pub struct PathTest {
     /// that imports several names runs where any import fails), or present (a dispatch on
     /// several names runs where the module of any of them exists).
     pub alternatives: Vec<String>,
+}
+
+impl PathTest {
+    /// `path` exists where the test holds.
+    pub fn exists(path: String) -> PathTest {
+        PathTest {
+            path,
+            present: true,
+            instance: false,
+            alternatives: Vec::new(),
+        }
+    }
 }
 
 /// What a release says about a tested path.
@@ -493,12 +505,6 @@ impl<'a> Walker<'a> {
     pub(super) fn true_returns<'b>(&self, body: &'b [Stmt]) -> Vec<PathTest> {
         let mut returns: Vec<(&'b Expr, Vec<PathTest>)> = Vec::new();
         let mut established: Vec<PathTest> = Vec::new();
-        let present = |path: &str| PathTest {
-            path: path.to_string(),
-            present: true,
-            instance: false,
-            alternatives: Vec::new(),
-        };
         let collect =
             |s: &'b Stmt, known: &[PathTest], out: &mut Vec<(&'b Expr, Vec<PathTest>)>| {
                 let mut found = Vec::new();
@@ -510,22 +516,17 @@ impl<'a> Walker<'a> {
                 collect(s, &established, &mut returns);
                 continue;
             };
-            let imported = self.imported_paths(&t.body);
+            // The body's statements after each import know it succeeded.
+            let mut imported = self.imported_paths(&t.body).into_iter().peekable();
             let mut known = established.clone();
             for (i, b) in t.body.iter().enumerate() {
-                for (_, path) in imported.iter().filter(|(at, _)| *at < i) {
-                    let test = present(path);
-                    if !known.contains(&test) {
-                        known.push(test);
-                    }
+                while let Some((_, path)) = imported.next_if(|(at, _)| *at < i) {
+                    push(&mut known, path, true);
                 }
                 collect(b, &known, &mut returns);
             }
-            for (_, path) in &imported {
-                let test = present(path);
-                if !known.contains(&test) {
-                    known.push(test);
-                }
+            for (_, path) in imported {
+                push(&mut known, path, true);
             }
             for h in &t.handlers {
                 let ast::ExceptHandler::ExceptHandler(h) = h;
@@ -539,11 +540,7 @@ impl<'a> Walker<'a> {
             for b in &t.finalbody {
                 collect(b, &established, &mut returns);
             }
-            let through = !t.handlers.is_empty()
-                && t.handlers.iter().all(|h| {
-                    let ast::ExceptHandler::ExceptHandler(h) = h;
-                    !handler_catches(h, &is_guard_exception) || leaves(&h.body)
-                });
+            let through = !t.handlers.is_empty() && import_handlers_leave(t, |_| false);
             if through && t.finalbody.is_empty() {
                 established = known;
             }
@@ -669,14 +666,15 @@ impl<'a> Walker<'a> {
         for stmt in body {
             apicompat_extract::implies::collect_returns(stmt, &mut all, 0);
         }
-        let count = |value: &str| {
-            all.iter()
-                .filter(|e| matches!(e, Expr::StringLiteral(s) if s.value.to_str() == value))
-                .count()
-        };
+        let mut returns: HashMap<&str, usize> = HashMap::default();
+        for e in all {
+            if let Expr::StringLiteral(s) = e {
+                *returns.entry(s.value.to_str()).or_default() += 1;
+            }
+        }
         found
             .into_iter()
-            .filter(|(v, _, n)| constant_key(v) && count(v) == *n)
+            .filter(|(v, _, n)| constant_key(v) && returns.get(v.as_str()) == Some(n))
             .filter_map(|(v, tests, _)| {
                 let tests: Vec<PathTest> = tests?
                     .into_iter()

@@ -61,10 +61,7 @@ impl<'a> Visitor<'a> for Walker<'a> {
             Stmt::Assert(a) => {
                 visitor::walk_stmt(self, stmt);
                 let info = self.test_info(&a.test);
-                if !info.restriction.parts.is_empty()
-                    || !info.has.is_empty()
-                    || !info.reads_true.is_empty()
-                {
+                if info.says_when_true() {
                     self.continuation = Some(self.branch_ctx(&info, true));
                 }
             }

@@ -178,7 +178,7 @@ fn declarations(project_root: &Path, options: &Options) -> (Declared, HashSet<St
         .filter(|r| !r.specifier.is_empty())
         .map(|r| r.name.clone())
         .collect();
-    let declared = subprojects::inherit(&read_project(parent), declared);
+    let declared = subprojects::inherit(&read_project(parent), declared, project_root);
     let inherited = declared
         .requirements
         .iter()

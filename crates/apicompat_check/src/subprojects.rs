@@ -271,7 +271,7 @@ pub(crate) fn plan(
                     && (!own_abs.iter().any(|o| a.starts_with(o)) || buildable(d))
             })
         })
-        .filter(|d| bounds(&inherit(declared, read_project(d))) != bounds(declared))
+        .filter(|d| bounds(&inherit(declared, read_project(d), d)) != bounds(declared))
         .take(MAX_SUBPROJECTS)
         .collect();
     if subs.is_empty() {
@@ -371,9 +371,12 @@ fn imports_any(path: &Path, names: &HashSet<&str>) -> bool {
 
 /// A sub-project's declarations completed by the root's: for each package, the sub-project's
 /// own requirements when one of them has a version (or is a direct reference), else the
-/// root's, else the sub-project's bare ones. The sub-project's `[tool.apicompat]` applies when
-/// it has one.
-pub(crate) fn inherit(root: &Declared, own: Declared) -> Declared {
+/// root's, else the sub-project's bare ones. A sub-project in `dir` that builds a
+/// distribution of its own and declares requirements (a vendored project, LLaVA-NeXT's
+/// `EasyR1` with its `setup.py`) is installed with those: the root's bound only the packages
+/// it names. The sub-project's `[tool.apicompat]` applies when it has one.
+pub(crate) fn inherit(root: &Declared, own: Declared, dir: &Path) -> Declared {
+    let builds = !own.requirements.is_empty() && buildable(dir);
     let mut out = own;
     let bounded = |d: &Declared, name: &str| {
         d.requirements
@@ -386,7 +389,8 @@ pub(crate) fn inherit(root: &Declared, own: Declared) -> Declared {
     names.sort_unstable();
     names.dedup();
     for name in names {
-        if bounded(&out, name) {
+        let named = out.requirements.iter().any(|r| r.name == name);
+        if bounded(&out, name) || (builds && !named) {
             continue;
         }
         out.requirements.retain(|r| r.name != name);

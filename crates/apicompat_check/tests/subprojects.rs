@@ -143,3 +143,42 @@ fn a_conda_file_marks_a_sub_project() {
         "{notes}"
     );
 }
+
+/// A sub-project that builds a distribution of its own and declares requirements (LLaVA-NeXT's
+/// `EasyR1`: a `setup.py`, no torch) is installed with them: the root's `torch` pin does not
+/// bound it. One that only lists requirements, or builds but declares nothing, still takes
+/// the root's bounds.
+#[test]
+fn a_sub_project_that_builds_keeps_to_its_own_declarations() {
+    let dir = project(
+        "subprojects-builds",
+        &[
+            ("requirements.txt", "torch==2.3.0\n"),
+            ("main.py", "import torch\n"),
+            (
+                "vendored/setup.py",
+                "from setuptools import setup\n\nsetup(name=\"v\", install_requires=[\"numpy\"])\n",
+            ),
+            ("vendored/v/__init__.py", ""),
+            ("vendored/v/run.py", USE),
+            ("listed/requirements.txt", "numpy\n"),
+            ("listed/run.py", USE),
+            (
+                "bare_build/setup.py",
+                "from setuptools import setup\n\nsetup(name=\"b\")\n",
+            ),
+            ("bare_build/b/__init__.py", ""),
+            ("bare_build/b/run.py", USE),
+        ],
+    );
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let mut got = brief(&report, &dir);
+    got.retain(|f| !f.contains("AC008"));
+    assert_eq!(
+        got,
+        [
+            "bare_build/b/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "listed/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+}

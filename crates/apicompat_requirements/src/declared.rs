@@ -340,7 +340,48 @@ pub fn read_project(dir: &Path) -> Declared {
         yaml_env::read(&mut c, &file);
     }
     c.scope = None;
+    if c.out.requirements.is_empty() {
+        if let Some(file) = package_requirements(dir) {
+            let package = file
+                .parent()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            c.diag(
+                &file,
+                None,
+                Severity::Warning,
+                format!(
+                    "read as the project's requirements: the project root declares none, and this is the requirements file of its package `{package}`"
+                ),
+            );
+            reqtxt::read_file(&mut c, &file, false, None);
+        }
+    }
     c.out
+}
+
+/// Most entries of the project directory looked at for [`package_requirements`].
+const MAX_ROOT_ENTRIES: usize = 10_000;
+
+/// The `requirements.txt` of the project's one top-level package that has one (DomainBed's
+/// `domainbed/requirements.txt`), for a project whose root declares nothing.
+fn package_requirements(dir: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut found: Vec<PathBuf> = entries
+        .take(MAX_ROOT_ENTRIES)
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .filter(|p| p.join("__init__.py").is_file())
+        .map(|p| p.join("requirements.txt"))
+        .filter(|f| f.is_file())
+        .collect();
+    match found.len() {
+        1 => found.pop(),
+        _ => None,
+    }
 }
 
 /// A requirements file [`read_project`] reads in the project directory.
@@ -359,7 +400,9 @@ pub fn is_declaration_file(dir: &Path, file: &Path) -> bool {
             || yaml_env::is_conda_name(name)
             || is_requirements_name(name)
     } else {
-        parent == dir.join("requirements") && name.ends_with(".txt")
+        (parent == dir.join("requirements") && name.ends_with(".txt"))
+            // A package's own file, read when the root declares nothing.
+            || (parent.parent() == Some(dir) && name == "requirements.txt")
     }
 }
 

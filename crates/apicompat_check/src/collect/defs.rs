@@ -21,7 +21,7 @@ impl<'a> Walker<'a> {
     pub(super) fn function_body(
         &mut self,
         f: &'a ast::StmtFunctionDef,
-        ctx: Ctx,
+        ctx: Ctx<'a>,
         facts: Vec<cleared::Snapshot>,
     ) {
         let mut scope = Scope::new(ScopeKind::Function);
@@ -152,7 +152,10 @@ impl<'a> Walker<'a> {
             }
         }
         if let Some((path, via)) = self.resolve(value) {
-            let b = self.path_binding(path, Some(&via));
+            let b = match self.either_binding(&path, &via) {
+                Some(either) => either,
+                None => self.path_binding(path, Some(&via)),
+            };
             self.bind(name, b);
             return;
         }
@@ -316,7 +319,7 @@ impl<'a> Walker<'a> {
     /// docstring) with `if T: raise ...` or `assert T`: no instance exists unless the
     /// constructor got past it (lightly's `VideoLoader`, `if not VIDEO_SUPPORT_AVAILABLE: raise
     /// RuntimeError(...)`). `None` otherwise.
-    fn init_guard(&mut self, c: &'a ast::StmtClassDef) -> Option<Ctx> {
+    fn init_guard(&mut self, c: &'a ast::StmtClassDef) -> Option<Ctx<'a>> {
         let init = c.body.iter().find_map(|s| match s {
             Stmt::FunctionDef(f) if f.name.as_str() == "__init__" => Some(f),
             _ => None,

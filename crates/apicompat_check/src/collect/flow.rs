@@ -27,26 +27,32 @@ impl<'a> Walker<'a> {
         let info = self.test_info(&s.test);
         let mut branch = self.branch_ctx(&info, true);
         branch.in_main |= main_block && !self.ctx.in_function;
+        self.add_truths(&mut branch, &s.test, true);
+        self.arms_start();
         // The contexts of the branches that fall through to the rest of the block.
-        let mut through: Vec<Ctx> = Vec::new();
+        let mut through: Vec<Ctx<'a>> = Vec::new();
         if !leaves(&s.body) {
             through.push(branch.clone());
         }
         self.with_ctx(branch, |w| w.body(&s.body));
+        self.arm_done(0);
         // Each later clause runs when the earlier conditions were false.
         let mut before = self.branch_ctx(&info, false);
+        self.add_truths(&mut before, &s.test, false);
         let mut has_else = false;
         // The conjunctions found false so far (the latest few: an `elif` chain stays linear).
         let mut falses: Vec<&ast::ExprBoolOp> = Vec::new();
         note_conjunction(&mut falses, &s.test);
-        for clause in &s.elif_else_clauses {
+        for (i, clause) in s.elif_else_clauses.iter().enumerate() {
             match &clause.test {
                 Some(test) => {
                     self.with_ctx(before.clone(), |w| w.visit_expr(test));
                     let saved = std::mem::replace(&mut self.ctx, before.clone());
                     let info = self.test_info(test);
                     let mut inner = self.branch_ctx(&info, true);
-                    let next = self.branch_ctx(&info, false);
+                    self.add_truths(&mut inner, test, true);
+                    let mut next = self.branch_ctx(&info, false);
+                    self.add_truths(&mut next, test, false);
                     // `if A and B: ... elif A: ...`: B is false where the `elif` runs.
                     for other in other_conjuncts(&falses, test) {
                         self.ctx = inner;
@@ -69,7 +75,9 @@ impl<'a> Walker<'a> {
                     self.with_ctx(before.clone(), |w| w.body(&clause.body));
                 }
             }
+            self.arm_done(i + 1);
         }
+        self.arms_end(s);
         if !has_else {
             through.push(before);
         }
@@ -79,7 +87,7 @@ impl<'a> Walker<'a> {
             ..
         }] = &s.elif_else_clauses[..]
         {
-            self.branch_flags(&info, &s.body, orelse);
+            self.branch_flags(&info, &s.test, &s.body, orelse);
         }
         // One way on: the rest of the block runs under its conditions.
         if let [only] = &mut through[..] {
@@ -90,7 +98,7 @@ impl<'a> Walker<'a> {
     /// `if T: ...; FLAG = True` / `else: ...; FLAG = False` (or the other way round): after
     /// the `if`, `FLAG` is the test (or its negation), as when bound to it. Each branch sets
     /// the flag once, with a literal, and nothing else in it assigns the name.
-    fn branch_flags(&mut self, info: &CondInfo, body: &'a [Stmt], orelse: &'a [Stmt]) {
+    fn branch_flags(&mut self, info: &CondInfo, test: &Expr, body: &'a [Stmt], orelse: &'a [Stmt]) {
         let flags: Vec<(&str, bool)> = body.iter().filter_map(literal_flag).collect();
         if flags.is_empty() {
             return;
@@ -121,11 +129,12 @@ impl<'a> Walker<'a> {
                 Bound::Cond(restriction, info.has_neg.clone(), info.reads_false.clone())
             };
             self.bind(name, bound);
+            self.flag_of_test(name, test, truth);
         }
     }
 
     /// The context of the branch taken when a condition is `truth`.
-    pub(super) fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx {
+    pub(super) fn branch_ctx(&self, info: &CondInfo, truth: bool) -> Ctx<'a> {
         let mut ctx = self.ctx.clone();
         let (versions, has, requires) = (ctx.versions.len(), ctx.has.len(), ctx.requires.len());
         let reads = if truth {
@@ -603,14 +612,14 @@ const MAX_BINDING_DEPTH: usize = 64;
 /// each name: assignments, augmented and annotated ones, `for` targets, `with ... as`, `del`.
 /// One pass; a `match` statement or a block nested too deep is recorded under [`UNREAD`]
 /// (every name may be bound there).
-fn bindings(body: &[Stmt]) -> HashMap<&str, usize> {
+pub(super) fn bindings(body: &[Stmt]) -> HashMap<&str, usize> {
     let mut out = HashMap::default();
     count_bindings(body, 0, &mut out);
     out
 }
 
 /// The count of every name where a block could not be read.
-const UNREAD: &str = "";
+pub(super) const UNREAD: &str = "";
 
 fn count_bindings<'s>(body: &'s [Stmt], depth: usize, out: &mut HashMap<&'s str, usize>) {
     if depth > MAX_BINDING_DEPTH {
@@ -635,6 +644,21 @@ fn count_bindings<'s>(body: &'s [Stmt], depth: usize, out: &mut HashMap<&'s str,
             Stmt::AugAssign(a) => names(&a.target, out),
             Stmt::AnnAssign(a) => names(&a.target, out),
             Stmt::Delete(x) => x.targets.iter().for_each(|t| names(t, out)),
+            Stmt::Import(i) => {
+                for a in &i.names {
+                    let name = a.asname.as_ref().map_or_else(
+                        || a.name.as_str().split('.').next().unwrap_or(""),
+                        |n| n.as_str(),
+                    );
+                    *out.entry(name).or_default() += 1;
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                for a in &i.names {
+                    let name = a.asname.as_ref().unwrap_or(&a.name).as_str();
+                    *out.entry(name).or_default() += 1;
+                }
+            }
             Stmt::For(f) => {
                 names(&f.target, out);
                 count_bindings(&f.body, d, out);

@@ -10,6 +10,7 @@ use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+mod arms;
 mod cleared;
 mod conditions;
 mod defs;
@@ -75,6 +76,7 @@ pub fn collect_in(
         stmt_start: TextSize::default(),
         future_annotations: false,
         continuation: None,
+        if_frames: Vec::new(),
         method_ctx: None,
         callee: None,
         escaping: HashSet::default(),
@@ -179,11 +181,14 @@ enum Bound {
     /// A tuple, list or set of names written as string literals (`MODELS = ("qwen3_vl",
     /// "qwen3_vl_moe")`), for membership tests.
     Names(Vec<String>),
+    /// Paths bound in different arms of an `if`, each with the tests of its arm
+    /// ([`arms`]); a lookup sees the last arm that agrees with the tests in force.
+    Either(Box<[arms::Arm]>),
 }
 
 /// A function body to walk once its scope is done, with the context of its definition and
 /// the facts of the enclosing function it may inherit.
-type Deferred<'a> = (&'a ast::StmtFunctionDef, Ctx, Vec<cleared::Snapshot>);
+type Deferred<'a> = (&'a ast::StmtFunctionDef, Ctx<'a>, Vec<cleared::Snapshot>);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ScopeKind {
@@ -205,6 +210,10 @@ struct Scope {
     imported_only: HashSet<String>,
     /// Flags of a function cleared under a negated test (`cleared.rs`).
     facts: cleared::Facts,
+    /// Names bound to a [`Bound::Either`] (a store of what its tests read ends them).
+    eithers: Vec<String>,
+    /// Flags set in the arms of a test: what they say when false, when true ([`arms`]).
+    flag_truths: Vec<(String, [Vec<arms::TestTruth>; 2])>,
 }
 
 impl Scope {
@@ -216,13 +225,15 @@ impl Scope {
             globals: HashSet::default(),
             imported_only: HashSet::default(),
             facts: cleared::Facts::default(),
+            eithers: Vec::new(),
+            flag_truths: Vec::new(),
         }
     }
 }
 
 /// Where the walk is.
 #[derive(Debug, Clone, Default)]
-struct Ctx {
+struct Ctx<'a> {
     in_function: bool,
     /// In the module's `if __name__ == "__main__":` block.
     in_main: bool,
@@ -248,6 +259,8 @@ struct Ctx {
     guard_at: Option<TextRange>,
     /// What the enclosing tests say about paths (see [`Use::requires`]).
     requires: Vec<PathTest>,
+    /// The tests in force, with their truth ([`arms`]).
+    tests: arms::Tests<'a>,
 }
 
 /// What a condition tells.
@@ -280,7 +293,7 @@ struct Walker<'a> {
     /// The source may hold `:=` (see [`collect_in`]).
     walrus: bool,
     scopes: Vec<Scope>,
-    ctx: Ctx,
+    ctx: Ctx<'a>,
     /// Function bodies to walk when the enclosing scope is done (they run later).
     deferred: Vec<Vec<Deferred<'a>>>,
     /// The bodies of the functions being walked, innermost last (`cleared.rs`).
@@ -295,10 +308,12 @@ struct Walker<'a> {
     future_annotations: bool,
     /// Set by an `if` whose branches all leave the block but one: the context of the rest of
     /// the block (taken by [`Walker::body`]).
-    continuation: Option<Ctx>,
+    continuation: Option<Ctx<'a>>,
+    /// The `if` statements being walked, innermost last ([`arms`]).
+    if_frames: Vec<arms::IfFrame>,
     /// Where the instance methods of the class being walked run: its `__init__` leaves unless
     /// a test holds (`if not T: raise ...`), so no instance exists elsewhere.
-    method_ctx: Option<Ctx>,
+    method_ctx: Option<Ctx<'a>>,
     /// The callee of the call being walked: reading it is a call, not an escape.
     callee: Option<TextRange>,
     /// Names read other than as a callee (see [`FileUses::escaping`]).
@@ -390,17 +405,37 @@ fn incomplete() -> Restriction {
 impl<'a> Walker<'a> {
     // ----- scopes -----
 
+    /// What `name` is bound to here (of an [`Bound::Either`], the arm a lookup sees).
     fn lookup(&self, name: &str) -> Option<&Bound> {
+        self.agreeing(self.lookup_raw(name)?)
+    }
+
+    fn lookup_raw(&self, name: &str) -> Option<&Bound> {
+        self.read_scope(name, |s| s.names.get(name))
+    }
+
+    /// The scope whose binding of `name` a read here sees.
+    fn scope_of(&self, name: &str) -> Option<&Scope> {
+        self.read_scope(name, |s| s.names.contains_key(name).then_some(s))
+    }
+
+    /// `found` of the first scope a read of `name` here looks in that answers; none past a
+    /// scope where it is local.
+    fn read_scope<'s, T>(
+        &'s self,
+        name: &str,
+        found: impl Fn(&'s Scope) -> Option<T>,
+    ) -> Option<T> {
         let innermost = self.scopes.len().saturating_sub(1);
         for (i, scope) in self.scopes.iter().enumerate().rev() {
             if scope.globals.contains(name) {
-                return self.scopes.first()?.names.get(name);
+                return found(self.scopes.first()?);
             }
             if scope.kind == ScopeKind::Class && i != innermost {
                 continue;
             }
-            if let Some(b) = scope.names.get(name) {
-                return Some(b);
+            if let Some(x) = found(scope) {
+                return Some(x);
             }
             if scope.locals.contains(name) {
                 return None;
@@ -411,28 +446,39 @@ impl<'a> Walker<'a> {
 
     /// The scope a name is bound in.
     fn binding_scope(&mut self, name: &str) -> Option<&mut Scope> {
-        let global = self
+        let i = self.binding_scope_index(name)?;
+        self.scopes.get_mut(i)
+    }
+
+    fn binding_scope_index(&self, name: &str) -> Option<usize> {
+        let i = self
             .scopes
             .iter()
-            .rev()
-            .find(|s| s.kind != ScopeKind::Comprehension)
-            .is_some_and(|s| s.globals.contains(name));
-        if global {
-            return self.scopes.first_mut();
-        }
-        self.scopes
-            .iter_mut()
-            .rev()
-            .find(|s| s.kind != ScopeKind::Comprehension)
+            .rposition(|s| s.kind != ScopeKind::Comprehension)?;
+        Some(if self.scopes[i].globals.contains(name) {
+            0
+        } else {
+            i
+        })
     }
 
     fn bind(&mut self, name: &str, bound: Bound) {
         let mut tick = self.tick;
-        if let Some(scope) = self.binding_scope(name) {
-            scope.facts.forget(name, &mut tick);
-            scope.names.insert(name.to_string(), bound);
+        let Some(i) = self.binding_scope_index(name) else {
+            return;
+        };
+        let scope = &mut self.scopes[i];
+        scope.forget_truths(name);
+        scope.facts.forget(name, &mut tick);
+        if matches!(bound, Bound::Either(_)) && !scope.eithers.iter().any(|e| e == name) {
+            scope.eithers.push(name.to_string());
         }
+        let new = arms::Kind::of(Some(&bound));
+        let old = scope.names.insert(name.to_string(), bound);
         self.tick = tick;
+        if !self.if_frames.is_empty() {
+            self.note_rebinding(i, name, old.as_ref(), new);
+        }
     }
 
     /// A store that is not an import.
@@ -446,17 +492,24 @@ impl<'a> Walker<'a> {
             }
         }
         let mut tick = self.tick;
-        if let Some(scope) = self.binding_scope(name) {
-            scope.facts.forget(name, &mut tick);
-            match scope.names.get_mut(name) {
-                // `except ImportError: X = None` keeps what the try imported.
-                Some(Bound::Path { guarded, .. }) if handler => *guarded = true,
-                _ => {
-                    scope.names.remove(name);
-                }
+        let Some(i) = self.binding_scope_index(name) else {
+            return;
+        };
+        let scope = &mut self.scopes[i];
+        scope.forget_truths(name);
+        scope.facts.forget(name, &mut tick);
+        let old = match scope.names.get_mut(name) {
+            // `except ImportError: X = None` keeps what the try imported.
+            Some(Bound::Path { guarded, .. }) if handler => {
+                *guarded = true;
+                None
             }
-        }
+            _ => scope.names.remove(name),
+        };
         self.tick = tick;
+        if old.is_some() && !self.if_frames.is_empty() {
+            self.note_rebinding(i, name, old.as_ref(), arms::Kind::Unbound);
+        }
     }
 
     /// A binding for a path, carrying the guards and conditions of where it is made.
@@ -506,6 +559,16 @@ impl<'a> Walker<'a> {
     }
 
     fn emit(&mut self, kind: UseKind, path: String, range: TextRange, via: Option<&Bound>) {
+        // A name bound in several arms: a use of each binding.
+        if let Some(Bound::Either(arms)) = via {
+            let base = arms.last().map_or("", |a| a.path());
+            let rest = path.strip_prefix(base).unwrap_or("").to_string();
+            for arm in arms.iter() {
+                let p = format!("{}{rest}", arm.path());
+                self.emit(kind.clone(), p, range, Some(&arm.bound));
+            }
+            return;
+        }
         if matches!(
             kind,
             UseKind::Import | UseKind::Attribute | UseKind::Getattr | UseKind::Store
@@ -600,9 +663,11 @@ impl<'a> Walker<'a> {
         let Expr::Name(n) = cur else {
             return None;
         };
-        let bound = self.lookup(n.id.as_str())?;
-        let Bound::Path { path, .. } = bound else {
-            return None;
+        let bound = self.reaching(self.lookup_raw(n.id.as_str())?)?;
+        let path = match &bound {
+            Bound::Path { path, .. } => path,
+            Bound::Either(arms) => arms.last()?.path(),
+            _ => return None,
         };
         let mut attrs: Vec<&str> = Vec::new();
         let mut cur = expr;
@@ -616,7 +681,7 @@ impl<'a> Walker<'a> {
             full.push('.');
             full.push_str(a);
         }
-        Some((full, bound.clone()))
+        Some((full, bound))
     }
 
     fn is_builtin(&self, expr: &Expr, name: &str) -> bool {
@@ -630,7 +695,7 @@ impl<'a> Walker<'a> {
     /// the block runs only where that branch's condition holds.
     fn body(&mut self, body: &'a [Stmt]) {
         self.block = self.block.saturating_add(1);
-        let mut outer: Option<Ctx> = None;
+        let mut outer: Option<Ctx<'a>> = None;
         for stmt in body {
             self.visit_stmt(stmt);
             if let Some(rest) = self.continuation.take() {
@@ -645,7 +710,7 @@ impl<'a> Walker<'a> {
         self.block = self.block.saturating_sub(1);
     }
 
-    fn with_ctx(&mut self, ctx: Ctx, f: impl FnOnce(&mut Self)) {
+    fn with_ctx(&mut self, ctx: Ctx<'a>, f: impl FnOnce(&mut Self)) {
         let saved = std::mem::replace(&mut self.ctx, ctx);
         f(self);
         self.ctx = saved;

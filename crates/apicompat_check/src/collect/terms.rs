@@ -414,6 +414,11 @@ fn int_bound(e: &Expr) -> Option<VBound> {
             _ => None,
         },
         Expr::Tuple(_) => const_bound(e),
+        // `parse("2.8.0").release`: the constant's release components.
+        Expr::Attribute(a) if a.attr.as_str() == "release" => match const_bound(&a.value)? {
+            VBound::Version(v) => Some(VBound::Tuple(v.release().to_vec())),
+            VBound::Tuple(_) | VBound::Named(_) => None,
+        },
         _ => None,
     }
 }

@@ -61,8 +61,10 @@ impl<'a> Visitor<'a> for Walker<'a> {
             Stmt::Assert(a) => {
                 visitor::walk_stmt(self, stmt);
                 let info = self.test_info(&a.test);
-                if info.says_when_true() {
-                    self.continuation = Some(self.branch_ctx(&info, true));
+                let mut rest = self.branch_ctx(&info, true);
+                self.add_truths(&mut rest, &a.test, true);
+                if info.says_when_true() || rest.tests.is_longer_than(&self.ctx.tests) {
+                    self.continuation = Some(rest);
                 }
             }
             _ => visitor::walk_stmt(self, stmt),

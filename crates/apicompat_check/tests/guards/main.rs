@@ -204,7 +204,8 @@ def e(flag):
 
 #[test]
 fn version_fields_and_conjuncts_of_earlier_tests_restrict_branches() {
-    // `V.major`, `(V.major, V.minor)`, `V.release` compare the leading components; after `if
+    // `V.major`, `(V.major, V.minor)`, `V.release` compare the leading components (of a
+    // constant too, `Version("2.4.0").release`); after `if
     // A and B:` is false, `elif A:` runs where `B` is false (unsloth's `if is_distilbert and
     // transformers4: ... elif is_distilbert: <5.x API>`).
     let got = check_files(
@@ -238,15 +239,28 @@ def d(kind):
         return None
     elif kind == \"x\":
         return torch.distributed.pipelining.pipeline
+
+def e():
+    if V.release >= Version(\"2.4.0\").release:
+        return torch.distributed.pipelining.pipeline
+
+def f():
+    if V.release >= Version(\"2.3.0\").release:
+        return torch.distributed.pipelining.pipeline
 ",
         )],
         &["torch>=1.13"],
     );
     // `V.minor < 4` is evaluated on each release (`version_terms.rs`): true on 2.0 - 2.3,
     // false on 1.13 (minor 13) and 2.4 - 2.5, so `d` reaches the path on 1.13 only.
+    // `V.release >= Version("2.4.0").release` compares the components of both (optimum-quanto,
+    // study 24 F-D).
     assert_eq!(
         got,
-        ["m.py:26:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 1.13.1"]
+        [
+            "m.py:26:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 1.13.1",
+            "m.py:34:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1",
+        ]
     );
 }
 

@@ -532,3 +532,81 @@ fn a_constant_a_helper_returns_under_a_test_guards_its_comparison() {
         ["main.py:13:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
     );
 }
+
+/// A name bound in the arms of an opaque test (`if use_linear:` on a parameter) is each of
+/// its bindings: a use under the same test again (or after the arm that leaves) is judged as
+/// the agreeing arm's binding only (study 22's `SGD(betas=)`); elsewhere as each binding,
+/// so the arm the last binding hid is judged too; a store of what the test reads ends it. A
+/// flag set in the arms is their test (lightly's `_TRANSFORMS_V2` beside `_tt`).
+#[test]
+fn a_name_bound_in_the_arms_of_a_test_is_each_binding() {
+    let errors = check_files(
+        "arms-of-a-test",
+        &[(
+            "m.py",
+            "\
+import torch
+
+
+def build(use_linear, n):
+    if use_linear:
+        Make = torch.nn.Linear
+    else:
+        Make = torch.load
+    if use_linear:
+        return Make(n, n, bias=False)
+    return Make(n, map_location=\"cpu\")
+
+
+def chain(kind, n):
+    if kind == \"linear\":
+        Make = torch.nn.Linear
+    elif kind == \"load\":
+        Make = torch.load
+    else:
+        Make = None
+    if kind == \"linear\":
+        Make(n, n, bias=False)
+    if kind == \"load\":
+        Make(n, map_location=\"cpu\")
+
+
+def swapped(use_linear, n):
+    if not use_linear:
+        Make = torch.load
+    else:
+        Make = torch.nn.Linear
+    return Make(n, n, bias=False)
+
+
+def rebound(use_linear, n):
+    if use_linear:
+        Make = torch.nn.Linear
+    else:
+        Make = torch.load
+    use_linear = not use_linear
+    if use_linear:
+        return Make(n, n, bias=False)
+
+
+def flag(n):
+    if config.ready():
+        Make = torch.nn.Linear
+        READY = True
+    else:
+        Make = torch.load
+        READY = False
+    if READY:
+        Make(n, n, bias=False)
+",
+        )],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        [
+            "m.py:32:23 AC003 error call-time torch.load(bias=) missing=2.2.0 - 2.5.0",
+            "m.py:42:27 AC003 error call-time torch.load(bias=) missing=2.2.0 - 2.5.0",
+        ]
+    );
+}

@@ -164,3 +164,46 @@ fn conda_files_by_other_names() {
         [Some("conda_cpu"), Some("conda_gpu")]
     );
 }
+
+#[test]
+fn a_package_requirements_file_when_the_root_declares_nothing() {
+    // DomainBed: the only declaration is `domainbed/requirements.txt`, in the project's
+    // package; read, with a warning that says which file.
+    let dir = fixture_dir("package_requirements");
+    write(&dir, "domainbed/__init__.py", "");
+    write(
+        &dir,
+        "domainbed/requirements.txt",
+        "numpy==1.22.4\ntorch==1.12.1\n",
+    );
+    write(&dir, "scripts/requirements.txt", "pandas\n");
+    write(&dir, "README.md", "# x\n");
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        [
+            triple("numpy", "==1.22.4", "domainbed/requirements.txt:1"),
+            triple("torch", "==1.12.1", "domainbed/requirements.txt:2"),
+        ]
+    );
+    assert_eq!(
+        diags(&got),
+        [d(
+            Severity::Warning,
+            "domainbed/requirements.txt",
+            "read as the project's requirements: the project root declares none, and this is the requirements file of its package `domainbed`"
+        )]
+    );
+    // A root that declares something keeps to it; two packages with a file: neither.
+    write(&dir, "requirements.txt", "einops\n");
+    assert_eq!(
+        summary(&read_project(&dir)),
+        [triple("einops", "", "requirements.txt:1")]
+    );
+    let dir = fixture_dir("two_package_requirements");
+    for pkg in ["a", "b"] {
+        write(&dir, &format!("{pkg}/__init__.py"), "");
+        write(&dir, &format!("{pkg}/requirements.txt"), "numpy\n");
+    }
+    assert!(read_project(&dir).requirements.is_empty());
+}

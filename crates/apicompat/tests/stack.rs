@@ -127,3 +127,54 @@ fn keywords_a_decorator_wrapper_accepts_are_not_reported() {
     assert!(out.contains("not_a_keyword"), "{out}");
     assert!(!out.contains("resume_download"), "{out}");
 }
+
+/// A project class deriving from `ABC` and an indexed class (FlagEmbedding's
+/// `AbsEmbedderTrainer(ABC, Trainer)`) answers the indexed class's members: `abc.ABC` is
+/// indexed too (the standard library), and must not hide `Trainer` (`Trainer.tokenizer` is
+/// gone from transformers 5.0.0).
+#[test]
+fn a_neutral_base_does_not_hide_an_indexed_one() {
+    let source = |bases: &str| {
+        format!("from abc import ABC\nfrom transformers import Trainer\n\n\nclass T({bases}):\n    def save(self):\n        self.tokenizer.save_pretrained(\"x\")\n")
+    };
+    for bases in ["ABC, Trainer", "Trainer"] {
+        let dir = common::project_in(
+            "stack",
+            &format!("neutral-base-{}", bases.len()),
+            &[("t.py", &source(bases))],
+        );
+        let o = check(&dir, &["--target", "transformers==5.0.0"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{bases}: {out}\n{err}");
+        assert!(
+            out.contains("`transformers.Trainer.tokenizer` is not in transformers 5.0.0"),
+            "{bases}: {out}"
+        );
+    }
+}
+
+/// A project helper whose true result is a package's predicate on one path and a test of its
+/// own on another (LLaVA-NeXT's `trl` `is_xpu_available`: `accelerate.utils.is_xpu_available()`
+/// or `hasattr(torch, "xpu") and torch.xpu.is_available()`) guards what both imply:
+/// accelerate's predicate reads `torch.xpu` too (study 24 F-B). An unguarded call is still
+/// reported.
+#[test]
+fn a_helper_returning_a_package_predicate_or_its_own_test_guards_what_both_imply() {
+    let source = "import accelerate\nimport torch\n\n\ndef is_xpu_available():\n    if FLAG:\n        return hasattr(torch, \"xpu\") and torch.xpu.is_available()\n    return accelerate.utils.is_xpu_available()\n\n\nFLAG = True\n\n\ndef seed(n):\n    if is_xpu_available():\n        torch.xpu.manual_seed_all(n)\n    torch.xpu.empty_cache()\n";
+    let dir = common::project_in(
+        "stack",
+        "mixed-helper",
+        &[
+            ("m.py", source),
+            ("requirements.txt", "torch==2.1.2\naccelerate==0.29.3\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(!out.contains("manual_seed_all"), "{out}");
+    assert!(
+        out.contains("`torch.xpu.empty_cache` is not in torch 2.1.2"),
+        "{out}"
+    );
+}

@@ -43,6 +43,49 @@ fn a_requirement_of_a_declared_package_bounds_it() {
     assert!(out.contains("(the newest indexed release)"), "{out}");
 }
 
+/// The package's own requirements count too: megatron-core 0.15.3 and later require
+/// `torch>=2.6.0`, so beside `torch==2.4.0` the newest that installs is 0.14.0, which still
+/// has `ModelType.encoder_and_decoder` (rllm, `docs/false-alarm-study-24.md` F-C).
+#[test]
+fn its_own_requirement_on_a_declared_package_bounds_it() {
+    let source = "from megatron.core.enums import ModelType
+
+
+def kind(t):
+    return t == ModelType.encoder_and_decoder
+";
+    let dir = project(
+        "own-requirement",
+        &[
+            ("a.py", source),
+            (
+                "requirements.txt",
+                "torch==2.4.0
+",
+            ),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("megatron-core is not declared or installed; checked against the newest release that `torch==2.4.0` (requirements.txt:1) admits, 0.14.0 (megatron-core 0.15.3 requires `torch>=2.6.0`)"),
+        "{all}"
+    );
+    // With a torch its newest release accepts: the newest, which lacks it.
+    std::fs::write(dir.join("requirements.txt"), "torch>=2.6.0\n").unwrap();
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains(
+            "`megatron.core.enums.ModelType.encoder_and_decoder` is not in megatron-core 0.19.2"
+        ),
+        "{out}"
+    );
+}
+
 /// torch pins triton under a platform marker (`triton==3.1.0; platform_system == "Linux" and
 /// platform_machine == "x86_64" ...` in 2.5.1); `tl.load(boundary_check=)` is accepted in
 /// 2.1.0 - 3.8.0 and not in 3.9.0 (ColossalAI's `kernel/triton/context_attn_unpad.py`).

@@ -23,7 +23,16 @@ fn marked(t: &PathTest) -> Option<&str> {
 }
 
 fn has_marks(requires: &[PathTest]) -> bool {
-    requires.iter().any(|t| marked(t).is_some())
+    requires
+        .iter()
+        .any(|t| marked(t).is_some() || conditional(t))
+}
+
+/// A test a project helper's true result holds only where the package predicates it may
+/// return instead also imply it (`collect/reads.rs` `true_returns`): its alternatives are
+/// their marks.
+fn conditional(t: &PathTest) -> bool {
+    t.alternatives.iter().any(|a| a.starts_with(INDEXED_CALL))
 }
 
 /// Replaces the marks of package predicates in every file's requirements (a file is copied
@@ -59,6 +68,20 @@ pub(crate) fn apply(
         for t in requires {
             let found = match marked(t) {
                 Some(path) => implied(path),
+                None if conditional(t) => {
+                    let implied_everywhere = t.alternatives.iter().all(|a| {
+                        a.strip_prefix(INDEXED_CALL).is_some_and(|p| {
+                            implied(p)
+                                .iter()
+                                .any(|i| i.path == t.path && i.present == t.present)
+                        })
+                    });
+                    let plain = PathTest {
+                        alternatives: Vec::new(),
+                        ..t.clone()
+                    };
+                    implied_everywhere.then_some(plain).into_iter().collect()
+                }
                 None => vec![t.clone()],
             };
             for f in found {

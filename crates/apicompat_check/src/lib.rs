@@ -121,6 +121,10 @@ pub struct Options {
     pub skip_dirs: Vec<PathBuf>,
     /// For a sub-project: the project whose declarations complete its own.
     pub inherit: Option<PathBuf>,
+    /// For a sub-project installed in an environment of its own
+    /// (`subprojects::separate_projects`): the enclosing project bounds only the packages it
+    /// names.
+    pub inherit_named_only: bool,
     /// For a sub-project: the top-level packages the enclosing project provides (its examples
     /// import them from the same tree).
     pub own_roots: Vec<String>,

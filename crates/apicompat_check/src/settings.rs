@@ -178,7 +178,8 @@ fn declarations(project_root: &Path, options: &Options) -> (Declared, HashSet<St
         .filter(|r| !r.specifier.is_empty())
         .map(|r| r.name.clone())
         .collect();
-    let declared = subprojects::inherit(&read_project(parent), declared, project_root);
+    let declared =
+        subprojects::inherit(&read_project(parent), declared, options.inherit_named_only);
     let inherited = declared
         .requirements
         .iter()

@@ -37,6 +37,8 @@ pub(crate) struct Plan {
     root: PathBuf,
     /// The sub-projects below the root checked as projects of their own.
     subs: Vec<PathBuf>,
+    /// Those of them checked against their own declarations only ([`separate_projects`]).
+    separate: Vec<PathBuf>,
     /// Those of them that import the root's packages (read with them as context).
     with_context: Vec<PathBuf>,
     /// Sub-projects checked with the root's declarations: reading the root's packages once
@@ -97,6 +99,7 @@ impl Plan {
         o.paths = vec![sub.to_path_buf()];
         o.project = Some(sub.to_path_buf());
         o.inherit = Some(self.root.clone());
+        o.inherit_named_only = self.separate.iter().any(|s| s == sub);
         o.own_roots = self.own.clone();
         let enclosing: Vec<&PathBuf> = self
             .subs
@@ -262,6 +265,16 @@ pub(crate) fn plan(
         .iter()
         .filter_map(|d| std::fs::canonicalize(d).ok())
         .collect();
+    // Inside one of the root's packages, a sub-project ships with it (Megatron-LM's
+    // `megatron/core/distributed/fsdp/src`): never an environment of its own.
+    let outside_own: BTreeSet<PathBuf> = found
+        .iter()
+        .filter(|d| {
+            std::fs::canonicalize(d).is_ok_and(|a| !own_abs.iter().any(|o| a.starts_with(o)))
+        })
+        .cloned()
+        .collect();
+    let separate = separate_projects(&found, &outside_own, &discovered.files);
     let subs: Vec<PathBuf> = found
         .into_iter()
         .filter(|d| {
@@ -271,7 +284,10 @@ pub(crate) fn plan(
                     && (!own_abs.iter().any(|o| a.starts_with(o)) || buildable(d))
             })
         })
-        .filter(|d| bounds(&inherit(declared, read_project(d), d)) != bounds(declared))
+        .filter(|d| {
+            let own = inherit(declared, read_project(d), separate.contains(d));
+            bounds(&own) != bounds(declared)
+        })
         .take(MAX_SUBPROJECTS)
         .collect();
     if subs.is_empty() {
@@ -320,14 +336,52 @@ pub(crate) fn plan(
             folded.push(sub);
         }
     }
+    let separate = separate.into_iter().filter(|d| split.contains(d)).collect();
     Some(Plan {
         root: root.to_path_buf(),
+        separate,
         subs: split,
         with_context,
         folded,
         own,
         context,
     })
+}
+
+/// Most sub-projects looked at by [`separate_projects`].
+const MAX_SEPARATE: usize = 8;
+
+/// The sub-projects among `outside_own` (those of `found` outside the root's packages)
+/// installed in environments of their own: they build a distribution, declare requirements,
+/// and no file of the root (outside every sub-project of `found`) imports their packages (LLaVA-NeXT's `llava-critic-r1/EasyR1`, whose `verl` nothing of the
+/// root imports; rllm's `verl`, which rllm's code imports, shares its environment). Their
+/// declarations are their own, not completed by the root's.
+fn separate_projects(
+    found: &BTreeSet<PathBuf>,
+    outside_own: &BTreeSet<PathBuf>,
+    files: &[PathBuf],
+) -> Vec<PathBuf> {
+    let candidates: Vec<&PathBuf> = outside_own
+        .iter()
+        .filter(|d| buildable(d) && !read_project(d).requirements.is_empty())
+        .take(MAX_SEPARATE + 1)
+        .collect();
+    if candidates.is_empty() || candidates.len() > MAX_SEPARATE {
+        return Vec::new();
+    }
+    let root_files: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| !found.iter().any(|d| f.starts_with(d)))
+        .collect();
+    candidates
+        .into_iter()
+        .filter(|d| {
+            let packages = files::provided_by(d);
+            let names: HashSet<&str> = packages.iter().map(String::as_str).collect();
+            !names.is_empty() && !root_files.iter().any(|f| imports_any(f, &names))
+        })
+        .cloned()
+        .collect()
 }
 
 /// Whether `dir` holds a project that builds (more than a requirements file).
@@ -371,12 +425,10 @@ fn imports_any(path: &Path, names: &HashSet<&str>) -> bool {
 
 /// A sub-project's declarations completed by the root's: for each package, the sub-project's
 /// own requirements when one of them has a version (or is a direct reference), else the
-/// root's, else the sub-project's bare ones. A sub-project in `dir` that builds a
-/// distribution of its own and declares requirements (a vendored project, LLaVA-NeXT's
-/// `EasyR1` with its `setup.py`) is installed with those: the root's bound only the packages
-/// it names. The sub-project's `[tool.apicompat]` applies when it has one.
-pub(crate) fn inherit(root: &Declared, own: Declared, dir: &Path) -> Declared {
-    let builds = !own.requirements.is_empty() && buildable(dir);
+/// root's, else the sub-project's bare ones; with `named_only` (a sub-project in an environment
+/// of its own), only for the packages it names. The sub-project's `[tool.apicompat]` applies
+/// when it has one.
+pub(crate) fn inherit(root: &Declared, own: Declared, named_only: bool) -> Declared {
     let mut out = own;
     let bounded = |d: &Declared, name: &str| {
         d.requirements
@@ -390,7 +442,7 @@ pub(crate) fn inherit(root: &Declared, own: Declared, dir: &Path) -> Declared {
     names.dedup();
     for name in names {
         let named = out.requirements.iter().any(|r| r.name == name);
-        if bounded(&out, name) || (builds && !named) {
+        if bounded(&out, name) || (named_only && !named) {
             continue;
         }
         out.requirements.retain(|r| r.name != name);

@@ -144,23 +144,30 @@ fn a_conda_file_marks_a_sub_project() {
     );
 }
 
-/// A sub-project that builds a distribution of its own and declares requirements (LLaVA-NeXT's
-/// `EasyR1`: a `setup.py`, no torch) is installed with them: the root's `torch` pin does not
-/// bound it. One that only lists requirements, or builds but declares nothing, still takes
-/// the root's bounds.
+/// A sub-project that builds a distribution of its own and declares requirements, and whose
+/// packages no file of the root imports (LLaVA-NeXT's `EasyR1`: a `setup.py`, no torch), is
+/// installed in an environment of its own: the root's `torch` pin does not bound it. One
+/// the root imports (rllm's `verl`), one that only lists requirements, or one that builds but
+/// declares nothing still takes the root's bounds.
 #[test]
 fn a_sub_project_that_builds_keeps_to_its_own_declarations() {
     let dir = project(
         "subprojects-builds",
         &[
             ("requirements.txt", "torch==2.3.0\n"),
-            ("main.py", "import torch\n"),
+            ("main.py", "import torch\nfrom shared import run\n"),
             (
                 "vendored/setup.py",
                 "from setuptools import setup\n\nsetup(name=\"v\", install_requires=[\"numpy\"])\n",
             ),
             ("vendored/v/__init__.py", ""),
             ("vendored/v/run.py", USE),
+            (
+                "imported/setup.py",
+                "from setuptools import setup\n\nsetup(name=\"s\", install_requires=[\"numpy\"])\n",
+            ),
+            ("imported/shared/__init__.py", "def run():\n    pass\n"),
+            ("imported/shared/run.py", USE),
             ("listed/requirements.txt", "numpy\n"),
             ("listed/run.py", USE),
             (
@@ -178,6 +185,7 @@ fn a_sub_project_that_builds_keeps_to_its_own_declarations() {
         got,
         [
             "bare_build/b/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "imported/shared/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
             "listed/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
         ]
     );

@@ -555,6 +555,16 @@ impl Scope {
     /// A store of `name`: the tests that read it say nothing any more in the arms of the
     /// bindings made under them, nor in the flags that stand for them.
     pub(super) fn forget_truths(&mut self, name: &str) {
+        if !self.compared.is_empty() {
+            let names = &mut self.names;
+            self.compared.retain(|(n, key)| {
+                let keep = n != name;
+                if !keep {
+                    names.remove(key);
+                }
+                keep
+            });
+        }
         if self.flag_truths.is_empty() && self.eithers.is_empty() {
             return;
         }

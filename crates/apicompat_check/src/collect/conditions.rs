@@ -130,7 +130,43 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// `NAME == "text"` or `NAME != "text"` with `NAME` set to strings in the arms of a test
+    /// (`flow.rs` `branch_flags`): what the comparison is bound to, in the scope a read of
+    /// `NAME` sees.
+    pub(super) fn compared_flag(&self, expr: &Expr, truth: bool) -> Option<&Bound> {
+        let Expr::Compare(c) = expr else { return None };
+        let ([op], [right]) = (&*c.ops, &*c.comparators) else {
+            return None;
+        };
+        let equal = match op {
+            ast::CmpOp::Eq => true,
+            ast::CmpOp::NotEq => false,
+            _ => return None,
+        };
+        let (name, value) = match (&*c.left, right) {
+            (Expr::Name(n), Expr::StringLiteral(s)) | (Expr::StringLiteral(s), Expr::Name(n)) => {
+                (n.id.as_str(), s.value.to_str())
+            }
+            _ => return None,
+        };
+        // Where it is false, the opposite comparison holds.
+        let key = super::flow::compared_key(name, value, equal == truth);
+        self.read_scope(name, |s| s.names.get(&key))
+    }
+
     fn cond_info_of(&self, expr: &Expr) -> CondInfo {
+        if let Some(Bound::Cond(r, has, _)) = self.compared_flag(expr, true) {
+            let has_neg = match self.compared_flag(expr, false) {
+                Some(Bound::Cond(_, has_neg, _)) => has_neg.clone(),
+                _ => Vec::new(),
+            };
+            return CondInfo {
+                restriction: r.clone(),
+                has: has.clone(),
+                has_neg,
+                ..CondInfo::default()
+            };
+        }
         // `C is True` is `C`; `C is False` is `not C`.
         if let Some((inner, negated)) = bool_compared(expr) {
             return if negated {

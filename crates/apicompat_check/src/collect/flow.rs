@@ -100,22 +100,16 @@ impl<'a> Walker<'a> {
     /// the flag once, with a literal, and nothing else in it assigns the name.
     fn branch_flags(&mut self, info: &CondInfo, test: &Expr, body: &'a [Stmt], orelse: &'a [Stmt]) {
         let flags: Vec<(&str, bool)> = body.iter().filter_map(literal_flag).collect();
-        if flags.is_empty() {
+        let strings: Vec<(&str, &str)> = body.iter().filter_map(string_flag).collect();
+        if flags.is_empty() && strings.is_empty() {
             return;
         }
         let (in_body, in_else) = (bindings(body), bindings(orelse));
-        for (name, truth) in flags {
-            let other = orelse
-                .iter()
-                .filter_map(literal_flag)
-                .any(|(n, t)| n == name && t != truth);
-            let once = |counts: &HashMap<&str, usize>| {
-                counts.get(name) == Some(&1) && !counts.contains_key(UNREAD)
-            };
-            if !other || !once(&in_body) || !once(&in_else) {
-                continue;
-            }
-            let bound = if truth {
+        let once = |counts: &HashMap<&str, usize>, name: &str| {
+            counts.get(name) == Some(&1) && !counts.contains_key(UNREAD)
+        };
+        let bound = |truth: bool| {
+            if truth {
                 Bound::Cond(
                     info.restriction.clone(),
                     info.has.clone(),
@@ -127,9 +121,44 @@ impl<'a> Walker<'a> {
                     complete: false,
                 });
                 Bound::Cond(restriction, info.has_neg.clone(), info.reads_false.clone())
-            };
-            self.bind(name, bound);
+            }
+        };
+        for (name, truth) in flags {
+            let other = orelse
+                .iter()
+                .filter_map(literal_flag)
+                .any(|(n, t)| n == name && t != truth);
+            if !other || !once(&in_body, name) || !once(&in_else, name) {
+                continue;
+            }
+            self.bind(name, bound(truth));
             self.flag_of_test(name, test, truth);
+        }
+        // `if T: MODE = "flash"` / `else: MODE = "math"`: `MODE == "flash"` is `T`, `MODE ==
+        // "math"` its negation (and `!=` the other way), bound under those comparisons' keys.
+        for (name, value) in strings {
+            let other = orelse
+                .iter()
+                .filter_map(string_flag)
+                .find(|(n, v)| *n == name && v != &value);
+            let Some((_, other)) = other else { continue };
+            if !once(&in_body, name) || !once(&in_else, name) {
+                continue;
+            }
+            for (v, truth) in [(value, true), (other, false)] {
+                self.bind_compared(name, v, true, bound(truth));
+                self.bind_compared(name, v, false, bound(!truth));
+            }
+        }
+    }
+
+    /// Binds what `name == "value"` (`equal`) or `name != "value"` says; a store of `name`
+    /// ends it.
+    fn bind_compared(&mut self, name: &str, value: &str, equal: bool, bound: Bound) {
+        let key = compared_key(name, value, equal);
+        self.bind(&key, bound);
+        if let Some(scope) = self.binding_scope(name) {
+            scope.compared.push((name.to_string(), key));
         }
     }
 
@@ -584,6 +613,23 @@ impl<'e> ruff_python_ast::visitor::Visitor<'e> for AttributeReads<'_, '_> {
 }
 
 /// `NAME = True`, `NAME = False` or `NAME = None`: the name and whether the value is true.
+/// `NAME = "text"`.
+fn string_flag(stmt: &Stmt) -> Option<(&str, &str)> {
+    let Stmt::Assign(a) = stmt else { return None };
+    let [Expr::Name(n)] = &*a.targets else {
+        return None;
+    };
+    match &*a.value {
+        Expr::StringLiteral(s) => Some((n.id.as_str(), s.value.to_str())),
+        _ => None,
+    }
+}
+
+/// The key a comparison of a name with a string is bound under ([`Walker::branch_flags`]).
+pub(super) fn compared_key(name: &str, value: &str, equal: bool) -> String {
+    format!("{name}{}{value:?}", if equal { "==" } else { "!=" })
+}
+
 fn literal_flag(stmt: &Stmt) -> Option<(&str, bool)> {
     let Stmt::Assign(a) = stmt else { return None };
     let [Expr::Name(n)] = &*a.targets else {

@@ -299,6 +299,14 @@ impl<'a> Walker<'a> {
             self.reads(inner, truth.map(|t| t != negated), d, out);
             return;
         }
+        if let Some(t) = truth {
+            if let Some(Bound::Cond(_, _, reads)) = self.compared_flag(expr, t) {
+                for r in reads {
+                    push(out, r.path.clone(), r.present);
+                }
+                return;
+            }
+        }
         match expr {
             Expr::BoolOp(b) => {
                 let (sure, t) = apicompat_extract::implies::sure_operands(b, truth);
@@ -546,6 +554,10 @@ impl<'a> Walker<'a> {
             }
         }
         let mut common: Option<Vec<PathTest>> = None;
+        // Returns of a package's predicate alone (`return accelerate.utils.is_xpu_available()`)
+        // beside the others: their marks.
+        let mut predicates: Vec<String> = Vec::new();
+        let mut concrete: Option<Vec<PathTest>> = None;
         for (value, known) in returns {
             if matches!(value, Expr::NoneLiteral(_))
                 || matches!(value, Expr::BooleanLiteral(b) if !b.value)
@@ -555,12 +567,55 @@ impl<'a> Walker<'a> {
             let mut tests = known;
             self.reads(value, Some(true), 0, &mut tests);
             tests.retain(|t| !t.path.ends_with("()"));
+            // The call's mark and the read of its own path.
+            let marks: Vec<&str> = tests
+                .iter()
+                .filter(|t| t.alternatives.is_empty())
+                .filter_map(|t| t.path.strip_prefix(INDEXED_CALL))
+                .collect();
+            let predicate_only = !marks.is_empty()
+                && tests.iter().all(|t| {
+                    t.alternatives.is_empty()
+                        && (t.path.starts_with(INDEXED_CALL) || marks.contains(&t.path.as_str()))
+                });
+            if predicate_only {
+                predicates.extend(
+                    tests
+                        .iter()
+                        .filter(|t| t.path.starts_with(INDEXED_CALL))
+                        .map(|t| t.path.clone()),
+                );
+            } else {
+                concrete = Some(match concrete {
+                    None => tests.clone(),
+                    Some(c) => c.into_iter().filter(|t| tests.contains(t)).collect(),
+                });
+            }
             common = Some(match common {
                 None => tests,
                 Some(c) => c.into_iter().filter(|t| tests.contains(t)).collect(),
             });
         }
-        common.unwrap_or_default()
+        let mut out = common.unwrap_or_default();
+        // Mixed: what the other returns agree on holds where the predicates imply it too
+        // (`crate::implied` keeps such a test only then).
+        if let (false, Some(concrete)) = (predicates.is_empty(), concrete) {
+            predicates.sort();
+            predicates.dedup();
+            for t in concrete {
+                if t.path.starts_with(INDEXED_CALL) || !t.alternatives.is_empty() {
+                    continue;
+                }
+                let conditional = PathTest {
+                    alternatives: predicates.clone(),
+                    ..t
+                };
+                if !out.contains(&conditional) {
+                    out.push(conditional);
+                }
+            }
+        }
+        out
     }
 }
 

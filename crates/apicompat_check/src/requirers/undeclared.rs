@@ -7,14 +7,19 @@
 use apicompat_index::PackageView;
 use apicompat_requirements::{normalize_name, Version};
 
-use super::{accepted_with, named, requirements_where, split, PythonTargets, Requirers, Requires};
+use super::{
+    accepted_with, installable_beside, named, requirements_of, requirements_where, split,
+    PythonTargets, Requirers, Requires,
+};
 
 impl Requirers<'_> {
     /// The releases of `view` (positions), a package the project does not declare, that every
     /// declared package requiring it in each of its admitted releases accepts (requirements
-    /// under a marker count: a release satisfying one of them is accepted); with those
-    /// declarations and an example of a requirement. `None` when no declared package
-    /// narrows it, or when together they would leave nothing.
+    /// under a marker count: a release satisfying one of them is accepted), and whose own
+    /// requirements on a declared package some admitted release of it meets (megatron-core
+    /// 0.19.2 requires `torch>=2.6.0`: not beside `torch==2.4.0`); with those declarations
+    /// and an example of a requirement. `None` when no declared package narrows it, or when
+    /// together they would leave nothing.
     pub fn admit_undeclared(
         &self,
         view: &PackageView,
@@ -36,6 +41,28 @@ impl Requirers<'_> {
             }
             kept = split(&versions, &kept, &accepted).0;
             by.push(named(q));
+            first_example.get_or_insert(example);
+        }
+        // Its own requirements on the declared packages, read once per release.
+        let own: apicompat_hash::HashMap<usize, Vec<Requires>> = kept
+            .iter()
+            .map(|&r| (r, requirements_of(view, r)))
+            .collect();
+        let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
+        for q in self.packages().iter().filter(|q| q.name != name) {
+            let on_python = python.and_then(|p| q.on_python(p));
+            let q = on_python.as_ref().unwrap_or(q);
+            let Some((accepted, example)) = installable_beside(q, view, &kept, &own_of) else {
+                continue;
+            };
+            if !accepted.iter().any(|&a| a) {
+                continue;
+            }
+            kept = split(&versions, &kept, &accepted).0;
+            let who = named(q);
+            if !by.contains(&who) {
+                by.push(who);
+            }
             first_example.get_or_insert(example);
         }
         let example = first_example?;

@@ -610,3 +610,53 @@ def flag(n):
         ]
     );
 }
+
+/// `if T: MODE = "new"` / `else: MODE = "old"`: `MODE == "new"` is `T` and `MODE != "new"`
+/// its negation (efficientvit's `ATTENTION_MODE == "flash"`, study 24 F-E); a store of `MODE`
+/// ends it, and a comparison with another string says nothing.
+#[test]
+fn a_string_set_in_both_branches_of_a_test_compares_as_that_test() {
+    let errors = check_files(
+        "string-flags",
+        &[(
+            "m.py",
+            "\
+import torch
+
+if hasattr(torch.distributed, \"pipelining\"):
+    MODE = \"pipe\"
+else:
+    MODE = \"plain\"
+
+
+def a():
+    if MODE == \"pipe\":
+        torch.distributed.pipelining.pipeline(1)
+    if MODE != \"plain\":
+        torch.distributed.pipelining.pipeline(2)
+    if MODE == \"plain\":
+        return None
+    torch.distributed.pipelining.pipeline(3)
+
+
+def b():
+    if MODE == \"other\":
+        torch.distributed.pipelining.pipeline(4)
+
+
+def c():
+    MODE = \"pipe\"
+    if MODE == \"pipe\":
+        torch.distributed.pipelining.pipeline(5)
+",
+        )],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        errors,
+        [
+            "m.py:21:9 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "m.py:27:9 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+        ]
+    );
+}

@@ -31,6 +31,11 @@ impl Model<'_> {
             let ns = Ns::Project(k.0, facts.enclosing);
             let mut project = Vec::new();
             for b in &facts.bases {
+                // `ABC`, `Generic[T]`: no members asked for here (the standard library is
+                // indexed too, so they resolve; they must not hide the other bases).
+                if is_neutral_base(b) {
+                    continue;
+                }
                 match self.value(ns, b) {
                     Ty::ProjectClass(pk) => project.push(pk),
                     Ty::Indexed(p) => match self.find(&p) {
@@ -45,7 +50,6 @@ impl Model<'_> {
                         }
                         _ => info.unknowable = true,
                     },
-                    _ if is_neutral_base(b) => {}
                     _ => info.unknowable = true,
                 }
             }

@@ -1,0 +1,147 @@
+//! The walker's scopes: what a name is bound to where it is read, and binding it.
+
+use super::*;
+
+impl<'a> Walker<'a> {
+    /// What `name` is bound to here (of an [`Bound::Either`], the arm a lookup sees).
+    pub(super) fn lookup(&self, name: &str) -> Option<&Bound> {
+        self.agreeing(self.lookup_raw(name)?)
+    }
+
+    pub(super) fn lookup_raw(&self, name: &str) -> Option<&Bound> {
+        self.read_scope(name, |s| s.names.get(name))
+    }
+
+    /// The scope whose binding of `name` a read here sees.
+    pub(super) fn scope_of(&self, name: &str) -> Option<&Scope> {
+        self.read_scope(name, |s| s.names.contains_key(name).then_some(s))
+    }
+
+    /// `found` of the first scope a read of `name` here looks in that answers; none past a
+    /// scope where it is local.
+    pub(super) fn read_scope<'s, T>(
+        &'s self,
+        name: &str,
+        found: impl Fn(&'s Scope) -> Option<T>,
+    ) -> Option<T> {
+        let innermost = self.scopes.len().saturating_sub(1);
+        for (i, scope) in self.scopes.iter().enumerate().rev() {
+            if scope.globals.contains(name) {
+                return found(self.scopes.first()?);
+            }
+            if scope.kind == ScopeKind::Class && i != innermost {
+                continue;
+            }
+            if let Some(x) = found(scope) {
+                return Some(x);
+            }
+            if scope.locals.contains(name) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The scope a name is bound in.
+    pub(super) fn binding_scope(&mut self, name: &str) -> Option<&mut Scope> {
+        let i = self.binding_scope_index(name)?;
+        self.scopes.get_mut(i)
+    }
+
+    pub(super) fn binding_scope_index(&self, name: &str) -> Option<usize> {
+        let i = self
+            .scopes
+            .iter()
+            .rposition(|s| s.kind != ScopeKind::Comprehension)?;
+        Some(if self.scopes[i].globals.contains(name) {
+            0
+        } else {
+            i
+        })
+    }
+
+    pub(super) fn bind(&mut self, name: &str, bound: Bound) {
+        let mut tick = self.tick;
+        let Some(i) = self.binding_scope_index(name) else {
+            return;
+        };
+        let scope = &mut self.scopes[i];
+        scope.forget_truths(name);
+        scope.facts.forget(name, &mut tick);
+        if matches!(bound, Bound::Either(_)) && !scope.eithers.iter().any(|e| e == name) {
+            scope.eithers.push(name.to_string());
+        }
+        let new = arms::Kind::of(Some(&bound));
+        let old = scope.names.insert(name.to_string(), bound);
+        self.tick = tick;
+        if !self.if_frames.is_empty() {
+            self.note_rebinding(i, name, old.as_ref(), new);
+        }
+    }
+
+    /// A store that is not an import.
+    pub(super) fn store(&mut self, name: &str) {
+        let handler = self.ctx.handler;
+        // Comprehension targets live in the comprehension's own scope.
+        if let Some(scope) = self.scopes.last_mut() {
+            if scope.kind == ScopeKind::Comprehension && scope.locals.contains(name) {
+                scope.names.remove(name);
+                return;
+            }
+        }
+        let mut tick = self.tick;
+        let Some(i) = self.binding_scope_index(name) else {
+            return;
+        };
+        let scope = &mut self.scopes[i];
+        scope.forget_truths(name);
+        scope.facts.forget(name, &mut tick);
+        let old = match scope.names.get_mut(name) {
+            // `except ImportError: X = None` keeps what the try imported.
+            Some(Bound::Path { guarded, .. }) if handler => {
+                *guarded = true;
+                None
+            }
+            _ => scope.names.remove(name),
+        };
+        self.tick = tick;
+        if old.is_some() && !self.if_frames.is_empty() {
+            self.note_rebinding(i, name, old.as_ref(), arms::Kind::Unbound);
+        }
+    }
+
+    /// A binding for a path, carrying the guards and conditions of where it is made.
+    pub(super) fn path_binding(&self, path: String, base: Option<&Bound>) -> Bound {
+        let (mut guarded, mut versions, mut requires) = match base {
+            Some(Bound::Path {
+                guarded,
+                versions,
+                requires,
+                ..
+            }) => (*guarded, versions.clone(), requires.clone()),
+            _ => (false, Vec::new(), Vec::new()),
+        };
+        guarded |= self.ctx.try_guard || self.has_guard(&path);
+        versions.extend(self.ctx.versions.iter().cloned());
+        for t in &self.ctx.requires {
+            if !requires.contains(t) {
+                requires.push(t.clone());
+            }
+        }
+        Bound::Path {
+            path,
+            guarded,
+            versions,
+            requires,
+        }
+    }
+
+    pub(super) fn has_guard(&self, path: &str) -> bool {
+        self.ctx.has.iter().any(|h| {
+            path == h
+                || path
+                    .strip_prefix(h.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    }
+}

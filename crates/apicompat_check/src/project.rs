@@ -51,6 +51,26 @@ pub(crate) fn discover(
             .files
             .retain(|f| !subprojects::skipped(f, &options.skip_dirs));
     }
+    // A context directory is one of the enclosing project's packages: its subpackages are
+    // imported through it, not as top-level names (timesfm's `src/timesfm/torch/` is no
+    // `torch` for the `v1` sub-project that imports `timesfm`).
+    let from_paths: HashSet<String> = settings
+        .paths
+        .iter()
+        .flat_map(|p| files::provided_by(p))
+        .collect();
+    for dir in options
+        .context
+        .iter()
+        .filter(|d| d.join("__init__.py").is_file())
+    {
+        for child in files::packages_in(dir) {
+            if !from_paths.contains(&child) {
+                discovered.own_packages.remove(&child);
+                discovered.first_party.remove(&child);
+            }
+        }
+    }
     // What a script puts first on `sys.path` is the project's code (`_init_paths.py`).
     for dir in crate::syspath::inserted_dirs(&discovered.files, &settings.project_root) {
         let names = files::packages_in(&dir);

@@ -190,3 +190,27 @@ fn a_sub_project_that_builds_keeps_to_its_own_declarations() {
         ]
     );
 }
+
+/// The root's packages read as context for a sub-project are imported through their own
+/// names: a subpackage of one named like an indexed package (timesfm's `src/timesfm/torch/`)
+/// does not hide that package from the sub-project (study 24 D3, a silent miss).
+#[test]
+fn a_subpackage_of_a_context_package_hides_no_indexed_package() {
+    let dir = project(
+        "subprojects-context-child",
+        &[
+            ("requirements.txt", "torch>=2.4.0\n"),
+            ("src/pkg/__init__.py", "X = 1\n"),
+            ("src/pkg/torch/__init__.py", ""),
+            ("sub/requirements.txt", "torch>=2.3.0\n"),
+            ("sub/run.py", &format!("import pkg\n{USE}")),
+        ],
+    );
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let mut got = brief(&report, &dir);
+    got.retain(|f| !f.contains("AC008"));
+    assert_eq!(
+        got,
+        ["sub/run.py:6:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+}

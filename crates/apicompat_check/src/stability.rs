@@ -124,11 +124,24 @@ pub(crate) fn private_segment(path: &str) -> Option<usize> {
 /// the `python` index and in `apicompat_index`'s table of standard-library bases.
 const UNDERSCORE_API: [&str; 2] = ["typing.NamedTuple", "enum.Enum"];
 
-/// Whether `canonical` (a definition) is a member of a class of [`UNDERSCORE_API`].
+/// The standard-library functions the Python library reference documents under an
+/// underscore name (`os._exit`: "Exit the process with status n, without calling cleanup
+/// handlers"; `sys._getframe`, `sys._current_frames`, `sys._xoptions`). A rule that knows four
+/// names of the standard library, by their paths in the `python` index.
+const UNDERSCORE_NAMES: [&str; 4] = [
+    "os._exit",
+    "sys._getframe",
+    "sys._current_frames",
+    "sys._xoptions",
+];
+
+/// Whether `canonical` (a definition) is a member of a class of [`UNDERSCORE_API`], or one of
+/// [`UNDERSCORE_NAMES`].
 fn underscore_api(canonical: &str) -> bool {
-    canonical
-        .rsplit_once('.')
-        .is_some_and(|(class, _)| UNDERSCORE_API.contains(&class))
+    UNDERSCORE_NAMES.contains(&canonical)
+        || canonical
+            .rsplit_once('.')
+            .is_some_and(|(class, _)| UNDERSCORE_API.contains(&class))
 }
 
 fn is_private(path: &str) -> bool {
@@ -230,7 +243,8 @@ pub(crate) fn check_files(
             let last = u.path.matches('.').count();
             let private = private
                 && !(private_segment(&u.path) == Some(last)
-                    && canonical.iter().flatten().any(|c| underscore_api(c)));
+                    && (UNDERSCORE_NAMES.contains(&u.path.as_str())
+                        || canonical.iter().flatten().any(|c| underscore_api(c))));
             if !private && !deprecated_here {
                 continue;
             }
@@ -398,6 +412,8 @@ mod tests {
         assert!(underscore_api("enum.Enum._value_"));
         assert!(!underscore_api("enum.EnumType._member_map_"));
         assert!(!underscore_api("typing.NamedTupleX._replace"));
+        assert!(underscore_api("os._exit"));
+        assert!(!underscore_api("os._Environ"));
         assert_eq!(private_segment("torch.nn.Linear"), None);
     }
 }

@@ -22,7 +22,9 @@ use crate::targets::Target;
 /// handler that does not raise again (the fallback itself, as in "How to fix" below). Nor is
 /// the underscore API of `typing.NamedTuple` (`_replace`, `_asdict`, `_fields`, `_make`, on
 /// any named tuple) and `enum.Enum` (`_name_`, `_value_`, `_missing_`), which their
-/// documentation names as public.
+/// documentation names as public, nor the functions the Python library reference documents
+/// under an underscore name (`os._exit`, `sys._getframe`, `sys._current_frames`,
+/// `sys._xoptions`).
 ///
 /// ## Why is this bad?
 /// Private APIs change or disappear without deprecation; code that uses them breaks on an

@@ -54,16 +54,20 @@ pub(crate) fn discover(
     // A context directory is one of the enclosing project's packages: its subpackages are
     // imported through it, not as top-level names (timesfm's `src/timesfm/torch/` is no
     // `torch` for the `v1` sub-project that imports `timesfm`).
-    let from_paths: HashSet<String> = settings
-        .paths
-        .iter()
-        .flat_map(|p| files::provided_by(p))
-        .collect();
-    for dir in options
+    let packages: Vec<&PathBuf> = options
         .context
         .iter()
         .filter(|d| d.join("__init__.py").is_file())
-    {
+        .collect();
+    let from_paths: HashSet<String> = match packages.is_empty() {
+        true => HashSet::default(),
+        false => settings
+            .paths
+            .iter()
+            .flat_map(|p| files::provided_by(p))
+            .collect(),
+    };
+    for dir in packages {
         for child in files::packages_in(dir) {
             if !from_paths.contains(&child) {
                 discovered.own_packages.remove(&child);

@@ -274,18 +274,28 @@ pub(crate) fn plan(
         })
         .cloned()
         .collect();
-    let separate = separate_projects(&found, &outside_own, &discovered.files);
+    // Each directory's declarations, read once.
+    let mut declarations: HashMap<PathBuf, Declared> = HashMap::default();
+    let mut declared_in = |d: &Path| -> Declared {
+        declarations
+            .entry(d.to_path_buf())
+            .or_insert_with(|| read_project(d))
+            .clone()
+    };
+    let separate = separate_projects(&found, &outside_own, &discovered.files, &mut |d| {
+        !declared_in(d).requirements.is_empty()
+    });
     let subs: Vec<PathBuf> = found
         .into_iter()
         .filter(|d| {
             std::fs::canonicalize(d).is_ok_and(|a| {
                 a.starts_with(&root_abs)
                     && a != root_abs
-                    && (!own_abs.iter().any(|o| a.starts_with(o)) || buildable(d))
+                    && (outside_own.contains(d) || buildable(d))
             })
         })
         .filter(|d| {
-            let own = inherit(declared, read_project(d), separate.contains(d));
+            let own = inherit(declared, declared_in(d), separate.contains(d));
             bounds(&own) != bounds(declared)
         })
         .take(MAX_SUBPROJECTS)
@@ -352,35 +362,43 @@ pub(crate) fn plan(
 const MAX_SEPARATE: usize = 8;
 
 /// The sub-projects among `outside_own` (those of `found` outside the root's packages)
-/// installed in environments of their own: they build a distribution, declare requirements,
-/// and no file of the root (outside every sub-project of `found`) imports their packages (LLaVA-NeXT's `llava-critic-r1/EasyR1`, whose `verl` nothing of the
-/// root imports; rllm's `verl`, which rllm's code imports, shares its environment). Their
-/// declarations are their own, not completed by the root's.
+/// installed in environments of their own: they build a distribution, declare requirements
+/// (`declared_of`), and no file of the root (outside every sub-project of `found`) imports
+/// their packages (LLaVA-NeXT's `llava-critic-r1/EasyR1`, whose `verl` nothing of the root
+/// imports; rllm's `verl`, which rllm's code imports, shares its environment). The root's
+/// declarations bound only the packages they name. The root's files are scanned once.
 fn separate_projects(
     found: &BTreeSet<PathBuf>,
     outside_own: &BTreeSet<PathBuf>,
     files: &[PathBuf],
+    declared_of: &mut impl FnMut(&Path) -> bool,
 ) -> Vec<PathBuf> {
-    let candidates: Vec<&PathBuf> = outside_own
+    let candidates: Vec<(&PathBuf, HashSet<String>)> = outside_own
         .iter()
-        .filter(|d| buildable(d) && !read_project(d).requirements.is_empty())
+        .filter(|d| buildable(d) && declared_of(d))
         .take(MAX_SEPARATE + 1)
+        .map(|d| (d, files::provided_by(d)))
+        .filter(|(_, packages)| !packages.is_empty())
         .collect();
     if candidates.is_empty() || candidates.len() > MAX_SEPARATE {
         return Vec::new();
     }
-    let root_files: Vec<&PathBuf> = files
+    let mut imported: HashSet<String> = HashSet::default();
+    for f in files
         .iter()
         .filter(|f| !found.iter().any(|d| f.starts_with(d)))
-        .collect();
+    {
+        import_heads(f, |head| {
+            if candidates.iter().any(|(_, p)| p.contains(head)) {
+                imported.insert(head.to_string());
+            }
+            false
+        });
+    }
     candidates
         .into_iter()
-        .filter(|d| {
-            let packages = files::provided_by(d);
-            let names: HashSet<&str> = packages.iter().map(String::as_str).collect();
-            !names.is_empty() && !root_files.iter().any(|f| imports_any(f, &names))
-        })
-        .cloned()
+        .filter(|(_, packages)| packages.iter().all(|p| !imported.contains(p)))
+        .map(|(d, _)| d.clone())
         .collect()
 }
 
@@ -403,24 +421,39 @@ fn deepest<'a>(subs: &'a [PathBuf], file: &Path) -> Option<&'a PathBuf> {
 /// `import x, a`, `from a.b import c`, also indented). A line scan, no parse: a match in a
 /// string only adds context to a part.
 fn imports_any(path: &Path, names: &HashSet<&str>) -> bool {
+    let mut any = false;
+    import_heads(path, |head| {
+        any = names.contains(head);
+        any
+    });
+    any
+}
+
+/// Calls `found` with the top-level module of each import line of the file at `path` (see
+/// [`imports_any`]), until it returns true.
+fn import_heads(path: &Path, mut found: impl FnMut(&str) -> bool) {
     let Ok(bytes) = apicompat_requirements::read_regular_file(path, files::MAX_FILE_BYTES) else {
-        return false;
+        return;
     };
     let text = String::from_utf8_lossy(&bytes);
-    let first = |item: &str| {
-        let head = item.trim().split(['.', ' ', '\t']).next().unwrap_or("");
-        names.contains(head)
-    };
-    text.lines().any(|line| {
+    let mut first = |item: &str| found(item.trim().split(['.', ' ', '\t']).next().unwrap_or(""));
+    for line in text.lines() {
         let line = line.trim_start();
-        if let Some(rest) = line.strip_prefix("from ") {
+        let done = if let Some(rest) = line.strip_prefix("from ") {
             first(rest)
         } else if let Some(rest) = line.strip_prefix("import ") {
-            rest.split('#').next().unwrap_or("").split(',').any(first)
+            rest.split('#')
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .any(&mut first)
         } else {
             false
+        };
+        if done {
+            return;
         }
-    })
+    }
 }
 
 /// A sub-project's declarations completed by the root's: for each package, the sub-project's

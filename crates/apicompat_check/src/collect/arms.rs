@@ -24,6 +24,8 @@ const MAX_TEST_READS: usize = 8;
 /// (a longer `elif` chain keeps the walk's last binding: the work stays linear).
 const MAX_CLAUSES: usize = 32;
 const MAX_NAMES: usize = 64;
+/// Most nested `if`s followed at once.
+const MAX_FRAMES: usize = 32;
 
 /// A test and its truth: a condition's expression (by a hash of its comparable form) found
 /// true or false, and the plain names it reads (a later store of one ends it).
@@ -91,8 +93,8 @@ impl<'a> Walker<'a> {
                 if let Expr::Name(n) = expr {
                     let flag = self
                         .scope_of(n.id.as_str())
-                        .and_then(|s| s.flag_truths.iter().find(|(f, _)| f == n.id.as_str()));
-                    if let Some((_, [when_false, when_true])) = flag {
+                        .and_then(|s| s.flag_truths.get(n.id.as_str()));
+                    if let Some([when_false, when_true]) = flag {
                         for t in if truth { when_true } else { when_false } {
                             if out.len() < MAX_TESTS && !out.contains(t) {
                                 out.push(t.clone());
@@ -111,10 +113,14 @@ impl<'a> Walker<'a> {
         self.test_truths(test, truth, &mut when_true);
         self.test_truths(test, !truth, &mut when_false);
         if let Some(scope) = self.binding_scope(name) {
-            scope.flag_truths.retain(|(f, _)| f != name);
+            let reads = when_true
+                .iter()
+                .chain(&when_false)
+                .flat_map(|t| t.reads.iter());
+            scope.test_reads.extend(reads.cloned());
             scope
                 .flag_truths
-                .push((name.to_string(), [when_false, when_true]));
+                .insert(name.to_string(), [when_false, when_true]);
         }
     }
 }
@@ -229,12 +235,11 @@ struct Tracked {
     after: Vec<(usize, Option<Bound>)>,
 }
 
-/// An `if` being walked ([`Walker::if_frames`]): the scope its arms bind in, the arm being
-/// walked, and the names they rebind from or to a path (noted as they are, so an `if` that
-/// binds no path costs nothing).
+/// An `if` being walked ([`Walker::if_frames`]): the scope its arms bind in and the names
+/// they rebind from or to a path (noted as they are, so an `if` that binds no path costs
+/// nothing).
 pub(super) struct IfFrame {
     scope: usize,
-    arm: usize,
     names: Vec<Tracked>,
     /// More names than [`MAX_NAMES`]: the walk's last bindings stand.
     overflow: bool,
@@ -273,6 +278,8 @@ struct TestNode<'a> {
     truth: bool,
     depth: usize,
     next: Option<std::rc::Rc<TestNode<'a>>>,
+    /// What it says, read once ([`Walker::in_force`]).
+    truths: std::cell::OnceCell<Vec<TestTruth>>,
 }
 
 impl<'a> Tests<'a> {
@@ -292,17 +299,18 @@ impl<'a> Tests<'a> {
             truth,
             depth,
             next,
+            truths: std::cell::OnceCell::new(),
         }));
     }
 
-    fn iter(&self) -> impl Iterator<Item = (&'a Expr, bool)> + '_ {
-        std::iter::successors(self.0.as_deref(), |n| n.next.as_deref()).map(|n| (n.test, n.truth))
+    fn iter(&self) -> impl Iterator<Item = &TestNode<'a>> + '_ {
+        std::iter::successors(self.0.as_deref(), |n| n.next.as_deref())
     }
 }
 
 impl<'a> Walker<'a> {
     /// Adds to `ctx` that `test` is `truth` there (read only when a use through a
-    /// [`Bound::Either`] asks, [`Walker::agrees`]).
+    /// [`Bound::Either`] asks, [`Walker::in_force`]).
     pub(super) fn add_truths(&self, ctx: &mut Ctx<'a>, test: &'a Expr, truth: bool) {
         if ctx.tests.len() < MAX_TESTS {
             ctx.tests.push(test, truth);
@@ -312,8 +320,12 @@ impl<'a> Walker<'a> {
     /// What the tests in force say ([`TestTruth`]).
     fn in_force(&self) -> Vec<TestTruth> {
         let mut out = Vec::new();
-        for (test, truth) in self.ctx.tests.iter() {
-            self.test_truths(test, truth, &mut out);
+        for node in self.ctx.tests.iter() {
+            out.extend_from_slice(node.truths.get_or_init(|| {
+                let mut truths = Vec::new();
+                self.test_truths(node.test, node.truth, &mut truths);
+                truths
+            }));
         }
         out
     }
@@ -370,20 +382,25 @@ impl<'a> Walker<'a> {
     }
 
     /// Before the arms of an `if` are walked.
-    pub(super) fn arms_start(&mut self) {
+    /// Before the arms of an `if` are walked: whether it is followed (at most [`MAX_FRAMES`]
+    /// nested `if`s are, so noting a rebinding costs a bounded amount).
+    pub(super) fn arms_start(&mut self) -> bool {
+        if self.if_frames.len() >= MAX_FRAMES {
+            return false;
+        }
         let Some(scope) = self
             .scopes
             .iter()
             .rposition(|s| s.kind != ScopeKind::Comprehension)
         else {
-            return;
+            return false;
         };
         self.if_frames.push(IfFrame {
             scope,
-            arm: 0,
             names: Vec::new(),
             overflow: false,
         });
+        true
     }
 
     /// `name` of scope `scope` rebound from `old` to `new`: noted by the `if`s being walked
@@ -421,8 +438,8 @@ impl<'a> Walker<'a> {
     }
 
     /// After arm `arm` of the innermost `if` is walked: the bindings of the names it rebound.
-    pub(super) fn arm_done(&mut self, arm: usize) {
-        let Some(frame) = self.if_frames.last_mut() else {
+    pub(super) fn arm_done(&mut self, followed: bool, arm: usize) {
+        let (true, Some(frame)) = (followed, self.if_frames.last_mut()) else {
             return;
         };
         let Some(scope) = self.scopes.get(frame.scope) else {
@@ -434,13 +451,12 @@ impl<'a> Walker<'a> {
             t.after.push((arm, path_clone(now)));
             t.touched = false;
         }
-        frame.arm = arm + 1;
     }
 
     /// After the whole `if` `s`: each name whose arms left it bound to different paths is
     /// bound to all of them, each with the tests of its arm.
-    pub(super) fn arms_end(&mut self, s: &ast::StmtIf) {
-        let Some(frame) = self.if_frames.pop() else {
+    pub(super) fn arms_end(&mut self, followed: bool, s: &ast::StmtIf) {
+        let Some(frame) = followed.then(|| self.if_frames.pop()).flatten() else {
             return;
         };
         if frame.names.is_empty() || frame.overflow || s.elif_else_clauses.len() >= MAX_CLAUSES {
@@ -484,12 +500,10 @@ impl<'a> Walker<'a> {
                 outcomes.push((falses.clone(), t.before.as_ref()));
             }
             if let Some(either) = either_of(outcomes) {
-                let old = self.scopes.get_mut(frame.scope).and_then(|scope| {
-                    if !scope.eithers.contains(&t.name) {
-                        scope.eithers.push(t.name.clone());
-                    }
-                    scope.names.insert(t.name.clone(), either.clone())
-                });
+                let Some(scope) = self.scopes.get_mut(frame.scope) else {
+                    continue;
+                };
+                let old = scope.insert(&t.name, either);
                 self.note_rebinding(frame.scope, &t.name, old.as_ref(), Kind::Path);
             }
         }
@@ -552,25 +566,36 @@ fn add_arm(arms: &mut Vec<Arm>, tests: Vec<TestTruth>, bound: Bound) {
 }
 
 impl Scope {
-    /// A store of `name`: the tests that read it say nothing any more in the arms of the
-    /// bindings made under them, nor in the flags that stand for them.
-    pub(super) fn forget_truths(&mut self, name: &str) {
-        if !self.compared.is_empty() {
-            let names = &mut self.names;
-            self.compared.retain(|(n, key)| {
-                let keep = n != name;
-                if !keep {
-                    names.remove(key);
-                }
-                keep
-            });
+    /// Binds `name`; a [`Bound::Either`] is noted with the names its tests read.
+    pub(super) fn insert(&mut self, name: &str, bound: Bound) -> Option<Bound> {
+        if let Bound::Either(arms) = &bound {
+            if !self.eithers.iter().any(|e| e == name) {
+                self.eithers.push(name.to_string());
+            }
+            let reads = arms
+                .iter()
+                .flat_map(|a| a.tests.iter())
+                .flat_map(|t| t.reads.iter());
+            self.test_reads.extend(reads.cloned());
         }
-        if self.flag_truths.is_empty() && self.eithers.is_empty() {
+        self.names.insert(name.to_string(), bound)
+    }
+
+    /// A store of `name`: the comparisons and the flag bound to it end, and the tests that
+    /// read it say nothing any more in the arms of the bindings made under them, nor in the
+    /// flags that stand for them.
+    pub(super) fn forget_truths(&mut self, name: &str) {
+        if let Some(keys) = self.compared.remove(name) {
+            for key in keys {
+                self.names.remove(&key);
+            }
+        }
+        self.flag_truths.remove(name);
+        if !self.test_reads.remove(name) {
             return;
         }
         let reads = |t: &TestTruth| t.reads.iter().any(|r| r == name);
-        self.flag_truths.retain(|(f, _)| f != name);
-        for (_, truths) in self.flag_truths.iter_mut() {
+        for truths in self.flag_truths.values_mut() {
             truths.iter_mut().for_each(|ts| ts.retain(|t| !reads(t)));
         }
         let eithers = std::mem::take(&mut self.eithers);

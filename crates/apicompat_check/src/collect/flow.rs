@@ -28,14 +28,14 @@ impl<'a> Walker<'a> {
         let mut branch = self.branch_ctx(&info, true);
         branch.in_main |= main_block && !self.ctx.in_function;
         self.add_truths(&mut branch, &s.test, true);
-        self.arms_start();
+        let followed = self.arms_start();
         // The contexts of the branches that fall through to the rest of the block.
         let mut through: Vec<Ctx<'a>> = Vec::new();
         if !leaves(&s.body) {
             through.push(branch.clone());
         }
         self.with_ctx(branch, |w| w.body(&s.body));
-        self.arm_done(0);
+        self.arm_done(followed, 0);
         // Each later clause runs when the earlier conditions were false.
         let mut before = self.branch_ctx(&info, false);
         self.add_truths(&mut before, &s.test, false);
@@ -75,9 +75,9 @@ impl<'a> Walker<'a> {
                     self.with_ctx(before.clone(), |w| w.body(&clause.body));
                 }
             }
-            self.arm_done(i + 1);
+            self.arm_done(followed, i + 1);
         }
-        self.arms_end(s);
+        self.arms_end(followed, s);
         if !has_else {
             through.push(before);
         }
@@ -158,7 +158,11 @@ impl<'a> Walker<'a> {
         let key = compared_key(name, value, equal);
         self.bind(&key, bound);
         if let Some(scope) = self.binding_scope(name) {
-            scope.compared.push((name.to_string(), key));
+            scope
+                .compared
+                .entry(name.to_string())
+                .or_default()
+                .push(key);
         }
     }
 

@@ -214,10 +214,13 @@ struct Scope {
     /// Names bound to a [`Bound::Either`] (a store of what its tests read ends them).
     eithers: Vec<String>,
     /// Flags set in the arms of a test: what they say when false, when true ([`arms`]).
-    flag_truths: Vec<(String, [Vec<arms::TestTruth>; 2])>,
-    /// Comparisons of a name with a string bound to a test (`MODE == "flash"`,
-    /// `flow::compared_key`): the name and the key.
-    compared: Vec<(String, String)>,
+    flag_truths: HashMap<String, [Vec<arms::TestTruth>; 2]>,
+    /// Comparisons of a name with a string bound to a test (`MODE == "flash"`): by name, the
+    /// keys they are bound under (`flow::compared_key`).
+    compared: HashMap<String, Vec<String>>,
+    /// The names the tests of `eithers` and `flag_truths` read (a store of another name
+    /// leaves them alone).
+    test_reads: HashSet<String>,
 }
 
 impl Scope {
@@ -230,8 +233,9 @@ impl Scope {
             imported_only: HashSet::default(),
             facts: cleared::Facts::default(),
             eithers: Vec::new(),
-            flag_truths: Vec::new(),
-            compared: Vec::new(),
+            flag_truths: HashMap::default(),
+            compared: HashMap::default(),
+            test_reads: HashSet::default(),
         }
     }
 }

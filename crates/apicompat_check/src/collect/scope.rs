@@ -61,19 +61,11 @@ impl<'a> Walker<'a> {
     }
 
     pub(super) fn bind(&mut self, name: &str, bound: Bound) {
-        let mut tick = self.tick;
-        let Some(i) = self.binding_scope_index(name) else {
+        let Some(i) = self.rebinding_scope(name) else {
             return;
         };
-        let scope = &mut self.scopes[i];
-        scope.forget_truths(name);
-        scope.facts.forget(name, &mut tick);
-        if matches!(bound, Bound::Either(_)) && !scope.eithers.iter().any(|e| e == name) {
-            scope.eithers.push(name.to_string());
-        }
         let new = arms::Kind::of(Some(&bound));
-        let old = scope.names.insert(name.to_string(), bound);
-        self.tick = tick;
+        let old = self.scopes[i].insert(name, bound);
         if !self.if_frames.is_empty() {
             self.note_rebinding(i, name, old.as_ref(), new);
         }
@@ -89,25 +81,32 @@ impl<'a> Walker<'a> {
                 return;
             }
         }
-        let mut tick = self.tick;
-        let Some(i) = self.binding_scope_index(name) else {
+        let Some(i) = self.rebinding_scope(name) else {
             return;
         };
-        let scope = &mut self.scopes[i];
-        scope.forget_truths(name);
-        scope.facts.forget(name, &mut tick);
-        let old = match scope.names.get_mut(name) {
+        let old = match self.scopes[i].names.get_mut(name) {
             // `except ImportError: X = None` keeps what the try imported.
             Some(Bound::Path { guarded, .. }) if handler => {
                 *guarded = true;
                 None
             }
-            _ => scope.names.remove(name),
+            _ => self.scopes[i].names.remove(name),
         };
-        self.tick = tick;
         if old.is_some() && !self.if_frames.is_empty() {
             self.note_rebinding(i, name, old.as_ref(), arms::Kind::Unbound);
         }
+    }
+
+    /// The scope `name` is bound in, once what depends on its old value there is forgotten
+    /// (facts of cleared flags, tests that read it).
+    fn rebinding_scope(&mut self, name: &str) -> Option<usize> {
+        let i = self.binding_scope_index(name)?;
+        let mut tick = self.tick;
+        let scope = &mut self.scopes[i];
+        scope.forget_truths(name);
+        scope.facts.forget(name, &mut tick);
+        self.tick = tick;
+        Some(i)
     }
 
     /// A binding for a path, carrying the guards and conditions of where it is made.

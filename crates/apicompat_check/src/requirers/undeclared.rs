@@ -28,21 +28,8 @@ impl Requirers<'_> {
         let name = normalize_name(view.name());
         let versions: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
         let mut kept: Vec<usize> = (0..versions.len()).collect();
-        let mut by = Vec::new();
+        let mut by: Vec<String> = Vec::new();
         let mut first_example = None;
-        for q in self.packages().iter().filter(|q| q.name != name) {
-            let on_python = python.and_then(|p| q.on_python(p));
-            let q = on_python.as_ref().unwrap_or(q);
-            let Some((accepted, example)) = accepted_with(q, &name, &kept, &versions, true) else {
-                continue;
-            };
-            if !accepted.iter().any(|&a| a) {
-                continue;
-            }
-            kept = split(&versions, &kept, &accepted).0;
-            by.push(named(q));
-            first_example.get_or_insert(example);
-        }
         // Its own requirements on the declared packages, read once per release.
         let own: apicompat_hash::HashMap<usize, Vec<Requires>> = kept
             .iter()
@@ -52,18 +39,25 @@ impl Requirers<'_> {
         for q in self.packages().iter().filter(|q| q.name != name) {
             let on_python = python.and_then(|p| q.on_python(p));
             let q = on_python.as_ref().unwrap_or(q);
-            let Some((accepted, example)) = installable_beside(q, view, &kept, &own_of) else {
-                continue;
-            };
-            if !accepted.iter().any(|&a| a) {
-                continue;
+            // What `q` requires of it, then what it requires of `q` (each on what is left).
+            for own_side in [false, true] {
+                let narrowed = match own_side {
+                    false => accepted_with(q, &name, &kept, &versions, true),
+                    true => installable_beside(q, view, &kept, &own_of),
+                };
+                let Some((accepted, example)) = narrowed else {
+                    continue;
+                };
+                if !accepted.iter().any(|&a| a) {
+                    continue;
+                }
+                kept = split(&versions, &kept, &accepted).0;
+                let who = named(q);
+                if !by.contains(&who) {
+                    by.push(who);
+                }
+                first_example.get_or_insert(example);
             }
-            kept = split(&versions, &kept, &accepted).0;
-            let who = named(q);
-            if !by.contains(&who) {
-                by.push(who);
-            }
-            first_example.get_or_insert(example);
         }
         let example = first_example?;
         Some((kept, by, example))

@@ -154,7 +154,8 @@ fn own_packages(dir: &Path, out: &mut HashSet<String>, namespaces: &mut HashSet<
 }
 
 /// The Python files under the given paths: directories are walked (respecting `.gitignore`,
-/// `.ignore`, hidden files and `filter`'s exclusions); files named explicitly are always
+/// `.ignore`, hidden files and `filter`'s exclusions, but ignore patterns never hide a module of
+/// the project's packages: [`Walked::package_members`]); files named explicitly are always
 /// taken, unless `--force-exclude` and excluded.
 pub fn discover(paths: &[PathBuf], filter: &FileFilter) -> Discovered {
     discover_listing(paths, filter, &mut Vec::new())
@@ -223,6 +224,7 @@ pub(crate) fn discover_listing(
         let filter_in = std::sync::Arc::clone(&shared);
         let anchored_root = crate::exclude::anchor(root);
         let walk_root = root.clone();
+        let first_dir = dirs.len();
         let walker = ignore::WalkBuilder::new(root)
             .require_git(false)
             .parents(parents_safe)
@@ -280,9 +282,92 @@ pub(crate) fn discover_listing(
         out.errors.extend(std::mem::take(
             &mut *skipped.lock().unwrap_or_else(|p| p.into_inner()),
         ));
+        let walked = Walked {
+            root,
+            anchored: crate::exclude::anchor(root),
+            filter,
+        };
+        walked.package_members(first_dir, dirs, &mut files, &mut out);
     }
     out.files = files.into_iter().collect();
     out
+}
+
+/// One walked root, for [`Walked::package_members`].
+struct Walked<'a> {
+    root: &'a Path,
+    anchored: PathBuf,
+    filter: &'a FileFilter,
+}
+
+/// At most this many directories are listed again for [`Walked::package_members`].
+const MAX_PACKAGE_DIRS: usize = 100_000;
+
+impl Walked<'_> {
+    /// The modules of the project's packages that ignore patterns hid from the walk: a
+    /// `.gitignore` line meant for downloads or logs (`data`, `log_*`) also matches a
+    /// package's `data/` subpackage or `log_stft.py`, which git tracks all the same and
+    /// Python imports. Each package directory the walk listed (`dirs[first..]`, with an
+    /// `__init__.py` it found) is listed again: a Python file in it the walk did not yield is
+    /// added, and a subdirectory with an `__init__.py` it did not list is a package to scan
+    /// (and recorded in `dirs`). Hidden, excluded, template and symlinked entries stay out.
+    fn package_members(
+        &self,
+        first: usize,
+        dirs: &mut Vec<(PathBuf, Option<std::time::SystemTime>)>,
+        files: &mut BTreeSet<PathBuf>,
+        out: &mut Discovered,
+    ) {
+        let mut listed: HashSet<PathBuf> = dirs[first..].iter().map(|(d, _)| d.clone()).collect();
+        let mut stack: Vec<PathBuf> = dirs[first..]
+            .iter()
+            .map(|(d, _)| d)
+            .filter(|d| {
+                files.contains(&d.join("__init__.py")) || files.contains(&d.join("__init__.pyi"))
+            })
+            .cloned()
+            .collect();
+        let mut budget = MAX_PACKAGE_DIRS;
+        while let Some(dir) = stack.pop() {
+            let Some(left) = budget.checked_sub(1) else {
+                break;
+            };
+            budget = left;
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if name.to_string_lossy().starts_with('.') {
+                    continue;
+                }
+                let path = dir.join(&name);
+                let rel = path.strip_prefix(self.root).unwrap_or(&path);
+                if self.filter.excluded(&self.anchored.join(rel))
+                    || crate::templates::in_template_path(rel)
+                {
+                    continue;
+                }
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let py = path.extension().is_some_and(|x| x == "py" || x == "pyi");
+                if kind.is_file() && py && !files.contains(&path) {
+                    note_first_party(&mut out.first_party, &path, self.root);
+                    files.insert(path);
+                } else if kind.is_dir()
+                    && !listed.contains(&path)
+                    && (path.join("__init__.py").is_file() || path.join("__init__.pyi").is_file())
+                    && unsafe_ignore_file(&path).is_none()
+                {
+                    let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
+                    dirs.push((path.clone(), modified));
+                    listed.insert(path.clone());
+                    stack.push(path);
+                }
+            }
+        }
+    }
 }
 
 fn note_first_party(names: &mut HashSet<String>, file: &Path, root: &Path) {

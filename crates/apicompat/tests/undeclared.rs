@@ -70,7 +70,7 @@ def kind(t):
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     let all = format!("{out}{err}");
     assert!(
-        all.contains("megatron-core is not declared or installed; checked against the newest release that `torch==2.4.0` (requirements.txt:1) admits, 0.14.0 (megatron-core 0.15.3 requires `torch>=2.6.0`)"),
+        all.contains("megatron-core is not declared or installed; checked against the newest release that `torch==2.4.0` (requirements.txt:1) admits on python 3.8 - 3.12, 0.14.0 (megatron-core 0.15.3 requires `torch>=2.6.0`)"),
         "{all}"
     );
     // With a torch its newest release accepts: the newest, which lacks it.

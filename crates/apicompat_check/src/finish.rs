@@ -108,7 +108,7 @@ pub(crate) fn report(
             catalog,
             &summary.targets,
             &settings.declared,
-            &settings.project_root,
+            &settings.declarations_root,
         ) {
             if settings.filter.ignores(&f.path, f.code)
                 || settings

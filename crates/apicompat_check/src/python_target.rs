@@ -84,20 +84,25 @@ pub(crate) fn admits_minor(spec: &apicompat_requirements::VersionSpecifiers, v: 
         || named()
 }
 
-/// The versions the project's `requires-python` admits.
+/// The versions the project's `requires-python` admits; its file named from `named_from` (the
+/// enclosing project of a sub-project) when given.
 pub fn from_requires_python(
     view: &PackageView,
     root: &std::path::Path,
+    named_from: Option<&std::path::Path>,
     all: &[Version],
     notes: &mut Vec<String>,
 ) -> Option<Target> {
-    let declared = match read_requires_python(root)? {
+    let mut declared = match read_requires_python(root)? {
         Ok(r) => r,
         Err(e) => {
             notes.push(e);
             return None;
         }
     };
+    if let Some(dir) = named_from.and_then(|from| crate::subprojects::relative_dir(root, from)) {
+        declared.source.file = dir.join(&declared.source.file);
+    }
     let mut releases: Vec<usize> = all
         .iter()
         .enumerate()

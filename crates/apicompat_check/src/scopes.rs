@@ -47,7 +47,7 @@ pub(crate) fn scope_names(
             let path = std::path::Path::new(w);
             scopes
                 .iter()
-                .find(|(_, reqs)| reqs.iter().any(|r| r.source.file == path))
+                .find(|(_, reqs)| reqs.iter().any(|r| r.source.file.ends_with(path)))
                 .map_or_else(|| w.clone(), |(name, _)| name.clone())
         })
         .collect()

@@ -27,6 +27,10 @@ pub(crate) struct Settings {
     /// The paths to check (the current directory when none is given).
     pub paths: Vec<PathBuf>,
     pub project_root: PathBuf,
+    /// The directory the declarations' files are named from: the enclosing project's for a
+    /// sub-project (its own files are named with the sub-project's directory, `verl/pyproject.toml`,
+    /// beside the enclosing project's `setup.py`), else `project_root`.
+    pub declarations_root: PathBuf,
     /// Every declaration, the scopes not checked included.
     pub all_declared: Declared,
     /// The declarations of the scopes checked.
@@ -110,12 +114,17 @@ impl Settings {
                 .ok()
         });
         let filter = file_filter(&project_root, config, &options.files, &mut summary.notes);
+        let declarations_root = options
+            .inherit
+            .clone()
+            .unwrap_or_else(|| project_root.clone());
         Ok(Settings {
             specs,
             python_env,
             virtual_env,
             paths,
             project_root,
+            declarations_root,
             all_declared,
             declared,
             inherited,
@@ -168,10 +177,19 @@ fn project_root_of(paths: &[PathBuf], options: &Options) -> PathBuf {
 /// The project's declarations (completed by the enclosing project's for a sub-project), and
 /// the packages only the enclosing project declares.
 fn declarations(project_root: &Path, options: &Options) -> (Declared, HashSet<String>) {
-    let declared = read_project(project_root);
+    let mut declared = read_project(project_root);
     let Some(parent) = &options.inherit else {
         return (declared, HashSet::default());
     };
+    // Named from the enclosing project, like the enclosing project's own declarations.
+    if let Some(dir) = subprojects::relative_dir(project_root, parent) {
+        for r in &mut declared.requirements {
+            r.source.file = dir.join(&r.source.file);
+        }
+        for d in &mut declared.direct {
+            d.source.file = dir.join(&d.source.file);
+        }
+    }
     let own: HashSet<String> = declared
         .requirements
         .iter()

@@ -490,6 +490,26 @@ pub(crate) fn inherit(root: &Declared, own: Declared, named_only: bool) -> Decla
     out
 }
 
+/// `sub`'s directory as named from `root` (`verl` for `./verl` under `.`), when it lies inside
+/// it and is not `root` itself.
+pub(crate) fn relative_dir(sub: &Path, root: &Path) -> Option<PathBuf> {
+    let rel = match sub.strip_prefix(root) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => {
+            let (sub, root) = (
+                std::fs::canonicalize(sub).ok()?,
+                std::fs::canonicalize(root).ok()?,
+            );
+            sub.strip_prefix(&root).ok()?.to_path_buf()
+        }
+    };
+    let rel: PathBuf = rel
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    (!rel.as_os_str().is_empty()).then_some(rel)
+}
+
 /// Each package's requirement texts, to compare two sets of declarations.
 fn bounds(d: &Declared) -> BTreeMap<String, BTreeSet<String>> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();

@@ -168,7 +168,9 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     if name == python_target::PYTHON {
         let roots = std::iter::once(sources.declared.root.as_path()).chain(sources.parent);
         for root in roots {
-            if let Some(mut t) = python_target::from_requires_python(view, root, &all, notes) {
+            if let Some(mut t) =
+                python_target::from_requires_python(view, root, sources.parent, &all, notes)
+            {
                 if let Some(requirers) = sources.requirers {
                     let (kept, by) = requirers.narrow_python(view, &t.releases, notes);
                     within(&mut t, kept, &by, &all);
@@ -321,7 +323,10 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
 
 /// The Pythons the project is checked on, for narrowing package `name` by its wheels: chosen
 /// as for the package `python` (its notes are left to that choice), unless that is only the
-/// newest release (nothing says which Pythons run the project).
+/// newest release (nothing says which Pythons run the project). When the declared packages
+/// leave out the newest ones (`torch==2.0.1` has wheels up to Python 3.11), every Python they
+/// leave narrows, not only the one checked: torch 2.5.1 requires triton on Python 3.12 and
+/// older only, and a project on 3.9 - 3.13 may be on those.
 fn python_targets<'r>(
     name: &str,
     sources: &Sources<'_>,
@@ -332,32 +337,46 @@ fn python_targets<'r>(
     }
     requirers.python_targets(|view| {
         let t = choose(view, sources, &mut Vec::new());
-        if t.info.origin == "newest" || t.releases.is_empty() {
+        let all = view.releases();
+        let finals: Vec<usize> = (0..all.len())
+            .filter(|&i| !all[i].version.any_prerelease())
+            .collect();
+        let (releases, source) = if t.info.origin == "newest" {
+            if t.releases.is_empty() || t.releases.last() == finals.last() {
+                return None;
+            }
+            let (kept, by) = requirers.narrow_python(view, &finals, &mut Vec::new());
+            if by.is_empty() || kept.is_empty() {
+                return None;
+            }
+            let verb = if by.len() == 1 { "admits" } else { "admit" };
+            (kept, format!("the Pythons that {} {verb}", by.join(", ")))
+        } else if t.releases.is_empty() {
             return None;
-        }
-        let versions = t
-            .releases
+        } else {
+            (t.releases, t.info.description)
+        };
+        let versions = releases
             .iter()
             .filter_map(|&r| {
-                let v = &view.releases().get(r)?.version;
-                let r = v.release();
+                let r = all.get(r)?.version.release();
                 Some((*r.first()?, r.get(1).copied().unwrap_or(0)))
             })
             .collect();
-        let names: Vec<String> = t.info.releases.clone();
-        let all: Vec<String> = view
-            .releases()
-            .iter()
-            .map(|r| r.version.to_string())
-            .collect();
-        let member: Vec<bool> = all.iter().map(|v| names.contains(v)).collect();
+        let mut member = vec![false; all.len()];
+        for &r in &releases {
+            if let Some(m) = member.get_mut(r) {
+                *m = true;
+            }
+        }
+        let names: Vec<String> = all.iter().map(|r| r.version.to_string()).collect();
         Some(PythonTargets {
             versions,
             range: format!(
                 "python {}",
-                apicompat_index::ranges(&all, &member).join(", ")
+                apicompat_index::ranges(&names, &member).join(", ")
             ),
-            source: t.info.description,
+            source,
         })
     })
 }

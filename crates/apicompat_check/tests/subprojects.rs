@@ -54,6 +54,32 @@ fn sub_projects_are_checked_against_their_own_bounds() {
         "{notes}"
     );
     assert!(!notes.contains("`bare` has declarations"), "{notes}");
+    // A sub-project's declarations are named from the root, beside the root's own.
+    let sources: Vec<(String, String)> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let path = f.path.strip_prefix(&dir).unwrap_or(&f.path);
+            (
+                path.display().to_string(),
+                f.target_source.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(
+        sources.contains(&(
+            "guarded/plain.py".into(),
+            "declared `torch>=2.0.0` (guarded/requirements.txt:1)".into()
+        )),
+        "{sources:?}"
+    );
+    assert!(
+        sources.contains(&(
+            "mypkg/train.py".into(),
+            "declared `torch>=2.3.0` (requirements.txt:1)".into()
+        )),
+        "{sources:?}"
+    );
     // Given explicitly, the project is one.
     let report = run_with(&dir, &[], |_| {});
     assert!(brief(&report, &dir)

@@ -349,6 +349,20 @@ pub fn summary_line(report: &Report) -> String {
     let mut line = String::new();
     if s.errors == 0 && s.warnings == 0 {
         line.push_str("No errors");
+        // Not a clean bill when a target was checked against nothing.
+        let unchecked: Vec<&str> = s
+            .targets
+            .iter()
+            .filter(|t| t.releases.is_empty())
+            .map(|t| t.package.as_str())
+            .collect();
+        if !unchecked.is_empty() {
+            let _ = write!(
+                line,
+                " in what was checked ({} not checked)",
+                unchecked.join(", ")
+            );
+        }
     } else {
         let import = count_reach(report, Reach::ImportTime);
         let call = count_reach(report, Reach::CallTime);

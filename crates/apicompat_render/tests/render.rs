@@ -284,3 +284,31 @@ fn a_requirement_is_labelled_with_the_releases_it_admits_not_as_a_module() {
     );
     assert!(!out.contains("importing this module"), "{out}");
 }
+
+#[test]
+fn no_errors_names_the_targets_checked_against_nothing() {
+    let mut r = Report::default();
+    r.summary.files = 11;
+    r.summary.targets = vec![
+        TargetInfo {
+            package: "python".into(),
+            releases: vec!["3.11".into()],
+            origin: "declared",
+            description: "the newest release that `torch==1.8.0` admits".into(),
+        },
+        TargetInfo {
+            package: "torch".into(),
+            releases: vec![],
+            origin: "declared",
+            description: "declared `torch==1.8.0` (requirements.txt:7)".into(),
+        },
+    ];
+    let line = apicompat_render::summary_line(&r);
+    assert!(
+        line.starts_with("No errors in what was checked (torch not checked); checked 11 files"),
+        "{line}"
+    );
+    r.summary.targets.pop();
+    let line = apicompat_render::summary_line(&r);
+    assert!(line.starts_with("No errors; checked 11 files"), "{line}");
+}

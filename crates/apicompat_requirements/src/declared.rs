@@ -341,18 +341,23 @@ pub fn read_project(dir: &Path) -> Declared {
     }
     c.scope = None;
     if c.out.requirements.is_empty() {
-        if let Some(file) = package_requirements(dir) {
-            let package = file
+        if let Some((file, is_package)) = package_requirements(dir) {
+            let parent = file
                 .parent()
                 .and_then(Path::file_name)
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            let whose = if is_package {
+                format!("its package `{parent}`")
+            } else {
+                format!("its directory `{parent}`, which holds no Python code (an image's or an environment's)")
+            };
             c.diag(
                 &file,
                 None,
                 Severity::Warning,
                 format!(
-                    "read as the project's requirements: the project root declares none, and this is the requirements file of its package `{package}`"
+                    "read as the project's requirements: the project root declares none, and this is the requirements file of {whose}"
                 ),
             );
             reqtxt::read_file(&mut c, &file, false, None);
@@ -364,24 +369,54 @@ pub fn read_project(dir: &Path) -> Declared {
 /// Most entries of the project directory looked at for [`package_requirements`].
 const MAX_ROOT_ENTRIES: usize = 10_000;
 
-/// The `requirements.txt` of the project's one top-level package that has one (DomainBed's
-/// `domainbed/requirements.txt`), for a project whose root declares nothing.
-fn package_requirements(dir: &Path) -> Option<PathBuf> {
+/// For a project whose root declares nothing: the `requirements.txt` of the one top-level
+/// package that has one (DomainBed's `domainbed/requirements.txt`), else of the one top-level
+/// directory without Python code that has one (the-algorithm-ml's `images/requirements.txt`,
+/// which its image installs), with whether it is a package. Documentation's and tests'
+/// directories are neither.
+fn package_requirements(dir: &Path) -> Option<(PathBuf, bool)> {
     let entries = std::fs::read_dir(dir).ok()?;
-    let mut found: Vec<PathBuf> = entries
+    let mut found: Vec<(PathBuf, bool)> = entries
         .take(MAX_ROOT_ENTRIES)
         .filter_map(Result::ok)
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().to_ascii_lowercase();
+            !name.starts_with('.')
+                && !matches!(
+                    name.as_str(),
+                    "docs" | "doc" | "documentation" | "tests" | "test" | "site"
+                )
+        })
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
-        .filter(|p| p.join("__init__.py").is_file())
-        .map(|p| p.join("requirements.txt"))
-        .filter(|f| f.is_file())
+        .filter(|p| p.join("requirements.txt").is_file())
+        .filter_map(|p| {
+            let is_package = p.join("__init__.py").is_file();
+            (is_package || !holds_python(&p)).then(|| (p.join("requirements.txt"), is_package))
+        })
         .collect();
+    // A package's file first; a directory without code only when no package has one.
+    if found.iter().any(|(_, package)| *package) {
+        found.retain(|(_, package)| *package);
+    }
     match found.len() {
         1 => found.pop(),
         _ => None,
     }
+}
+
+/// Whether a directory holds a Python file directly.
+fn holds_python(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .take(MAX_ROOT_ENTRIES)
+            .filter_map(Result::ok)
+            .any(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.ends_with(".py") || name.ends_with(".pyi")
+            })
+    })
 }
 
 /// A requirements file [`read_project`] reads in the project directory.
@@ -401,7 +436,7 @@ pub fn is_declaration_file(dir: &Path, file: &Path) -> bool {
             || is_requirements_name(name)
     } else {
         (parent == dir.join("requirements") && name.ends_with(".txt"))
-            // A package's own file, read when the root declares nothing.
+            // A package's or an image's file, read when the root declares nothing.
             || (parent.parent() == Some(dir) && name == "requirements.txt")
     }
 }

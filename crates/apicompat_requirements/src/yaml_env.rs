@@ -151,7 +151,8 @@ fn conda_spec(spec: &str) -> Option<(&str, String)> {
 }
 
 /// Whether a file of this name may be a conda environment file: YAML named `environment*`,
-/// `env`, `env_*`/`env-*` or with `conda` in its name (`conda_env.yml`, `environment-gpu.yaml`).
+/// `env`, `env_*`/`env-*`, `requirements*` or with `conda` in its name (`conda_env.yml`,
+/// `environment-gpu.yaml`, mdlm's `requirements.yaml`).
 pub fn is_conda_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let Some(stem) = lower
@@ -165,6 +166,7 @@ pub fn is_conda_name(name: &str) -> bool {
         || stem.starts_with("env_")
         || stem.starts_with("env-")
         || stem.contains("conda")
+        || stem.starts_with("requirements")
 }
 
 /// The conda environment files of `dir`, sorted: the main one (`environment.yml`, else

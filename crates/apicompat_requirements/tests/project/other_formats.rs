@@ -206,4 +206,74 @@ fn a_package_requirements_file_when_the_root_declares_nothing() {
         write(&dir, &format!("{pkg}/requirements.txt"), "numpy\n");
     }
     assert!(read_project(&dir).requirements.is_empty());
+    // No package has one: the one directory without Python code that has one (the image's
+    // `images/requirements.txt` of the-algorithm-ml); `docs/` is not it, nor one with code.
+    let dir = fixture_dir("image_requirements");
+    write(
+        &dir,
+        "images/requirements.txt",
+        "torch==1.13.1
+",
+    );
+    write(
+        &dir,
+        "images/init_venv.sh",
+        "pip install -r requirements.txt
+",
+    );
+    write(
+        &dir,
+        "docs/requirements.txt",
+        "sphinx
+",
+    );
+    write(
+        &dir,
+        "tools/requirements.txt",
+        "pandas
+",
+    );
+    write(&dir, "tools/run.py", "");
+    let got = read_project(&dir);
+    assert_eq!(
+        summary(&got),
+        [triple("torch", "==1.13.1", "images/requirements.txt:1")]
+    );
+    assert_eq!(
+        diags(&got),
+        [d(
+            Severity::Warning,
+            "images/requirements.txt",
+            "read as the project's requirements: the project root declares none, and this is the requirements file of its directory `images`, which holds no Python code (an image's or an environment's)"
+        )]
+    );
+    write(
+        &dir,
+        "docker/requirements.txt",
+        "torch==2.0.0
+",
+    );
+    assert!(read_project(&dir).requirements.is_empty());
+}
+
+#[test]
+fn a_conda_file_named_requirements() {
+    // mdlm's conda environment is `requirements.yaml`.
+    let dir = fixture_dir("conda_requirements_yaml");
+    write(
+        &dir,
+        "requirements.yaml",
+        "name: mdlm
+channels:
+  - conda-forge
+dependencies:
+  - python=3.9
+  - pip:
+    - transformers==4.38.2
+",
+    );
+    assert_eq!(
+        summary(&read_project(&dir)),
+        [triple("transformers", "==4.38.2", "requirements.yaml:7")]
+    );
 }

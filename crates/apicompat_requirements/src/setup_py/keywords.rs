@@ -26,8 +26,55 @@ impl Reader<'_> {
         }
         match self.list(&kw.value, 0) {
             Ok(items) => self.push_all(c, items, None),
+            Err(NotRead::Dynamic(_)) if self.read_keyed_file(c, &kw.value) => {}
             Err(why) => self.given_up(c, kw, why, ""),
         }
+    }
+
+    /// `install_requires=requirements["install"]` where the table is built at run time (s3prl
+    /// fills it in a loop over `requirements/*.txt`, keyed by stem): the one requirements file
+    /// named by the key (`requirements/install.txt`, `install.txt`,
+    /// `requirements-install.txt`) is read, with a note. True when read.
+    fn read_keyed_file(&self, c: &mut Collector, value: &Expr) -> bool {
+        let Ok(Expr::Subscript(sub)) = self.resolve(value, 0) else {
+            return false;
+        };
+        let (Expr::Name(table), Expr::StringLiteral(key)) = (&*sub.value, &*sub.slice) else {
+            return false;
+        };
+        let key = key.value.to_str();
+        if key.is_empty()
+            || !key
+                .chars()
+                .all(|ch| ch.is_alphanumeric() || "-_.".contains(ch))
+        {
+            return false;
+        }
+        let base = self.path.parent().unwrap_or(Path::new(""));
+        let Some(file) = [
+            format!("requirements/{key}.txt"),
+            format!("{key}.txt"),
+            format!("requirements-{key}.txt"),
+            format!("requirements_{key}.txt"),
+        ]
+        .iter()
+        .map(|name| base.join(name))
+        .find(|p| p.is_file()) else {
+            return false;
+        };
+        let rel = c.rel(&file);
+        c.diag(
+            self.path,
+            Some(self.line(sub)),
+            crate::declared::Severity::Note,
+            format!(
+                "`install_requires` is `{}[\"{key}\"]`, a table built at run time: read from `{}`, the requirements file of that key",
+                table.id,
+                rel.display()
+            ),
+        );
+        crate::reqtxt::read_file(c, &file, false, Some((self.path, self.line(sub))));
+        true
     }
 
     /// A value read from a requirements file by a call of the project's own

@@ -229,6 +229,54 @@ fn setup_py_lists_read_from_files_by_a_helper() {
     assert_eq!(by_extra, ["lightning"]);
 }
 
+/// s3prl's `setup.py` builds a table of requirement files in a loop (keyed by stem) and passes
+/// `install_requires=requirements["install"]`: the key's file is read as the main set, the
+/// other files stay scopes (`docs/false-alarm-study-24.md`, D1).
+#[test]
+fn setup_py_install_requires_from_a_table_built_in_a_loop() {
+    let dir = fixture_dir("setup_py_keyed_table");
+    write(
+        &dir,
+        "setup.py",
+        "import os\nfrom pathlib import Path\nfrom setuptools import setup\n\nrequirements = {}\nfor file in os.listdir(\"requirements\"):\n    lines = [l.strip() for l in open(os.path.join(\"requirements\", file))]\n    requirements[Path(file).stem] = lines\n\ninstall_requires = requirements[\"install\"]\nsetup(name=\"s\", install_requires=install_requires)\n",
+    );
+    write(
+        &dir,
+        "requirements/install.txt",
+        "torch >=1.8.0,!=1.10.0\nnumpy >=1.21\n",
+    );
+    write(&dir, "requirements/all.txt", "transformers >=4.10.0\n");
+    let d = read_project(&dir);
+    assert_eq!(
+        summary(&d),
+        [
+            triple("torch", ">=1.8.0, !=1.10.0", "requirements/install.txt:1"),
+            triple("numpy", ">=1.21", "requirements/install.txt:2"),
+            triple("transformers", ">=4.10.0", "requirements/all.txt:1"),
+        ]
+    );
+    assert!(d.requirements[0].group.is_none());
+    assert_eq!(d.requirements[2].group.as_deref(), Some("all"));
+    assert!(
+        d.diagnostics.iter().any(|x| x.message.contains(
+            "`install_requires` is `requirements[\"install\"]`, a table built at run time: read from `requirements/install.txt`"
+        )),
+        "{:?}",
+        d.diagnostics
+    );
+    // No file of that key: not read, and said.
+    std::fs::remove_file(dir.join("requirements/install.txt")).unwrap();
+    let d = read_project(&dir);
+    assert!(d.requirements.iter().all(|r| r.group.is_some()));
+    assert!(
+        d.diagnostics
+            .iter()
+            .any(|x| x.message.contains("could not be read statically")),
+        "{:?}",
+        d.diagnostics
+    );
+}
+
 /// fairseq2 `setup.py`: one computed item (`"fairseq2n" + version_spec`) among literal ones:
 /// the literal ones are read, the computed one is noted (`docs/false-alarm-study-15.md`, D1).
 #[test]

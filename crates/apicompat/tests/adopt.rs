@@ -387,6 +387,40 @@ fn a_project_declaring_only_scopes_is_told_how_to_check_them() {
     }
 }
 
+/// InternEvo (`docs/false-alarm-study-25.md`, F-C): its install guide installs
+/// `requirements/runtime.txt` and `requirements/torch.txt`, scopes to the tool. A package named
+/// only in scopes is checked against the newest release they admit, not the newest indexed.
+#[test]
+fn a_package_named_only_in_scopes_gets_their_newest_release() {
+    let dir = project(
+        "scopes-bound",
+        &[
+            ("pyproject.toml", "[project]\nname = \"p\"\n"),
+            ("requirements/torch.txt", "torch<2.4.0\n"),
+            ("requirements/runtime.txt", "numpy\n"),
+            ("m.py", BREAKS_ON_23),
+        ],
+    );
+    let (code, list, report) = findings(&dir, &["--select", "AC001"]);
+    assert_eq!(
+        (code, list),
+        (1, vec!["m.py:1:AC001".to_string()]),
+        "{report}"
+    );
+    let torch = report["summary"]["targets"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(torch["releases"], serde_json::json!(["2.3.1"]), "{report}");
+    assert!(
+        torch["description"]
+            .to_string()
+            .contains("the newest release that requirements scope `torch` admits: `torch<2.4.0` (requirements/torch.txt:1)"),
+        "{report}"
+    );
+}
+
 #[test]
 fn conda_names_and_projects_without_declarations() {
     let dir = project(

@@ -98,6 +98,8 @@ struct Callers<'a> {
     importers: Vec<Option<Vec<ImportRef>>>,
     /// Module cover of a file, as `memo`.
     module_memo: HashMap<usize, Option<Cover>>,
+    /// Where pytest imports a file a `conftest.py` gates ([`gates`]).
+    gates: HashMap<usize, (Vec<(String, Pred)>, GuardAt)>,
 }
 
 /// What the callers of one file's code run under: the cover of each of its functions (in
@@ -289,6 +291,7 @@ fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) 
         memo: HashMap::default(),
         importers: crate::importers::importers(files),
         module_memo: HashMap::default(),
+        gates: gates(files),
     };
     for (fi, f) in files.iter().enumerate() {
         c.escaping.extend(f.uses.escaping.iter().copied());
@@ -396,8 +399,40 @@ impl Callers<'_> {
         join(steps)
     }
 
-    /// The module cover of a file: where its import-time code runs, `None` when anywhere.
+    /// The module cover of a file: where its import-time code runs, `None` when anywhere;
+    /// within where pytest imports it, for a file a `conftest.py` gates.
     fn module_cover(&mut self, file: usize, depth: usize) -> Option<Cover> {
+        let cover = self.imported_cover(file, depth);
+        let Some((versions, at)) = self.gates.get(&file) else {
+            return cover;
+        };
+        match cover {
+            None => Some(Cover::Limited {
+                versions: versions.clone(),
+                has: Vec::new(),
+                at: *at,
+                caught: false,
+            }),
+            Some(Cover::Limited {
+                versions: mut v,
+                has,
+                at,
+                caught,
+            }) => {
+                v.extend(versions.iter().cloned());
+                Some(Cover::Limited {
+                    versions: v,
+                    has,
+                    at,
+                    caught,
+                })
+            }
+            guarded => guarded,
+        }
+    }
+
+    /// Where the project's imports of a file run, `None` when anywhere.
+    fn imported_cover(&mut self, file: usize, depth: usize) -> Option<Cover> {
         if let Some(known) = self.module_memo.get(&file) {
             return known.clone();
         }
@@ -496,6 +531,50 @@ impl Callers<'_> {
         }
         Step::Limited(ctx)
     }
+}
+
+/// The files `conftest.py` files keep pytest from importing under version tests
+/// ([`crate::collect::CollectGate`]), with where pytest does import them: where every gate
+/// that matches the file is false (a gate whose tests are on several packages says nothing).
+fn gates(files: &[Arc<Analyzed>]) -> HashMap<usize, (Vec<(String, Pred)>, GuardAt)> {
+    let mut out: HashMap<usize, (Vec<(String, Pred)>, GuardAt)> = HashMap::default();
+    for (ci, conftest) in files.iter().enumerate() {
+        let gates = &conftest.uses.collect_gates;
+        if gates.is_empty() || conftest.path.file_name().is_none_or(|n| n != "conftest.py") {
+            continue;
+        }
+        let Some(dir) = conftest.path.parent() else {
+            continue;
+        };
+        for gate in gates {
+            let held = crate::versions::Restriction {
+                parts: gate.versions.to_vec(),
+                complete: true,
+            };
+            let Some(collected) = held.negate().and_then(|r| r.parts.into_iter().next()) else {
+                continue;
+            };
+            let at = GuardAt {
+                range: gate.at,
+                file: u32::try_from(ci).ok(),
+            };
+            for (fi, f) in files.iter().enumerate() {
+                let Ok(rel) = f.path.strip_prefix(dir) else {
+                    continue;
+                };
+                let rel: Vec<String> = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                if fi == ci || !crate::collect::gate_matches(gate, &rel.join("/")) {
+                    continue;
+                }
+                let entry = out.entry(fi).or_insert_with(|| (Vec::new(), at));
+                entry.0.push(collected.clone());
+            }
+        }
+    }
+    out
 }
 
 /// The cover of sites none of which runs unconditionally: guarded when all are, else where

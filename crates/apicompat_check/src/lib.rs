@@ -255,6 +255,7 @@ pub(crate) fn check_project(
         &mut per_file,
     );
     per_file.retain(|(fi, _, _)| files.reported.get(*fi).copied().unwrap_or(true));
+    crate::syspath::drop_unsure(&files, &mut per_file, &mut summary.notes);
     summary.notes.append(&mut eval.take_notes());
     summary.targets = chosen.into_values().map(|t| t.info).collect();
 

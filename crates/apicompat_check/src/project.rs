@@ -76,11 +76,13 @@ pub(crate) fn discover(
         }
     }
     // What a script puts first on `sys.path` is the project's code (`_init_paths.py`).
-    for dir in crate::syspath::inserted_dirs(&discovered.files, &settings.project_root) {
+    let inserted = crate::syspath::inserted_dirs(&discovered.files, &settings.project_root);
+    for dir in inserted.dirs {
         let names = files::packages_in(&dir);
         discovered.first_party.extend(names.iter().cloned());
         discovered.own_packages.extend(names);
     }
+    discovered.unsure = inserted.missing;
     // (The enclosing projects' packages: their imports are not of a package the index lacks.)
     discovered
         .own_packages

@@ -22,12 +22,23 @@ use ruff_python_ast::{Expr, Operator, Stmt};
 /// Statements nested deeper are not read.
 const MAX_DEPTH: usize = 8;
 
-/// The directories under `root` that the files put first on `sys.path`, existing, each once.
-pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Vec<PathBuf> {
+/// What the files put first on `sys.path`.
+#[derive(Debug, Default)]
+pub(crate) struct Inserted {
+    /// The directories under the root, existing, each once.
+    pub dirs: Vec<PathBuf>,
+    /// Files that put first a directory the tree does not have (a checkout of a package at
+    /// another commit, FastVideo's `DiffusersMiniMaxH3/src`): what they import may come from
+    /// it. With the directory, as written from the file's.
+    pub missing: Vec<(PathBuf, PathBuf)>,
+}
+
+/// The directories the files put first on `sys.path` ([`Inserted`]).
+pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
     let Ok(root) = std::fs::canonicalize(root) else {
-        return Vec::new();
+        return Inserted::default();
     };
-    let mut out: Vec<PathBuf> = Vec::new();
+    let mut out = Inserted::default();
     for file in files {
         let Some(dir) = file.parent() else {
             continue;
@@ -65,14 +76,60 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Vec<PathBuf> {
         reader.stmts(parsed.suite(), 0);
         for d in reader.found {
             let Ok(d) = std::fs::canonicalize(&d) else {
+                if !out.missing.iter().any(|(f, _)| f == file) {
+                    let shown = d.strip_prefix(&root).map_or(d.clone(), Path::to_path_buf);
+                    out.missing.push((file.clone(), shown));
+                }
                 continue;
             };
-            if d.is_dir() && d.starts_with(&root) && !out.contains(&d) {
-                out.push(d);
+            if d.is_dir() && d.starts_with(&root) && !out.dirs.contains(&d) {
+                out.dirs.push(d);
             }
         }
     }
     out
+}
+
+/// The findings on installed packages in files that put first on `sys.path` a directory the
+/// tree does not have are dropped, with a note per file: what they import may come from it (a
+/// checkout of the package at another commit), which the tool cannot read. The standard
+/// library is still checked.
+pub(crate) fn drop_unsure(
+    files: &crate::project::ProjectFiles,
+    per_file: &mut Vec<(usize, crate::model::Finding, Vec<u32>)>,
+    notes: &mut Vec<String>,
+) {
+    let unsure = &files.discovered.unsure;
+    if unsure.is_empty() {
+        return;
+    }
+    let dir_of = |fi: usize| {
+        let path = &files.analyzed.get(fi)?.path;
+        unsure.iter().find(|(f, _)| f == path).map(|(_, d)| d)
+    };
+    let mut dropped: Vec<(usize, usize)> = Vec::new();
+    per_file.retain(|(fi, f, _)| {
+        let keep = f.package.is_empty()
+            || f.package == crate::python_target::PYTHON
+            || dir_of(*fi).is_none();
+        if !keep {
+            match dropped.iter_mut().find(|(i, _)| i == fi) {
+                Some((_, n)) => *n += 1,
+                None => dropped.push((*fi, 1)),
+            }
+        }
+        keep
+    });
+    for (fi, n) in dropped {
+        let (Some(file), Some(dir)) = (files.analyzed.get(fi), dir_of(fi)) else {
+            continue;
+        };
+        notes.push(format!(
+            "{} puts `{}` first on `sys.path`, a directory this tree does not have: what it imports may come from there, so its {n} finding(s) on installed packages are not reported",
+            file.path.display(),
+            dir.display()
+        ));
+    }
 }
 
 struct Reader {
@@ -150,20 +207,38 @@ impl Reader {
             Expr::Attribute(a) if a.attr.as_str() == "parent" => {
                 Some(self.path(&a.value, d)?.parent()?.to_path_buf())
             }
+            // `Path(__file__).parents[1]`.
+            Expr::Subscript(sub) => {
+                let Expr::Attribute(a) = &*sub.value else {
+                    return None;
+                };
+                let Expr::NumberLiteral(n) = &*sub.slice else {
+                    return None;
+                };
+                let i = n.value.as_int()?.as_usize()?;
+                if a.attr.as_str() != "parents" || i > MAX_DEPTH {
+                    return None;
+                }
+                let base = self.path(&a.value, d)?;
+                Some(base.ancestors().nth(i + 1)?.to_path_buf())
+            }
             // `Path(...) / "lib"`.
             Expr::BinOp(b) if b.op == Operator::Div => {
                 let base = self.path(&b.left, d)?;
                 Some(base.join(literal(&b.right)?))
             }
             Expr::Call(call) => {
-                let name = crate::collect::dotted(&call.func)?;
+                // A method of a computed path (`Path(__file__).resolve()`) has no dotted name.
+                let name = crate::collect::dotted(&call.func).unwrap_or_default();
                 let last = name.rsplit('.').next().unwrap_or(&name);
                 let args = &call.arguments.args;
                 match (last, &**args) {
                     ("dirname", [x]) => Some(self.path(x, d)?.parent()?.to_path_buf()),
-                    ("abspath" | "realpath" | "normpath" | "Path" | "PurePath", [x]) => {
-                        self.path(x, d)
-                    }
+                    (
+                        "abspath" | "realpath" | "normpath" | "Path" | "PurePath" | "str"
+                        | "fspath",
+                        [x],
+                    ) => self.path(x, d),
                     ("join", [first, rest @ ..]) => {
                         let mut p = self.path(first, d)?;
                         for r in rest {

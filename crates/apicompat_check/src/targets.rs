@@ -218,7 +218,14 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     }
 
     let extras = sources.unscoped.extras_requiring(view.name());
-    if let Some(t) = from_extras(view, &all, &extras, notes) {
+    if let Some(t) = from_extras(view, &all, &extras, "extra", notes) {
+        return t;
+    }
+    // Named only in other requirements files (InternEvo installs `requirements/runtime.txt`,
+    // which holds `transformers<4.30.0`): the newest release they admit, as for extras.
+    let files = sources.unscoped.files_requiring(view.name());
+    if let Some(t) = from_extras(view, &all, &files, "requirements scope", notes) {
+        nothing_declared(sources, notes);
         return t;
     }
 
@@ -291,25 +298,15 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         ),
         _ => (String::new(), String::new()),
     };
-    if sources.declared.requirements.is_empty()
-        && sources.declared.direct.is_empty()
-        && sources.declared.tool_config.targets.is_empty()
-    {
-        // Nothing declared at all: one line for the project, not one per package.
-        if !notes.iter().any(|n| n.starts_with(NOTHING_DECLARED)) {
-            notes.push(format!(
-                "{NOTHING_DECLARED}: each package it uses is checked against its newest indexed release; declare what it needs (`torch>=2.4` in requirements.txt or `[project] dependencies` in pyproject.toml) to check every release it admits{}",
-                scopes_instead(sources.unscoped)
-            ));
-        }
-    } else if let Some((extra, _)) = extras.first() {
+    if !nothing_declared(sources, notes) {
+        let how = match extras.first() {
+            Some((extra, _)) => {
+                format!("is declared without a version, in extras only (`{extra}`)")
+            }
+            None => "is not declared or installed".to_string(),
+        };
         notes.push(format!(
-            "{} is declared without a version, in extras only (`{extra}`); checked against the newest indexed release{for_python}{why}, {v}",
-            view.name()
-        ));
-    } else {
-        notes.push(format!(
-            "{} is not declared or installed; checked against the newest indexed release{for_python}{why}, {v}",
+            "{} {how}; checked against the newest indexed release{for_python}{why}, {v}",
             view.name()
         ));
     }
@@ -319,6 +316,21 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         format!("the newest indexed release{for_python} ({v})"),
         format!("the newest indexed release{for_python}"),
     )
+}
+
+/// Whether the project declares nothing at all (its scopes aside); then one note for the
+/// project, not one per package.
+fn nothing_declared(sources: &Sources<'_>, notes: &mut Vec<String>) -> bool {
+    let nothing = sources.declared.requirements.is_empty()
+        && sources.declared.direct.is_empty()
+        && sources.declared.tool_config.targets.is_empty();
+    if nothing && !notes.iter().any(|n| n.starts_with(NOTHING_DECLARED)) {
+        notes.push(format!(
+            "{NOTHING_DECLARED}: each package it uses is checked against its newest indexed release (the newest its other requirements files admit, for the packages they name); declare what it needs (`torch>=2.4` in requirements.txt or `[project] dependencies` in pyproject.toml) to check every release it admits{}",
+            scopes_instead(sources.unscoped)
+        ));
+    }
+    nothing
 }
 
 /// The Pythons the project is checked on, for narrowing package `name` by its wheels: chosen
@@ -402,6 +414,7 @@ fn from_extras(
     view: &PackageView,
     all: &[Version],
     extras: &[(String, Vec<&DeclaredRequirement>)],
+    kind: &str,
     notes: &mut Vec<String>,
 ) -> Option<Target> {
     // An extra that names the package without a version says nothing of its releases (a test
@@ -460,11 +473,11 @@ fn from_extras(
             releases: releases.iter().map(|&i| all[i].to_string()).collect(),
             origin: "extras",
             description: format!(
-                "the newest release that extra{plural} {extras_text} admit{verb}: {described}"
+                "the newest release that {kind}{plural} {extras_text} admit{verb}: {described}"
             ),
         },
         releases,
-        short: format!("the newest release that extra{plural} {extras_text} admit{verb}: {short}"),
+        short: format!("the newest release that {kind}{plural} {extras_text} admit{verb}: {short}"),
     })
 }
 

@@ -439,3 +439,32 @@ fn a_directory_a_script_puts_first_on_sys_path_is_the_projects() {
         ["src/main.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
 }
+
+#[test]
+fn a_file_putting_first_a_directory_the_tree_lacks_is_not_judged_on_installed_packages() {
+    // FastVideo's parity test puts a pinned checkout first (`Path(__file__).resolve()
+    // .parents[1] / "Reference" / "src"`) that the tree does not have (study 25, F-B): what
+    // it imports may come from there. Its findings on installed packages are left out, with a
+    // note; a file without the insert is judged.
+    let test = "import sys\nfrom pathlib import Path\n\nREF = Path(__file__).resolve().parents[1] / \"Reference\" / \"src\"\nsys.path.insert(0, str(REF))\n\nfrom torch.distributed.pipelining import pipeline\n";
+    let plain = "from torch.distributed.pipelining import pipeline\n";
+    let dir = project(
+        "syspath_missing_checkout",
+        &[
+            ("tests/test_parity.py", test),
+            ("tests/test_plain.py", plain),
+        ],
+    );
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        ["tests/test_plain.py:1:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+    let report = run(&dir, &["torch==2.3.0"]);
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains(
+            "puts `Reference/src` first on `sys.path`, a directory this tree does not have"
+        ),
+        "{notes}"
+    );
+}

@@ -85,3 +85,27 @@ def f():
         ["m.py:10:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1"]
     );
 }
+
+/// Components unpacked from the split version (MoE-LLaVA: `a, b, c =
+/// transformers.__version__.split('.')[:3]`; `if a == '4' and int(b) <= 31:`, study 25's F-G).
+#[test]
+fn components_unpacked_from_the_split_version() {
+    let got = check(
+        "unpacked_components",
+        "\
+import torch
+
+major, minor, _patch = torch.__version__.split(\".\")[:3]
+
+def f():
+    if major == \"2\" and int(minor) >= 4:
+        torch.distributed.pipelining.pipeline
+    if major == \"2\" and int(minor) >= 3:
+        torch.distributed.pipelining.Schedule1F1B
+",
+    );
+    assert_eq!(
+        got,
+        ["m.py:9:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
+    );
+}

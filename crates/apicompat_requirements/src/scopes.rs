@@ -92,6 +92,22 @@ impl Declared {
             .collect()
     }
 
+    /// The requirement files' scopes (not extras) that name package `name` with a version or a
+    /// URL, each with those requirements (`requirements/runtime.txt`: `transformers<4.30.0`).
+    pub fn files_requiring(&self, name: &str) -> Vec<(String, Vec<&DeclaredRequirement>)> {
+        let name = normalize_name(name);
+        let mut out: BTreeMap<String, Vec<&DeclaredRequirement>> = BTreeMap::new();
+        for r in &self.requirements {
+            let Some(g) = r.group.as_deref() else {
+                continue;
+            };
+            if !r.extra && !r.is_constraint && r.name == name {
+                out.entry(normalize_name(g)).or_default().push(r);
+            }
+        }
+        out.into_iter().collect()
+    }
+
     /// Every scope with its requirements, by name (the main requirements are not a scope).
     pub fn scopes(&self) -> BTreeMap<String, Vec<&DeclaredRequirement>> {
         let mut out: BTreeMap<String, Vec<&DeclaredRequirement>> = BTreeMap::new();

@@ -106,6 +106,8 @@ struct Walk<'a> {
     items: HashMap<&'a str, Vec<(&'a str, &'a Expr)>>,
     /// Functions defined at the top level, by name (`def req_file(filename, folder="requirements")`).
     functions: HashMap<&'a str, &'a ruff_python_ast::StmtFunctionDef>,
+    /// `NAME += value` statements, by name, in order (`base += read_requirements(...)`).
+    augmented: HashMap<&'a str, Vec<&'a Expr>>,
 }
 
 impl<'a> Walk<'a> {
@@ -142,6 +144,14 @@ impl<'a> Walk<'a> {
             Stmt::AnnAssign(a) => {
                 if let (Expr::Name(name), Some(value)) = (&*a.target, &a.value) {
                     self.assignments.insert(name.id.as_str(), value);
+                }
+            }
+            Stmt::AugAssign(a) => {
+                if let (Expr::Name(name), ruff_python_ast::Operator::Add) = (&*a.target, a.op) {
+                    self.augmented
+                        .entry(name.id.as_str())
+                        .or_default()
+                        .push(&a.value);
                 }
             }
             Stmt::Expr(e) => self.expr(&e.value),
@@ -200,6 +210,7 @@ struct Reader<'a> {
     assignments: &'a HashMap<&'a str, &'a Expr>,
     items: &'a HashMap<&'a str, Vec<(&'a str, &'a Expr)>>,
     functions: &'a HashMap<&'a str, &'a ruff_python_ast::StmtFunctionDef>,
+    augmented: &'a HashMap<&'a str, Vec<&'a Expr>>,
     /// Steps spent on the value being read.
     value_steps: Cell<usize>,
     /// Steps spent on the whole file.
@@ -231,6 +242,7 @@ impl<'a> Reader<'a> {
             assignments: &walk.assignments,
             items: &walk.items,
             functions: &walk.functions,
+            augmented: &walk.augmented,
             value_steps: Cell::new(0),
             file_steps: Cell::new(0),
             skipped: Cell::new(Vec::new()),

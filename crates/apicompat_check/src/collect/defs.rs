@@ -163,6 +163,12 @@ impl<'a> Walker<'a> {
             self.bind(name, Bound::Names(names));
             return;
         }
+        if matches!(value, Expr::Tuple(_) | Expr::List(_)) {
+            if let Some(t) = self.const_of(value) {
+                self.bind(name, Bound::Const(t));
+                return;
+            }
+        }
         if value.is_none_literal_expr() {
             if let Some(Bound::Path { path, .. }) = self.lookup(name) {
                 // `except ImportError: f = None`: `f is None` holds where the handler ran.

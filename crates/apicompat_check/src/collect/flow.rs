@@ -173,12 +173,20 @@ impl<'a> Walker<'a> {
         let reads = if truth {
             ctx.versions.extend(info.restriction.parts.iter().cloned());
             ctx.has.extend(info.has.iter().cloned());
+            ctx.inexact |= !info.restriction.complete
+                || info.restriction.parts.is_empty()
+                || !info.has.is_empty()
+                || !info.reads_true.is_empty();
             &info.reads_true
         } else {
             match info.restriction.negate() {
                 Some(neg) => ctx.versions.extend(neg.parts),
-                None => ctx.versions.extend(info.false_parts.iter().cloned()),
+                None => {
+                    ctx.inexact = true;
+                    ctx.versions.extend(info.false_parts.iter().cloned())
+                }
             }
+            ctx.inexact |= !info.has_neg.is_empty() || !info.reads_false.is_empty();
             ctx.has.extend(info.has_neg.iter().cloned());
             &info.reads_false
         };

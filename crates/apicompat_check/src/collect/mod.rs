@@ -24,6 +24,7 @@ mod instance_tests;
 mod locals;
 mod markers;
 mod patches;
+mod pytest_gates;
 mod ranges;
 mod reads;
 mod scope;
@@ -38,6 +39,8 @@ pub use imports::ImportSite;
 pub(crate) use locals::name_key;
 use locals::LocalNames;
 pub use patches::{declares_distutils_shim, setup_script_distutils, supplies_distutils};
+pub(crate) use pytest_gates::gate_matches;
+pub use pytest_gates::CollectGate;
 pub use reads::{Found, PathTest, INDEXED_CALL, OBJECT_TEST};
 pub use uses::*;
 
@@ -185,6 +188,9 @@ enum Bound {
     /// Paths bound in different arms of an `if`, each with the tests of its arm
     /// ([`arms`]); a lookup sees the last arm that agrees with the tests in force.
     Either(Box<[arms::Arm]>),
+    /// A tuple or list of integers (`_MIN_TORCH_VERSION = (2, 9, 1)`), compared with version
+    /// components.
+    Const(crate::version_terms::Term),
 }
 
 /// A function body to walk once its scope is done, with the context of its definition and
@@ -270,6 +276,9 @@ struct Ctx<'a> {
     requires: Vec<PathTest>,
     /// The tests in force, with their truth ([`arms`]).
     tests: arms::Tests<'a>,
+    /// Some test in force says more than `versions` do (a test not understood, or one of
+    /// paths): `versions` hold where the code runs but may hold where it does not.
+    inexact: bool,
 }
 
 /// What a condition tells.

@@ -363,13 +363,23 @@ impl<'a> Walker<'a> {
                         }
                     }
                 }
-                // `hasattr(C, "n")`: `C.n` exists where it is true, not where it is false.
-                if let (Some(t), [object, name]) = (truth, &*call.arguments.args) {
-                    if self.is_builtin(&call.func, "hasattr") {
+                // `hasattr(C, "n")`: `C.n` exists where it is true, not where it is false; so
+                // for `getattr(C, "n", None)` (a falsy default: an attribute that exists is
+                // taken as a true value, a function or a module).
+                match (truth, &*call.arguments.args) {
+                    (Some(t), [object, name]) if self.is_builtin(&call.func, "hasattr") => {
                         if let Some(n) = string_lit(name) {
                             self.hasattr_reads(object, &n, t, out);
                         }
                     }
+                    (Some(t), [object, name, default])
+                        if falsy_literal(default) && self.is_builtin(&call.func, "getattr") =>
+                    {
+                        if let Some(n) = string_lit(name) {
+                            self.hasattr_reads(object, &n, t, out);
+                        }
+                    }
+                    _ => {}
                 }
                 // `f()` of a package: what its true results say in the targeted releases
                 // (`crate::implied`); of the project: what they say, once every file is read
@@ -748,4 +758,15 @@ fn constant_key(value: &str) -> bool {
         && value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-' | '.'))
+}
+
+/// `None`, `False`, `0`, `""`: a default `getattr` returns that tests false.
+fn falsy_literal(e: &Expr) -> bool {
+    match e {
+        Expr::NoneLiteral(_) => true,
+        Expr::BooleanLiteral(b) => !b.value,
+        Expr::StringLiteral(s) => s.value.to_str().is_empty(),
+        Expr::NumberLiteral(n) => matches!(&n.value, ast::Number::Int(i) if i.as_u64() == Some(0)),
+        _ => false,
+    }
 }

@@ -26,17 +26,19 @@ impl<'a> Walker<'a> {
             // What each side computes from a version, read once for both readings below.
             let terms =
                 op_of(*op).map(|_| (self.version_term(left, 0), self.version_term(right, 0)));
+            let consts = (self.const_of(left), self.const_of(right));
             let part = op_of(*op).and_then(|op| {
                 // `float(V.split(".")[1]) < 7`, `parse(V).minor >= 4`: evaluated per release.
                 let terms = terms.as_ref()?;
-                if let Some(p) = evaluated_test(terms, left, op, right, false) {
+                if let Some(p) = evaluated_test(terms, &consts, op, false) {
                     return Some(p);
                 }
                 // `V.major >= 5`, `(V.major, V.minor) < (2, 4)`, `V.release >= (2, 4)`: the
                 // leading components (a tuple bound compares as many as it has).
-                if let (Some(root), Some(b)) = (self.version_fields(left), int_bound(right)) {
+                if let (Some(root), Some(b)) = (self.version_fields(left), int_bound(&consts.1)) {
                     Some((root, Pred::Cmp(op, b)))
-                } else if let (Some(b), Some(root)) = (int_bound(left), self.version_fields(right))
+                } else if let (Some(b), Some(root)) =
+                    (int_bound(&consts.0), self.version_fields(right))
                 {
                     Some((root, Pred::Cmp(op.flipped(), b)))
                 } else if let (Some(root), Some(b)) =
@@ -53,8 +55,7 @@ impl<'a> Walker<'a> {
             });
             // Components the interval reading did not take (`tuple(map(int, V.split(".")))
             // == (2, 4, 0)` beside a string, a list): evaluated per release too.
-            let part =
-                part.or_else(|| evaluated_test(terms.as_ref()?, left, op_of(*op)?, right, true));
+            let part = part.or_else(|| evaluated_test(terms.as_ref()?, &consts, op_of(*op)?, true));
             // `torch.__version__ == "parrots"` (a test for another framework): a version is
             // never equal to a string that is no version, so the branch runs on no release.
             let part = part.or_else(|| {
@@ -261,9 +262,8 @@ type Rooted = (String, Term);
 /// read this way only when the interval reading fails (`components_too`).
 fn evaluated_test(
     terms: &(Option<Rooted>, Option<Rooted>),
-    left: &Expr,
+    consts: &(Option<Term>, Option<Term>),
     op: Op,
-    right: &Expr,
     components_too: bool,
 ) -> Option<(String, Pred)> {
     let (l, r) = terms;
@@ -283,11 +283,11 @@ fn evaluated_test(
     let lt = l
         .as_ref()
         .map(|(_, t)| t.clone())
-        .or_else(|| const_term(left, 0))?;
+        .or_else(|| consts.0.clone())?;
     let rt = r
         .as_ref()
         .map(|(_, t)| t.clone())
-        .or_else(|| const_term(right, 0))?;
+        .or_else(|| consts.1.clone())?;
     Some((root, Pred::Eval(Box::new((lt, op, rt)))))
 }
 
@@ -406,19 +406,50 @@ fn non_version_string(expr: &Expr) -> bool {
     matches!(expr, Expr::StringLiteral(s) if VBound::parse_str(s.value.to_str()).is_none())
 }
 
-/// An integer or a tuple of integers compared with a version's leading components.
-fn int_bound(e: &Expr) -> Option<VBound> {
-    match e {
-        Expr::NumberLiteral(n) => match &n.value {
-            ast::Number::Int(i) => Some(VBound::Tuple(vec![i.as_u64()?])),
+/// An integer or a tuple of integers compared with a version's leading components (from
+/// [`Walker::const_of`]).
+fn int_bound(c: &Option<Term>) -> Option<VBound> {
+    let int = |v: &Value| match v {
+        Value::Int(i) => u64::try_from(*i).ok(),
+        _ => None,
+    };
+    match c.as_ref()? {
+        Term::Lit(Value::Int(i)) => Some(VBound::Tuple(vec![u64::try_from(*i).ok()?])),
+        Term::Lit(Value::Seq(items)) if !items.is_empty() => Some(VBound::Tuple(
+            items.iter().map(int).collect::<Option<Vec<u64>>>()?,
+        )),
+        // `parse("2.8.0").release`: the constant's release components.
+        Term::Field(inner, Field::Release) => match &**inner {
+            Term::Lit(Value::Ver(v)) => match VBound::parse_str(v)? {
+                VBound::Version(v) => Some(VBound::Tuple(v.release().to_vec())),
+                VBound::Tuple(_) | VBound::Named(_) => None,
+            },
             _ => None,
         },
-        Expr::Tuple(_) => const_bound(e),
-        // `parse("2.8.0").release`: the constant's release components.
-        Expr::Attribute(a) if a.attr.as_str() == "release" => match const_bound(&a.value)? {
-            VBound::Version(v) => Some(VBound::Tuple(v.release().to_vec())),
-            VBound::Tuple(_) | VBound::Named(_) => None,
-        },
         _ => None,
+    }
+}
+
+impl Walker<'_> {
+    /// A constant a computed version value is compared with: a literal ([`const_term`]), the
+    /// release of a parsed one (`parse("2.8.0").release`), or a name bound to a tuple of
+    /// integers (`_MIN_TORCH_VERSION = (2, 9, 1)`).
+    pub(super) fn const_of(&self, e: &Expr) -> Option<Term> {
+        match e {
+            Expr::Name(n) => match self.lookup(n.id.as_str())? {
+                Bound::Const(t) => Some(t.clone()),
+                _ => None,
+            },
+            Expr::Attribute(a) if a.attr.as_str() == "release" => {
+                let Some(VBound::Version(v)) = const_bound(&a.value) else {
+                    return None;
+                };
+                Some(Term::Field(
+                    Box::new(Term::Lit(Value::Ver(v.to_string()))),
+                    Field::Release,
+                ))
+            }
+            _ => const_term(e, 0),
+        }
     }
 }

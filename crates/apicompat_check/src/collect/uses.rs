@@ -158,6 +158,8 @@ pub struct FileUses {
     /// Modules imported by `importlib.import_module` / `__import__` with a literal name (or
     /// f-string head): they, and the modules under them, may be imported from anywhere.
     pub dynamic_imports: Vec<ModuleImport>,
+    /// Files a `conftest.py` keeps pytest from importing under version tests.
+    pub collect_gates: Vec<super::CollectGate>,
 }
 
 /// An attribute read on an object whose type is not known statically: the receiver is a

@@ -32,6 +32,7 @@ impl<'a> Visitor<'a> for Walker<'a> {
                 self.visit_expr(&a.value);
                 match &*a.targets {
                     [Expr::Name(n)] => self.assign_name(n.id.as_str(), &a.value),
+                    [Expr::Tuple(t)] if self.unpack_version(t, &a.value) => {}
                     targets => {
                         if let [target @ Expr::Attribute(t)] = targets {
                             self.self_store(t, &a.value);
@@ -69,6 +70,9 @@ impl<'a> Visitor<'a> for Walker<'a> {
             }
             _ => visitor::walk_stmt(self, stmt),
         }
+        if matches!(stmt, Stmt::Expr(_) | Stmt::Assign(_) | Stmt::AugAssign(_)) {
+            self.pytest_gates(stmt);
+        }
         self.stmt_start = saved_start;
         self.depth -= 1;
     }
@@ -93,6 +97,36 @@ impl<'a> Visitor<'a> for Walker<'a> {
         self.depth += 1;
         self.expr(expr);
         self.depth -= 1;
+    }
+}
+
+impl Walker<'_> {
+    /// `a, b, c = transformers.__version__.split(".")[:3]`: each name is that component of the
+    /// version (`a == "4" and int(b) <= 31` is then a test of it). True when bound so.
+    fn unpack_version(&mut self, targets: &ast::ExprTuple, value: &Expr) -> bool {
+        if !super::terms::converts(value) || targets.elts.len() > 8 {
+            return false;
+        }
+        let Some((root, term)) = self.version_term(value, 0) else {
+            return false;
+        };
+        let names: Option<Vec<&str>> = targets
+            .elts
+            .iter()
+            .map(|e| match e {
+                Expr::Name(n) => Some(n.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        let Some(names) = names else {
+            return false;
+        };
+        for (i, name) in names.into_iter().enumerate() {
+            self.store(name);
+            let item = crate::version_terms::Term::Index(Box::new(term.clone()), i as i64);
+            self.bind(name, Bound::VersionTerm(root.clone(), item));
+        }
+        true
     }
 }
 
@@ -185,12 +219,15 @@ impl<'a> Walker<'a> {
             }
             // `A and B`: `B` runs only where `A` holds (`is_xpu_available() and
             // torch.xpu.device_count() > 1`, `hasattr(m, "x") and m.x()`).
-            Expr::BoolOp(b) if b.op == ast::BoolOp::And => {
+            // `A or B`: `B` runs only where `A` is false (`getattr(np, "trapezoid", None) or
+            // np.trapz`).
+            Expr::BoolOp(b) => {
+                let truth = b.op == ast::BoolOp::And;
                 let saved = self.ctx.clone();
                 for v in &b.values {
                     self.visit_expr(v);
                     let info = self.test_info(v);
-                    self.ctx = self.branch_ctx(&info, true);
+                    self.ctx = self.branch_ctx(&info, truth);
                 }
                 self.ctx = saved;
             }

@@ -22,6 +22,9 @@ pub struct Discovered {
     /// Python files found in template paths (`{{cookiecutter.name}}/`), left out of `files`
     /// (see [`crate::templates`]).
     pub templates: Vec<PathBuf>,
+    /// Files that put first on `sys.path` a directory the tree does not have, with it
+    /// ([`crate::syspath::Inserted::missing`]).
+    pub unsure: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Discovered {

@@ -660,3 +660,31 @@ def c():
         ]
     );
 }
+
+/// `A or B`: `B` runs only where `A` is false; `getattr(m, "n", None)` is false where `m.n`
+/// is missing (FastVideo's `getattr(np, "trapezoid", None) or np.trapz`, study 25's F-I).
+#[test]
+fn the_right_side_of_or_runs_where_the_left_is_false() {
+    let got = check_files(
+        "or_fallback",
+        &[(
+            "m.py",
+            "\
+import torch
+
+def old_partial():
+    return getattr(torch.distributed, \"pipelining\", None) or torch.distributed._tensor.placement_types._Partial
+
+def also_old():
+    return hasattr(torch.distributed, \"pipelining\") or torch.distributed._tensor.placement_types._Partial
+
+def unguarded():
+    return getattr(torch.distributed, \"other\", None) or torch.distributed._tensor.placement_types._Partial
+",
+        )],
+        &["torch==2.3.0", "torch==2.4.0"],
+    );
+    let errors: Vec<&String> = got.iter().filter(|f| f.contains(" error ")).collect();
+    assert_eq!(errors.len(), 1, "{got:?}");
+    assert!(errors[0].starts_with("m.py:10:"), "{got:?}");
+}

@@ -83,9 +83,79 @@ impl Reader<'_> {
     /// the file a string argument names, beside setup.py or in a folder a parameter of the
     /// function defaults to, is read as a requirements file of that group. True when read.
     fn read_from_files(&self, c: &mut Collector, value: &Expr, group: Option<&str>) -> bool {
-        let Ok(Expr::Call(call)) = self.resolve(value, 0) else {
+        let mut calls = Vec::new();
+        if !self.file_calls(value, 0, &mut calls) || calls.is_empty() {
+            return false;
+        }
+        let Some(files) = calls
+            .iter()
+            .map(|call| self.files_of(call))
+            .collect::<Option<Vec<_>>>()
+        else {
             return false;
         };
+        for (call, files) in calls.iter().zip(files) {
+            self.read_files(c, call, files, group);
+        }
+        true
+    }
+
+    /// The calls whose results make up `value` (Transformers4Rec: `base = read(...)`, `base
+    /// += read(...)`, `requirements = {"base": base}`, `install_requires=requirements["base"]`):
+    /// a call, what a name is assigned and `+=`-extended with, a dict literal's entry by key,
+    /// both sides of `+`, an empty list. False when some part is none of these.
+    fn file_calls<'e>(
+        &'e self,
+        value: &'e Expr,
+        depth: usize,
+        out: &mut Vec<&'e ruff_python_ast::ExprCall>,
+    ) -> bool {
+        if depth > MAX_EXPR_DEPTH || self.spend(1).is_err() {
+            return false;
+        }
+        match value {
+            Expr::Call(call) => {
+                out.push(call);
+                true
+            }
+            Expr::List(l) => l.elts.is_empty(),
+            Expr::BinOp(b) if b.op == Operator::Add => {
+                self.file_calls(&b.left, depth + 1, out)
+                    && self.file_calls(&b.right, depth + 1, out)
+            }
+            Expr::Name(n) => {
+                let Some(assigned) = self.assignments.get(n.id.as_str()) else {
+                    return false;
+                };
+                self.file_calls(assigned, depth + 1, out)
+                    && self
+                        .augmented
+                        .get(n.id.as_str())
+                        .into_iter()
+                        .flatten()
+                        .all(|v| self.file_calls(v, depth + 1, out))
+            }
+            Expr::Subscript(sub) => {
+                let (Expr::Name(table), Expr::StringLiteral(key)) = (&*sub.value, &*sub.slice)
+                else {
+                    return false;
+                };
+                let Some(Expr::Dict(d)) = self.assignments.get(table.id.as_str()) else {
+                    return false;
+                };
+                let entry = d.items.iter().find(|item| {
+                    matches!(&item.key, Some(Expr::StringLiteral(k)) if k.value.to_str() == key.value.to_str())
+                });
+                entry.is_some_and(|item| self.file_calls(&item.value, depth + 1, out))
+            }
+            _ => false,
+        }
+    }
+
+    /// The requirements files a call of the project's helper reads: the file a string argument
+    /// names, beside setup.py or in a folder a parameter of the function defaults to. `None`
+    /// when one is not found.
+    fn files_of(&self, call: &ruff_python_ast::ExprCall) -> Option<Vec<std::path::PathBuf>> {
         let base = self
             .path
             .parent()
@@ -103,7 +173,7 @@ impl Reader<'_> {
             None => Vec::new(),
         };
         if names.is_empty() {
-            return false;
+            return None;
         }
         // Folders: setup.py's own, then string keywords of the call and string defaults of
         // the function (`folder="requirements"`).
@@ -132,9 +202,17 @@ impl Reader<'_> {
                     .find(|p| p.is_file())
             })
             .collect();
-        if files.len() != names.len() {
-            return false;
-        }
+        (files.len() == names.len()).then_some(files)
+    }
+
+    /// Reads the files of one call ([`Reader::files_of`]) as requirements of `group`.
+    fn read_files(
+        &self,
+        c: &mut Collector,
+        call: &ruff_python_ast::ExprCall,
+        files: Vec<std::path::PathBuf>,
+        group: Option<&str>,
+    ) {
         for file in files {
             // A file another key already read (NeMo's `core` and `lightning` extras both name
             // `requirements_lightning.txt`) is read once: its requirements are copied here.
@@ -156,7 +234,6 @@ impl Reader<'_> {
                 req.extra = group.is_some();
             }
         }
-        true
     }
 
     pub(super) fn extras_require(&self, c: &mut Collector, kw: &Keyword) {

@@ -277,6 +277,44 @@ fn setup_py_install_requires_from_a_table_built_in_a_loop() {
     );
 }
 
+/// Transformers4Rec's `setup.py`: a helper's lists joined with `+=` and kept in a dict,
+/// `install_requires=requirements["base"]` (study 25's F-C): every file of the key is read.
+#[test]
+fn setup_py_helper_lists_joined_and_kept_in_a_dict() {
+    let dir = fixture_dir("setup_py_helper_dict");
+    write(
+        &dir,
+        "setup.py",
+        "import codecs, os\nfrom setuptools import setup\n\ndef read_requirements(filename):\n    with codecs.open(os.path.join(os.path.dirname(__file__), filename)) as f:\n        return [l.strip() for l in f if l.strip()]\n\nbase = read_requirements(\"requirements/base_external.txt\")\nbase += read_requirements(\"requirements/base_merlin.txt\")\nrequirements = {\"base\": base, \"pytorch\": read_requirements(\"requirements/pytorch.txt\")}\nsetup(name=\"t\", install_requires=requirements[\"base\"], extras_require={\"pytorch\": requirements[\"pytorch\"]})\n",
+    );
+    write(
+        &dir,
+        "requirements/base_external.txt",
+        "transformers[torch]>=4.12,<4.31.0\n",
+    );
+    write(
+        &dir,
+        "requirements/base_merlin.txt",
+        "merlin-core>=23.04.00\n",
+    );
+    write(&dir, "requirements/pytorch.txt", "torch>=1.0\n");
+    let d = read_project(&dir);
+    assert_eq!(
+        summary(&d),
+        [
+            triple(
+                "transformers",
+                ">=4.12, <4.31.0",
+                "requirements/base_external.txt:1"
+            ),
+            triple("merlin-core", ">=23.4.0", "requirements/base_merlin.txt:1"),
+            triple("torch", ">=1.0", "requirements/pytorch.txt:1"),
+        ]
+    );
+    assert!(d.requirements[0].group.is_none() && d.requirements[1].group.is_none());
+    assert_eq!(d.requirements[2].group.as_deref(), Some("pytorch"));
+}
+
 /// fairseq2 `setup.py`: one computed item (`"fairseq2n" + version_spec`) among literal ones:
 /// the literal ones are read, the computed one is noted (`docs/false-alarm-study-15.md`, D1).
 #[test]

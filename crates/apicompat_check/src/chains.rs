@@ -22,6 +22,19 @@ use crate::collect::{FileUses, ModuleImport};
 
 /// The module name of a file: `(name, is_package)`; `None` when a part is not an identifier.
 fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(String, bool)> {
+    module_name_in(path, packages, true)
+}
+
+/// [`module_name`]; with `through`, a directory without `__init__.py` inside a package is a
+/// namespace portion of it (`moellava/model/language_model/mpt/modeling_mpt.py`, where only
+/// `moellava/model/` has one, is `moellava.model.language_model.mpt.modeling_mpt`, which
+/// `from .mpt.modeling_mpt import` in `language_model/llava_mpt.py` names); without, the name
+/// stops at the first such directory (`modeling_mpt`, as a script beside it imports it).
+fn module_name_in(
+    path: &Path,
+    packages: &mut HashMap<PathBuf, bool>,
+    through: bool,
+) -> Option<(String, bool)> {
     let file = path.file_name()?.to_str()?;
     let stem = file
         .strip_suffix(".py")
@@ -39,10 +52,14 @@ fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(St
         let Some(name) = name else {
             break;
         };
-        let is_pkg = first
-            || *packages.entry(d.to_path_buf()).or_insert_with(|| {
+        let mut package = |d: &Path| {
+            *packages.entry(d.to_path_buf()).or_insert_with(|| {
                 d.join("__init__.py").is_file() || d.join("__init__.pyi").is_file()
-            });
+            })
+        };
+        let is_pkg = first
+            || package(d)
+            || (through && is_identifier(name) && ancestors_package(d, &mut package));
         first = false;
         if !is_pkg || name == "." || name == ".." {
             break;
@@ -57,6 +74,23 @@ fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(St
     Some((parts.join("."), is_package))
 }
 
+/// Whether a directory above `d` (up to a few levels of directories without `__init__.py`)
+/// is a package: `d` is then a namespace portion inside it.
+fn ancestors_package(d: &Path, package: &mut impl FnMut(&Path) -> bool) -> bool {
+    d.ancestors()
+        .skip(1)
+        .take(MAX_NAMESPACE_LEVELS)
+        .take_while(|a| {
+            a.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_identifier)
+        })
+        .any(package)
+}
+
+/// Directories without `__init__.py` followed up to a package ([`module_name_in`]).
+const MAX_NAMESPACE_LEVELS: usize = 4;
+
 /// The module name of each file for the semantic model: the name its packages give it, and
 /// also its dotted path from the project root when every part is an identifier (a directory
 /// without `__init__.py` imported as a namespace package: `from models.ema import x`).
@@ -67,6 +101,11 @@ pub fn module_names(files: &[PathBuf], root: &Path) -> Vec<apicompat_semantic::M
         .map(|path| {
             let own = module_name(path, &mut packages);
             let mut aliases = Vec::new();
+            if let Some((short, _)) = module_name_in(path, &mut packages, false) {
+                if own.as_ref().map(|(n, _)| n) != Some(&short) {
+                    aliases.push(short);
+                }
+            }
             let rel = relative_to(path, root);
             let mut parts: Vec<String> = rel
                 .iter()
@@ -87,7 +126,7 @@ pub fn module_names(files: &[PathBuf], root: &Path) -> Vec<apicompat_semantic::M
             }
             if !parts.is_empty() && parts.iter().all(|p| is_identifier(p)) {
                 let dotted = parts.join(".");
-                if own.as_ref().map(|(n, _)| n) != Some(&dotted) {
+                if own.as_ref().map(|(n, _)| n) != Some(&dotted) && !aliases.contains(&dotted) {
                     aliases.push(dotted);
                 }
             }

@@ -7,9 +7,10 @@
 //! import b` imports `a.b` when that is a module. A module stays unrestricted (no importer
 //! list) when nothing in the project imports it (an entry point, a script, a test, a public
 //! module of a library), when it runs as a script (`__main__.py`, `if __name__ ==
-//! "__main__":`), when a star import of a package above it may import it, and when a dynamic
-//! import (`importlib.import_module`) names it, a package above it or a module under it. Two
-//! files of the same name (scripts in different directories) share their importers.
+//! "__main__":`), and when a dynamic import (`importlib.import_module`) names it, a package
+//! above it or a module under it, and when a star import names it or a package above it whose
+//! `__init__` has an `__all__` (`from pkg import *` of a package without one runs `pkg` only).
+//! Two files of the same name (scripts in different directories) share their importers.
 
 use apicompat_hash::{HashMap, HashSet};
 use std::sync::Arc;
@@ -54,8 +55,21 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
                 }
             }
             for n in &site.import.names {
+                // `from pkg import *` runs `pkg` (above) and binds the names it has: it
+                // imports no submodule `pkg` does not import itself, but those its `__all__`
+                // names (a package that has one leaves everything under it open). A star
+                // import of a module leaves the module open, as before.
                 if n == "*" {
-                    open.insert(base.join("."));
+                    let precise = by_name.get(base.join(".").as_str()).is_some_and(|t| {
+                        t.iter().all(|&i| {
+                            files[i].module.is_package
+                                && memchr::memmem::find(files[i].text.as_bytes(), b"__all__")
+                                    .is_none()
+                        })
+                    });
+                    if !precise {
+                        open.insert(base.join("."));
+                    }
                     continue;
                 }
                 let mut full = base.clone();

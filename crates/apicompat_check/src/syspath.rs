@@ -28,9 +28,10 @@ pub(crate) struct Inserted {
     /// The directories under the root, existing, each once.
     pub dirs: Vec<PathBuf>,
     /// Files that put first a directory the tree does not have (a checkout of a package at
-    /// another commit, FastVideo's `DiffusersMiniMaxH3/src`): what they import may come from
-    /// it. With the directory, as written from the file's.
-    pub missing: Vec<(PathBuf, PathBuf)>,
+    /// another commit, FastVideo's `DiffusersMiniMaxH3/src`) or one computed at run time from
+    /// elsewhere (a name imported from another module, the environment): what they import may
+    /// come from it. With what the directory is, for the note.
+    pub missing: Vec<(PathBuf, String)>,
 }
 
 /// The directories the files put first on `sys.path` ([`Inserted`]).
@@ -71,14 +72,26 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
         let mut reader = Reader {
             file: file_abs,
             names: Vec::new(),
+            cwd_names: Vec::new(),
             found: Vec::new(),
+            unknown: Vec::new(),
         };
         reader.stmts(parsed.suite(), 0);
+        if let Some(what) = reader.unknown.first() {
+            if !out.missing.iter().any(|(f, _)| f == file) {
+                out.missing
+                    .push((file.clone(), format!("`{what}`, computed at run time,")));
+            }
+        }
         for d in reader.found {
             let Ok(d) = std::fs::canonicalize(&d) else {
                 if !out.missing.iter().any(|(f, _)| f == file) {
                     let shown = d.strip_prefix(&root).map_or(d.clone(), Path::to_path_buf);
-                    out.missing.push((file.clone(), shown));
+                    let what = format!(
+                        "`{}`, a directory this tree does not have,",
+                        shown.display()
+                    );
+                    out.missing.push((file.clone(), what));
                 }
                 continue;
             };
@@ -125,9 +138,8 @@ pub(crate) fn drop_unsure(
             continue;
         };
         notes.push(format!(
-            "{} puts `{}` first on `sys.path`, a directory this tree does not have: what it imports may come from there, so its {n} finding(s) on installed packages are not reported",
+            "{} puts {dir} first on `sys.path`: what it imports may come from there, so its {n} finding(s) on installed packages are not reported",
             file.path.display(),
-            dir.display()
         ));
     }
 }
@@ -136,7 +148,12 @@ struct Reader {
     file: PathBuf,
     /// Module-level names bound to a path computed from `__file__`.
     names: Vec<(String, PathBuf)>,
+    /// Module-level names bound to a path from the working directory (`os.getcwd()`, `"."`).
+    cwd_names: Vec<String>,
     found: Vec<PathBuf>,
+    /// Directories put first that are computed at run time from something else (a name
+    /// imported from another module, the environment, arguments), as written.
+    unknown: Vec<String>,
 }
 
 impl Reader {
@@ -147,9 +164,15 @@ impl Reader {
         for stmt in body {
             match stmt {
                 Stmt::Assign(a) => {
-                    if let ([Expr::Name(n)], Some(p)) = (&*a.targets, self.path(&a.value, 0)) {
-                        self.names.retain(|(k, _)| k != n.id.as_str());
-                        self.names.push((n.id.to_string(), p));
+                    if let [Expr::Name(n)] = &*a.targets {
+                        let name = n.id.as_str();
+                        self.names.retain(|(k, _)| k != name);
+                        self.cwd_names.retain(|k| k != name);
+                        if let Some(p) = self.path(&a.value, 0) {
+                            self.names.push((name.to_string(), p));
+                        } else if self.from_cwd(&a.value, 0) {
+                            self.cwd_names.push(name.to_string());
+                        }
                     }
                 }
                 Stmt::Expr(e) => self.insert(&e.value),
@@ -185,7 +208,52 @@ impl Reader {
         if let [_, dir] = &*call.arguments.args {
             if let Some(p) = self.path(dir, 0) {
                 self.found.push(p);
+            } else if !self.from_cwd(dir, 0) {
+                let mut inner = dir;
+                while let Expr::Call(c) = inner {
+                    match &*c.arguments.args {
+                        [x] => inner = x,
+                        _ => break,
+                    }
+                }
+                let what = crate::collect::dotted(inner)
+                    .unwrap_or_else(|| "a path computed at run time".to_string());
+                self.unknown.push(what);
             }
+        }
+    }
+
+    /// Whether a path is the working directory or relative to it (`"."`, `".."`,
+    /// `os.getcwd()`, `os.path.abspath("..")`): the project's own code, as run from its root.
+    fn from_cwd(&self, e: &Expr, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let d = depth + 1;
+        match e {
+            Expr::StringLiteral(_) | Expr::FString(_) => true,
+            Expr::Name(n) => self.cwd_names.iter().any(|k| k == n.id.as_str()),
+            Expr::BinOp(b) => self.from_cwd(&b.left, d) && self.from_cwd(&b.right, d),
+            Expr::Attribute(a) if a.attr.as_str() == "parent" => self.from_cwd(&a.value, d),
+            Expr::Call(call) => {
+                let name = crate::collect::dotted(&call.func).unwrap_or_default();
+                let last = name.rsplit('.').next().unwrap_or(&name);
+                let args = &call.arguments.args;
+                match last {
+                    "getcwd" | "cwd" | "getcwdb" => true,
+                    "abspath" | "realpath" | "normpath" | "Path" | "PurePath" | "str"
+                    | "fspath" | "dirname" | "expanduser" | "join" => {
+                        !args.is_empty() && args.iter().all(|x| self.from_cwd(x, d))
+                    }
+                    _ => match &*call.func {
+                        Expr::Attribute(a) if matches!(a.attr.as_str(), "resolve" | "absolute") => {
+                            self.from_cwd(&a.value, d)
+                        }
+                        _ => false,
+                    },
+                }
+            }
+            _ => false,
         }
     }
 
@@ -206,6 +274,13 @@ impl Reader {
             // `Path(__file__).parent`, `.resolve()` below.
             Expr::Attribute(a) if a.attr.as_str() == "parent" => {
                 Some(self.path(&a.value, d)?.parent()?.to_path_buf())
+            }
+            // `sys.path[0]`: the script's directory.
+            Expr::Subscript(sub)
+                if crate::collect::dotted(&sub.value).as_deref() == Some("sys.path")
+                    && matches!(&*sub.slice, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u8()) == Some(0)) =>
+            {
+                Some(self.file.parent()?.to_path_buf())
             }
             // `Path(__file__).parents[1]`.
             Expr::Subscript(sub) => {

@@ -107,7 +107,7 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
             "main.py",
             "def run():\n    from pkg import pipe\n    return pipe\n\nrun()\n",
         ),
-        // A star import of the package may import it (`__all__`).
+        // A star import of a package with an `__all__` may import it.
         ("module_guards_star", "main.py", "from pkg import *\n"),
         // So may `importlib`, by name.
         (
@@ -129,10 +129,15 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
         if name == "module_guards_script" {
             pipe.push_str("\n\nif __name__ == \"__main__\":\n    build(None)\n");
         }
+        let init = if name == "module_guards_star" {
+            "__all__ = [\"pipe\"]\n"
+        } else {
+            ""
+        };
         let dir = project(
             name,
             &[
-                ("pkg/__init__.py", ""),
+                ("pkg/__init__.py", init),
                 ("pkg/flags.py", FLAGS),
                 ("pkg/pipe.py", &pipe),
                 ("pkg/use.py", IMPORTERS),
@@ -141,6 +146,19 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
         );
         assert_eq!(errors(&dir, "torch==2.3.0"), expected, "{name}");
     }
+    // Without an `__all__`, `from pkg import *` runs `pkg/__init__.py` only (MoE-LLaVA's
+    // `from moellava.model import *`, study 25's F-G).
+    let dir = project(
+        "module_guards_star_no_all",
+        &[
+            ("pkg/__init__.py", ""),
+            ("pkg/flags.py", FLAGS),
+            ("pkg/pipe.py", PIPE),
+            ("pkg/use.py", IMPORTERS),
+            ("main.py", "from pkg import *\n"),
+        ],
+    );
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
 }
 
 /// Importing `pkg.sub.pipe` runs `pkg/sub/__init__.py`: a package `__init__` that imports the
@@ -463,8 +481,54 @@ fn a_file_putting_first_a_directory_the_tree_lacks_is_not_judged_on_installed_pa
     let notes = report.summary.notes.join("\n");
     assert!(
         notes.contains(
-            "puts `Reference/src` first on `sys.path`, a directory this tree does not have"
+            "puts `Reference/src`, a directory this tree does not have, first on `sys.path`"
         ),
         "{notes}"
+    );
+    // A directory computed elsewhere (imported, from the environment) is not known either;
+    // one from the working directory is the project's own code.
+    let imported = "import sys\nfrom paths import REF\n\nsys.path.insert(0, str(REF))\n\nfrom torch.distributed.pipelining import pipeline\n";
+    let cwd = "import os\nimport sys\n\nsys.path.insert(0, os.path.abspath(\"..\"))\n\nfrom torch.distributed.pipelining import pipeline\n";
+    // `sys.path[0]` is the script's own directory (Mask2Former's `demo_video/demo.py`).
+    let first = "import os\nimport sys\n\nsys.path.insert(1, os.path.join(sys.path[0], \"..\"))\n\nfrom torch.distributed.pipelining import pipeline\n";
+    let dir = project(
+        "syspath_unknown_dir",
+        &[
+            ("tests/test_imported.py", imported),
+            ("tests/test_cwd.py", cwd),
+            ("tests/test_first.py", first),
+        ],
+    );
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        [
+            "tests/test_cwd.py:6:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "tests/test_first.py:6:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"
+        ]
+    );
+}
+
+/// A directory without `__init__.py` inside a package is a namespace portion of it: its
+/// modules are named through it, so relative imports between them are followed (MoE-LLaVA's
+/// `moellava/model/language_model/llava_mpt.py` imports `.mpt.modeling_mpt`, neither
+/// directory with an `__init__.py`; study 25's D6 and F-G).
+#[test]
+fn modules_in_a_namespace_portion_of_a_package_are_named_through_it() {
+    let dir = project(
+        "module_guards_namespace_portion",
+        &[
+            ("pkg/__init__.py", "from .flags import IS_24\n\nif not IS_24:\n    from .lm.old import OLD\n"),
+            ("pkg/flags.py", FLAGS),
+            ("pkg/lm/old.py", "from .inner.impl import OLD\n"),
+            ("pkg/lm/inner/impl.py", "from torch.distributed._tensor.placement_types import _Partial\n\nOLD = _Partial\n"),
+            ("main.py", "import pkg\n"),
+        ],
+    );
+    assert_eq!(errors(&dir, "torch==2.4.0"), Vec::<String>::new());
+    // Unguarded, the same chain fails on 2.4.0.
+    std::fs::write(dir.join("pkg/__init__.py"), "from .lm.old import OLD\n").unwrap();
+    assert_eq!(
+        errors(&dir, "torch==2.4.0"),
+        ["pkg/lm/inner/impl.py:1:55 AC001 error import-time torch.distributed._tensor.placement_types._Partial missing=2.4.0"]
     );
 }

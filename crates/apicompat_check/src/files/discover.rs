@@ -24,7 +24,7 @@ pub struct Discovered {
     pub templates: Vec<PathBuf>,
     /// Files that put first on `sys.path` a directory the tree does not have, with it
     /// ([`crate::syspath::Inserted::missing`]).
-    pub unsure: Vec<(PathBuf, PathBuf)>,
+    pub unsure: Vec<(PathBuf, String)>,
 }
 
 impl Discovered {

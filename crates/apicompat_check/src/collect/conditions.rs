@@ -609,15 +609,18 @@ pub(super) fn op_lookup<'p>(func: &Expr, body: &[Stmt], positional: &[&'p str]) 
         return None;
     };
     let p = positional.iter().copied().find(|p| *p == f.id.as_str())?;
-    body.iter()
-        .any(|s| match s {
+    let assigned = |keyed_only: bool| {
+        body.iter().any(|s| match s {
             Stmt::Assign(a) => {
                 matches!(&*a.targets, [Expr::Name(t)] if t.id.as_str() == p)
-                    && keyed(&a.value) == Some(p)
+                    && (!keyed_only || keyed(&a.value) == Some(p))
             }
             _ => false,
         })
-        .then_some(p)
+    };
+    // `op = OPS[op]` before, or the parameter itself called: `operator(v, Version(target))`
+    // with `operator.ge` passed (liger-kernel's `compare_version`).
+    (assigned(true) || !assigned(false)).then_some(p)
 }
 
 /// A helper that implies the conditions `parts` (about one package), whatever its arguments.
@@ -684,7 +687,13 @@ pub(super) fn returns_false(body: &[Stmt]) -> bool {
 
 /// `">="` and the other operator strings.
 pub(super) fn op_string(e: &Expr) -> Option<Op> {
-    Op::from_operator(&string_lit(e)?)
+    match e {
+        // `operator.ge`, `operator.__ge__`.
+        Expr::Attribute(a) if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "operator") => {
+            Op::from_operator(a.attr.as_str().trim_matches('_'))
+        }
+        e => Op::from_operator(&string_lit(e)?),
+    }
 }
 
 /// A version argument: a constant, or the name of a module-level string constant of the

@@ -96,10 +96,12 @@ impl<'a> Walker<'a> {
             let Expr::Name(v) = left else {
                 return None;
             };
+            let version_param = pos(v.id.as_str())
+                .or_else(|| named_package(v.id.as_str(), body, 0).and_then(|p| pos(p)))?;
             return Some(VersionHelper {
                 op_param,
                 op_keyword,
-                version_param: Some(pos(v.id.as_str())?),
+                version_param: Some(version_param),
                 ..VersionHelper::comparison(String::new(), Op::Eq, param, position)
             });
         }
@@ -506,4 +508,69 @@ fn local_version(e: &Expr, body: &[Stmt]) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// The parameter whose package a local name holds the version of: `pkg_version =
+/// Version(pkg.__version__)` after `pkg = importlib.import_module(package)`, or `v =
+/// importlib.metadata.version(package)` (assignments anywhere in the body, `try` included).
+fn named_package<'b>(name: &str, body: &'b [Stmt], depth: usize) -> Option<&'b str> {
+    if depth > 4 {
+        return None;
+    }
+    let value = assigned_in(name, body)?;
+    package_of_value(value, body, depth + 1)
+}
+
+fn package_of_value<'b>(value: &'b Expr, body: &'b [Stmt], depth: usize) -> Option<&'b str> {
+    if depth > 8 {
+        return None;
+    }
+    match value {
+        Expr::Name(n) => named_package(n.id.as_str(), body, depth + 1),
+        Expr::Attribute(a) if a.attr.as_str() == "__version__" => {
+            let Expr::Name(m) = &*a.value else {
+                return None;
+            };
+            let Expr::Call(c) = assigned_in(m.id.as_str(), body)? else {
+                return None;
+            };
+            let callee = dotted(&c.func)?;
+            match (last_segment(&callee), &*c.arguments.args) {
+                ("import_module" | "__import__", [Expr::Name(p)]) => Some(p.id.as_str()),
+                _ => None,
+            }
+        }
+        Expr::Call(c) => {
+            let callee = dotted(&c.func)?;
+            match (last_segment(&callee), &*c.arguments.args) {
+                ("version", [Expr::Name(p)]) if callee.contains("metadata") => Some(p.id.as_str()),
+                (_, [arg]) if VERSION_PARSERS.contains(&last_segment(&callee)) => {
+                    package_of_value(arg, body, depth + 1)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The value last assigned to a plain name in `body` (in `try` bodies too).
+fn assigned_in<'b>(name: &str, body: &'b [Stmt]) -> Option<&'b Expr> {
+    let mut found = None;
+    for s in body {
+        match s {
+            Stmt::Assign(a) => {
+                if matches!(&*a.targets, [Expr::Name(t)] if t.id.as_str() == name) {
+                    found = Some(&*a.value);
+                }
+            }
+            Stmt::Try(t) => {
+                if let Some(v) = assigned_in(name, &t.body) {
+                    found = Some(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }

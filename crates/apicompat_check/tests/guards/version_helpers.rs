@@ -585,3 +585,43 @@ def c():
         "{got:?}"
     );
 }
+
+/// A comparator given the package's name and an `operator` function (liger-kernel's
+/// `compare_version`, copied into VILA's `llava/model/liger/utils.py`; study 25's F-F).
+#[test]
+fn a_comparator_given_the_package_name_and_an_operator_function() {
+    let helper = "\
+import importlib
+import operator
+
+from packaging.version import Version
+
+def compare_version(package, operator, target):
+    try:
+        pkg = importlib.import_module(package)
+    except ImportError:
+        return False
+    pkg_version = Version(pkg.__version__)
+    return operator(pkg_version, Version(target))
+";
+    let user = "\
+import operator
+
+import torch
+
+from utils import compare_version
+
+if compare_version(\"torch\", operator.ge, \"2.4.0\"):
+    from torch.distributed.pipelining import pipeline
+if compare_version(\"torch\", operator.ge, \"2.3.0\"):
+    from torch.distributed.pipelining import Schedule1F1B
+";
+    let got = check_files(
+        "helper_operator_function",
+        &[("utils.py", helper), ("m.py", user)],
+        &["torch==2.3.0"],
+    );
+    let errors: Vec<&String> = got.iter().filter(|f| f.contains(" error ")).collect();
+    assert_eq!(errors.len(), 1, "{got:?}");
+    assert!(errors[0].starts_with("m.py:10:"), "{got:?}");
+}

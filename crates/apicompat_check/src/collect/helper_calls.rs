@@ -39,6 +39,25 @@ impl<'a> Walker<'a> {
         if let Some(h) = super::getters::exit_comparator(params, body) {
             return Some(h);
         }
+        // `v = importlib.metadata.version("transformers")` then `return v > version` (VILA's
+        // `is_transformers_greater_than`): the comparison of what the names are assigned.
+        if let [assigns @ .., Stmt::Return(ret)] = body {
+            let only_assigns = !assigns.is_empty()
+                && assigns.len() <= 4
+                && assigns.iter().all(|s| matches!(s, Stmt::Assign(_)));
+            if let (true, Some(Expr::Compare(c))) = (only_assigns, ret.value.as_deref()) {
+                let resolve = |e: &Expr| match e {
+                    Expr::Name(n) => assigned_in(n.id.as_str(), assigns).unwrap_or(e).clone(),
+                    e => e.clone(),
+                };
+                let mut resolved = c.clone();
+                resolved.left = Box::new(resolve(&c.left));
+                resolved.comparators = c.comparators.iter().map(resolve).collect();
+                if let Some(h) = self.helper_expr(params, &Expr::Compare(resolved)) {
+                    return Some(h);
+                }
+            }
+        }
         if let [Stmt::Return(ret)] = body {
             if let Some(h) = self.helper_expr(params, ret.value.as_deref()?) {
                 return Some(h);

@@ -625,3 +625,32 @@ if compare_version(\"torch\", operator.ge, \"2.3.0\"):
     assert_eq!(errors.len(), 1, "{got:?}");
     assert!(errors[0].starts_with("m.py:10:"), "{got:?}");
 }
+
+/// A helper that assigns the installed version to a local name and returns its comparison
+/// (VILA's `is_transformers_greater_than`: `v = importlib.metadata.version("transformers")`;
+/// `return v > version`; study 25's F-F). The string comparison is read as the version one.
+#[test]
+fn a_helper_comparing_a_local_name_assigned_the_version() {
+    let got = check_files(
+        "helper_local_version",
+        &[(
+            "m.py",
+            "\
+import importlib.metadata
+
+def torch_newer_than(version):
+    installed = importlib.metadata.version(\"torch\")
+    return installed > version
+
+if torch_newer_than(\"2.3.9\"):
+    from torch.distributed.pipelining import pipeline
+if torch_newer_than(\"2.2.0\"):
+    from torch.distributed.pipelining import Schedule1F1B
+",
+        )],
+        &["torch==2.3.0"],
+    );
+    let errors: Vec<&String> = got.iter().filter(|f| f.contains(" error ")).collect();
+    assert_eq!(errors.len(), 1, "{got:?}");
+    assert!(errors[0].starts_with("m.py:10:"), "{got:?}");
+}

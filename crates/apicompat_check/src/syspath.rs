@@ -170,7 +170,7 @@ impl Reader {
                         self.cwd_names.retain(|k| k != name);
                         if let Some(p) = self.path(&a.value, 0) {
                             self.names.push((name.to_string(), p));
-                        } else if self.from_cwd(&a.value, 0) {
+                        } else if self.cwd_relative(&a.value, 0) {
                             self.cwd_names.push(name.to_string());
                         }
                     }
@@ -208,7 +208,7 @@ impl Reader {
         if let [_, dir] = &*call.arguments.args {
             if let Some(p) = self.path(dir, 0) {
                 self.found.push(p);
-            } else if !self.from_cwd(dir, 0) {
+            } else if !self.cwd_relative(dir, 0) {
                 let mut inner = dir;
                 while let Expr::Call(c) = inner {
                     match &*c.arguments.args {
@@ -225,7 +225,7 @@ impl Reader {
 
     /// Whether a path is the working directory or relative to it (`"."`, `".."`,
     /// `os.getcwd()`, `os.path.abspath("..")`): the project's own code, as run from its root.
-    fn from_cwd(&self, e: &Expr, depth: usize) -> bool {
+    fn cwd_relative(&self, e: &Expr, depth: usize) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
@@ -233,8 +233,8 @@ impl Reader {
         match e {
             Expr::StringLiteral(_) | Expr::FString(_) => true,
             Expr::Name(n) => self.cwd_names.iter().any(|k| k == n.id.as_str()),
-            Expr::BinOp(b) => self.from_cwd(&b.left, d) && self.from_cwd(&b.right, d),
-            Expr::Attribute(a) if a.attr.as_str() == "parent" => self.from_cwd(&a.value, d),
+            Expr::BinOp(b) => self.cwd_relative(&b.left, d) && self.cwd_relative(&b.right, d),
+            Expr::Attribute(a) if a.attr.as_str() == "parent" => self.cwd_relative(&a.value, d),
             Expr::Call(call) => {
                 let name = crate::collect::dotted(&call.func).unwrap_or_default();
                 let last = name.rsplit('.').next().unwrap_or(&name);
@@ -243,11 +243,11 @@ impl Reader {
                     "getcwd" | "cwd" | "getcwdb" => true,
                     "abspath" | "realpath" | "normpath" | "Path" | "PurePath" | "str"
                     | "fspath" | "dirname" | "expanduser" | "join" => {
-                        !args.is_empty() && args.iter().all(|x| self.from_cwd(x, d))
+                        !args.is_empty() && args.iter().all(|x| self.cwd_relative(x, d))
                     }
                     _ => match &*call.func {
                         Expr::Attribute(a) if matches!(a.attr.as_str(), "resolve" | "absolute") => {
-                            self.from_cwd(&a.value, d)
+                            self.cwd_relative(&a.value, d)
                         }
                         _ => false,
                     },

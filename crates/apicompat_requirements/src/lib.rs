@@ -23,6 +23,7 @@ mod scopes;
 mod setup_cfg;
 mod setup_py;
 pub mod shims;
+mod urls;
 pub mod version;
 mod yaml_env;
 

@@ -116,7 +116,7 @@ impl<'a> Walker<'a> {
                 return None;
             };
             let version_param = pos(v.id.as_str())
-                .or_else(|| named_package(v.id.as_str(), body, 0).and_then(|p| pos(p)))?;
+                .or_else(|| named_package(v.id.as_str(), body, 0).and_then(&pos))?;
             return Some(VersionHelper {
                 op_param,
                 op_keyword,

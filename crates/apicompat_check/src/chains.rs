@@ -22,7 +22,7 @@ use crate::collect::{FileUses, ModuleImport};
 
 /// The module name of a file: `(name, is_package)`; `None` when a part is not an identifier.
 fn module_name(path: &Path, packages: &mut HashMap<PathBuf, bool>) -> Option<(String, bool)> {
-    module_name_in(path, packages, true)
+    module_name_in(path, packages, true).map(|(n, p, _)| (n, p))
 }
 
 /// [`module_name`]; with `through`, a directory without `__init__.py` inside a package is a
@@ -34,7 +34,7 @@ fn module_name_in(
     path: &Path,
     packages: &mut HashMap<PathBuf, bool>,
     through: bool,
-) -> Option<(String, bool)> {
+) -> Option<(String, bool, bool)> {
     let file = path.file_name()?.to_str()?;
     let stem = file
         .strip_suffix(".py")
@@ -47,6 +47,8 @@ fn module_name_in(
     let mut dir = path.parent();
     // The directory of an `__init__.py` is always a package; above it, while it has one.
     let mut first = is_package;
+    // Whether the name goes through a directory without `__init__.py`.
+    let mut crossed = false;
     while let Some(d) = dir {
         let name = d.file_name().and_then(|n| n.to_str());
         let Some(name) = name else {
@@ -57,9 +59,9 @@ fn module_name_in(
                 d.join("__init__.py").is_file() || d.join("__init__.pyi").is_file()
             })
         };
-        let is_pkg = first
-            || package(d)
-            || (through && is_identifier(name) && ancestors_package(d, &mut package));
+        let own = first || package(d);
+        let is_pkg = own || (through && is_identifier(name) && ancestors_package(d, &mut package));
+        crossed |= is_pkg && !own;
         first = false;
         if !is_pkg || name == "." || name == ".." {
             break;
@@ -71,7 +73,7 @@ fn module_name_in(
         return None;
     }
     parts.reverse();
-    Some((parts.join("."), is_package))
+    Some((parts.join("."), is_package, crossed))
 }
 
 /// Whether a directory above `d` (up to a few levels of directories without `__init__.py`)
@@ -99,13 +101,15 @@ pub fn module_names(files: &[PathBuf], root: &Path) -> Vec<apicompat_semantic::M
     files
         .iter()
         .map(|path| {
-            let own = module_name(path, &mut packages);
+            let named = module_name_in(path, &mut packages, true);
             let mut aliases = Vec::new();
-            if let Some((short, _)) = module_name_in(path, &mut packages, false) {
-                if own.as_ref().map(|(n, _)| n) != Some(&short) {
+            // Named through a directory without `__init__.py`: the short name too.
+            if named.as_ref().is_some_and(|(_, _, crossed)| *crossed) {
+                if let Some((short, _, _)) = module_name_in(path, &mut packages, false) {
                     aliases.push(short);
                 }
             }
+            let own = named.map(|(n, p, _)| (n, p));
             let rel = relative_to(path, root);
             let mut parts: Vec<String> = rel
                 .iter()

@@ -304,6 +304,14 @@ impl CondInfo {
     fn says_when_true(&self) -> bool {
         !self.restriction.parts.is_empty() || !self.has.is_empty() || !self.reads_true.is_empty()
     }
+
+    /// Whether the test says anything where it is false ([`CondInfo::says_when_true`]).
+    fn says_when_false(&self) -> bool {
+        !self.restriction.parts.is_empty()
+            || !self.false_parts.is_empty()
+            || !self.has_neg.is_empty()
+            || !self.reads_false.is_empty()
+    }
 }
 
 struct Walker<'a> {

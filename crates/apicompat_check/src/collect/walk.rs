@@ -223,13 +223,30 @@ impl<'a> Walker<'a> {
             // np.trapz`).
             Expr::BoolOp(b) => {
                 let truth = b.op == ast::BoolOp::And;
-                let saved = self.ctx.clone();
-                for v in &b.values {
+                // The context is copied only when an operand says something (most `or`s are
+                // values: `x or default`).
+                let mut saved: Option<Ctx<'a>> = None;
+                let Some((last, rest)) = b.values.split_last() else {
+                    return;
+                };
+                for v in rest {
                     self.visit_expr(v);
                     let info = self.test_info(v);
-                    self.ctx = self.branch_ctx(&info, truth);
+                    let says = if truth {
+                        info.says_when_true()
+                    } else {
+                        info.says_when_false()
+                    };
+                    if says {
+                        let next = self.branch_ctx(&info, truth);
+                        let before = std::mem::replace(&mut self.ctx, next);
+                        saved.get_or_insert(before);
+                    }
                 }
-                self.ctx = saved;
+                self.visit_expr(last);
+                if let Some(ctx) = saved {
+                    self.ctx = ctx;
+                }
             }
             // `k in NAME`: a membership test reads the name without passing it on.
             Expr::Compare(c) => {

@@ -344,23 +344,31 @@ impl Walked<'_> {
                 if name.to_string_lossy().starts_with('.') {
                     continue;
                 }
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
                 let path = dir.join(&name);
+                // What the walk took is not looked at again.
+                let skipped = if kind.is_file() {
+                    path.extension().is_some_and(|x| x == "py" || x == "pyi")
+                        && !files.contains(&path)
+                } else {
+                    kind.is_dir() && !listed.contains(&path)
+                };
+                if !skipped {
+                    continue;
+                }
                 let rel = path.strip_prefix(self.root).unwrap_or(&path);
                 if self.filter.excluded(&self.anchored.join(rel))
                     || crate::templates::in_template_path(rel)
                 {
                     continue;
                 }
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                let py = path.extension().is_some_and(|x| x == "py" || x == "pyi");
-                if kind.is_file() && py && !files.contains(&path) {
+                if kind.is_file() {
                     note_first_party(&mut out.first_party, &path, self.root);
                     files.insert(path);
-                } else if kind.is_dir()
-                    && !listed.contains(&path)
-                    && (path.join("__init__.py").is_file() || path.join("__init__.pyi").is_file())
+                } else if (path.join("__init__.py").is_file()
+                    || path.join("__init__.pyi").is_file())
                     && unsafe_ignore_file(&path).is_none()
                 {
                     let modified = entry.metadata().ok().and_then(|m| m.modified().ok());

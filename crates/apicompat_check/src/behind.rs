@@ -78,6 +78,7 @@ pub(crate) fn mark(
     }
     let importers = importers(analyzed);
     let component = components(&importers);
+    let parents = parent_packages(analyzed);
     for _ in 0..MAX_ROUNDS {
         let mut failures: Failures = HashMap::default();
         for &i in &sources {
@@ -94,7 +95,7 @@ pub(crate) fn mark(
             }
         }
         propagate(&importers, &component, &mut failures);
-        let verdicts = behind(per_file, &failures);
+        let verdicts = behind(per_file, &failures, &parents);
         let before = sources.len();
         sources.retain(|s| verdicts.binary_search_by_key(s, |(i, _)| *i).is_err());
         if sources.len() == before {
@@ -113,30 +114,50 @@ pub(crate) fn mark(
 }
 
 /// The findings behind a failure of `failures` (positions, in order), each with the failures
-/// in front of it as shown.
-fn behind(per_file: &[(usize, Finding, Vec<u32>)], failures: &Failures) -> Vec<(usize, String)> {
+/// in front of it as shown. A call-time use is also behind a failure of a package above its
+/// module (`parents`): importing the module runs the package's `__init__` first, and once that
+/// fails, no function of the module is called (whatever the order of their imports).
+fn behind(
+    per_file: &[(usize, Finding, Vec<u32>)],
+    failures: &Failures,
+    parents: &[Vec<usize>],
+) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (i, (fi, f, _)) in per_file.iter().enumerate() {
         if !is_use_error(f) {
             continue;
         }
-        let Some(first) = failures.get(&(*fi, f.package.clone())) else {
-            continue;
+        let own = failures.get(&(*fi, f.package.clone()));
+        let above: Vec<&BTreeMap<String, First>> = if f.reach == Reach::CallTime {
+            parents
+                .get(*fi)
+                .into_iter()
+                .flatten()
+                .filter_map(|p| failures.get(&(*p, f.package.clone())))
+                .collect()
+        } else {
+            Vec::new()
         };
+        if own.is_none() && above.is_empty() {
+            continue;
+        }
         // The failures in front of it, each once, in the order of its releases.
         let mut fronts: Vec<&str> = Vec::new();
-        let all = f.missing_in.iter().all(|r| match first.get(r) {
-            // Import-time uses of the file's own failing module all stay errors: fixing
-            // the module's imports is one task, and Python's message names one at a time.
-            Some((line, what, origin, _))
-                if f.reach == Reach::CallTime || (*origin != *fi && *line < f.line) =>
-            {
-                if !fronts.contains(&&**what) {
-                    fronts.push(what);
+        let all = f.missing_in.iter().all(|r| {
+            let first = own.and_then(|o| o.get(r)).filter(|(line, _, origin, _)| {
+                // Import-time uses of the file's own failing module all stay errors: fixing
+                // the module's imports is one task, and Python's message names one at a time.
+                f.reach == Reach::CallTime || (*origin != *fi && *line < f.line)
+            });
+            match first.or_else(|| above.iter().find_map(|p| p.get(r))) {
+                Some((_, what, _, _)) => {
+                    if !fronts.contains(&&**what) {
+                        fronts.push(what);
+                    }
+                    true
                 }
-                true
+                None => false,
             }
-            _ => false,
         });
         if all && !fronts.is_empty() {
             let verb = if fronts.len() == 1 { "fails" } else { "fail" };
@@ -156,6 +177,36 @@ fn earliest(entry: &mut BTreeMap<String, First>, release: &str, first: First) ->
     }
 }
 
+/// The package files above each file's module (`a/b/__init__.py` and `a/__init__.py` for
+/// `a.b.c`), nearest first; none for a file without a dotted name.
+fn parent_packages(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<usize>> {
+    let mut packages: HashMap<&str, usize> = HashMap::default();
+    for (i, a) in analyzed.iter().enumerate() {
+        if let (true, Some(name)) = (a.module.is_package, a.module.name.as_deref()) {
+            packages.entry(name).or_insert(i);
+        }
+    }
+    analyzed
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let Some(mut name) = a.module.name.as_deref() else {
+                return Vec::new();
+            };
+            let mut out = Vec::new();
+            while let Some((parent, _)) = name.rsplit_once('.') {
+                if let Some(&p) = packages.get(parent) {
+                    if p != i {
+                        out.push(p);
+                    }
+                }
+                name = parent;
+            }
+            out
+        })
+        .collect()
+}
+
 /// Importers of each file: (importer, line of its first module-level, unguarded import of it).
 fn importers(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<(usize, u32)>> {
     let paths: Vec<&Path> = analyzed.iter().map(|a| a.path.as_path()).collect();
@@ -168,7 +219,12 @@ fn importers(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<(usize, u32)>> {
             if site.func.is_some() || site.guarded || !site.versions.is_empty() {
                 continue;
             }
-            let (line, _) = a.position(site.at.start());
+            // Only a statement of the module's top level (not under an `if`, a `with`, a
+            // loop: `if is_npu_available: from .models import npu_patch`, verl).
+            let (line, _) = a.position(site.start);
+            if !top_level(a, line) {
+                continue;
+            }
             // A module two files of the project name (copies of a package) is not followed:
             // which one runs depends on `sys.path`.
             for t in modules.unique_targets(i, &site.import) {

@@ -111,6 +111,73 @@ fn failures_in_an_import_cycle_do_not_hide_each_other() {
     );
 }
 
+/// A package whose `__init__.py` fails to import on a release: the functions of its modules are
+/// never called there, even when the package imports them first (AReaL's `areal/__init__.py`
+/// fails through `fsdp_utils/__init__.py:11`, study 25's DZ1); their import-time uses stay
+/// errors (here `pkg/__init__.py` imports `pkg.c` first, whose failure is the first).
+#[test]
+fn call_time_uses_under_a_failing_package_are_behind_it() {
+    let dir = project(
+        "behind_parent",
+        &[
+            (
+                "pkg/__init__.py",
+                "from pkg import c\nfrom torch.distributed.pipelining import pipeline\n",
+            ),
+            (
+                "pkg/sub/c_helper.py",
+                "import torch\n\n\ndef g():\n    return torch.distributed.pipelining.stage\n",
+            ),
+            ("pkg/sub/__init__.py", ""),
+            (
+                "pkg/c.py",
+                "import torch\nfrom torch.distributed.pipelining import Schedule1F1B\n\n\ndef f():\n    return torch.distributed.pipelining.PipelineStage\n",
+            ),
+        ],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            "pkg/__init__.py:2:42 AC001 info behind torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "pkg/c.py:2:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+            "pkg/c.py:6:12 AC002 info behind torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
+            "pkg/sub/c_helper.py:5:12 AC002 info behind torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+        ]
+    );
+}
+
+/// An import under an `if` (verl's `if is_npu_available: from .models.transformers import
+/// npu_patch`) may not run: its module's failure puts nothing behind it.
+#[test]
+fn an_import_under_an_if_puts_nothing_behind_it() {
+    let dir = project(
+        "behind_parent_if",
+        &[
+            (
+                "pkg/__init__.py",
+                "import os\n\nif os.environ.get(\"NPU\"):\n    from pkg import c\n",
+            ),
+            (
+                "pkg/c.py",
+                "from torch.distributed.pipelining import Schedule1F1B\n",
+            ),
+            (
+                "pkg/d.py",
+                "import torch\n\n\ndef g():\n    return torch.distributed.pipelining.stage\n",
+            ),
+        ],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            "pkg/c.py:1:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+            "pkg/d.py:5:12 AC002 error call-time torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+        ]
+    );
+}
+
 /// A statement of a function's body that fails on a release hides what comes after it in the
 /// function on those releases (study 20: dlrm's caffe2 script, six calls after one that fails);
 /// a failure that may be skipped (in an `if`, a conditional expression) hides nothing.

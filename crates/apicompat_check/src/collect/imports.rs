@@ -25,6 +25,8 @@ pub struct ImportSite {
     pub has: Box<[String]>,
     /// The guard or condition it runs under (the statement when none).
     pub at: TextRange,
+    /// Where the statement starts.
+    pub start: ruff_text_size::TextSize,
 }
 
 impl<'a> Walker<'a> {
@@ -47,6 +49,7 @@ impl<'a> Walker<'a> {
             versions: self.ctx.versions.clone().into_boxed_slice(),
             has: self.known_present(),
             at: self.ctx.guard_at.unwrap_or(range),
+            start: range.start(),
         });
     }
 

@@ -79,6 +79,7 @@ pub(crate) fn mark(
     let importers = importers(analyzed);
     let component = components(&importers);
     let parents = parent_packages(analyzed);
+    let mut reach = Reachable::new(analyzed);
     for _ in 0..MAX_ROUNDS {
         let mut failures: Failures = HashMap::default();
         for &i in &sources {
@@ -95,7 +96,7 @@ pub(crate) fn mark(
             }
         }
         propagate(&importers, &component, &mut failures);
-        let verdicts = behind(per_file, &failures, &parents);
+        let verdicts = behind(per_file, &failures, &parents, &mut reach);
         let before = sources.len();
         sources.retain(|s| verdicts.binary_search_by_key(s, |(i, _)| *i).is_err());
         if sources.len() == before {
@@ -121,6 +122,7 @@ fn behind(
     per_file: &[(usize, Finding, Vec<u32>)],
     failures: &Failures,
     parents: &[Vec<usize>],
+    reach: &mut Reachable,
 ) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (i, (fi, f, _)) in per_file.iter().enumerate() {
@@ -128,15 +130,17 @@ fn behind(
             continue;
         }
         let own = failures.get(&(*fi, f.package.clone()));
-        let above: Vec<&BTreeMap<String, First>> = if f.reach == Reach::CallTime {
-            parents
+        // An import-time use too, when the package does not import the module (then nothing
+        // of the module runs before the package fails).
+        let above: Vec<&BTreeMap<String, First>> = match f.reach {
+            Reach::CallTime | Reach::ImportTime => parents
                 .get(*fi)
                 .into_iter()
                 .flatten()
+                .filter(|&&p| f.reach == Reach::CallTime || !reach.reaches(p, *fi))
                 .filter_map(|p| failures.get(&(*p, f.package.clone())))
-                .collect()
-        } else {
-            Vec::new()
+                .collect(),
+            _ => Vec::new(),
         };
         if own.is_none() && above.is_empty() {
             continue;
@@ -177,8 +181,81 @@ fn earliest(entry: &mut BTreeMap<String, First>, release: &str, first: First) ->
     }
 }
 
+/// Which files a file may import, directly or not: every import statement of the project
+/// counts (in a `try`, under an `if`, in a function: any may run before a failure), computed
+/// once per file asked, for at most [`MAX_REACH_SOURCES`] files: past that, every file counts
+/// as reached (nothing more is put behind).
+struct Reachable {
+    imports_of: Vec<Vec<usize>>,
+    /// Files with a dynamic import (`importlib.import_module`): they may import anything.
+    dynamic: Vec<bool>,
+    /// From a file: the files reached, `None` when anything may be.
+    memo: HashMap<usize, Option<Vec<bool>>>,
+}
+
+/// Files whose reach [`Reachable`] computes (each a walk of the import graph).
+const MAX_REACH_SOURCES: usize = 64;
+
+impl Reachable {
+    fn new(analyzed: &[Arc<Analyzed>]) -> Reachable {
+        let paths: Vec<&Path> = analyzed.iter().map(|a| a.path.as_path()).collect();
+        let modules = Modules::new(&paths);
+        let imports_of: Vec<Vec<usize>> = analyzed
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let mut out: Vec<usize> = a
+                    .uses
+                    .project_imports
+                    .iter()
+                    .flat_map(|site| modules.targets(i, &site.import))
+                    .collect();
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        Reachable {
+            imports_of,
+            dynamic: analyzed
+                .iter()
+                .map(|a| !a.uses.dynamic_imports.is_empty())
+                .collect(),
+            memo: HashMap::default(),
+        }
+    }
+
+    /// Whether importing `from` imports `to` (or may: past the budget).
+    fn reaches(&mut self, from: usize, to: usize) -> bool {
+        if !self.memo.contains_key(&from) {
+            if self.memo.len() >= MAX_REACH_SOURCES {
+                return true;
+            }
+            let mut seen = vec![false; self.imports_of.len()];
+            let mut stack = vec![from];
+            let mut anything = false;
+            while let Some(v) = stack.pop() {
+                anything |= self.dynamic.get(v).copied().unwrap_or(true);
+                for &w in self.imports_of.get(v).into_iter().flatten() {
+                    if let Some(s) = seen.get_mut(w) {
+                        if !*s {
+                            *s = true;
+                            stack.push(w);
+                        }
+                    }
+                }
+            }
+            self.memo.insert(from, (!anything).then_some(seen));
+        }
+        match self.memo.get(&from) {
+            Some(Some(seen)) => seen.get(to).copied().unwrap_or(true),
+            _ => true,
+        }
+    }
+}
+
 /// The package files above each file's module (`a/b/__init__.py` and `a/__init__.py` for
-/// `a.b.c`), nearest first; none for a file without a dotted name.
+/// `a.b.c`), nearest first; none for a file without a dotted name, nor for a script.
 fn parent_packages(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<usize>> {
     let mut packages: HashMap<&str, usize> = HashMap::default();
     for (i, a) in analyzed.iter().enumerate() {
@@ -190,7 +267,9 @@ fn parent_packages(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<usize>> {
         .iter()
         .enumerate()
         .map(|(i, a)| {
-            let Some(mut name) = a.module.name.as_deref() else {
+            // A script (`if __name__ == "__main__":`) may run by its path, without them.
+            let script = a.uses.is_main || a.path.file_name().is_some_and(|n| n == "__main__.py");
+            let Some(mut name) = a.module.name.as_deref().filter(|_| !script) else {
                 return Vec::new();
             };
             let mut out = Vec::new();

@@ -113,8 +113,9 @@ fn failures_in_an_import_cycle_do_not_hide_each_other() {
 
 /// A package whose `__init__.py` fails to import on a release: the functions of its modules are
 /// never called there, even when the package imports them first (AReaL's `areal/__init__.py`
-/// fails through `fsdp_utils/__init__.py:11`, study 25's DZ1); their import-time uses stay
-/// errors (here `pkg/__init__.py` imports `pkg.c` first, whose failure is the first).
+/// fails through `fsdp_utils/__init__.py:11`, study 25's DZ1); so are the import-time uses of
+/// a module the package does not import, while those of one it imports stay errors (here
+/// `pkg/__init__.py` imports `pkg.c` first, whose failure is the first).
 #[test]
 fn call_time_uses_under_a_failing_package_are_behind_it() {
     let dir = project(
@@ -129,6 +130,16 @@ fn call_time_uses_under_a_failing_package_are_behind_it() {
                 "import torch\n\n\ndef g():\n    return torch.distributed.pipelining.stage\n",
             ),
             ("pkg/sub/__init__.py", ""),
+            // Not imported by the package: nothing of it runs before the package fails.
+            (
+                "pkg/other.py",
+                "from torch.distributed.pipelining import PipelineStage\n",
+            ),
+            // A script may run by its path, without the package.
+            (
+                "pkg/tool.py",
+                "from torch.distributed.pipelining import PipelineStage\n\nif __name__ == \"__main__\":\n    print(PipelineStage)\n",
+            ),
             (
                 "pkg/c.py",
                 "import torch\nfrom torch.distributed.pipelining import Schedule1F1B\n\n\ndef f():\n    return torch.distributed.pipelining.PipelineStage\n",
@@ -142,7 +153,9 @@ fn call_time_uses_under_a_failing_package_are_behind_it() {
             "pkg/__init__.py:2:42 AC001 info behind torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
             "pkg/c.py:2:42 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
             "pkg/c.py:6:12 AC002 info behind torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
+            "pkg/other.py:1:42 AC001 info behind torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
             "pkg/sub/c_helper.py:5:12 AC002 info behind torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+            "pkg/tool.py:1:42 AC001 error import-time torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
         ]
     );
 }

@@ -76,10 +76,12 @@ pub(crate) fn mark(
     if sources.is_empty() {
         return;
     }
-    let importers = importers(analyzed);
+    let paths: Vec<&Path> = analyzed.iter().map(|a| a.path.as_path()).collect();
+    let modules = Modules::new(&paths);
+    let importers = importers(analyzed, &modules);
     let component = components(&importers);
     let parents = parent_packages(analyzed);
-    let mut reach = Reachable::new(analyzed);
+    let mut reach = Reachable::new(analyzed, &modules);
     for _ in 0..MAX_ROUNDS {
         let mut failures: Failures = HashMap::default();
         for &i in &sources {
@@ -197,9 +199,7 @@ struct Reachable {
 const MAX_REACH_SOURCES: usize = 64;
 
 impl Reachable {
-    fn new(analyzed: &[Arc<Analyzed>]) -> Reachable {
-        let paths: Vec<&Path> = analyzed.iter().map(|a| a.path.as_path()).collect();
-        let modules = Modules::new(&paths);
+    fn new(analyzed: &[Arc<Analyzed>], modules: &Modules) -> Reachable {
         let imports_of: Vec<Vec<usize>> = analyzed
             .iter()
             .enumerate()
@@ -287,9 +287,7 @@ fn parent_packages(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<usize>> {
 }
 
 /// Importers of each file: (importer, line of its first module-level, unguarded import of it).
-fn importers(analyzed: &[Arc<Analyzed>]) -> Vec<Vec<(usize, u32)>> {
-    let paths: Vec<&Path> = analyzed.iter().map(|a| a.path.as_path()).collect();
-    let modules = Modules::new(&paths);
+fn importers(analyzed: &[Arc<Analyzed>], modules: &Modules) -> Vec<Vec<(usize, u32)>> {
     let mut importers: Vec<Vec<(usize, u32)>> = vec![Vec::new(); analyzed.len()];
     for (i, a) in analyzed.iter().enumerate() {
         // Target -> its position in `importers[target]` for this file.

@@ -533,11 +533,17 @@ impl Callers<'_> {
     }
 }
 
+/// Gates of `conftest.py` files followed ([`gates`]); the others limit nothing.
+const MAX_GATES: usize = 64;
+
 /// The files `conftest.py` files keep pytest from importing under version tests
 /// ([`crate::collect::CollectGate`]), with where pytest does import them: where every gate
 /// that matches the file is false (a gate whose tests are on several packages says nothing).
 fn gates(files: &[Arc<Analyzed>]) -> HashMap<usize, (Vec<(String, Pred)>, GuardAt)> {
     let mut out: HashMap<usize, (Vec<(String, Pred)>, GuardAt)> = HashMap::default();
+    // Each gate is matched against every file: at most this many gates, so the work stays
+    // linear in the number of files.
+    let mut budget = MAX_GATES;
     for (ci, conftest) in files.iter().enumerate() {
         let gates = &conftest.uses.collect_gates;
         if gates.is_empty() || conftest.path.file_name().is_none_or(|n| n != "conftest.py") {
@@ -547,6 +553,10 @@ fn gates(files: &[Arc<Analyzed>]) -> HashMap<usize, (Vec<(String, Pred)>, GuardA
             continue;
         };
         for gate in gates {
+            let Some(left) = budget.checked_sub(1) else {
+                return out;
+            };
+            budget = left;
             let held = crate::versions::Restriction {
                 parts: gate.versions.to_vec(),
                 complete: true,

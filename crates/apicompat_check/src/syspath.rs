@@ -77,15 +77,16 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
             unknown: Vec::new(),
         };
         reader.stmts(parsed.suite(), 0);
+        // One note a file: the first directory it cannot see.
+        let mut noted = false;
         if let Some(what) = reader.unknown.first() {
-            if !out.missing.iter().any(|(f, _)| f == file) {
-                out.missing
-                    .push((file.clone(), format!("`{what}`, computed at run time,")));
-            }
+            out.missing
+                .push((file.clone(), format!("`{what}`, computed at run time,")));
+            noted = true;
         }
         for d in reader.found {
             let Ok(d) = std::fs::canonicalize(&d) else {
-                if !out.missing.iter().any(|(f, _)| f == file) {
+                if !std::mem::replace(&mut noted, true) {
                     let shown = d.strip_prefix(&root).map_or(d.clone(), Path::to_path_buf);
                     let what = format!(
                         "`{}`, a directory this tree does not have,",
@@ -116,10 +117,9 @@ pub(crate) fn drop_unsure(
     if unsure.is_empty() {
         return;
     }
-    let dir_of = |fi: usize| {
-        let path = &files.analyzed.get(fi)?.path;
-        unsure.iter().find(|(f, _)| f == path).map(|(_, d)| d)
-    };
+    let by_path: apicompat_hash::HashMap<&Path, &String> =
+        unsure.iter().map(|(f, d)| (f.as_path(), d)).collect();
+    let dir_of = |fi: usize| by_path.get(files.analyzed.get(fi)?.path.as_path()).copied();
     let mut dropped: Vec<(usize, usize)> = Vec::new();
     per_file.retain(|(fi, f, _)| {
         let keep = f.package.is_empty()

@@ -72,6 +72,8 @@ pub struct Evaluator<'c> {
     /// ([`crate::collect::declares_distutils_shim`]).
     distutils_shim: bool,
     restores: Restores,
+    /// Plugins the project imports, which may add names to their host ([`crate::plugins`]).
+    plugins: crate::plugins::Plugins,
 }
 
 /// Names the project puts back on a package, anywhere (RecBole's `np.float = np.float_` in
@@ -164,12 +166,19 @@ impl<'c> Evaluator<'c> {
             notes: Mutex::new(Vec::new()),
             distutils_shim: false,
             restores: Restores::default(),
+            plugins: crate::plugins::Plugins::default(),
         }
     }
 
     /// The paths the project assigns on packages (see [`Restores`]).
     pub fn with_restores(mut self, restores: Restores) -> Evaluator<'c> {
         self.restores = restores;
+        self
+    }
+
+    /// The plugins the project imports (see [`crate::plugins`]).
+    pub fn with_plugins(mut self, plugins: crate::plugins::Plugins) -> Evaluator<'c> {
+        self.plugins = plugins;
         self
     }
 
@@ -544,10 +553,21 @@ impl<'c> Evaluator<'c> {
         };
         // No release has it, or some may (what they hold is not known).
         let nowhere = present.is_empty() && (0..n).all(|r| verdict(r) == Verdict::Absent);
+        // A name no release is known to have, where a plugin of the package is imported: it
+        // may be the plugin's (`crate::plugins`).
+        let plugin = match u.kind {
+            UseKind::Import | UseKind::Attribute | UseKind::Getattr if present.is_empty() => {
+                self.plugins.note(&u.path)
+            }
+            _ => None,
+        }
+        .filter(|_| (0..n).all(|r| verdict(r) != Verdict::Present));
+        silenced |= plugin.is_some();
         let mut finding = self.finding(u, view, target, (&missing, &present, nowhere), last_absent);
         if silenced {
             finding.severity = Severity::Info;
             finding.reach = Reach::Guarded;
+            finding.guard = plugin.map(str::to_string);
         }
         let moved = match (&u.kind, present.last()) {
             (UseKind::Keyword(_), _) | (_, None) => None,

@@ -39,6 +39,7 @@ pub mod objects;
 pub mod pgcopy;
 mod pin_advice;
 pub mod pins;
+mod plugins;
 mod presence;
 mod project;
 pub mod python_target;
@@ -225,11 +226,29 @@ pub(crate) fn check_project(
             (path.clone(), value.clone(), format!("{shown}:{line}"))
         })
     }));
-    let eval = eval.with_restores(restores).with_distutils_shim(
-        collect::declares_distutils_shim(&settings.declared)
-            || uses_distutils
-                && requirers::requirements_supply_distutils(catalog, &settings.declared, &chosen),
-    );
+    let plugins = plugins::Plugins::new(files.analyzed.iter().flat_map(|f| {
+        let shown = survey::display(
+            f.path
+                .strip_prefix(&settings.project_root)
+                .unwrap_or(&f.path),
+        );
+        f.uses.foreign.iter().map(move |(module, at)| {
+            let (line, _) = f.position(at.start());
+            (module.as_str(), format!("{shown}:{line}"))
+        })
+    }));
+    let eval = eval
+        .with_restores(restores)
+        .with_plugins(plugins)
+        .with_distutils_shim(
+            collect::declares_distutils_shim(&settings.declared)
+                || uses_distutils
+                    && requirers::requirements_supply_distutils(
+                        catalog,
+                        &settings.declared,
+                        &chosen,
+                    ),
+        );
     project::unindexed_imports(
         catalog,
         &settings,

@@ -201,7 +201,7 @@ fn evaluate_uses<'c, 'u>(
         }
         let (l, c, el, ec) = file.span(u.range);
         f.path = file.path.clone();
-        if f.reach == Reach::Guarded {
+        if f.reach == Reach::Guarded && f.guard.is_none() {
             f.guard = u
                 .guard_at
                 .and_then(|g| guard_note(analyzed, fi, g))

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod path_tests;
+mod plugins;
 mod pytest_gates;
 mod version_helpers;
 

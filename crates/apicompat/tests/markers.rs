@@ -77,3 +77,40 @@ fn a_bare_declaration_beside_a_pin_does_not_reopen_the_range() {
         "{all}"
     );
 }
+
+/// AReaL's pyproject (`docs/false-alarm-study-25.md`, F-D): `torch>=2.9.1,<2.11` everywhere
+/// but on macOS on x86_64, `torch<2.9.1` there. torch has no wheel for macOS on x86_64 after
+/// 2.2.2 (the embedded index records each release's wheel platforms), so that line admits
+/// up to 2.2.2 only, not 2.3.0 - 2.9.0. (Python 3.10 here: the platforms and the Pythons of
+/// a release's wheels are recorded apart, so 1.13.1's Linux-only wheel for 3.11 would count
+/// for macOS too.)
+#[test]
+fn a_platform_line_admits_only_releases_with_wheels_there() {
+    let dir = common::project_in(
+        "markers",
+        "macos-x86",
+        &[
+            ("a.py", "import torch\nx = torch.compile\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"x\"\nversion = \"0.1\"\nrequires-python = \">=3.10,<3.13\"\ndependencies = [\n    \"torch>=2.9.1,<2.11; sys_platform != 'darwin' or platform_machine != 'x86_64'\",\n    \"torch<2.9.1; sys_platform == 'darwin' and platform_machine == 'x86_64'\",\n]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &["--output-format", "json"]);
+    let (out, err) = text(&o);
+    let report: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let torch = report["summary"]["targets"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(
+        torch["releases"],
+        serde_json::json!([
+            "1.13.0", "1.13.1", "2.0.0", "2.0.1", "2.1.0", "2.1.1", "2.1.2", "2.2.0", "2.2.1",
+            "2.2.2", "2.9.1", "2.10.0"
+        ]),
+        "{out}"
+    );
+}

@@ -29,6 +29,21 @@ const MARKERS: &[&str] = &[
     "requirements.txt",
 ];
 
+/// A directory documented as a project of its own that installs its environment with a
+/// script (Show-o's `show-o2/`: a README and `build_env.sh` running `pip3 install
+/// torch==2.5.1`; `apicompat_requirements::has_install_script`). Such a directory is an
+/// environment of its own: the root's declarations bound only the packages it names.
+fn installs_itself(dir: &Path) -> bool {
+    const READMES: &[&str] = &[
+        "README.md",
+        "README.rst",
+        "README.txt",
+        "README",
+        "readme.md",
+    ];
+    READMES.iter().any(|r| dir.join(r).is_file()) && apicompat_requirements::has_install_script(dir)
+}
+
 /// Sub-projects below the root at most (more are checked with the root's declarations).
 const MAX_SUBPROJECTS: usize = 64;
 
@@ -230,6 +245,8 @@ pub(crate) fn plan(
     // The nearest directory with a marker above each file, below the root.
     let mut marked: HashMap<PathBuf, bool> = HashMap::default();
     let mut found: BTreeSet<PathBuf> = BTreeSet::new();
+    // Those marked only by an install script: environments of their own.
+    let mut scripted: BTreeSet<PathBuf> = BTreeSet::new();
     for file in &discovered.files {
         let mut dir = file.parent();
         while let Some(d) = dir {
@@ -237,8 +254,13 @@ pub(crate) fn plan(
                 break;
             }
             let is_marked = *marked.entry(d.to_path_buf()).or_insert_with(|| {
-                MARKERS.iter().any(|m| d.join(m).is_file())
-                    || apicompat_requirements::has_conda_file(d)
+                let declares = MARKERS.iter().any(|m| d.join(m).is_file())
+                    || apicompat_requirements::has_conda_file(d);
+                if !declares && installs_itself(d) {
+                    scripted.insert(d.to_path_buf());
+                    return true;
+                }
+                declares
             });
             if is_marked {
                 let at_root = std::fs::canonicalize(d).is_ok_and(|a| a == root_abs);
@@ -282,9 +304,15 @@ pub(crate) fn plan(
             .or_insert_with(|| read_project(d))
             .clone()
     };
-    let separate = separate_projects(&found, &outside_own, &discovered.files, &mut |d| {
+    let mut separate = separate_projects(&found, &outside_own, &discovered.files, &mut |d| {
         !declared_in(d).requirements.is_empty()
     });
+    // A directory whose script installs its environment is installed apart from the root.
+    for d in &scripted {
+        if outside_own.contains(d) && !separate.contains(d) {
+            separate.push(d.clone());
+        }
+    }
     let subs: Vec<PathBuf> = found
         .into_iter()
         .filter(|d| {

@@ -512,7 +512,13 @@ fn from_requirements(
     }
     // Every declaration holds at once (pip intersects them); if they contradict each other,
     // each is checked.
-    let mut admitted = admitted_by(reqs, all);
+    let platforms: Vec<&[String]> = (0..view.releases().len())
+        .map(|i| {
+            view.header(i)
+                .map_or(&[][..], |h| h.wheel_platforms.as_slice())
+        })
+        .collect();
+    let mut admitted = admitted_by(reqs, all, &platforms);
     // `transformers==4.38.0` where the index has 4.38.2 of that series; a declaration without
     // a version beside the pin (`lightning[app]`) does not bound it.
     if admitted.is_empty() {
@@ -676,8 +682,16 @@ fn installed(
 /// those with a marker only where it holds. Declarations under different markers
 /// (`torch==2.10.0 ; sys_platform == 'darwin'`, `torch==2.10.0+cu128 ; sys_platform ==
 /// 'linux'`) are alternatives: the union, over the platforms and Pythons of
-/// [`marker_environments`], of what the declarations that hold there admit together.
-pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Version> {
+/// [`marker_environments`], of what the declarations that hold there admit together, and of
+/// those releases, the ones with wheels there (`platforms[i]`: the platforms `all[i]` has
+/// wheels for, empty when it installs anywhere; `torch<2.9.1 ; sys_platform == 'darwin' and
+/// platform_machine == 'x86_64'` admits 2.0.0 - 2.2.2 only: later releases have no wheel for
+/// macOS on x86_64). Where that leaves nothing, the releases without regard to wheels.
+pub fn admitted_by(
+    reqs: &[&DeclaredRequirement],
+    all: &[Version],
+    platforms: &[&[String]],
+) -> Vec<Version> {
     let within = |admitted: &mut Vec<Version>, r: &DeclaredRequirement| {
         let picked = select(&r.specifier, all);
         admitted.retain(|v| picked.contains(v));
@@ -696,16 +710,17 @@ pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Versio
     }
     // The requirements that hold together somewhere: on each platform and Python, those whose
     // marker holds there (none: the unconditional ones alone, so `torch!=2.4.0; sys_platform
-    // == 'win32'` beside `torch>=2.3` leaves 2.4.0 in on Linux).
+    // == 'win32'` beside `torch>=2.3` leaves 2.4.0 in on Linux), with the platform.
     // Where no declaration holds, none installs the package.
     let unconditional = marked.len() < reqs.len();
-    let mut together: Vec<Vec<usize>> = Vec::new();
-    for env in marker_environments() {
+    let mut together: Vec<(Vec<usize>, Option<&str>)> = Vec::new();
+    for (env, platform) in marker_environments() {
         let holding: Vec<usize> = (0..marked.len())
             .filter(|&i| marked[i].marker_tree.evaluate(env, &[]))
             .collect();
-        if (unconditional || !holding.is_empty()) && !together.contains(&holding) {
-            together.push(holding);
+        let key = (holding, Some(*platform));
+        if (unconditional || !key.0.is_empty()) && !together.contains(&key) {
+            together.push(key);
         }
     }
     // Declarations for other platforms only (`; sys_platform == 'win32'`): each marker is
@@ -715,39 +730,63 @@ pub fn admitted_by(reqs: &[&DeclaredRequirement], all: &[Version]) -> Vec<Versio
             let same: Vec<usize> = (0..marked.len())
                 .filter(|&i| marked[i].marker == marked[m].marker)
                 .collect();
-            if !together.contains(&same) {
-                together.push(same);
+            if !together.iter().any(|(h, _)| *h == same) {
+                together.push((same, None));
             }
         }
     }
-    let mut union: Vec<Version> = Vec::new();
-    for holding in together {
+    let installs_on = |v: &Version, platform: &str| {
+        all.iter()
+            .position(|w| w == v)
+            .and_then(|i| platforms.get(i))
+            .is_none_or(|p| p.is_empty() || p.iter().any(|x| x == platform))
+    };
+    let (mut union, mut with_wheels): (Vec<Version>, Vec<Version>) = (Vec::new(), Vec::new());
+    for (holding, platform) in together {
         let mut admitted = base.clone();
         for &i in &holding {
             within(&mut admitted, marked[i]);
         }
+        with_wheels.extend(
+            admitted
+                .iter()
+                .filter(|v| platform.is_none_or(|p| installs_on(v, p)))
+                .cloned(),
+        );
         union.extend(admitted);
     }
-    all.iter().filter(|v| union.contains(v)).cloned().collect()
+    let kept = if with_wheels.is_empty() {
+        union
+    } else {
+        with_wheels
+    };
+    all.iter().filter(|v| kept.contains(v)).cloned().collect()
 }
 
-/// The environments a declaration's markers are read in: Linux and macOS, each with CPython
-/// 3.8 - 3.14 (the Pythons the index has). Training code runs there; a lock file exported for
-/// those platforms (`accelerate==1.12.0 ; sys_platform == 'linux' or sys_platform ==
-/// 'darwin'`, open-instruct) is not undone by the Windows it leaves out.
-fn marker_environments() -> &'static [apicompat_requirements::MarkerEnvironment] {
-    use apicompat_requirements::{marker_environment, parse_version, Platform};
-    static ENVS: std::sync::OnceLock<Vec<apicompat_requirements::MarkerEnvironment>> =
-        std::sync::OnceLock::new();
+/// The environments a declaration's markers are read in, each with the platform name of its
+/// wheels: Linux and macOS on x86_64 and on ARM, each with CPython 3.8 - 3.14 (the Pythons
+/// the index has). Training code runs there; a lock file exported for those platforms
+/// (`accelerate==1.12.0 ; sys_platform == 'linux' or sys_platform == 'darwin'`, open-instruct)
+/// is not undone by the Windows it leaves out.
+fn marker_environments() -> &'static [(apicompat_requirements::MarkerEnvironment, &'static str)] {
+    use apicompat_requirements::{marker_environment_on, parse_version, Platform};
+    static ENVS: std::sync::OnceLock<
+        Vec<(apicompat_requirements::MarkerEnvironment, &'static str)>,
+    > = std::sync::OnceLock::new();
     ENVS.get_or_init(|| {
         let mut out = Vec::new();
-        for platform in [Platform::Linux, Platform::MacOs] {
+        for (platform, machine, wheels) in [
+            (Platform::Linux, "x86_64", "linux_x86_64"),
+            (Platform::Linux, "aarch64", "linux_aarch64"),
+            (Platform::MacOs, "x86_64", "macos_x86_64"),
+            (Platform::MacOs, "arm64", "macos_arm64"),
+        ] {
             for minor in 8..=14 {
                 let Ok(python) = parse_version(&format!("3.{minor}")) else {
                     continue;
                 };
-                if let Ok(env) = marker_environment(&python, platform) {
-                    out.push(env);
+                if let Ok(env) = marker_environment_on(&python, platform, machine) {
+                    out.push((env, wheels));
                 }
             }
         }

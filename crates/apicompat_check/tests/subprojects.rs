@@ -240,3 +240,47 @@ fn a_subpackage_of_a_context_package_hides_no_indexed_package() {
         ["sub/run.py:6:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
     );
 }
+
+/// Show-o's `show-o2/` (`docs/false-alarm-study-26.md`, F-J): a directory with a README and a
+/// script that installs its environment (`pip3 install torch==2.4.0;`) is a project of its
+/// own, checked against what the script installs. A script beside no README does not make one
+/// (`scripts/` of the root), nor one that installs nothing with a version.
+#[test]
+fn a_documented_install_script_declares_its_directory() {
+    let dir = project(
+        "subproject_script",
+        &[
+            ("requirements.txt", "torch==2.3.0\n"),
+            ("show2/README.md", "Run `bash build_env.sh` first.\n"),
+            (
+                "show2/build_env.sh",
+                "pip3 install torch==2.4.0;\npip3 install wandb;\n",
+            ),
+            ("show2/run.py", USE),
+            ("tools/setup.sh", "pip install torch==2.4.0\n"),
+            ("tools/run.py", USE),
+            ("plain/README.md", "Tools.\n"),
+            ("plain/install.sh", "pip install -e .\npip install wandb\n"),
+            ("plain/run.py", USE),
+        ],
+    );
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let mut got = brief(&report, &dir);
+    got.retain(|f| !f.contains("AC008"));
+    assert_eq!(
+        got,
+        [
+            "plain/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "tools/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains("`show2` has declarations of its own"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("show2/build_env.sh: read as the project's requirements"),
+        "{notes}"
+    );
+}

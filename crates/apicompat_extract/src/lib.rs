@@ -308,6 +308,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
             requires_python: tree.metadata.requires_python.clone(),
             removed,
             wheel_pythons: Vec::new(),
+            wheel_platforms: Vec::new(),
         },
         symbols,
         problems,

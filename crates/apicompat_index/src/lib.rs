@@ -58,6 +58,11 @@ pub struct ReleaseHeader {
     /// admits, or not known.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wheel_pythons: Vec<String>,
+    /// The platforms the release has wheels for, when it ships only such wheels (see
+    /// `ReleaseMeta::wheel_platforms`): `linux_x86_64`, `macos_arm64`... Empty: any, or not
+    /// known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wheel_platforms: Vec<String>,
 }
 
 impl ReleaseHeader {
@@ -68,6 +73,7 @@ impl ReleaseHeader {
             requires_python: surface.meta.requires_python.clone(),
             removed: surface.meta.removed.clone(),
             wheel_pythons: surface.meta.wheel_pythons.clone(),
+            wheel_platforms: surface.meta.wheel_platforms.clone(),
         }
     }
 
@@ -75,6 +81,12 @@ impl ReleaseHeader {
     /// tell (always, when `wheel_pythons` is empty).
     pub fn has_wheel_for(&self, major: u64, minor: u64) -> bool {
         wheels_admit(&self.wheel_pythons, major, minor)
+    }
+
+    /// Whether the release can be installed on `platform` (`macos_x86_64`) as far as its
+    /// wheels tell (always, when `wheel_platforms` is empty).
+    pub fn has_wheel_on(&self, platform: &str) -> bool {
+        self.wheel_platforms.is_empty() || self.wheel_platforms.iter().any(|p| p == platform)
     }
 
     /// `wheel_pythons` for a human: `3.9 - 3.13`, `3.8 and newer`.

@@ -540,12 +540,13 @@ impl PackageIndex {
         Ok(Some(seal(out)))
     }
 
-    /// The bytes of this index with each release's `wheel_pythons` set by `wheels` (from the
-    /// release's version; `None` keeps it): what the builder writes from surfaces carrying the
-    /// same field, everything but the header unchanged. Current format only.
-    pub fn with_wheel_pythons(
+    /// The bytes of this index with each release's `wheel_pythons` and `wheel_platforms` set
+    /// by `wheels` (from the release's version; `None` keeps them): what the builder writes
+    /// from surfaces carrying the same fields, everything but the header unchanged. Current
+    /// format only.
+    pub fn with_wheels(
         &self,
-        wheels: &dyn Fn(&str) -> Option<Vec<String>>,
+        wheels: &dyn Fn(&str) -> Option<(Vec<String>, Vec<String>)>,
     ) -> Result<Vec<u8>, IndexError> {
         if self.format != FORMAT {
             return Err(IndexError::Invalid(format!(
@@ -555,8 +556,9 @@ impl PackageIndex {
         }
         let mut header = self.header.clone();
         for release in &mut header.releases {
-            if let Some(w) = wheels(&release.version) {
-                release.wheel_pythons = w;
+            if let Some((pythons, platforms)) = wheels(&release.version) {
+                release.wheel_pythons = pythons;
+                release.wheel_platforms = platforms;
             }
         }
         header.dedupe_removed();

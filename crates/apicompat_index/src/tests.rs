@@ -117,17 +117,23 @@ fn releases_are_ordered_by_version_and_bytes_are_reproducible() {
 fn wheel_pythons_filled_in_give_the_bytes_the_builder_writes() {
     let plain = releases();
     let mut tagged = releases();
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     let wheels = |v: &str| match v {
-        "1.9.0" => Some(vec!["3.8".to_string(), "3.9".to_string()]),
-        "2.0.0" => Some(vec!["3.8+".to_string()]),
+        "1.9.0" => Some((
+            strings(&["3.8", "3.9"]),
+            strings(&["linux_x86_64", "macos_x86_64"]),
+        )),
+        "2.0.0" => Some((strings(&["3.8+"]), Vec::new())),
         _ => None,
     };
     for s in &mut tagged {
-        s.meta.wheel_pythons = wheels(&s.version).unwrap_or_default();
+        let (pythons, platforms) = wheels(&s.version).unwrap_or_default();
+        s.meta.wheel_pythons = pythons;
+        s.meta.wheel_platforms = platforms;
     }
     let filled = PackageIndex::from_bytes(&build(&plain))
         .unwrap()
-        .with_wheel_pythons(&wheels)
+        .with_wheels(&wheels)
         .unwrap();
     assert_eq!(filled, build(&tagged));
     let index = PackageIndex::from_bytes(&filled).unwrap();
@@ -135,6 +141,11 @@ fn wheel_pythons_filled_in_give_the_bytes_the_builder_writes() {
     let h = &index.releases()[0];
     assert!(h.has_wheel_for(3, 9) && !h.has_wheel_for(3, 10));
     assert_eq!(h.wheel_pythons_text(), "3.8 - 3.9");
+    assert!(h.has_wheel_on("macos_x86_64") && !h.has_wheel_on("macos_arm64"));
+    assert!(
+        index.releases()[2].has_wheel_on("macos_arm64"),
+        "empty: any platform"
+    );
     let abi3 = &index.releases()[2];
     assert!(abi3.has_wheel_for(3, 14) && !abi3.has_wheel_for(3, 7));
     assert_eq!(abi3.wheel_pythons_text(), "3.8 and newer");

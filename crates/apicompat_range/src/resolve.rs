@@ -118,12 +118,23 @@ fn index_name(catalog: &Catalog, requirement_name: &str) -> Option<String> {
     catalog.name_of(requirement_name).map(str::to_string)
 }
 
-fn declared_mask(declared: &Declared, name: &str, parsed: &[Version]) -> Option<Vec<bool>> {
+fn declared_mask(
+    declared: &Declared,
+    name: &str,
+    view: &PackageView,
+    parsed: &[Version],
+) -> Option<Vec<bool>> {
     let reqs = declared.requirements_for(name);
     if reqs.is_empty() {
         return None;
     }
-    let admitted = apicompat_check::targets::admitted_by(&reqs, parsed);
+    let platforms: Vec<&[String]> = (0..parsed.len())
+        .map(|i| {
+            view.header(i)
+                .map_or(&[][..], |h| h.wheel_platforms.as_slice())
+        })
+        .collect();
+    let admitted = apicompat_check::targets::admitted_by(&reqs, parsed, &platforms);
     Some(parsed.iter().map(|v| admitted.contains(v)).collect())
 }
 
@@ -252,7 +263,7 @@ pub fn solve(
                 let mut start = vec![true; parsed.len()];
                 let mut origin = format!("{name} (required by {})", vars[i].name);
                 if declared_scope {
-                    if let Some(mask) = declared_mask(&setup.declared, &name, &parsed) {
+                    if let Some(mask) = declared_mask(&setup.declared, &name, dview, &parsed) {
                         start = mask;
                         origin.push_str(", within its declared requirement");
                     }

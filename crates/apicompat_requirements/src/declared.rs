@@ -341,6 +341,10 @@ pub fn read_project(dir: &Path) -> Declared {
         yaml_env::read(&mut c, &file);
     }
     c.scope = None;
+    // A directory that declares nothing: the scripts that install its environment.
+    if c.out.requirements.is_empty() && c.out.direct.is_empty() {
+        crate::install_scripts::read(&mut c, dir);
+    }
     if c.out.requirements.is_empty() {
         if let Some((file, is_package)) = package_requirements(dir) {
             let parent = file

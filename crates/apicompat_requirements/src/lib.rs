@@ -11,6 +11,7 @@
 mod declared;
 mod environment;
 mod import_names;
+mod install_scripts;
 mod lines;
 pub mod markers;
 mod pep508_guard;
@@ -37,8 +38,10 @@ pub use environment::{
     InstalledDistribution, InstalledEnvironment, SitePackages,
 };
 pub use import_names::import_names;
+pub use install_scripts::has_install_script;
 pub use markers::{
-    evaluate_marker, marker_environment, requirement_applies, MarkerError, Platform,
+    evaluate_marker, marker_environment, marker_environment_on, requirement_applies, MarkerError,
+    Platform,
 };
 pub use pep508_rs::{
     ExtraName, MarkerEnvironment, MarkerTree, PackageName, Requirement, VersionOrUrl,

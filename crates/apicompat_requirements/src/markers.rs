@@ -124,6 +124,15 @@ pub fn marker_environment(
     python: &Version,
     platform: Platform,
 ) -> Result<MarkerEnvironment, MarkerError> {
+    marker_environment_on(python, platform, platform.machine())
+}
+
+/// [`marker_environment`] on a given CPU (`platform_machine`: `x86_64`, `aarch64`, `arm64`).
+pub fn marker_environment_on(
+    python: &Version,
+    platform: Platform,
+    machine: &str,
+) -> Result<MarkerEnvironment, MarkerError> {
     let release = python.release();
     let short = match release {
         [major, minor, ..] => format!("{major}.{minor}"),
@@ -135,7 +144,7 @@ pub fn marker_environment(
         implementation_name: "cpython",
         implementation_version: &full,
         os_name: platform.os_name(),
-        platform_machine: platform.machine(),
+        platform_machine: machine,
         platform_python_implementation: "CPython",
         platform_release: "",
         platform_system: platform.platform_system(),

@@ -254,6 +254,11 @@ pub struct ReleaseMeta {
     /// Empty: installable wherever `requires_python` admits, or not known (a local file).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wheel_pythons: Vec<String>,
+    /// The platforms the release has wheels for, when it ships only wheels built for some
+    /// (no sdist, no `any` wheel): `linux_x86_64`, `macos_arm64`... Empty: installable
+    /// anywhere, or not known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wheel_platforms: Vec<String>,
 }
 
 /// The surface of one release.

@@ -196,6 +196,7 @@ pub fn fetch_chosen(
             Ok(tree) => {
                 let mut surface = apicompat_extract::extract(&tree, name, &v);
                 surface.meta.wheel_pythons = apicompat_fetch::wheel_pythons(release);
+                surface.meta.wheel_platforms = apicompat_fetch::wheel_platforms(release);
                 if how.chatty {
                     summarize(&surface, started);
                 }

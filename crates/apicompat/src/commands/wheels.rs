@@ -1,6 +1,6 @@
 //! `apicompat index wheels FILE...`: records in index files (`.apix`, and the indexes of a
-//! data file `.apid`) the Pythons each release has wheels for, from the package index's file
-//! lists (`apicompat_fetch::wheel_pythons`), without extracting anything again. `index fetch`
+//! data file `.apid`) the Pythons and the platforms each release has wheels for, from the
+//! package index's file lists (`apicompat_fetch::wheel_pythons`, `wheel_platforms`), without extracting anything again. `index fetch`
 //! records the same when it reads a release; `index build` of a local file cannot (no file
 //! list), so `scripts/build-index.sh` runs this last. The same file lists give the same bytes.
 
@@ -96,10 +96,15 @@ fn filled(client: &Client, bytes: &[u8]) -> Result<(Vec<u8>, String), String> {
         let v = parse_version(version).ok()?;
         listed.iter().find(|(w, _)| *w == v).map(|(_, r)| *r)
     };
-    let wheels = |version: &str| found(version).map(apicompat_fetch::wheel_pythons);
-    let new = index
-        .with_wheel_pythons(&wheels)
-        .map_err(|e| e.to_string())?;
+    let wheels = |version: &str| {
+        found(version).map(|r| {
+            (
+                apicompat_fetch::wheel_pythons(r),
+                apicompat_fetch::wheel_platforms(r),
+            )
+        })
+    };
+    let new = index.with_wheels(&wheels).map_err(|e| e.to_string())?;
     let releases = index.releases();
     let missing = releases
         .iter()
@@ -107,10 +112,14 @@ fn filled(client: &Client, bytes: &[u8]) -> Result<(Vec<u8>, String), String> {
         .count();
     let binary = releases
         .iter()
-        .filter(|r| wheels(&r.version).is_some_and(|w| !w.is_empty()))
+        .filter(|r| wheels(&r.version).is_some_and(|(w, _)| !w.is_empty()))
+        .count();
+    let platforms = releases
+        .iter()
+        .filter(|r| wheels(&r.version).is_some_and(|(_, p)| !p.is_empty()))
         .count();
     let mut what = format!(
-        "{binary} of {} releases ship wheels for some Pythons only",
+        "{binary} of {} releases ship wheels for some Pythons only, {platforms} for some platforms only",
         releases.len()
     );
     if missing > 0 {

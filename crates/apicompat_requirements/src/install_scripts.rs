@@ -1,0 +1,252 @@
+//! Shell scripts that install a directory's environment (Show-o's `show-o2/build_env.sh`:
+//! `pip3 install torch==2.5.1;`), read as its requirements when the directory declares
+//! nothing else (`docs/false-alarm-study-26.md`, F-J). Only `pip install` commands are read
+//! (`pip`, `pip3`, `python -m pip`, `uv pip`), and a script counts only when one of them
+//! names a package with a version: `pip install -e .` or a bare `pip install wandb` bounds
+//! nothing.
+
+use std::path::{Path, PathBuf};
+
+use crate::declared::{Collector, Declaration};
+use crate::reqtxt::{logical_lines, strip_comment};
+use crate::Severity;
+
+/// Scripts of one directory looked at, at most.
+const MAX_SCRIPTS: usize = 16;
+/// Bytes of one script read, at most.
+const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
+/// Entries of a directory listed, at most.
+const MAX_ENTRIES: usize = 10_000;
+
+/// Options of `pip install` that take a value (the value is no requirement).
+const VALUE_OPTIONS: &[&str] = &[
+    "-c",
+    "--constraint",
+    "-e",
+    "--editable",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "-t",
+    "--target",
+    "--prefix",
+    "--root",
+    "--src",
+    "--python",
+    "--platform",
+    "--python-version",
+    "--implementation",
+    "--abi",
+    "--upgrade-strategy",
+    "--config-settings",
+    "-C",
+    "--global-option",
+    "--trusted-host",
+    "--cache-dir",
+    "--log",
+    "--proxy",
+    "--timeout",
+    "--retries",
+    "--no-binary",
+    "--only-binary",
+];
+
+/// One requirement a script installs: its line and text.
+type Installed = (u32, String);
+
+/// The `pip install` requirements of one script (line, text), and the requirements files
+/// it names with `-r` (line, path as written).
+fn installs(text: &str) -> (Vec<Installed>, Vec<Installed>) {
+    let (mut reqs, mut files) = (Vec::new(), Vec::new());
+    for (line, content) in logical_lines(text) {
+        let content = strip_comment(&content);
+        for command in content.split([';', '&', '|']) {
+            let words: Vec<&str> = command.split_whitespace().collect();
+            let Some(start) = install_args(&words) else {
+                continue;
+            };
+            let mut i = start;
+            while i < words.len() {
+                let word = unquote(words[i]);
+                i += 1;
+                if word == "-r" || word == "--requirement" {
+                    if let Some(file) = words.get(i) {
+                        files.push((line, unquote(file).to_string()));
+                        i += 1;
+                    }
+                    continue;
+                }
+                if word.starts_with('-') {
+                    if VALUE_OPTIONS.contains(&word) {
+                        i += 1;
+                    }
+                    continue;
+                }
+                if is_named(word) {
+                    reqs.push((line, word.to_string()));
+                }
+            }
+        }
+    }
+    (reqs, files)
+}
+
+/// Where the arguments of `pip install` start in a command's words, if it is one: `pip`,
+/// `pip3`, `python -m pip`, `uv pip` (after `sudo` and `VAR=value` assignments).
+fn install_args(words: &[&str]) -> Option<usize> {
+    let start = words
+        .iter()
+        .position(|w| *w != "sudo" && !(w.contains('=') && !w.starts_with('-')))?;
+    let program = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+    let first = program(words[start]);
+    let is_pip = |w: &str| {
+        w == "pip"
+            || w.strip_prefix("pip3")
+                .is_some_and(|v| v.is_empty() || v.starts_with('.'))
+    };
+    let pip_at = if is_pip(&first) {
+        start
+    } else if first.starts_with("python") && words.get(start + 1) == Some(&"-m") {
+        start + 2
+    } else if first == "uv" {
+        start + 1
+    } else {
+        return None;
+    };
+    let pip = words.get(pip_at).map(|w| program(w))?;
+    (is_pip(&pip) && words.get(pip_at + 1) == Some(&"install")).then_some(pip_at + 2)
+}
+
+fn unquote(word: &str) -> &str {
+    word.trim_matches(|c| c == '"' || c == '\'')
+}
+
+/// A named requirement (`torch==2.5.1`, `transformers>=4.47`, `numpy`), not a path, a URL, a
+/// shell variable or a glob.
+fn is_named(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && !word.contains(['$', '`', '*', '/', '\\', '{', '}'])
+        && !word.ends_with(".whl")
+}
+
+/// Whether a requirement carries a version (`==`, `>=`, `~=`, ...).
+fn has_version(req: &str) -> bool {
+    req.contains(['=', '<', '>', '~'])
+}
+
+/// The `*.sh` files directly in `dir` whose `pip install` commands name a package with a
+/// version, sorted by name, with their text.
+fn scripts(dir: &Path) -> Vec<(PathBuf, String)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .take(MAX_ENTRIES)
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sh"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .take(MAX_SCRIPTS)
+        .filter_map(|p| {
+            let bytes = crate::safe_read::read_regular_file(&p, MAX_SCRIPT_BYTES).ok()?;
+            let text = crate::lines::decode(&bytes);
+            let (reqs, _) = installs(&text);
+            reqs.iter()
+                .any(|(_, r)| has_version(r))
+                .then_some((p, text))
+        })
+        .collect()
+}
+
+/// Whether `dir` has a script that installs a versioned requirement (see the module doc).
+pub fn has_install_script(dir: &Path) -> bool {
+    !scripts(dir).is_empty()
+}
+
+/// Reads the install scripts of the collector's directory as its main requirements, with a
+/// note naming each. Returns whether one was read.
+pub(crate) fn read(c: &mut Collector, dir: &Path) -> bool {
+    let found = scripts(dir);
+    for (path, text) in &found {
+        c.diag(
+            path,
+            None,
+            Severity::Warning,
+            "read as the project's requirements: the directory declares none, and this script installs them (`pip install`)".to_string(),
+        );
+        let shown = c.rel(path);
+        if !c.out.files.contains(&shown) {
+            c.out.files.push(shown);
+        }
+        let (reqs, files) = installs(text);
+        for (line, req) in reqs {
+            let at = Declaration {
+                file: path,
+                line,
+                group: None,
+                is_constraint: false,
+                extra: false,
+            };
+            c.push_requirement(&req, &at);
+        }
+        for (line, file) in files {
+            crate::reqtxt::read_file(c, &dir.join(file), false, Some((path, line)));
+        }
+    }
+    !found.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pip_install_commands_give_their_named_requirements() {
+        let text = "\
+#!/bin/bash
+pip3 install torch==2.5.1; pip3 install transformers==4.47.0;
+python -m pip install --upgrade -i https://mirror/simple \"diffusers>=0.31\" 'accelerate==0.23.0' \\
+    -e . git+https://github.com/x/y.git ./local.whl $EXTRA
+uv pip install -r reqs/extra.txt numpy  # a comment: pip install fake==1
+echo pip install nothing && conda install pytorch==2.1.0
+";
+        let (reqs, files) = installs(text);
+        let names: Vec<&str> = reqs.iter().map(|(_, r)| r.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "torch==2.5.1",
+                "transformers==4.47.0",
+                "diffusers>=0.31",
+                "accelerate==0.23.0",
+                "numpy"
+            ]
+        );
+        assert_eq!(reqs[2].0, 3, "the line the command starts on");
+        assert_eq!(files, [(5, "reqs/extra.txt".to_string())]);
+    }
+
+    #[test]
+    fn a_script_without_a_versioned_requirement_is_no_declaration() {
+        let dir = std::env::temp_dir().join(format!("apicompat-install-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("setup_env.sh"),
+            "pip install -e .\npip install wandb\n",
+        )
+        .unwrap();
+        assert!(!has_install_script(&dir));
+        std::fs::write(dir.join("build_env.sh"), "pip3 install torch==2.5.1;\n").unwrap();
+        assert!(has_install_script(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -60,6 +60,15 @@ pub(crate) fn mark(
     per_file: &mut [(usize, Finding, Vec<u32>)],
     counts: impl Fn(usize, &Finding, &[u32]) -> bool,
 ) {
+    // Where each finding runs in its module: an import-time use in a function the module
+    // calls while it is imported runs at the line of that call.
+    let runs_at: Vec<u32> = per_file
+        .iter()
+        .map(|(fi, f, lines)| {
+            let statement = lines.get(1).or(lines.first()).copied().unwrap_or(f.line);
+            run_line(&analyzed[*fi], f, statement)
+        })
+        .collect();
     let mut sources: Vec<usize> = Vec::new();
     for (i, (fi, f, lines)) in per_file.iter().enumerate() {
         // A failure that may not run (in an `if`, a `try`, a loop, a class body) hides
@@ -68,7 +77,7 @@ pub(crate) fn mark(
         if f.reach == Reach::ImportTime
             && is_use_error(f)
             && counts(*fi, f, lines)
-            && top_level(&analyzed[*fi], statement)
+            && (top_level(&analyzed[*fi], statement) || runs_at[i] != f.line)
         {
             sources.push(i);
         }
@@ -94,11 +103,11 @@ pub(crate) fn mark(
             ));
             let entry = failures.entry((*fi, f.package.clone())).or_default();
             for r in &f.missing_in {
-                earliest(entry, r, (f.line, Arc::clone(&what), *fi, i));
+                earliest(entry, r, (runs_at[i], Arc::clone(&what), *fi, i));
             }
         }
         propagate(&importers, &component, &mut failures);
-        let verdicts = behind(per_file, &failures, &parents, &mut reach);
+        let verdicts = behind(per_file, &runs_at, &failures, &parents, &mut reach);
         let before = sources.len();
         sources.retain(|s| verdicts.binary_search_by_key(s, |(i, _)| *i).is_err());
         if sources.len() == before {
@@ -122,6 +131,7 @@ pub(crate) fn mark(
 /// fails, no function of the module is called (whatever the order of their imports).
 fn behind(
     per_file: &[(usize, Finding, Vec<u32>)],
+    runs_at: &[u32],
     failures: &Failures,
     parents: &[Vec<usize>],
     reach: &mut Reachable,
@@ -153,7 +163,7 @@ fn behind(
             let first = own.and_then(|o| o.get(r)).filter(|(line, _, origin, _)| {
                 // Import-time uses of the file's own failing module all stay errors: fixing
                 // the module's imports is one task, and Python's message names one at a time.
-                f.reach == Reach::CallTime || (*origin != *fi && *line < f.line)
+                f.reach == Reach::CallTime || (*origin != *fi && *line < runs_at[i])
             });
             match first.or_else(|| above.iter().find_map(|p| p.get(r))) {
                 Some((_, what, _, _)) => {
@@ -408,6 +418,34 @@ fn propagate(importers: &[Vec<(usize, u32)>], component: &[usize], failures: &mu
 
 /// Whether line `line` (1-based) of the file starts a statement of the module's top level:
 /// not indented.
+/// The line of the module's statement at which a finding's use runs while the module is
+/// imported: for an import-time use in a statement of the body of a function the module
+/// calls then (`FileUses::runs_at_import`; a statement of the body itself, not under an
+/// `if`, a `try` or a loop), the line of that call; otherwise its own line.
+fn run_line(file: &Analyzed, f: &Finding, statement: u32) -> u32 {
+    if f.reach != Reach::ImportTime || file.uses.runs_at_import.is_empty() {
+        return f.line;
+    }
+    file.uses
+        .runs_at_import
+        .iter()
+        .find(|(body, _)| {
+            let (first, indent) = file.position(body.start());
+            let (last, _) = file.position(body.end());
+            first <= statement && statement <= last && indentation(file, statement) == Some(indent)
+        })
+        .map_or(f.line, |(_, call)| file.position(call.start()).0)
+}
+
+/// The column (1-based) of the first character of `line` that is not whitespace.
+fn indentation(file: &Analyzed, line: u32) -> Option<u32> {
+    let row = ruff_source_file::OneIndexed::from_zero_indexed(line.checked_sub(1)? as usize);
+    let start = file.line_index.line_start(row, &file.text).to_usize();
+    let text = file.text.get(start..)?;
+    let skipped = text.chars().take_while(|c| *c == ' ' || *c == '\t').count();
+    u32::try_from(skipped + 1).ok()
+}
+
 fn top_level(file: &Analyzed, line: u32) -> bool {
     let Some(line) = line.checked_sub(1).map(|l| l as usize) else {
         return false;

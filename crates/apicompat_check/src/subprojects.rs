@@ -308,8 +308,17 @@ pub(crate) fn plan(
         !declared_in(d).requirements.is_empty()
     });
     // A directory whose script installs its environment is installed apart from the root.
+    // Unless its code imports the root's packages (an example of the project, installed with
+    // it: verl's `examples/sglang_multiturn`).
+    let own_names: HashSet<&str> = discovered.own_packages.iter().map(String::as_str).collect();
     for d in &scripted {
-        if outside_own.contains(d) && !separate.contains(d) {
+        if outside_own.contains(d)
+            && !separate.contains(d)
+            && !discovered
+                .files
+                .iter()
+                .any(|f| f.starts_with(d) && imports_any(f, &own_names))
+        {
             separate.push(d.clone());
         }
     }

@@ -115,6 +115,9 @@ pub struct HelperCall {
     /// Every positional argument, when all are versions (`in_range("4.45", "4.47.1")`), for
     /// helpers with bounds.
     pub positional: Vec<Bound>,
+    /// A call that is a statement of its own (`check_compatibility()`): only a helper that
+    /// [`VersionHelper::asserts`] says anything there, and such a helper nothing elsewhere.
+    pub statement: bool,
 }
 
 /// How many helpers that imply a condition may chain (`.is_fsdp2` -> `.fsdp_version==2` ->
@@ -183,6 +186,10 @@ pub struct VersionHelper {
     /// The compared parameter holds a pip-style specifier (`"2.4.0"` meaning `>=2.4.0`,
     /// `">=2.0,<3"`): ultralytics' `check_version(current, required)`.
     pub spec: bool,
+    /// The function returns only where `implies` holds (`def check(): assert TORCH_GE_2_6`,
+    /// or `if not C: raise`): a call of it as a statement implies it for what follows in the
+    /// block; its result says nothing.
+    pub asserts: bool,
 }
 
 /// [`HelperCall::args`] of a name read as a condition (`if not is_x_ge_v5:`), not called.
@@ -206,6 +213,7 @@ impl VersionHelper {
             flag: false,
             bounds: Vec::new(),
             spec: false,
+            asserts: false,
         }
     }
 
@@ -268,6 +276,9 @@ impl VersionHelper {
 
     /// The shape a call from another file must have ([`HelperCall`]).
     fn accepts(&self, call: &HelperCall) -> bool {
+        if self.asserts || call.statement {
+            return self.asserts && call.statement;
+        }
         if self.flag || call.args == FLAG_REF {
             return self.flag && call.args == FLAG_REF;
         }

@@ -348,3 +348,60 @@ def build():
         ]
     );
 }
+
+/// A function the module calls at its top level runs while the module is imported
+/// (SimpleTuner's `diffusers_overrides.py:612` calling the patch at `:129`, study 26's R1):
+/// its uses are import-time, a failure among them fails the import at the line of the call,
+/// and what imports the module is behind it (its other functions too). A use under an `if`
+/// in that function is import-time but fails nothing at import; a function called only under
+/// an `if` is not run at import.
+#[test]
+fn a_function_called_at_import_fails_the_import() {
+    let dir = project(
+        "behind_import_call",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/patches.py",
+                "\
+import os
+import torch
+
+def patch():
+    torch.distributed.pipelining.pipeline.hook = None
+    if os.environ.get(\"X\"):
+        torch.distributed.pipelining.stage.hook = None
+
+def maybe():
+    torch.distributed.pipelining.Schedule1F1B.hook = None
+
+def later():
+    return torch.distributed.pipelining.SplitPoint
+
+patch()
+if os.environ.get(\"X\"):
+    maybe()
+",
+            ),
+            (
+                "pkg/user.py",
+                "import torch\nfrom pkg import patches\n\ndef g():\n    return torch.distributed.pipelining.pipeline\n",
+            ),
+        ],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            "pkg/patches.py:5:5 AC002 error import-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+            "pkg/patches.py:7:9 AC002 error import-time torch.distributed.pipelining.stage missing=2.2.0 - 2.3.1",
+            "pkg/patches.py:10:5 AC002 info behind torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
+            "pkg/patches.py:13:12 AC002 info behind torch.distributed.pipelining.SplitPoint missing=2.2.0 - 2.3.1",
+            "pkg/user.py:5:12 AC002 info behind torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1",
+        ]
+    );
+    assert_eq!(
+        shown.findings[4].guard.as_deref(),
+        Some("`torch.distributed.pipelining.pipeline` (pkg/patches.py:5), which fails first")
+    );
+}

@@ -16,6 +16,10 @@ use crate::format::{
 use crate::names::{group, subclass_range, Derived};
 use crate::{Header, IndexError, ReleaseHeader};
 
+/// A release's version -> its wheels' Pythons and platforms, `None` to keep them
+/// ([`PackageIndex::with_wheels`]).
+pub type WheelsOf<'a> = dyn Fn(&str) -> Option<(Vec<String>, Vec<String>)> + 'a;
+
 /// A set of releases of one package, by position in [`PackageIndex::releases`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ReleaseSet(pub Vec<u64>);
@@ -544,10 +548,7 @@ impl PackageIndex {
     /// by `wheels` (from the release's version; `None` keeps them): what the builder writes
     /// from surfaces carrying the same fields, everything but the header unchanged. Current
     /// format only.
-    pub fn with_wheels(
-        &self,
-        wheels: &dyn Fn(&str) -> Option<(Vec<String>, Vec<String>)>,
-    ) -> Result<Vec<u8>, IndexError> {
+    pub fn with_wheels(&self, wheels: &WheelsOf) -> Result<Vec<u8>, IndexError> {
         if self.format != FORMAT {
             return Err(IndexError::Invalid(format!(
                 "index format {}: upgrade it first (examples/upgrade.rs)",

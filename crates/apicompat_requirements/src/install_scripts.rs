@@ -98,7 +98,7 @@ fn installs(text: &str) -> (Vec<Installed>, Vec<Installed>) {
 fn install_args(words: &[&str]) -> Option<usize> {
     let start = words
         .iter()
-        .position(|w| *w != "sudo" && !(w.contains('=') && !w.starts_with('-')))?;
+        .position(|w| *w != "sudo" && (!w.contains('=') || w.starts_with('-')))?;
     let program = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
     let first = program(words[start]);
     let is_pip = |w: &str| {

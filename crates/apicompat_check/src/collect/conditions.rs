@@ -42,6 +42,7 @@ impl<'a> Walker<'a> {
                 _ => continue,
             };
             let call = HelperCall {
+                statement: false,
                 op_keywords: Vec::new(),
                 positional: Vec::new(),
                 keywords: Vec::new(),
@@ -92,6 +93,19 @@ impl<'a> Walker<'a> {
 
     /// The package whose version a comparator is given: a value derived from its version, or
     /// its name (`compare_versions("torch", ">=", "2.4")`).
+    /// The indexed package an expression names: `"torch"`, or `torch.__name__` for a module
+    /// bound to its top level.
+    fn package_named(&self, e: &Expr) -> Option<String> {
+        let name = match e {
+            Expr::Attribute(a) if a.attr.as_str() == "__name__" => {
+                let (path, _) = self.resolve(&a.value)?;
+                (!path.contains('.')).then_some(path)?
+            }
+            e => string_lit(e)?,
+        };
+        self.roots.contains(&name).then_some(name)
+    }
+
     pub(super) fn compared_root(&self, e: &Expr) -> Option<String> {
         if let Some(root) = self.version_root(e, 0) {
             return Some(root);
@@ -467,9 +481,23 @@ impl<'a> Walker<'a> {
                 }
                 // `_get_package_version("torch")`, a getter of this file.
                 if let Expr::Name(f) = &*call.func {
-                    if let Some(Bound::VersionGetter(at)) = self.lookup(f.id.as_str()) {
-                        let dist = string_lit(call.arguments.args.get(*at)?)?;
-                        return self.roots.contains(&dist).then_some(dist);
+                    match self.lookup(f.id.as_str()) {
+                        Some(Bound::VersionGetter(at)) => {
+                            return self.package_named(call.arguments.args.get(*at)?);
+                        }
+                        // A function of another module named for a version, given only a
+                        // package's name (nequip's `get_version_safe(torch.__name__)`, which
+                        // maps the module to its distribution in a `try`): that version.
+                        None if f.id.to_ascii_lowercase().contains("version") => {
+                            if let ([arg], true) =
+                                (&*call.arguments.args, call.arguments.keywords.is_empty())
+                            {
+                                if let Some(root) = self.package_named(arg) {
+                                    return Some(root);
+                                }
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 let name = dotted(&call.func)?;
@@ -648,6 +676,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         flag: false,
         bounds: Vec::new(),
         spec: false,
+        asserts: false,
     })
 }
 

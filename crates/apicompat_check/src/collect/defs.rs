@@ -46,8 +46,10 @@ impl<'a> Walker<'a> {
         self.bind_instance_tests(f);
         self.bodies.push(&f.body);
         self.deferred.push(Vec::new());
+        let at_import = self.scopes.len() == 2 && self.import_time.contains(&f.name.as_str());
         let ctx = Ctx {
             in_function: true,
+            at_import,
             try_guard: false,
             call_guard: false,
             handler: false,

@@ -72,6 +72,7 @@ impl<'a> Walker<'a> {
             return None;
         }
         let call = HelperCall {
+            statement: false,
             op_keywords: Vec::new(),
             positional: Vec::new(),
             keywords: Vec::new(),

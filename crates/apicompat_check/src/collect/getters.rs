@@ -27,10 +27,25 @@ pub(super) fn version_getter(params: &ast::Parameters, body: &[Stmt]) -> Option<
         [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
         b => b,
     };
+    let positional = positional_names(params);
+    // `name = DISTRIBUTIONS[name][0]` (under an `if`): the parameter mapped from a module's
+    // name to its distribution's (nequip's `get_version_safe`), still the package it names.
+    let remaps = |s: &Stmt| {
+        let assigns_param = |s: &Stmt| {
+            matches!(s, Stmt::Assign(a) if matches!(&*a.targets,
+                [Expr::Name(n)] if positional.contains(&n.id.as_str())))
+        };
+        match s {
+            Stmt::If(i) => i.elif_else_clauses.is_empty() && i.body.iter().all(assigns_param),
+            s => assigns_param(s),
+        }
+    };
     let returned = match body {
         [Stmt::Return(r)] => r.value.as_deref()?,
-        [Stmt::Try(t)] => match &*t.body {
-            [Stmt::Return(r)] => r.value.as_deref()?,
+        [Stmt::Try(t)] => match t.body.split_last() {
+            Some((Stmt::Return(r), before)) if before.len() <= 4 && before.iter().all(remaps) => {
+                r.value.as_deref()?
+            }
             _ => return None,
         },
         _ => return None,
@@ -48,9 +63,7 @@ pub(super) fn version_getter(params: &ast::Parameters, body: &[Stmt]) -> Option<
             let Expr::Name(p) = arg else {
                 return None;
             };
-            return positional_names(params)
-                .iter()
-                .position(|n| *n == p.id.as_str());
+            return positional.iter().position(|n| *n == p.id.as_str());
         }
         if !VERSION_PARSERS.contains(&last_segment(&name)) {
             return None;

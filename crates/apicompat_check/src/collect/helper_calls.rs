@@ -30,6 +30,7 @@ impl<'a> Walker<'a> {
         if let Some(h) = self
             .range_helper(params, body)
             .or_else(|| self.chained_range_helper(params, body))
+            .or_else(|| self.asserting(body))
         {
             return Some(h);
         }
@@ -192,6 +193,77 @@ impl<'a> Walker<'a> {
         })
     }
 
+    /// A function that returns nothing and begins with `assert C` or `if not C: raise ...`,
+    /// `C` a version condition on one package (nequip's `check_pt2_compile_compatibility()`:
+    /// `assert _TORCH_GE_2_6, ...`): it returns only where `C` holds
+    /// ([`VersionHelper::asserts`]).
+    fn asserting(&self, body: &[Stmt]) -> Option<VersionHelper> {
+        let test = match body.first()? {
+            Stmt::Assert(a) => &*a.test,
+            Stmt::If(i)
+                if i.elif_else_clauses.is_empty()
+                    && matches!(i.body.last(), Some(Stmt::Raise(_))) =>
+            {
+                match &*i.test {
+                    Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => &*u.operand,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let returns_value = |s: &Stmt| {
+            let mut found = false;
+            returned_values(s, &mut found);
+            found
+        };
+        if body.iter().any(returns_value) {
+            return None;
+        }
+        let info = self.cond_info(test);
+        let mut h = implying(info.restriction.parts)?;
+        h.asserts = true;
+        Some(h)
+    }
+
+    /// For a call that is a statement of its own (`check_compatibility()`, no arguments):
+    /// what the rest of the block runs under when the function it calls
+    /// [`VersionHelper::asserts`] (a function of this file), or may (one of another file,
+    /// resolved once every file is read).
+    pub(super) fn asserting_call(&self, e: &Expr) -> Option<Restriction> {
+        let Expr::Call(call) = e else {
+            return None;
+        };
+        let Expr::Name(n) = &*call.func else {
+            return None;
+        };
+        if !call.arguments.is_empty() {
+            return None;
+        }
+        let part = match self.lookup(n.id.as_str()) {
+            Some(Bound::Helper(h)) if h.asserts => h.implies.clone()?,
+            Some(_) => return None,
+            None => {
+                let call = HelperCall {
+                    statement: true,
+                    op_keywords: Vec::new(),
+                    positional: Vec::new(),
+                    keywords: Vec::new(),
+                    arg: None,
+                    op: None,
+                    root: None,
+                    args: 0,
+                    spec: Vec::new(),
+                };
+                let name = n.id.to_string();
+                (HELPER_ROOT.to_string(), Pred::Helper { name, call })
+            }
+        };
+        Some(Restriction {
+            parts: vec![part],
+            complete: false,
+        })
+    }
+
     /// `V op P` for a parameter `P` of `params` (see [`Walker::version_helper`]).
     pub(super) fn helper_expr(
         &self,
@@ -347,6 +419,7 @@ impl<'a> Walker<'a> {
                     // `check_version(torch.__version__, ">=2.0")`: a comparator of another
                     // file that reads a specifier.
                     ([r, v], true) if spec_literal(v).is_some() => HelperCall {
+                        statement: false,
                         op_keywords: Vec::new(),
                         positional: Vec::new(),
                         keywords: Vec::new(),
@@ -357,6 +430,7 @@ impl<'a> Walker<'a> {
                         spec: spec_literal(v)?,
                     },
                     ([], _) => HelperCall {
+                        statement: false,
                         op_keywords: Vec::new(),
                         positional: Vec::new(),
                         // `h(min_version="4.52")` for a helper with bounds.
@@ -380,6 +454,7 @@ impl<'a> Walker<'a> {
                             && matches!(version_arg(a), Some(VBound::Version(_))) =>
                     {
                         HelperCall {
+                            statement: false,
                             op_keywords: Vec::new(),
                             keywords: Vec::new(),
                             spec: Vec::new(),
@@ -402,6 +477,7 @@ impl<'a> Walker<'a> {
                             _ => return None,
                         };
                         HelperCall {
+                            statement: false,
                             op_keywords: Vec::new(),
                             keywords: Vec::new(),
                             spec: Vec::new(),
@@ -419,6 +495,7 @@ impl<'a> Walker<'a> {
                             op_keywords.push((k.arg.as_ref()?.to_string(), op_string(&k.value)?));
                         }
                         HelperCall {
+                            statement: false,
                             op_keywords,
                             keywords: Vec::new(),
                             spec: Vec::new(),
@@ -592,4 +669,22 @@ fn assigned_in<'b>(name: &str, body: &'b [Stmt]) -> Option<&'b Expr> {
         }
     }
     found
+}
+
+/// Whether a statement returns a value (`return x`), outside nested functions and classes.
+fn returned_values(stmt: &Stmt, found: &mut bool) {
+    use ruff_python_ast::visitor::{self, Visitor};
+    struct Finder<'f>(&'f mut bool);
+    impl<'a> Visitor<'a> for Finder<'_> {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            match s {
+                Stmt::Return(r) if r.value.is_some() => *self.0 = true,
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                s if !*self.0 => visitor::walk_stmt(self, s),
+                _ => {}
+            }
+        }
+        fn visit_expr(&mut self, _: &'a Expr) {}
+    }
+    Finder(found).visit_stmt(stmt);
 }

@@ -19,6 +19,7 @@ mod flags;
 mod flow;
 mod getters;
 mod helper_calls;
+mod import_calls;
 mod imports;
 mod instance_tests;
 mod locals;
@@ -95,7 +96,14 @@ pub fn collect_in(
         bodies: Vec::new(),
         block: 0,
         tick: 0,
+        import_time: Vec::new(),
     };
+    let run_at_import = import_calls::import_time_functions(suite);
+    w.import_time = run_at_import.iter().map(|(n, _, _)| *n).collect();
+    w.out.runs_at_import = run_at_import
+        .iter()
+        .map(|(_, f, trigger)| (*f, *trigger))
+        .collect();
     w.body(suite);
     w.run_deferred();
     w.export_self_flags();
@@ -250,6 +258,9 @@ impl Scope {
 #[derive(Debug, Clone, Default)]
 struct Ctx<'a> {
     in_function: bool,
+    /// In the body of a function the module calls while it is imported
+    /// ([`import_calls`]): its uses run at import time.
+    at_import: bool,
     /// In the module's `if __name__ == "__main__":` block.
     in_main: bool,
     /// In the body of a `try` whose handlers catch `ImportError` and the like.
@@ -345,6 +356,8 @@ struct Walker<'a> {
     /// Names read other than as a callee (see [`FileUses::escaping`]).
     escaping: HashSet<&'a str>,
     plain_calls: HashSet<(u32, Option<u32>)>,
+    /// The module-level functions the module runs while it is imported.
+    import_time: Vec<&'a str>,
     /// Names read without passing them on: the values of module-level dicts of functions (the
     /// dict's calls are theirs, see [`FileUses::tables`]) and the right side of `k in NAME`.
     table_values: HashSet<TextRange>,

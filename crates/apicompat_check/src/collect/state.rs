@@ -64,6 +64,7 @@ fn is_self(e: &Expr) -> bool {
 
 fn state_pred(name: String) -> (String, Pred) {
     let call = HelperCall {
+        statement: false,
         op_keywords: Vec::new(),
         positional: Vec::new(),
         keywords: Vec::new(),

@@ -111,6 +111,10 @@ pub struct FileUses {
     pub helpers: Vec<(String, Option<VersionHelper>)>,
     /// Absolute imports whose top-level module is not indexed: (module, where).
     pub foreign: Vec<(String, TextRange)>,
+    /// The module-level functions the module calls while it is imported: (the function's
+    /// body, from its first statement, the module-level statement that runs it)
+    /// ([`super::import_calls`]).
+    pub runs_at_import: Vec<(TextRange, TextRange)>,
     /// Where nesting got too deep to follow, if it did.
     pub too_deep: Option<TextRange>,
     /// Imports of modules outside the indexed packages that run when the module is imported

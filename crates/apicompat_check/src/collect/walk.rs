@@ -68,6 +68,19 @@ impl<'a> Visitor<'a> for Walker<'a> {
                     self.continuation = Some(rest);
                 }
             }
+            // `check_compatibility()`: the rest of the block runs only where the function
+            // it calls returned, when that function asserts a condition.
+            Stmt::Expr(e) => {
+                visitor::walk_stmt(self, stmt);
+                if let Some(restriction) = self.asserting_call(&e.value) {
+                    let info = CondInfo {
+                        restriction,
+                        at: Some(e.value.range()),
+                        ..CondInfo::default()
+                    };
+                    self.continuation = Some(self.branch_ctx(&info, true));
+                }
+            }
             _ => visitor::walk_stmt(self, stmt),
         }
         if matches!(stmt, Stmt::Expr(_) | Stmt::Assign(_) | Stmt::AugAssign(_)) {
@@ -195,6 +208,7 @@ impl<'a> Walker<'a> {
                 self.scopes.push(scope);
                 let mut ctx = self.ctx.clone();
                 ctx.in_function = true;
+                ctx.at_import = false;
                 ctx.try_guard = false;
                 self.with_ctx(ctx, |w| w.visit_expr(&l.body));
                 self.scopes.pop();
@@ -343,7 +357,7 @@ impl<'a> Walker<'a> {
     }
 
     pub(super) fn reach(&self) -> Reach {
-        if self.ctx.in_function {
+        if self.ctx.in_function && !self.ctx.at_import {
             Reach::CallTime
         } else if self.ctx.in_main {
             Reach::Script

@@ -2,6 +2,7 @@
 //! 2.5.0): `pipelining` exists from 2.4.0, `CheckpointPolicy` from 2.5.0,
 //! `all_gather_into_tensor` from 2.2.0.
 
+mod asserting;
 #[path = "../common/mod.rs"]
 mod common;
 mod path_tests;

@@ -2,7 +2,7 @@
 //! uses are judged in parallel while the semantic model finds the members of objects whose
 //! class it knows and AC010 follows process groups.
 
-use apicompat_hash::HashSet;
+use apicompat_hash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -44,6 +44,7 @@ pub(crate) fn run(
     let reported = &files.reported;
     let modules = objects::module_facts(&files.analyzed);
     let stored = invented_paths(eval, &files.analyzed);
+    let replaced = replaced_callees(&files.analyzed);
     let mut by_pgcopy = Vec::new();
     let ((typed, origins), (mut evaluated, mut places)) = {
         let (analyzed, roots, chosen) = (&files.analyzed, &files.roots, &*chosen);
@@ -59,7 +60,7 @@ pub(crate) fn run(
                                 .enumerate()
                                 .filter(move |(fi, _)| reported[*fi])
                                 .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
-                            evaluate_uses(eval, chosen, analyzed, &stored, uses)
+                            evaluate_uses(eval, chosen, analyzed, (&stored, &replaced), uses)
                         },
                         || {
                             pgcopy::check_files(
@@ -95,7 +96,7 @@ pub(crate) fn run(
             eval,
             chosen,
             &files.analyzed,
-            &stored,
+            (&stored, &replaced),
             typed.par_iter().map(|(fi, u)| (*fi, u)),
         )
     });
@@ -168,7 +169,7 @@ fn evaluate_uses<'c, 'u>(
     eval: &Evaluator<'c>,
     chosen: &BTreeMap<String, targets::Target>,
     analyzed: &[Arc<Analyzed>],
-    stored: &HashSet<String>,
+    (stored, replaced): (&HashSet<String>, &HashMap<String, Vec<usize>>),
     uses: impl ParallelIterator<Item = (usize, &'u collect::Use)>,
 ) -> (
     Vec<(&'c apicompat_index::PackageView, evaluate::Pending)>,
@@ -176,6 +177,14 @@ fn evaluate_uses<'c, 'u>(
 ) {
     uses.filter_map(|(fi, u)| {
         if u.kind != UseKind::Store && under_stored(&u.path, stored) {
+            return None;
+        }
+        // A call of a function the project replaces binds against the replacement.
+        if matches!(u.kind, UseKind::Keyword(_) | UseKind::Call(_))
+            && replaced
+                .get(&u.path)
+                .is_some_and(|files| files.binary_search(&fi).is_ok())
+        {
             return None;
         }
         let file = &analyzed[fi];
@@ -244,6 +253,44 @@ fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Arc<Analyzed>]) -> HashSet<S
         })
         .map(str::to_string)
         .collect()
+}
+
+/// The paths of indexed packages the project assigns (`peft_lora_model.dispatch_torchao =
+/// _dispatch_torchao`, SimpleTuner's `torchao_workarounds.py`, study 26's F-M), each with the
+/// files that see the replacement: the file that assigns it and those that import that file.
+/// A call there may call the project's replacement, whose parameters are not the package's, so
+/// its arguments are not judged (AC003, AC013); that the name exists is judged as usual. A
+/// test's `monkeypatch.setattr(torch.cuda, "Event", fake)` replaces nothing for the modules
+/// the test does not import (Megatron-LM's).
+fn replaced_callees(analyzed: &[Arc<Analyzed>]) -> HashMap<String, Vec<usize>> {
+    let mut out: HashMap<String, Vec<usize>> = HashMap::default();
+    for (fi, f) in analyzed.iter().enumerate() {
+        for u in f.uses.uses.iter().filter(|u| u.kind == UseKind::Store) {
+            if out.len() >= MAX_STORED_PATHS {
+                break;
+            }
+            let files = out.entry(u.path.clone()).or_default();
+            if !files.contains(&fi) {
+                files.push(fi);
+            }
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    let importers = crate::importers::importers(analyzed);
+    for files in out.values_mut() {
+        let mut seen: Vec<usize> = files.clone();
+        for &fi in files.iter() {
+            if let Some(Some(sites)) = importers.get(fi) {
+                seen.extend(sites.iter().map(|(importer, _)| *importer));
+            }
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        *files = seen;
+    }
+    out
 }
 
 /// Assigned paths looked up in the index at most (see [`invented_paths`]).

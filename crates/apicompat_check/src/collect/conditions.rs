@@ -93,14 +93,21 @@ impl<'a> Walker<'a> {
 
     /// The package whose version a comparator is given: a value derived from its version, or
     /// its name (`compare_versions("torch", ">=", "2.4")`).
-    /// The indexed package an expression names: `"torch"`, or `torch.__name__` for a module
-    /// bound to its top level.
+    /// The indexed package an expression names: `"torch"`, `torch.__name__` for a module bound
+    /// to its top level, or a name bound to such a string.
     fn package_named(&self, e: &Expr) -> Option<String> {
         let name = match e {
             Expr::Attribute(a) if a.attr.as_str() == "__name__" => {
                 let (path, _) = self.resolve(&a.value)?;
                 (!path.contains('.')).then_some(path)?
             }
+            // `package_name = "vllm"` before.
+            Expr::Name(n) => match self.lookup(n.id.as_str())? {
+                Bound::Const(crate::version_terms::Term::Lit(
+                    crate::version_terms::Value::Str(s),
+                )) => s.clone(),
+                _ => return None,
+            },
             e => string_lit(e)?,
         };
         self.roots.contains(&name).then_some(name)

@@ -165,6 +165,16 @@ impl<'a> Walker<'a> {
             self.bind(name, Bound::Names(names));
             return;
         }
+        // `package_name = "vllm"`: the name of an indexed package, given to a version getter
+        // (`get_version(package_name)`, verl's `third_party/vllm/__init__.py`).
+        if let Expr::StringLiteral(s) = value {
+            let text = s.value.to_str();
+            if self.roots.contains(text) {
+                use crate::version_terms::{Term, Value};
+                self.bind(name, Bound::Const(Term::Lit(Value::Str(text.to_string()))));
+                return;
+            }
+        }
         if matches!(value, Expr::Tuple(_) | Expr::List(_)) {
             if let Some(t) = self.const_of(value) {
                 self.bind(name, Bound::Const(t));

@@ -89,3 +89,42 @@ def other_file_getter():
         ]
     );
 }
+
+/// verl's `third_party/vllm/__init__.py`: `package_name = 'vllm'`, `package_version =
+/// get_version(package_name)` (a getter of the file), `if package_version == '0.3.1':` before
+/// the imports each release needs.
+#[test]
+fn a_getter_given_a_name_bound_to_a_package_name_is_that_version() {
+    let got = check_files(
+        "getter_named",
+        &[(
+            "m.py",
+            "\
+from importlib.metadata import version, PackageNotFoundError
+
+import torch
+
+
+def get_version(pkg):
+    try:
+        return version(pkg)
+    except PackageNotFoundError:
+        return None
+
+
+package_name = 'torch'
+package_version = get_version(package_name)
+
+if package_version == '2.4.0':
+    from torch.distributed.pipelining import pipeline
+elif package_version == '2.3.0':
+    from torch.distributed.pipelining import Schedule1F1B
+",
+        )],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:19:46 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0"]
+    );
+}

@@ -639,3 +639,54 @@ def step(out, x):
         ]
     );
 }
+
+/// A function the project replaces (`torch.load = my_load`): its calls, in that file and in
+/// those that import it, bind against the replacement, so their arguments are not judged
+/// (SimpleTuner's `dispatch_torchao`, study 26's F-M); other calls are, and so are calls in
+/// files that do not import the patch (a test's `monkeypatch.setattr` replaces nothing for
+/// the modules it does not import).
+#[test]
+fn calls_of_a_function_the_project_replaces_are_not_bound_against_the_package() {
+    let train = "\
+import torch
+import patches
+
+def restore(f):
+    return torch.load(f, weights_only=True)
+
+def layer():
+    return torch.nn.Linear(1, 2, device=None)
+";
+    let other = "import torch\n\n\ndef restore(f):\n    return torch.load(f, weights_only=True)\n";
+    let patched = check_files(
+        "replaced_callee",
+        &[
+            (
+                "patches.py",
+                "import torch\n\n\ndef my_load(f, **kwargs):\n    return f\n\n\ntorch.load = my_load\n",
+            ),
+            ("train.py", train),
+            ("other.py", other),
+        ],
+        &["torch==1.13.0"],
+    );
+    assert_eq!(
+        patched,
+        [
+            "other.py:5:26 AC003 error call-time torch.load(weights_only=) missing=1.13.0",
+            "train.py:8:34 AC003 error call-time torch.nn.Linear(device=) missing=1.13.0",
+        ]
+    );
+    let plain = check_files(
+        "replaced_callee_control",
+        &[("train.py", train)],
+        &["torch==1.13.0"],
+    );
+    assert_eq!(
+        plain,
+        [
+            "train.py:5:26 AC003 error call-time torch.load(weights_only=) missing=1.13.0",
+            "train.py:8:34 AC003 error call-time torch.nn.Linear(device=) missing=1.13.0",
+        ]
+    );
+}

@@ -16,6 +16,9 @@ use crate::python_target;
 use crate::requirers::{PythonTargets, Requirers};
 use crate::scopes::scopes_instead;
 
+mod markers;
+pub use markers::admitted_by;
+
 /// The start of the note for a project that declares no requirements at all.
 pub const NOTHING_DECLARED: &str =
     "the project declares no package requirements (no dependency in a pyproject.toml, requirements file, setup.py, setup.cfg or environment.yml)";
@@ -674,123 +677,6 @@ fn installed(
         },
         releases,
         short: label,
-    })
-}
-
-/// The releases among `all` that the declarations `reqs` admit in some environment: pip
-/// intersects the declarations that apply, so those without a marker hold everywhere and
-/// those with a marker only where it holds. Declarations under different markers
-/// (`torch==2.10.0 ; sys_platform == 'darwin'`, `torch==2.10.0+cu128 ; sys_platform ==
-/// 'linux'`) are alternatives: the union, over the platforms and Pythons of
-/// [`marker_environments`], of what the declarations that hold there admit together, and of
-/// those releases, the ones with wheels there (`platforms[i]`: the platforms `all[i]` has
-/// wheels for, empty when it installs anywhere; `torch<2.9.1 ; sys_platform == 'darwin' and
-/// platform_machine == 'x86_64'` admits 2.0.0 - 2.2.2 only: later releases have no wheel for
-/// macOS on x86_64). Where that leaves nothing, the releases without regard to wheels.
-pub fn admitted_by(
-    reqs: &[&DeclaredRequirement],
-    all: &[Version],
-    platforms: &[&[String]],
-) -> Vec<Version> {
-    let within = |admitted: &mut Vec<Version>, r: &DeclaredRequirement| {
-        let picked = select(&r.specifier, all);
-        admitted.retain(|v| picked.contains(v));
-    };
-    let mut base: Vec<Version> = all.to_vec();
-    for r in reqs.iter().filter(|r| r.marker.is_none()) {
-        within(&mut base, r);
-    }
-    let marked: Vec<&DeclaredRequirement> = reqs
-        .iter()
-        .copied()
-        .filter(|r| r.marker.is_some())
-        .collect();
-    if marked.is_empty() {
-        return base;
-    }
-    // The requirements that hold together somewhere: on each platform and Python, those whose
-    // marker holds there (none: the unconditional ones alone, so `torch!=2.4.0; sys_platform
-    // == 'win32'` beside `torch>=2.3` leaves 2.4.0 in on Linux), with the platform.
-    // Where no declaration holds, none installs the package.
-    let unconditional = marked.len() < reqs.len();
-    let mut together: Vec<(Vec<usize>, Option<&str>)> = Vec::new();
-    for (env, platform) in marker_environments() {
-        let holding: Vec<usize> = (0..marked.len())
-            .filter(|&i| marked[i].marker_tree.evaluate(env, &[]))
-            .collect();
-        let key = (holding, Some(*platform));
-        if (unconditional || !key.0.is_empty()) && !together.contains(&key) {
-            together.push(key);
-        }
-    }
-    // Declarations for other platforms only (`; sys_platform == 'win32'`): each marker is
-    // an alternative of its own.
-    if together.is_empty() {
-        for m in 0..marked.len() {
-            let same: Vec<usize> = (0..marked.len())
-                .filter(|&i| marked[i].marker == marked[m].marker)
-                .collect();
-            if !together.iter().any(|(h, _)| *h == same) {
-                together.push((same, None));
-            }
-        }
-    }
-    let installs_on = |v: &Version, platform: &str| {
-        all.iter()
-            .position(|w| w == v)
-            .and_then(|i| platforms.get(i))
-            .is_none_or(|p| p.is_empty() || p.iter().any(|x| x == platform))
-    };
-    let (mut union, mut with_wheels): (Vec<Version>, Vec<Version>) = (Vec::new(), Vec::new());
-    for (holding, platform) in together {
-        let mut admitted = base.clone();
-        for &i in &holding {
-            within(&mut admitted, marked[i]);
-        }
-        with_wheels.extend(
-            admitted
-                .iter()
-                .filter(|v| platform.is_none_or(|p| installs_on(v, p)))
-                .cloned(),
-        );
-        union.extend(admitted);
-    }
-    let kept = if with_wheels.is_empty() {
-        union
-    } else {
-        with_wheels
-    };
-    all.iter().filter(|v| kept.contains(v)).cloned().collect()
-}
-
-/// The environments a declaration's markers are read in, each with the platform name of its
-/// wheels: Linux and macOS on x86_64 and on ARM, each with CPython 3.8 - 3.14 (the Pythons
-/// the index has). Training code runs there; a lock file exported for those platforms
-/// (`accelerate==1.12.0 ; sys_platform == 'linux' or sys_platform == 'darwin'`, open-instruct)
-/// is not undone by the Windows it leaves out.
-fn marker_environments() -> &'static [(apicompat_requirements::MarkerEnvironment, &'static str)] {
-    use apicompat_requirements::{marker_environment_on, parse_version, Platform};
-    static ENVS: std::sync::OnceLock<
-        Vec<(apicompat_requirements::MarkerEnvironment, &'static str)>,
-    > = std::sync::OnceLock::new();
-    ENVS.get_or_init(|| {
-        let mut out = Vec::new();
-        for (platform, machine, wheels) in [
-            (Platform::Linux, "x86_64", "linux_x86_64"),
-            (Platform::Linux, "aarch64", "linux_aarch64"),
-            (Platform::MacOs, "x86_64", "macos_x86_64"),
-            (Platform::MacOs, "arm64", "macos_arm64"),
-        ] {
-            for minor in 8..=14 {
-                let Ok(python) = parse_version(&format!("3.{minor}")) else {
-                    continue;
-                };
-                if let Ok(env) = marker_environment_on(&python, platform, machine) {
-                    out.push((env, wheels));
-                }
-            }
-        }
-        out
     })
 }
 

@@ -1,7 +1,7 @@
 //! Conditions (`cond_info`): what a test says about releases and names, test markers and other
 //! decorators (the project's version helpers are read in `helper_calls.rs`).
 
-use ruff_python_ast::visitor::{self, Visitor};
+pub(super) use super::returns::{has_return, returns_false};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::*;
@@ -685,40 +685,6 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         spec: false,
         asserts: false,
     })
-}
-
-/// Whether a statement holds a `return` (not looking into nested functions or classes).
-pub(super) fn has_return(stmt: &Stmt) -> bool {
-    struct Finder(bool);
-    impl<'a> Visitor<'a> for Finder {
-        fn visit_stmt(&mut self, s: &'a Stmt) {
-            match s {
-                Stmt::Return(_) => self.0 = true,
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                s if !self.0 => visitor::walk_stmt(self, s),
-                _ => {}
-            }
-        }
-        fn visit_expr(&mut self, _: &'a Expr) {}
-    }
-    let mut f = Finder(false);
-    f.visit_stmt(stmt);
-    f.0
-}
-
-/// A block that ends by returning a false value (`False`, `None`, nothing) and returns nowhere
-/// else.
-pub(super) fn returns_false(body: &[Stmt]) -> bool {
-    let Some((Stmt::Return(r), before)) = body.split_last() else {
-        return false;
-    };
-    let falsy = match r.value.as_deref() {
-        None => true,
-        Some(Expr::BooleanLiteral(b)) => !b.value,
-        Some(Expr::NoneLiteral(_)) => true,
-        _ => false,
-    };
-    falsy && !before.iter().any(has_return)
 }
 
 /// `">="` and the other operator strings.

@@ -211,12 +211,7 @@ impl<'a> Walker<'a> {
             }
             _ => return None,
         };
-        let returns_value = |s: &Stmt| {
-            let mut found = false;
-            returned_values(s, &mut found);
-            found
-        };
-        if body.iter().any(returns_value) {
+        if body.iter().any(super::returns::returns_value) {
             return None;
         }
         let info = self.cond_info(test);
@@ -669,22 +664,4 @@ fn assigned_in<'b>(name: &str, body: &'b [Stmt]) -> Option<&'b Expr> {
         }
     }
     found
-}
-
-/// Whether a statement returns a value (`return x`), outside nested functions and classes.
-fn returned_values(stmt: &Stmt, found: &mut bool) {
-    use ruff_python_ast::visitor::{self, Visitor};
-    struct Finder<'f>(&'f mut bool);
-    impl<'a> Visitor<'a> for Finder<'_> {
-        fn visit_stmt(&mut self, s: &'a Stmt) {
-            match s {
-                Stmt::Return(r) if r.value.is_some() => *self.0 = true,
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                s if !*self.0 => visitor::walk_stmt(self, s),
-                _ => {}
-            }
-        }
-        fn visit_expr(&mut self, _: &'a Expr) {}
-    }
-    Finder(found).visit_stmt(stmt);
 }

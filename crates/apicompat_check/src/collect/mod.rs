@@ -28,6 +28,7 @@ mod patches;
 mod pytest_gates;
 mod ranges;
 mod reads;
+mod returns;
 mod scope;
 mod signature;
 mod spec;

@@ -333,28 +333,61 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The test a plugin class's `is_available()` returns (`return hasattr(torch, "xpu") and
+    /// torch.xpu.is_available()`), when the class derives from a class of an indexed package:
+    /// a framework that takes such plugins (Lightning's `Accelerator`, nequip's
+    /// `XPUAccelerator`, study 26's F-L) asks `is_available()` before it uses one, so its
+    /// instance methods run only where the test holds.
+    fn availability_test(
+        &self,
+        c: &'a ast::StmtClassDef,
+        f: &'a ast::StmtFunctionDef,
+    ) -> Option<&'a Expr> {
+        let indexed_base = c
+            .arguments
+            .as_ref()?
+            .args
+            .iter()
+            .any(|b| self.resolve(b).is_some());
+        if !indexed_base || instance_tests::receiver(f).is_some() {
+            return None;
+        }
+        match f.body.as_slice() {
+            [Stmt::Return(r)] => r.value.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Where the instance methods of class `c` run, when its `__init__` starts (after its
     /// docstring) with `if T: raise ...` or `assert T`: no instance exists unless the
     /// constructor got past it (lightly's `VideoLoader`, `if not VIDEO_SUPPORT_AVAILABLE: raise
-    /// RuntimeError(...)`). `None` otherwise.
+    /// RuntimeError(...)`); else where its `is_available()` holds, for a plugin class
+    /// ([`Walker::availability_test`]). `None` otherwise.
     fn init_guard(&mut self, c: &'a ast::StmtClassDef) -> Option<Ctx<'a>> {
-        let init = c.body.iter().find_map(|s| match s {
-            Stmt::FunctionDef(f) if f.name.as_str() == "__init__" => Some(f),
-            _ => None,
-        })?;
-        let first = init
-            .body
-            .iter()
-            .find(|s| !matches!(s, Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_))))?;
-        let (test, truth) = match first {
-            Stmt::If(i)
+        let method = |name: &str| {
+            c.body.iter().find_map(|s| match s {
+                Stmt::FunctionDef(f) if f.name.as_str() == name => Some(f),
+                _ => None,
+            })
+        };
+        let first_of = |f: &'a ast::StmtFunctionDef| {
+            f.body.iter().find(
+                |s| !matches!(s, Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_))),
+            )
+        };
+        let from_init = match method("__init__").and_then(first_of) {
+            Some(Stmt::If(i))
                 if i.elif_else_clauses.is_empty()
                     && matches!(i.body.last(), Some(Stmt::Raise(_))) =>
             {
-                (&*i.test, false)
+                Some((&*i.test, false))
             }
-            Stmt::Assert(a) => (&*a.test, true),
-            _ => return None,
+            Some(Stmt::Assert(a)) => Some((&*a.test, true)),
+            _ => None,
+        };
+        let (test, truth) = match from_init {
+            Some(t) => t,
+            None => (self.availability_test(c, method("is_available")?)?, true),
         };
         let info = self.test_info(test);
         let guard = self.branch_ctx(&info, truth);

@@ -690,3 +690,41 @@ def layer():
         ]
     );
 }
+
+/// A plugin class of a framework (Lightning's `Accelerator`; nequip's `XPUAccelerator`, study
+/// 26's F-L): the framework asks the class's `is_available()` before it uses an instance, so
+/// the instance methods run only where the test it returns holds. Only for a class deriving
+/// from a class of an indexed package.
+#[test]
+fn an_availability_test_of_a_plugin_class_guards_its_methods() {
+    let class = |base: &str| {
+        format!(
+            "\
+import torch
+
+class Plugin({base}):
+    def setup(self):
+        return torch.distributed.pipelining.pipeline
+
+    @staticmethod
+    def is_available():
+        return hasattr(torch.distributed, \"pipelining\")
+"
+        )
+    };
+    let plugin = check_files(
+        "availability_plugin",
+        &[("plugin.py", &class("torch.nn.Linear"))],
+        &["torch>=2.2"],
+    );
+    assert_eq!(plugin, Vec::<String>::new());
+    let plain = check_files(
+        "availability_plain",
+        &[("plugin.py", &class("object"))],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        plain,
+        ["plugin.py:5:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.2.0 - 2.3.1"]
+    );
+}

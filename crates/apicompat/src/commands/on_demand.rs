@@ -78,6 +78,31 @@ pub fn wanted(imports: &[UnindexedImport]) -> Vec<Wanted> {
         .collect()
 }
 
+/// For packages not fetched that the project declares with a version (`vllm==0.6.3`): what
+/// their own requirements would have ruled out is not known either (vllm 0.6.3 requires
+/// `transformers>=4.45.0`, `numpy<2.0.0`, `torch==2.4.0`; study 27's F-A).
+fn requirements_not_applied(wanted: &[Wanted]) -> String {
+    let declared: Vec<String> = wanted
+        .iter()
+        .filter_map(|w| {
+            let specs: Vec<&str> = w
+                .specifiers
+                .iter()
+                .map(String::as_str)
+                .filter(|s| !s.is_empty())
+                .collect();
+            (!specs.is_empty()).then(|| format!("`{}{}`", w.distribution, specs.join(",")))
+        })
+        .collect();
+    if declared.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; nor are the requirements of {} on other packages applied, so releases they rule out may be checked",
+        declared.join(", ")
+    )
+}
+
 impl OnDemand {
     /// Fetches every package of `wanted` (see the module doc).
     pub fn fetch(&self, wanted: &[Wanted]) -> Outcome {
@@ -94,15 +119,17 @@ impl OnDemand {
         };
         let Some(dir) = &self.cache_dir else {
             out.notes.push(format!(
-                "not fetched (no cache directory: --no-cache), so their uses are not checked: {}",
-                names()
+                "not fetched (no cache directory: --no-cache), so their uses are not checked: {}{}",
+                names(),
+                requirements_not_applied(wanted)
             ));
             return out;
         };
         if self.offline {
             out.notes.push(format!(
-                "offline (--offline or APICOMPAT_OFFLINE): not fetched, so their uses are not checked: {}",
-                names()
+                "offline (--offline or APICOMPAT_OFFLINE): not fetched, so their uses are not checked: {}{}",
+                names(),
+                requirements_not_applied(wanted)
             ));
             return out;
         }
@@ -326,6 +353,30 @@ mod tests {
             .into_iter()
             .map(|(v, _)| v.to_string())
             .collect()
+    }
+
+    #[test]
+    fn packages_not_fetched_say_their_requirements_are_not_applied() {
+        let wanted = [
+            Wanted {
+                distribution: "vllm".into(),
+                specifiers: vec!["==0.6.3".into()],
+            },
+            Wanted {
+                distribution: "wandb".into(),
+                specifiers: vec![String::new()],
+            },
+        ];
+        let out = OnDemand {
+            cache_dir: None,
+            offline: false,
+        }
+        .fetch(&wanted);
+        assert_eq!(
+            out.notes,
+            ["not fetched (no cache directory: --no-cache), so their uses are not checked: vllm, wandb; nor are the requirements of `vllm==0.6.3` on other packages applied, so releases they rule out may be checked"]
+        );
+        assert!(!out.added);
     }
 
     #[test]

@@ -5,6 +5,19 @@ mod common;
 
 use common::{check, text};
 
+/// The torch releases `check` targets in the project at `dir` (its JSON summary).
+fn torch_targets(dir: &std::path::Path) -> serde_json::Value {
+    let o = check(dir, &["--output-format", "json"]);
+    let (out, err) = text(&o);
+    let report: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    report["summary"]["targets"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
+        .unwrap_or_else(|| panic!("{out}"))["releases"]
+        .clone()
+}
+
 /// ultralytics' pyproject: `torch>=1.8.0` and `torch>=1.8.0,!=2.4.0; sys_platform ==
 /// 'win32'`. On Linux and macOS only the first holds: torch 2.4.0 is checked.
 #[test]
@@ -20,15 +33,8 @@ fn a_platform_marker_does_not_narrow_other_platforms() {
             ),
         ],
     );
-    let o = check(&dir, &["--output-format", "json"]);
-    let (out, err) = text(&o);
-    let report: serde_json::Value =
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
-    let torch = report["summary"]["targets"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
-        .unwrap_or_else(|| panic!("{out}"));
-    let releases: Vec<&str> = torch["releases"]
+    let torch = torch_targets(&dir);
+    let releases: Vec<&str> = torch
         .as_array()
         .unwrap()
         .iter()
@@ -43,14 +49,7 @@ fn a_platform_marker_does_not_narrow_other_platforms() {
         "[project]\nname = \"x\"\nversion = \"0.1\"\nrequires-python = \">=3.9\"\ndependencies = [\n    \"torch>=2.3\",\n    \"torch==2.5.1; sys_platform == 'linux' or sys_platform == 'darwin'\",\n]\n",
     )
     .unwrap();
-    let o = check(&dir, &["--output-format", "json"]);
-    let (out, _) = text(&o);
-    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let torch = report["summary"]["targets"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
-        .unwrap();
-    assert_eq!(torch["releases"], serde_json::json!(["2.5.1"]), "{out}");
+    assert_eq!(torch_targets(&dir), serde_json::json!(["2.5.1"]));
 }
 
 /// ColossalChat: `datasets==2.14.7` and a bare `datasets` line. The bare line bounds
@@ -97,20 +96,11 @@ fn a_platform_line_admits_only_releases_with_wheels_there() {
             ),
         ],
     );
-    let o = check(&dir, &["--output-format", "json"]);
-    let (out, err) = text(&o);
-    let report: serde_json::Value =
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
-    let torch = report["summary"]["targets"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["package"] == "torch"))
-        .unwrap_or_else(|| panic!("{out}"));
     assert_eq!(
-        torch["releases"],
+        torch_targets(&dir),
         serde_json::json!([
             "1.13.0", "1.13.1", "2.0.0", "2.0.1", "2.1.0", "2.1.1", "2.1.2", "2.2.0", "2.2.1",
             "2.2.2", "2.9.1", "2.10.0"
-        ]),
-        "{out}"
+        ])
     );
 }

@@ -416,8 +416,6 @@ fn propagate(importers: &[Vec<(usize, u32)>], component: &[usize], failures: &mu
     }
 }
 
-/// Whether line `line` (1-based) of the file starts a statement of the module's top level:
-/// not indented.
 /// The line of the module's statement at which a finding's use runs while the module is
 /// imported: for an import-time use in a statement of the body of a function the module
 /// calls then (`FileUses::runs_at_import`; a statement of the body itself, not under an
@@ -437,25 +435,26 @@ fn run_line(file: &Analyzed, f: &Finding, statement: u32) -> u32 {
         .map_or(f.line, |(_, call)| file.position(call.start()).0)
 }
 
-/// The column (1-based) of the first character of `line` that is not whitespace.
+/// The column (1-based) of the first character of `line` that is not whitespace; `None` for
+/// a blank line (or past the end).
 fn indentation(file: &Analyzed, line: u32) -> Option<u32> {
     let row = ruff_source_file::OneIndexed::from_zero_indexed(line.checked_sub(1)? as usize);
     let start = file.line_index.line_start(row, &file.text).to_usize();
     let text = file.text.get(start..)?;
-    let skipped = text.chars().take_while(|c| *c == ' ' || *c == '\t').count();
-    u32::try_from(skipped + 1).ok()
+    let skipped = text
+        .chars()
+        .take_while(|c| c.is_whitespace() && *c != '\n')
+        .count();
+    text.chars()
+        .nth(skipped)
+        .filter(|c| !c.is_whitespace())
+        .and_then(|_| u32::try_from(skipped + 1).ok())
 }
 
+/// Whether line `line` (1-based) of the file starts a statement of the module's top level:
+/// not indented.
 fn top_level(file: &Analyzed, line: u32) -> bool {
-    let Some(line) = line.checked_sub(1).map(|l| l as usize) else {
-        return false;
-    };
-    let row = ruff_source_file::OneIndexed::from_zero_indexed(line);
-    let start = file.line_index.line_start(row, &file.text);
-    file.text[start.to_usize()..]
-        .chars()
-        .next()
-        .is_some_and(|c| !c.is_whitespace())
+    indentation(file, line) == Some(1)
 }
 
 /// A path as findings show it: relative to the project when it is inside, without `./`.

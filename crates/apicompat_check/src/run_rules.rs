@@ -43,8 +43,9 @@ pub(crate) fn run(
     let pool = files.pool;
     let reported = &files.reported;
     let modules = objects::module_facts(&files.analyzed);
-    let stored = invented_paths(eval, &files.analyzed);
-    let replaced = replaced_callees(&files.analyzed);
+    let assigned = stored_paths(&files.analyzed);
+    let stored = invented_paths(eval, &assigned);
+    let replaced = Replaced::new(&files.analyzed, assigned);
     let mut by_pgcopy = Vec::new();
     let ((typed, origins), (mut evaluated, mut places)) = {
         let (analyzed, roots, chosen) = (&files.analyzed, &files.roots, &*chosen);
@@ -169,7 +170,7 @@ fn evaluate_uses<'c, 'u>(
     eval: &Evaluator<'c>,
     chosen: &BTreeMap<String, targets::Target>,
     analyzed: &[Arc<Analyzed>],
-    (stored, replaced): (&HashSet<String>, &HashMap<String, Vec<usize>>),
+    (stored, replaced): (&HashSet<String>, &Replaced),
     uses: impl ParallelIterator<Item = (usize, &'u collect::Use)>,
 ) -> (
     Vec<(&'c apicompat_index::PackageView, evaluate::Pending)>,
@@ -180,10 +181,7 @@ fn evaluate_uses<'c, 'u>(
             return None;
         }
         // A call of a function the project replaces binds against the replacement.
-        if matches!(u.kind, UseKind::Keyword(_) | UseKind::Call(_))
-            && replaced
-                .get(&u.path)
-                .is_some_and(|files| files.binary_search(&fi).is_ok())
+        if matches!(u.kind, UseKind::Keyword(_) | UseKind::Call(_)) && replaced.seen_in(&u.path, fi)
         {
             return None;
         }
@@ -223,23 +221,30 @@ fn evaluate_uses<'c, 'u>(
     .unzip()
 }
 
-/// The paths of indexed packages the project assigns that no release of the package has
+/// The paths of indexed packages the project assigns (`Store` uses), each with the files that
+/// assign it, in order of path.
+fn stored_paths(analyzed: &[Arc<Analyzed>]) -> BTreeMap<String, Vec<usize>> {
+    let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (fi, f) in analyzed.iter().enumerate() {
+        for u in f.uses.uses.iter().filter(|u| u.kind == UseKind::Store) {
+            if out.get(&u.path).and_then(|f| f.last()) == Some(&fi) {
+                continue;
+            }
+            out.entry(u.path.clone()).or_default().push(fi);
+        }
+    }
+    out
+}
+
+/// Of the paths the project assigns, those no release of the package has
 /// (`masking_utils.origin_mask = masking_utils.create_causal_mask`): names the project puts
 /// there itself, in any file. A name some release has is judged as usual where it is read
 /// (the original is read before a patch replaces it: `orig = mod.f; mod.f = patched`).
-fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Arc<Analyzed>]) -> HashSet<String> {
-    let mut stored: Vec<&str> = analyzed
-        .iter()
-        .flat_map(|f| f.uses.uses.iter())
-        .filter(|u| u.kind == UseKind::Store)
-        .map(|u| u.path.as_str())
-        .collect();
-    stored.sort_unstable();
-    stored.dedup();
+fn invented_paths(eval: &Evaluator<'_>, stored: &BTreeMap<String, Vec<usize>>) -> HashSet<String> {
     // Each is looked up in every release: a bounded number (the others are judged as usual).
-    stored.truncate(MAX_STORED_PATHS);
     stored
-        .into_iter()
+        .keys()
+        .take(MAX_STORED_PATHS)
         .filter(|path| {
             let root = path.split('.').next().unwrap_or(path);
             eval.package_for(root).is_some_and(|view| {
@@ -251,46 +256,50 @@ fn invented_paths(eval: &Evaluator<'_>, analyzed: &[Arc<Analyzed>]) -> HashSet<S
                 })
             })
         })
-        .map(str::to_string)
+        .cloned()
         .collect()
 }
 
 /// The paths of indexed packages the project assigns (`peft_lora_model.dispatch_torchao =
-/// _dispatch_torchao`, SimpleTuner's `torchao_workarounds.py`, study 26's F-M), each with the
-/// files that see the replacement: the file that assigns it and those that import that file.
-/// A call there may call the project's replacement, whose parameters are not the package's, so
+/// _dispatch_torchao`, SimpleTuner's `torchao_workarounds.py`, study 26's F-M), and the files
+/// that see each replacement: the file that assigns it and those that import that file. A
+/// call there may call the project's replacement, whose parameters are not the package's, so
 /// its arguments are not judged (AC003, AC013); that the name exists is judged as usual. A
 /// test's `monkeypatch.setattr(torch.cuda, "Event", fake)` replaces nothing for the modules
 /// the test does not import (Megatron-LM's).
-fn replaced_callees(analyzed: &[Arc<Analyzed>]) -> HashMap<String, Vec<usize>> {
-    let mut out: HashMap<String, Vec<usize>> = HashMap::default();
-    for (fi, f) in analyzed.iter().enumerate() {
-        for u in f.uses.uses.iter().filter(|u| u.kind == UseKind::Store) {
-            if out.len() >= MAX_STORED_PATHS {
-                break;
-            }
-            let files = out.entry(u.path.clone()).or_default();
-            if !files.contains(&fi) {
-                files.push(fi);
-            }
-        }
-    }
-    if out.is_empty() {
-        return out;
-    }
-    let importers = crate::importers::importers(analyzed);
-    for files in out.values_mut() {
-        let mut seen: Vec<usize> = files.clone();
-        for &fi in files.iter() {
-            if let Some(Some(sites)) = importers.get(fi) {
-                seen.extend(sites.iter().map(|(importer, _)| *importer));
+struct Replaced {
+    stored: BTreeMap<String, Vec<usize>>,
+    /// For each file that assigns a path: the files importing it.
+    importers: HashMap<usize, HashSet<usize>>,
+}
+
+impl Replaced {
+    fn new(analyzed: &[Arc<Analyzed>], stored: BTreeMap<String, Vec<usize>>) -> Replaced {
+        let mut importers: HashMap<usize, HashSet<usize>> = HashMap::default();
+        if !stored.is_empty() {
+            let all = crate::importers::importers(analyzed);
+            for &fi in stored.values().flatten() {
+                importers.entry(fi).or_insert_with(|| {
+                    all.get(fi)
+                        .and_then(Option::as_ref)
+                        .into_iter()
+                        .flatten()
+                        .map(|(importer, _)| *importer)
+                        .collect()
+                });
             }
         }
-        seen.sort_unstable();
-        seen.dedup();
-        *files = seen;
+        Replaced { stored, importers }
     }
-    out
+
+    /// Whether a call of `path` in file `fi` may call a replacement of the project's.
+    fn seen_in(&self, path: &str, fi: usize) -> bool {
+        self.stored.get(path).is_some_and(|files| {
+            files
+                .iter()
+                .any(|&a| a == fi || self.importers.get(&a).is_some_and(|s| s.contains(&fi)))
+        })
+    }
 }
 
 /// Assigned paths looked up in the index at most (see [`invented_paths`]).

@@ -310,15 +310,24 @@ pub(crate) fn plan(
     // A directory whose script installs its environment is installed apart from the root.
     // Unless its code imports the root's packages (an example of the project, installed with
     // it: verl's `examples/sglang_multiturn`).
+    // One pass over the files, each read at most once: for the scripted directories above it
+    // not yet known to import them.
     let own_names: HashSet<&str> = discovered.own_packages.iter().map(String::as_str).collect();
+    let mut importing: HashSet<&Path> = HashSet::default();
+    if !scripted.is_empty() {
+        for f in &discovered.files {
+            let above: Vec<&Path> = f
+                .ancestors()
+                .skip(1)
+                .filter(|a| scripted.contains(*a) && !importing.contains(a))
+                .collect();
+            if !above.is_empty() && imports_any(f, &own_names) {
+                importing.extend(above);
+            }
+        }
+    }
     for d in &scripted {
-        if outside_own.contains(d)
-            && !separate.contains(d)
-            && !discovered
-                .files
-                .iter()
-                .any(|f| f.starts_with(d) && imports_any(f, &own_names))
-        {
+        if outside_own.contains(d) && !separate.contains(d) && !importing.contains(d.as_path()) {
             separate.push(d.clone());
         }
     }

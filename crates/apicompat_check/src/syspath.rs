@@ -120,16 +120,19 @@ pub(crate) fn drop_unsure(
     let by_path: apicompat_hash::HashMap<&Path, &String> =
         unsure.iter().map(|(f, d)| (f.as_path(), d)).collect();
     let dir_of = |fi: usize| by_path.get(files.analyzed.get(fi)?.path.as_path()).copied();
+    // Per file, in the order of their first finding: how many were dropped.
     let mut dropped: Vec<(usize, usize)> = Vec::new();
+    let mut at: apicompat_hash::HashMap<usize, usize> = apicompat_hash::HashMap::default();
     per_file.retain(|(fi, f, _)| {
         let keep = f.package.is_empty()
             || f.package == crate::python_target::PYTHON
             || dir_of(*fi).is_none();
         if !keep {
-            match dropped.iter_mut().find(|(i, _)| i == fi) {
-                Some((_, n)) => *n += 1,
-                None => dropped.push((*fi, 1)),
-            }
+            let i = *at.entry(*fi).or_insert_with(|| {
+                dropped.push((*fi, 0));
+                dropped.len() - 1
+            });
+            dropped[i].1 += 1;
         }
         keep
     });

@@ -515,12 +515,7 @@ fn from_requirements(
     }
     // Every declaration holds at once (pip intersects them); if they contradict each other,
     // each is checked.
-    let platforms: Vec<&[String]> = (0..view.releases().len())
-        .map(|i| {
-            view.header(i)
-                .map_or(&[][..], |h| h.wheel_platforms.as_slice())
-        })
-        .collect();
+    let platforms = view.wheel_platforms();
     let mut admitted = admitted_by(reqs, all, &platforms);
     // `transformers==4.38.0` where the index has 4.38.2 of that series; a declaration without
     // a version beside the pin (`lightning[app]`) does not bound it.

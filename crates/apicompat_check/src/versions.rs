@@ -96,7 +96,7 @@ pub enum Pred {
 /// checked against the helper once that is known: `h(V)`, `h(OP, V)` (an operator string
 /// first) or `h(VERSION, OP, V)` (a comparator given the version compared: a value derived
 /// from a package's version, or the package's name).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HelperCall {
     /// The version given (`None`: no argument that is one, for helpers that imply a
     /// condition whatever their arguments).

@@ -354,6 +354,26 @@ fn fetch_with(fetcher: &mut Fetcher, file: &ReleaseFile) -> Result<(SourceTree, 
 
 #[cfg(test)]
 mod tests {
+    /// A release `1.0` made of files of these names (for the tests of file-name readers).
+    pub(crate) fn release(names: &[&str]) -> crate::Release {
+        crate::Release {
+            version: "1.0".into(),
+            files: names
+                .iter()
+                .map(|n| crate::ReleaseFile {
+                    filename: n.to_string(),
+                    url: String::new(),
+                    size: None,
+                    sha256: None,
+                    packagetype: String::new(),
+                    requires_python: None,
+                    yanked: false,
+                    upload_time: None,
+                })
+                .collect(),
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -74,26 +74,7 @@ fn families(tag: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ReleaseFile;
-
-    fn release(names: &[&str]) -> Release {
-        Release {
-            version: "1.0".into(),
-            files: names
-                .iter()
-                .map(|n| ReleaseFile {
-                    filename: n.to_string(),
-                    url: String::new(),
-                    size: None,
-                    sha256: None,
-                    packagetype: String::new(),
-                    requires_python: None,
-                    yanked: false,
-                    upload_time: None,
-                })
-                .collect(),
-        }
-    }
+    use crate::tests::release;
 
     #[test]
     fn binary_only_releases_list_their_platforms() {

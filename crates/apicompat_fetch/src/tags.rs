@@ -93,26 +93,7 @@ pub fn wheel_pythons(release: &Release) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ReleaseFile;
-
-    fn release(names: &[&str]) -> Release {
-        Release {
-            version: "1.0".into(),
-            files: names
-                .iter()
-                .map(|n| ReleaseFile {
-                    filename: n.to_string(),
-                    url: String::new(),
-                    size: None,
-                    sha256: None,
-                    packagetype: String::new(),
-                    requires_python: None,
-                    yanked: false,
-                    upload_time: None,
-                })
-                .collect(),
-        }
-    }
+    use crate::tests::release;
 
     #[test]
     fn binary_only_releases_list_their_pythons() {

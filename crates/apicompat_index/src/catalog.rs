@@ -116,6 +116,17 @@ impl PackageView {
         self.indexes[r.index].releases().get(r.position)
     }
 
+    /// The platforms each release has wheels for (`ReleaseHeader::wheel_platforms`; empty:
+    /// any), by release number.
+    pub fn wheel_platforms(&self) -> Vec<&[String]> {
+        (0..self.releases.len())
+            .map(|i| {
+                self.header(i)
+                    .map_or(&[][..], |h| h.wheel_platforms.as_slice())
+            })
+            .collect()
+    }
+
     /// `path` in release number `release` of this view.
     ///
     /// A name missing from an *extensible* module (one that other code can add names to at run

@@ -128,12 +128,7 @@ fn declared_mask(
     if reqs.is_empty() {
         return None;
     }
-    let platforms: Vec<&[String]> = (0..parsed.len())
-        .map(|i| {
-            view.header(i)
-                .map_or(&[][..], |h| h.wheel_platforms.as_slice())
-        })
-        .collect();
+    let platforms = view.wheel_platforms();
     let admitted = apicompat_check::targets::admitted_by(&reqs, parsed, &platforms);
     Some(parsed.iter().map(|v| admitted.contains(v)).collect())
 }

@@ -96,28 +96,26 @@ fn filled(client: &Client, bytes: &[u8]) -> Result<(Vec<u8>, String), String> {
         let v = parse_version(version).ok()?;
         listed.iter().find(|(w, _)| *w == v).map(|(_, r)| *r)
     };
-    let wheels = |version: &str| {
-        found(version).map(|r| {
-            (
-                apicompat_fetch::wheel_pythons(r),
-                apicompat_fetch::wheel_platforms(r),
-            )
-        })
-    };
-    let new = index.with_wheels(&wheels).map_err(|e| e.to_string())?;
+    // Each release's wheels, read once from its file list.
     let releases = index.releases();
-    let missing = releases
+    let read: std::collections::HashMap<&str, (Vec<String>, Vec<String>)> = releases
         .iter()
-        .filter(|r| found(&r.version).is_none())
-        .count();
-    let binary = releases
-        .iter()
-        .filter(|r| wheels(&r.version).is_some_and(|(w, _)| !w.is_empty()))
-        .count();
-    let platforms = releases
-        .iter()
-        .filter(|r| wheels(&r.version).is_some_and(|(_, p)| !p.is_empty()))
-        .count();
+        .filter_map(|r| {
+            let files = found(&r.version)?;
+            Some((
+                r.version.as_str(),
+                (
+                    apicompat_fetch::wheel_pythons(files),
+                    apicompat_fetch::wheel_platforms(files),
+                ),
+            ))
+        })
+        .collect();
+    let wheels = |version: &str| read.get(version).cloned();
+    let new = index.with_wheels(&wheels).map_err(|e| e.to_string())?;
+    let missing = releases.len() - read.len();
+    let binary = read.values().filter(|(w, _)| !w.is_empty()).count();
+    let platforms = read.values().filter(|(_, p)| !p.is_empty()).count();
     let mut what = format!(
         "{binary} of {} releases ship wheels for some Pythons only, {platforms} for some platforms only",
         releases.len()

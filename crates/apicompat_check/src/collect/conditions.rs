@@ -41,17 +41,7 @@ impl<'a> Walker<'a> {
                 },
                 _ => continue,
             };
-            let call = HelperCall {
-                statement: false,
-                op_keywords: Vec::new(),
-                positional: Vec::new(),
-                keywords: Vec::new(),
-                spec: Vec::new(),
-                arg: None,
-                op: None,
-                root: None,
-                args: 0,
-            };
+            let call = HelperCall::default();
             out.push((HELPER_ROOT.to_string(), Pred::Helper { name, call }));
         }
         out
@@ -91,8 +81,6 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The package whose version a comparator is given: a value derived from its version, or
-    /// its name (`compare_versions("torch", ">=", "2.4")`).
     /// The indexed package an expression names: `"torch"`, `torch.__name__` for a module bound
     /// to its top level, or a name bound to such a string.
     fn package_named(&self, e: &Expr) -> Option<String> {
@@ -113,6 +101,8 @@ impl<'a> Walker<'a> {
         self.roots.contains(&name).then_some(name)
     }
 
+    /// The package whose version a comparator is given: a value derived from its version, or
+    /// its name (`compare_versions("torch", ">=", "2.4")`).
     pub(super) fn compared_root(&self, e: &Expr) -> Option<String> {
         if let Some(root) = self.version_root(e, 0) {
             return Some(root);
@@ -685,6 +675,21 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         spec: false,
         asserts: false,
     })
+}
+
+/// A statement that lets the rest of its block run only where a test holds: `assert T` (`T`,
+/// true) or `if T: ...; raise ...` without `else` (`T`, false: the rest runs where it is
+/// false). For constructors ([`Walker::init_guard`]) and asserting functions.
+pub(super) fn leading_check(stmt: &Stmt) -> Option<(&Expr, bool)> {
+    match stmt {
+        Stmt::Assert(a) => Some((&*a.test, true)),
+        Stmt::If(i)
+            if i.elif_else_clauses.is_empty() && matches!(i.body.last(), Some(Stmt::Raise(_))) =>
+        {
+            Some((&*i.test, false))
+        }
+        _ => None,
+    }
 }
 
 /// `">="` and the other operator strings.

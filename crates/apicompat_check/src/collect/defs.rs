@@ -375,17 +375,10 @@ impl<'a> Walker<'a> {
                 |s| !matches!(s, Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_))),
             )
         };
-        let from_init = match method("__init__").and_then(first_of) {
-            Some(Stmt::If(i))
-                if i.elif_else_clauses.is_empty()
-                    && matches!(i.body.last(), Some(Stmt::Raise(_))) =>
-            {
-                Some((&*i.test, false))
-            }
-            Some(Stmt::Assert(a)) => Some((&*a.test, true)),
-            _ => None,
-        };
-        let (test, truth) = match from_init {
+        let (test, truth) = match method("__init__")
+            .and_then(first_of)
+            .and_then(super::conditions::leading_check)
+        {
             Some(t) => t,
             None => (self.availability_test(c, method("is_available")?)?, true),
         };

@@ -72,15 +72,8 @@ impl<'a> Walker<'a> {
             return None;
         }
         let call = HelperCall {
-            statement: false,
-            op_keywords: Vec::new(),
-            positional: Vec::new(),
-            keywords: Vec::new(),
-            spec: Vec::new(),
-            arg: None,
-            op: None,
-            root: None,
             args: FLAG_REF,
+            ..HelperCall::default()
         };
         Some(CondInfo {
             restriction: Restriction {

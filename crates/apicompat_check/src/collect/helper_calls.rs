@@ -198,17 +198,9 @@ impl<'a> Walker<'a> {
     /// `assert _TORCH_GE_2_6, ...`): it returns only where `C` holds
     /// ([`VersionHelper::asserts`]).
     fn asserting(&self, body: &[Stmt]) -> Option<VersionHelper> {
-        let test = match body.first()? {
-            Stmt::Assert(a) => &*a.test,
-            Stmt::If(i)
-                if i.elif_else_clauses.is_empty()
-                    && matches!(i.body.last(), Some(Stmt::Raise(_))) =>
-            {
-                match &*i.test {
-                    Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => &*u.operand,
-                    _ => return None,
-                }
-            }
+        let test = match leading_check(body.first()?)? {
+            (t, true) => t,
+            (Expr::UnaryOp(u), false) if u.op == ast::UnaryOp::Not => &*u.operand,
             _ => return None,
         };
         if body.iter().any(super::returns::returns_value) {
@@ -240,14 +232,7 @@ impl<'a> Walker<'a> {
             None => {
                 let call = HelperCall {
                     statement: true,
-                    op_keywords: Vec::new(),
-                    positional: Vec::new(),
-                    keywords: Vec::new(),
-                    arg: None,
-                    op: None,
-                    root: None,
-                    args: 0,
-                    spec: Vec::new(),
+                    ..HelperCall::default()
                 };
                 let name = n.id.to_string();
                 (HELPER_ROOT.to_string(), Pred::Helper { name, call })
@@ -414,20 +399,12 @@ impl<'a> Walker<'a> {
                     // `check_version(torch.__version__, ">=2.0")`: a comparator of another
                     // file that reads a specifier.
                     ([r, v], true) if spec_literal(v).is_some() => HelperCall {
-                        statement: false,
-                        op_keywords: Vec::new(),
-                        positional: Vec::new(),
-                        keywords: Vec::new(),
-                        arg: None,
-                        op: None,
                         root: Some(self.compared_or_imported(r)?),
                         args: 2,
                         spec: spec_literal(v)?,
+                        ..HelperCall::default()
                     },
                     ([], _) => HelperCall {
-                        statement: false,
-                        op_keywords: Vec::new(),
-                        positional: Vec::new(),
                         // `h(min_version="4.52")` for a helper with bounds.
                         keywords: args
                             .keywords
@@ -436,11 +413,7 @@ impl<'a> Walker<'a> {
                                 Some((k.arg.as_ref()?.to_string(), version_arg(&k.value)?))
                             })
                             .collect(),
-                        arg: None,
-                        op: None,
-                        root: None,
-                        args: 0,
-                        spec: Vec::new(),
+                        ..HelperCall::default()
                     },
                     // `in_range("4.45.0", "4.47.1")`: versions only, for a helper with
                     // bounds.
@@ -449,15 +422,9 @@ impl<'a> Walker<'a> {
                             && matches!(version_arg(a), Some(VBound::Version(_))) =>
                     {
                         HelperCall {
-                            statement: false,
-                            op_keywords: Vec::new(),
-                            keywords: Vec::new(),
-                            spec: Vec::new(),
-                            arg: None,
-                            op: None,
-                            root: None,
                             args: 2,
                             positional: vec![version_arg(a)?, version_arg(b)?],
+                            ..HelperCall::default()
                         }
                     }
                     (positional, true) => {
@@ -472,15 +439,11 @@ impl<'a> Walker<'a> {
                             _ => return None,
                         };
                         HelperCall {
-                            statement: false,
-                            op_keywords: Vec::new(),
-                            keywords: Vec::new(),
-                            spec: Vec::new(),
                             arg: Some(version_arg(value)?),
                             op,
                             root,
                             args: positional.len(),
-                            positional: Vec::new(),
+                            ..HelperCall::default()
                         }
                     }
                     // `h("v2.0.0", op="ge")`: a version, and operators by keyword.
@@ -490,15 +453,10 @@ impl<'a> Walker<'a> {
                             op_keywords.push((k.arg.as_ref()?.to_string(), op_string(&k.value)?));
                         }
                         HelperCall {
-                            statement: false,
                             op_keywords,
-                            keywords: Vec::new(),
-                            spec: Vec::new(),
                             arg: Some(version_arg(v)?),
-                            op: None,
-                            root: None,
                             args: 1,
-                            positional: Vec::new(),
+                            ..HelperCall::default()
                         }
                     }
                     _ => return None,

@@ -198,7 +198,8 @@ enum Bound {
     /// ([`arms`]); a lookup sees the last arm that agrees with the tests in force.
     Either(Box<[arms::Arm]>),
     /// A tuple or list of integers (`_MIN_TORCH_VERSION = (2, 9, 1)`), compared with version
-    /// components.
+    /// components; or the name of an indexed package (`package_name = "vllm"`), given to a
+    /// version getter.
     Const(crate::version_terms::Term),
 }
 

@@ -63,17 +63,7 @@ fn is_self(e: &Expr) -> bool {
 }
 
 fn state_pred(name: String) -> (String, Pred) {
-    let call = HelperCall {
-        statement: false,
-        op_keywords: Vec::new(),
-        positional: Vec::new(),
-        keywords: Vec::new(),
-        spec: Vec::new(),
-        arg: None,
-        op: None,
-        root: None,
-        args: 0,
-    };
+    let call = HelperCall::default();
     (HELPER_ROOT.to_string(), Pred::Helper { name, call })
 }
 

@@ -145,12 +145,7 @@ impl<'a> Requirers<'a> {
                 };
                 let reqs = declared.requirements_for(name);
                 let all: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
-                let platforms: Vec<&[String]> = (0..view.releases().len())
-                    .map(|i| {
-                        view.header(i)
-                            .map_or(&[][..], |h| h.wheel_platforms.as_slice())
-                    })
-                    .collect();
+                let platforms = view.wheel_platforms();
                 let admitted = admitted_by(&reqs, &all, &platforms);
                 let kept: Vec<usize> = (0..all.len())
                     .filter(|&i| admitted.contains(&all[i]))

@@ -345,6 +345,10 @@ pub fn read_project(dir: &Path) -> Declared {
     if c.out.requirements.is_empty() && c.out.direct.is_empty() {
         crate::install_scripts::read(&mut c, dir);
     }
+    // Else the environment file its install instructions name.
+    if c.out.requirements.is_empty() && c.out.direct.is_empty() {
+        crate::install_docs::read(&mut c, dir);
+    }
     if c.out.requirements.is_empty() {
         if let Some((file, is_package)) = package_requirements(dir) {
             let parent = file

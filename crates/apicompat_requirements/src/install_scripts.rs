@@ -95,7 +95,7 @@ fn installs(text: &str) -> (Vec<Installed>, Vec<Installed>) {
 
 /// Where the arguments of `pip install` start in a command's words, if it is one: `pip`,
 /// `pip3`, `python -m pip`, `uv pip` (after `sudo` and `VAR=value` assignments).
-fn install_args(words: &[&str]) -> Option<usize> {
+pub(crate) fn install_args(words: &[&str]) -> Option<usize> {
     let start = words
         .iter()
         .position(|w| *w != "sudo" && (!w.contains('=') || w.starts_with('-')))?;

@@ -11,6 +11,7 @@
 mod declared;
 mod environment;
 mod import_names;
+mod install_docs;
 mod install_scripts;
 mod lines;
 pub mod markers;

@@ -1,7 +1,8 @@
 //! The Python versions a project declares it supports: `[project] requires-python` in
 //! `pyproject.toml` (else Poetry's `python` dependency there: `crate::poetry`), else
 //! `python_requires` in `setup.cfg` (`[options]`) or in the `setup(python_requires=...)` call
-//! of `setup.py` (a literal, or a name bound to one), else the `python` entry of a conda `environment.yml` (`- python=3.9`: `==3.9.*`).
+//! of `setup.py` (a literal, or a name bound to one), else the `python` entry of a conda `environment.yml` (`- python=3.9`: `==3.9.*`), else that of
+//! the conda file the install instructions name (`crate::install_docs`).
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +30,8 @@ pub fn read_requires_python(dir: &Path) -> Option<Result<RequiresPython, String>
         .map(named)
         .or_else(|| from_setup_cfg(dir).map(named))
         .or_else(|| from_setup_py(dir).map(named))
-        .or_else(|| crate::yaml_env::conda_python(dir))?;
+        .or_else(|| crate::yaml_env::conda_python(dir))
+        .or_else(|| crate::install_docs::documented_python(dir))?;
     let (raw, file, line) = found;
     let source = Source {
         file: PathBuf::from(file),

@@ -219,9 +219,18 @@ pub fn has_conda_file(dir: &Path) -> bool {
 /// The Python versions the main conda environment file in `dir` asks for (`- python=3.9`,
 /// `- python>=3.8, <3.10`), as PEP 440 specifiers, with the file's name and line.
 pub(crate) fn conda_python(dir: &Path) -> Option<(String, String, u32)> {
-    let path = conda_files(dir).0?;
-    let bytes = crate::safe_read::read_regular_file(&path, crate::declared::MAX_FILE_BYTES).ok()?;
-    let name = path.file_name()?.to_string_lossy().into_owned();
+    conda_python_of(&conda_files(dir).0?, dir)
+}
+
+/// The Python versions the conda environment file `path` asks for, with the file's path
+/// relative to `dir` and the line.
+pub(crate) fn conda_python_of(path: &Path, dir: &Path) -> Option<(String, String, u32)> {
+    let bytes = crate::safe_read::read_regular_file(path, crate::declared::MAX_FILE_BYTES).ok()?;
+    let name = path
+        .strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned();
     let text = crate::lines::decode(&bytes);
     entries(&text).1.into_iter().find_map(|(line, spec)| {
         let (n, version) = conda_spec(&spec)?;

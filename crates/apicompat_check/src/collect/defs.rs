@@ -36,6 +36,9 @@ impl<'a> Walker<'a> {
             locals.visit_stmt(stmt);
         }
         scope.imported_only = locals.imported_only(self.roots);
+        if !locals.plain_defs.is_empty() && self.scopes.len() <= NEVER_CALLED_DEPTH {
+            scope.never_called = locals::never_named(&f.body, &locals.plain_defs);
+        }
         scope.locals = locals.names;
         scope.globals = locals.globals;
         if !facts.is_empty() {
@@ -277,6 +280,14 @@ impl<'a> Walker<'a> {
         let registers = f.decorator_list.iter().any(|d| !only_wraps(&d.expression));
         if registers || is_dunder(f.name.as_str()) {
             self.escaping.insert(f.name.as_str());
+        }
+        // A function its enclosing function never names is never called: its body never runs.
+        if f.decorator_list.is_empty()
+            && self.scopes.last().is_some_and(|s| {
+                s.kind == ScopeKind::Function && s.never_called.contains(f.name.as_str())
+            })
+        {
+            return;
         }
         let facts = self.facts_snapshot();
         if let Some(list) = self.deferred.last_mut() {

@@ -19,6 +19,8 @@ pub(super) struct LocalNames {
     /// bound only by imports ([`LocalNames::imported_only`]).
     pub(super) from_imports: Vec<(String, Option<String>)>,
     pub(super) others: HashSet<String>,
+    /// Functions defined in the body without a decorator (`def helper(...):` inside it).
+    pub(super) plain_defs: Vec<String>,
 }
 
 impl<'a> Visitor<'a> for LocalNames {
@@ -65,7 +67,12 @@ impl LocalNames {
 
     fn local_stmt(&mut self, stmt: &Stmt) {
         match stmt {
-            Stmt::FunctionDef(f) => self.bound(f.name.to_string()),
+            Stmt::FunctionDef(f) => {
+                if f.decorator_list.is_empty() {
+                    self.plain_defs.push(f.name.to_string());
+                }
+                self.bound(f.name.to_string())
+            }
             Stmt::ClassDef(c) => self.bound(c.name.to_string()),
             Stmt::Import(imp) => {
                 for a in &imp.names {
@@ -130,4 +137,77 @@ pub(crate) fn name_key(name: &str) -> u32 {
 /// The key the calls through a dict named `name` are recorded under (`NAME[k](...)`).
 pub(crate) fn dispatch_key(name: &str) -> u32 {
     apicompat_hash::key32(&format!("{name}[]"))
+}
+
+/// Names that make every local of a function reachable by a string.
+const DYNAMIC_LOOKUPS: &[&str] = &["locals", "vars", "eval", "exec"];
+
+/// Of the functions `defs` a body defines, those it never names again: no call, no return, no
+/// decorator, nothing that reads the name anywhere below (nested functions included). Their
+/// bodies never run. Empty when the body reads `locals()` and the like.
+pub(super) fn never_named(body: &[Stmt], defs: &[String]) -> HashSet<String> {
+    struct Loads<'n> {
+        wanted: &'n HashSet<&'n str>,
+        read: HashSet<&'n str>,
+        dynamic: bool,
+        depth: usize,
+    }
+    impl<'a> Visitor<'a> for Loads<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if self.depth >= MAX_DEPTH || self.dynamic {
+                return;
+            }
+            self.depth += 1;
+            match stmt {
+                // `global name` / `nonlocal name` hand the name to another scope.
+                Stmt::Global(ast::StmtGlobal { names, .. })
+                | Stmt::Nonlocal(ast::StmtNonlocal { names, .. }) => {
+                    for n in names {
+                        if let Some(w) = self.wanted.get(n.as_str()) {
+                            self.read.insert(w);
+                        }
+                    }
+                }
+                _ => visitor::walk_stmt(self, stmt),
+            }
+            self.depth -= 1;
+        }
+
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if self.depth >= MAX_DEPTH || self.dynamic {
+                return;
+            }
+            self.depth += 1;
+            match expr {
+                Expr::Name(n) if n.ctx == ExprContext::Load => {
+                    let id = n.id.as_str();
+                    if let Some(w) = self.wanted.get(id) {
+                        self.read.insert(w);
+                    } else if DYNAMIC_LOOKUPS.contains(&id) {
+                        self.dynamic = true;
+                    }
+                }
+                _ => visitor::walk_expr(self, expr),
+            }
+            self.depth -= 1;
+        }
+    }
+    let wanted: HashSet<&str> = defs.iter().map(String::as_str).collect();
+    let mut loads = Loads {
+        wanted: &wanted,
+        read: HashSet::default(),
+        dynamic: false,
+        depth: 0,
+    };
+    for stmt in body {
+        loads.visit_stmt(stmt);
+    }
+    if loads.dynamic {
+        return HashSet::default();
+    }
+    wanted
+        .iter()
+        .filter(|n| !loads.read.contains(*n))
+        .map(|n| n.to_string())
+        .collect()
 }

@@ -237,7 +237,14 @@ struct Scope {
     /// The names the tests of `eithers` and `flag_truths` read (a store of another name
     /// leaves them alone).
     test_reads: HashSet<String>,
+    /// Functions the function defines and never names again: their bodies never run
+    /// ([`locals::never_named`]).
+    never_called: HashSet<String>,
 }
+
+/// Functions nested deeper than this are not asked whether their nested functions are named
+/// (each level reads its whole body once more).
+const NEVER_CALLED_DEPTH: usize = 8;
 
 impl Scope {
     fn new(kind: ScopeKind) -> Scope {
@@ -252,6 +259,7 @@ impl Scope {
             flag_truths: HashMap::default(),
             compared: HashMap::default(),
             test_reads: HashSet::default(),
+            never_called: HashSet::default(),
         }
     }
 }

@@ -5,6 +5,7 @@
 mod asserting;
 #[path = "../common/mod.rs"]
 mod common;
+mod never_called;
 mod path_tests;
 mod plugins;
 mod pytest_gates;

@@ -108,11 +108,14 @@ struct Callers<'a> {
 pub(crate) struct FileCovers {
     functions: Vec<Option<Arc<Cover>>>,
     module: Option<Cover>,
+    /// Per function: a method the project never calls, of a class with indexed bases
+    /// ([`hook_requires`]).
+    hooks: Vec<bool>,
 }
 
 /// The covers of every file ([`covers`], split by file).
 pub(crate) fn file_covers(files: &[Arc<Analyzed>]) -> Vec<FileCovers> {
-    let (covers, modules) = covers(files);
+    let (covers, modules, hooks) = covers(files);
     let covers: HashMap<u32, Arc<Cover>> =
         covers.into_iter().map(|(k, c)| (k, Arc::new(c))).collect();
     files
@@ -129,8 +132,31 @@ pub(crate) fn file_covers(files: &[Arc<Analyzed>]) -> Vec<FileCovers> {
                     .collect()
             },
             module,
+            hooks: if hooks.is_empty() {
+                Vec::new()
+            } else {
+                file.uses
+                    .functions
+                    .iter()
+                    .map(|f| f.overrides && hooks.contains(&f.key))
+                    .collect()
+            },
         })
         .collect()
+}
+
+/// A method the project never calls, of a class with a base, that overrides a package's
+/// method runs when the package calls it: only in the releases whose class has that method (a
+/// package calls the hooks it defines). Its use of a package class's method of its own name
+/// (`Trainer.get_batch_samples(self, ...)`, `super().get_batch_samples(...)`; a class by its
+/// CapWords name) is judged only where that method exists (`docs/false-alarm-study-28.md`,
+/// F-B). The path required, if `path` is such a use.
+fn hook_requires(func: &crate::collect::FuncEntry, path: &str) -> Option<crate::collect::PathTest> {
+    let (owner, name) = path.rsplit_once('.')?;
+    let class = owner.rsplit('.').next().unwrap_or(owner);
+    let own = crate::collect::name_key(name) == func.key
+        && class.starts_with(|c: char| c.is_ascii_uppercase());
+    own.then(|| crate::collect::PathTest::exists(path.to_string()))
 }
 
 /// Adds the caller condition of each function to the uses in it (the file is copied only
@@ -168,10 +194,17 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             None => [covers.module.as_ref(), None],
         }
     };
-    if covers.module.is_none() && covers.functions.iter().all(Option::is_none) {
+    let hook = |func: Option<u32>| {
+        func.filter(|&f| covers.hooks.get(f as usize) == Some(&true))
+            .is_some()
+    };
+    if covers.module.is_none()
+        && covers.functions.iter().all(Option::is_none)
+        && !covers.hooks.contains(&true)
+    {
         return;
     }
-    let any = |func: Option<u32>| covers_of(func).iter().any(Option::is_some);
+    let any = |func: Option<u32>| covers_of(func).iter().any(Option::is_some) || hook(func);
     let covered = |a: &Analyzed| {
         let uses = &a.uses;
         uses.uses.iter().any(|u| any(u.func))
@@ -182,7 +215,22 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         return;
     }
     let uses = &mut Arc::make_mut(file).uses;
+    let functions = &uses.functions;
+    let hook_test = |func: Option<u32>, path: &str| {
+        let f = functions.get(func.filter(|&f| hook(Some(f)))? as usize)?;
+        let at = GuardAt {
+            range: f.at,
+            file: None,
+        };
+        Some((hook_requires(f, path)?, at))
+    };
     for u in &mut uses.uses {
+        if let Some((test, at)) = hook_test(u.func, &u.path) {
+            if !u.requires.contains(&test) {
+                u.requires.push(test);
+                u.guard_at = u.guard_at.or(Some(at));
+            }
+        }
         for c in covers_of(u.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, &u.path);
             u.guarded |= guarded;
@@ -192,6 +240,11 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         }
     }
     for m in &mut uses.members {
+        if let Some((test, _)) = hook_test(m.func, &m.name) {
+            if !m.requires.contains(&test) {
+                m.requires.push(test);
+            }
+        }
         for c in covers_of(m.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, &m.name);
             m.guarded |= guarded;
@@ -283,7 +336,15 @@ fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
 /// The cover of every function name of the project that has one, by name key, and the module
 /// cover of each file. Names that share a key share their calls: each is then restricted only
 /// where all of them are.
-fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) {
+/// The covers of the functions by name key, the module cover of each file, and the methods
+/// of classes with indexed bases that the project never calls (by name key).
+fn covers(
+    files: &[Arc<Analyzed>],
+) -> (
+    HashMap<u32, Cover>,
+    Vec<Option<Cover>>,
+    apicompat_hash::HashSet<u32>,
+) {
     let mut c = Callers {
         files,
         calls: HashMap::default(),
@@ -351,12 +412,30 @@ fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) 
         }
     }
     let modules = (0..files.len()).map(|i| c.module_cover(i, 0)).collect();
-    (out, modules)
+    let hooks = files
+        .iter()
+        .flat_map(|f| f.uses.functions.iter())
+        .filter(|f| f.overrides && c.never_called(f.key))
+        .map(|f| f.key)
+        .collect();
+    (out, modules, hooks)
 }
 
 impl Callers<'_> {
     fn uses(&self, file: usize) -> &FileUses {
         &self.files[file].uses
+    }
+
+    /// Whether the project never calls a function of this name (but from inside functions of
+    /// the same name) nor reads the name other than as a callee.
+    fn never_called(&self, name: u32) -> bool {
+        !self.escaping.contains(&name)
+            && self.calls.get(&name).is_none_or(|sites| {
+                sites.iter().all(|&(file, _, func)| {
+                    func.and_then(|f| self.uses(file).functions.get(f as usize))
+                        .is_some_and(|f| f.key == name)
+                })
+            })
     }
 
     /// The cover of a name, `None` when calls of it may run anywhere.

@@ -466,3 +466,61 @@ fn a_name_bound_under_opposite_conditions_on_another_package() {
         ["m.py:13:12 AC002 error call-time torch.linalg.scaled_dot_product_attention missing=2.1.0"]
     );
 }
+
+/// A method the project never calls that overrides a package's method runs only where the
+/// package has (and calls) that method: its delegation to the package's own method is judged
+/// there only (`docs/false-alarm-study-28.md`, F-B). torch's `Module.compile` comes in 2.1.0,
+/// `register_load_state_dict_pre_hook` in 2.5.0.
+#[test]
+fn an_override_the_project_never_calls_delegates_only_where_the_base_has_the_method() {
+    let catalog = common::real_catalog(&["torch"]);
+    let dir = project(
+        "hook_override",
+        &[
+            (
+                "m.py",
+                "\
+import torch
+from typing_extensions import override
+
+
+class Net(torch.nn.Module):
+    @override
+    def compile(self, *args, **kwargs):
+        torch.nn.Module.compile(self, *args, **kwargs)
+
+
+class Called(torch.nn.Module):
+    def register_load_state_dict_pre_hook(self, hook):
+        return torch.nn.Module.register_load_state_dict_pre_hook(self, hook)
+
+
+Called().register_load_state_dict_pre_hook(print)
+
+
+class Plain:
+    def compile(self):
+        return torch.nn.Module.compile(self)
+
+
+class Other(torch.nn.Module):
+    def compile(self):
+        return torch.compile(self)
+",
+            ),
+            ("requirements.txt", "torch>=2.0\n"),
+        ],
+    );
+    let report = run(catalog, &dir, &[]);
+    let errors: Vec<String> = brief(&report, &dir)
+        .into_iter()
+        .filter(|f| f.starts_with("m.py"))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "m.py:13:16 AC002 error call-time torch.nn.Module.register_load_state_dict_pre_hook missing=2.0.0 - 2.4.1",
+            "m.py:21:16 AC002 error call-time torch.nn.Module.compile missing=2.0.0 - 2.0.1",
+        ]
+    );
+}

@@ -272,8 +272,14 @@ impl<'a> Walker<'a> {
             }
         }
         ctx.func = u32::try_from(self.out.functions.len()).ok();
+        let in_class = self
+            .scopes
+            .last()
+            .is_some_and(|s| s.kind == ScopeKind::Class);
         self.out.functions.push(FuncEntry {
             key: name_key(f.name.as_str()),
+            overrides: in_class && self.class_has_base,
+            at: f.name.range,
         });
         // A decorator may register the function to be called from anywhere (those of the
         // standard library that only wrap it do not); Python calls dunders.
@@ -324,11 +330,17 @@ impl<'a> Walker<'a> {
             }
         }
         let outer_methods = self.method_ctx.take();
+        let has_base =
+            c.arguments.iter().flat_map(|a| a.args.iter()).any(|b| {
+                dotted(b).is_none_or(|d| !matches!(d.as_str(), "object" | "ABC" | "abc.ABC"))
+            });
+        let outer_bases = std::mem::replace(&mut self.class_has_base, has_base);
         let mut guard = None;
         self.with_ctx(ctx.clone(), |w| guard = w.init_guard(c));
         self.method_ctx = guard;
         self.with_ctx(ctx, |w| w.body(&c.body));
         self.method_ctx = outer_methods;
+        self.class_has_base = outer_bases;
         let scope = self.scopes.pop();
         self.store(c.name.as_str());
         // `SUPPORTED = hasattr(...)` in the class body: `C.SUPPORTED` is that test where the
@@ -413,6 +425,9 @@ const WRAPPING: &[&str] = &[
     "lru_cache",
     "cache",
     "abstractmethod",
+    // `typing.override` and `typing.final` return the function as it is.
+    "override",
+    "final",
 ];
 
 fn only_wraps(decorator: &Expr) -> bool {

@@ -84,6 +84,7 @@ pub fn collect_in(
         continuation: None,
         if_frames: Vec::new(),
         method_ctx: None,
+        class_has_base: false,
         callee: None,
         escaping: HashSet::default(),
         plain_calls: HashSet::default(),
@@ -361,6 +362,9 @@ struct Walker<'a> {
     /// Where the instance methods of the class being walked run: its `__init__` leaves unless
     /// a test holds (`if not T: raise ...`), so no instance exists elsewhere.
     method_ctx: Option<Ctx<'a>>,
+    /// The class whose body is being walked (not its methods' bodies) has a base other than
+    /// `object`.
+    class_has_base: bool,
     /// The callee of the call being walked: reading it is a call, not an escape.
     callee: Option<TextRange>,
     /// Names read other than as a callee (see [`FileUses::escaping`]).

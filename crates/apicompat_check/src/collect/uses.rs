@@ -190,6 +190,10 @@ pub struct MemberUse {
 pub struct FuncEntry {
     /// Its name's [`name_key`].
     pub key: u32,
+    /// A method of a class with a base other than `object`: it may override a package's method.
+    pub overrides: bool,
+    /// Where its name is defined (the `def`'s name).
+    pub at: TextRange,
 }
 
 /// A call of a function or method by name (`f(...)`, `obj.f(...)`) where the code restricts

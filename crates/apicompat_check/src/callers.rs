@@ -253,6 +253,15 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         }
     }
     for s in &mut uses.sites {
+        if hook(s.func) {
+            s.hook = s
+                .func
+                .and_then(|f| functions.get(f as usize))
+                .map(|f| GuardAt {
+                    range: f.at,
+                    file: None,
+                });
+        }
         for c in covers_of(s.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, "");
             s.guarded |= guarded;

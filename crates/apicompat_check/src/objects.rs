@@ -164,10 +164,23 @@ pub fn member_uses(
                     .map(|o| format!("{o}.{}", site.name))
                     .collect(),
             };
-            let requires = PathTest::for_use(
+            let mut requires = PathTest::for_use(
                 &object_tests(&ctx.requires, &object, &receiver.class),
                 &path,
             );
+            // `super().m(...)` in an override `m` the project never calls: it runs where the
+            // package calls `m`, i.e. where its class has it (`callers.rs`, `hook_requires`).
+            let mut guard_at = ctx.guard_at;
+            if let Some(at) = ctx.hook {
+                let own = ctx
+                    .func
+                    .and_then(|f| file.uses.functions.get(f as usize))
+                    .is_some_and(|f| f.key == crate::collect::name_key(site.name));
+                if own && object.text.starts_with("super(") {
+                    requires.push(PathTest::exists(path.clone()));
+                    guard_at = guard_at.or(Some(at));
+                }
+            }
             let make = |kind: UseKind, range: TextRange| Use {
                 guarded: ctx.guarded
                     || ctx.call_guarded && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_)),
@@ -181,7 +194,7 @@ pub fn member_uses(
                 versions: ctx.versions.to_vec(),
                 receiver: Some(Box::new(object.clone())),
                 func: ctx.func,
-                guard_at: ctx.guard_at,
+                guard_at,
                 requires: requires.clone(),
             };
             out.push((fi, make(UseKind::Attribute, site.range)));

@@ -469,7 +469,8 @@ fn a_name_bound_under_opposite_conditions_on_another_package() {
 
 /// A method the project never calls that overrides a package's method runs only where the
 /// package has (and calls) that method: its delegation to the package's own method is judged
-/// there only (`docs/false-alarm-study-28.md`, F-B). torch's `Module.compile` comes in 2.1.0,
+/// there only (`docs/false-alarm-study-28.md`, F-B), also through `super()`, which is an object
+/// of the class's one base. torch's `Module.compile` comes in 2.1.0,
 /// `register_load_state_dict_pre_hook` in 2.5.0.
 #[test]
 fn an_override_the_project_never_calls_delegates_only_where_the_base_has_the_method() {
@@ -506,6 +507,17 @@ class Plain:
 class Other(torch.nn.Module):
     def compile(self):
         return torch.compile(self)
+
+
+class Sup(torch.nn.Module):
+    def compile(self):
+        return super().compile()
+
+    def go(self):
+        return super().register_load_state_dict_pre_hook(print)
+
+
+Sup().go()
 ",
             ),
             ("requirements.txt", "torch>=2.0\n"),
@@ -521,6 +533,7 @@ class Other(torch.nn.Module):
         [
             "m.py:13:16 AC002 error call-time torch.nn.Module.register_load_state_dict_pre_hook missing=2.0.0 - 2.4.1",
             "m.py:21:16 AC002 error call-time torch.nn.Module.compile missing=2.0.0 - 2.0.1",
+            "m.py:34:16 AC002 error call-time torch.nn.Module.register_load_state_dict_pre_hook missing=2.0.0 - 2.4.1",
         ]
     );
 }

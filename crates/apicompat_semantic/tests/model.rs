@@ -216,3 +216,23 @@ fn a_binding_of_the_tested_name_ends_the_test() {
         ]
     );
 }
+
+#[test]
+fn super_is_an_object_of_the_one_base() {
+    let got = run("import lib\n\nclass Mine(lib.Opt):\n    def f(self):\n        super().probe\n        super(Mine, self).probe\n\n    @staticmethod\n    def s():\n        super().probe\n\n    def g(self):\n        def inner():\n            super().probe\n        [super().probe for _ in range(2)]\n\nclass Two(lib.Opt, lib.Other):\n    def f(self):\n        super().probe\n\nclass Over(Mine):\n    def probe(self):\n        pass\n\nclass Below(Over):\n    def f(self):\n        super().probe\n\nclass Plain:\n    def f(self):\n        super().probe\n");
+    // Only directly in a method of a class with one base; a project base that defines the
+    // member answers it itself (not the index); a class without a base derives from `object`.
+    assert_eq!(
+        got,
+        [
+            bound("lib.Opt"),
+            bound("lib.Opt"),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None
+        ]
+    );
+}

@@ -96,6 +96,9 @@ pub struct SiteContext {
     pub guard_at: Option<GuardAt>,
     /// See [`Use::requires`].
     pub requires: Box<[PathTest]>,
+    /// In an override the project never calls: where it is defined
+    /// ([`crate::callers`], `hook_requires`).
+    pub hook: Option<GuardAt>,
 }
 
 /// What one file uses.

@@ -390,6 +390,7 @@ impl<'a> Walker<'a> {
             func: self.ctx.func,
             guard_at: self.guard_at(),
             requires: self.ctx.requires.clone().into_boxed_slice(),
+            hook: None,
         });
     }
 
@@ -467,6 +468,7 @@ impl<'a> Walker<'a> {
                 func: self.ctx.func,
                 guard_at: self.guard_at(),
                 requires: self.ctx.requires.clone().into_boxed_slice(),
+                hook: None,
             });
         }
         self.call_site(call);

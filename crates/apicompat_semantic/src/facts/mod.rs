@@ -362,7 +362,8 @@ impl ModuleFacts {
             }
         };
         let Some(s) = self.binding_scope(scope, root) else {
-            return false;
+            // `super()`: the model knows the base of a method's class.
+            return &**root == "super";
         };
         let Some(defs) = self.scopes[s as usize].bindings.get(root) else {
             return false;

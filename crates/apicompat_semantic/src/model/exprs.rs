@@ -32,6 +32,9 @@ impl Model<'_> {
                 self.attr(&base, a)
             }
             Sym::Call(c) => {
+                if let Some(t) = self.super_object(ns, c) {
+                    return t;
+                }
                 let f = self.value(ns, &c.func);
                 self.call(&f)
             }
@@ -40,6 +43,41 @@ impl Model<'_> {
             Sym::Seq(v) => Ty::Tuple(v.iter().map(|s| self.value(ns, s)).collect()),
             Sym::Dict(items) => Ty::Items(items.iter().map(|(_, s)| self.value(ns, s)).collect()),
         }
+    }
+
+    /// `super()` (or `super(C, self)`) directly in a method of a project class with one base:
+    /// an object of that base, as a bound (its members are the base's). `None` for any other
+    /// call; unknown for a class with several bases (the next class depends on the object's
+    /// method resolution order) and for `super` bound by the project.
+    fn super_object(&self, ns: Ns, c: &crate::ir::CallSym) -> Option<Ty> {
+        let Sym::Name(n) = &c.func else {
+            return None;
+        };
+        if &**n != "super" {
+            return None;
+        }
+        let Ns::Project(m, scope) = ns else {
+            return None;
+        };
+        if !c.keywords.is_empty()
+            || !matches!(c.positional, 0 | 2)
+            || self.binding_scope(m, scope, "super").is_some()
+        {
+            return Some(Ty::Unknown);
+        }
+        let module = &self.modules[m as usize];
+        let method = module.functions.iter().find(|f| {
+            f.scope == scope && matches!(f.kind, MethodKind::Plain | MethodKind::Property)
+        });
+        let Some(class) = method.and_then(|f| f.class) else {
+            return Some(Ty::Unknown);
+        };
+        let class = &module.classes[class as usize];
+        let [base] = class.bases.as_slice() else {
+            return Some(Ty::Unknown);
+        };
+        let base = self.value(Ns::Project(m, class.enclosing), base);
+        Some(self.instance_of(&base, false))
     }
 
     /// The type an annotation declares: an object of the class it names (a bound).

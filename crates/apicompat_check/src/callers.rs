@@ -25,6 +25,11 @@
 //! `if is_transformers_ge_v5:`). A call at module level likewise runs only where its module
 //! is imported. A module that some import reaches unconditionally, or none of the project's
 //! imports reaches, is unrestricted.
+//!
+//! A site inside a function (a call, an import) runs where the function's callers run, and
+//! never beyond its own module's cover when that is a condition ([`within_module`]): callers
+//! matched by name may include those of a function of the same name in a module imported
+//! under another condition.
 
 use apicompat_hash::HashMap;
 use std::sync::Arc;
@@ -500,7 +505,8 @@ impl Callers<'_> {
         let outer = match func {
             Some(f) => {
                 let key = self.uses(file).functions.get(f as usize).map(|f| f.key);
-                key.and_then(|n| self.cover(n, depth + 1))
+                let called = key.and_then(|n| self.cover(n, depth + 1));
+                within_module(called, self.module_cover(file, depth + 1))
             }
             None => self.module_cover(file, depth + 1),
         };
@@ -531,6 +537,51 @@ impl Callers<'_> {
         }
         Step::Limited(ctx)
     }
+}
+
+/// Where a function runs: where its calls run (`called`, matched by name, so over every
+/// function of that name), but never beyond where its own module is imported when that is a
+/// condition (`module`): the function exists only there. The module's `try` is not the
+/// function's (a later call is not in it), as in [`apply`]. verl's vendored copies of one
+/// module for vllm 0.3.1, 0.4.2, 0.5.4 and 0.6.3 are each imported under `if package_version
+/// == '0.3.1':` and the like; a method they share by name imports `.worker` in its body, which
+/// then runs only under its own copy's condition, not under the union of the four.
+fn within_module(called: Option<Cover>, module: Option<Cover>) -> Option<Cover> {
+    let Some(Cover::Limited {
+        versions, has, at, ..
+    }) = module
+    else {
+        return called;
+    };
+    Some(match called {
+        None => Cover::Limited {
+            versions,
+            has,
+            at,
+            caught: false,
+        },
+        Some(Cover::Guarded { at: caught_at }) => Cover::Limited {
+            versions,
+            has,
+            at: caught_at,
+            caught: true,
+        },
+        Some(Cover::Limited {
+            versions: mut v,
+            has: mut h,
+            at,
+            caught,
+        }) => {
+            v.extend(versions);
+            h.extend(has);
+            Cover::Limited {
+                versions: v,
+                has: h,
+                at,
+                caught,
+            }
+        }
+    })
 }
 
 /// Gates of `conftest.py` files followed ([`gates`]); the others limit nothing.

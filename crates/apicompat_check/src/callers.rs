@@ -105,6 +105,9 @@ struct Callers<'a> {
     module_memo: HashMap<usize, Option<Cover>>,
     /// Where pytest imports a file a `conftest.py` gates ([`gates`]).
     gates: HashMap<usize, (Vec<(String, Pred)>, GuardAt)>,
+    /// The module cover of each file that is a condition, from the previous round of
+    /// [`covers`]: the bound of the sites in its functions ([`within_module`]).
+    bound: Vec<Option<Cover>>,
 }
 
 /// What the callers of one file's code run under: the cover of each of its functions (in
@@ -297,6 +300,7 @@ fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) 
         importers: crate::importers::importers(files),
         module_memo: HashMap::default(),
         gates: gates(files),
+        bound: vec![None; files.len()],
     };
     for (fi, f) in files.iter().enumerate() {
         c.escaping.extend(f.uses.escaping.iter().copied());
@@ -344,20 +348,44 @@ fn covers(files: &[Arc<Analyzed>]) -> (HashMap<u32, Cover>, Vec<Option<Cover>>) 
             }
         }
     }
-    let mut out = HashMap::default();
-    for f in files {
-        for func in &f.uses.functions {
-            if out.contains_key(&func.key) {
-                continue;
-            }
-            if let Some(cover) = c.cover(func.key, 0) {
-                out.insert(func.key, cover);
+    // Each round bounds the sites in functions by the module covers of the round before
+    // ([`within_module`]), read as they are: computing a module's cover from inside a
+    // function's would reach the depth limit sooner and keep a truncated (wider) cover. A
+    // module imported in a function of a module imported in a function gets its bound one
+    // round later; the covers only narrow, and a round that changes no module cover ends it.
+    let mut rounds = 0;
+    loop {
+        let mut out = HashMap::default();
+        for f in files {
+            for func in &f.uses.functions {
+                if out.contains_key(&func.key) {
+                    continue;
+                }
+                if let Some(cover) = c.cover(func.key, 0) {
+                    out.insert(func.key, cover);
+                }
             }
         }
+        let modules: Vec<Option<Cover>> = (0..files.len()).map(|i| c.module_cover(i, 0)).collect();
+        rounds += 1;
+        let bounds = |m: &[Option<Cover>]| -> Vec<Option<Cover>> {
+            m.iter()
+                .map(|c| c.clone().filter(|c| matches!(c, Cover::Limited { .. })))
+                .collect()
+        };
+        let next = bounds(&modules);
+        if rounds >= MAX_BOUND_ROUNDS || next == c.bound {
+            return (out, modules);
+        }
+        c.bound = next;
+        c.memo.clear();
+        c.module_memo.clear();
     }
-    let modules = (0..files.len()).map(|i| c.module_cover(i, 0)).collect();
-    (out, modules)
 }
+
+/// Rounds of [`covers`] at most: the depth of modules imported inside functions of modules
+/// imported inside functions that get their module's bound.
+const MAX_BOUND_ROUNDS: usize = 8;
 
 impl Callers<'_> {
     fn uses(&self, file: usize) -> &FileUses {
@@ -506,7 +534,7 @@ impl Callers<'_> {
             Some(f) => {
                 let key = self.uses(file).functions.get(f as usize).map(|f| f.key);
                 let called = key.and_then(|n| self.cover(n, depth + 1));
-                within_module(called, self.module_cover(file, depth + 1))
+                within_module(called, self.bound.get(file).cloned().flatten())
             }
             None => self.module_cover(file, depth + 1),
         };

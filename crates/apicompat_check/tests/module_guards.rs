@@ -535,10 +535,20 @@ fn modules_in_a_namespace_portion_of_a_package_are_named_through_it() {
 
 /// Two copies of one module for two torch series, each imported only under its condition
 /// (verl's `third_party/vllm/vllm_v_0_3_1/` ... under `if package_version == '0.3.1':`),
-/// whose method of the same name imports the copy's `worker` in its body.
+/// whose methods of the same names import the copy's `executor` in their body, which imports
+/// its `worker` in its own (`llm_engine_sp.py` -> `spmd_gpu_executor.py` -> `worker.py`).
 fn version_copies(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
     let engine = "\
 class Engine:
+    def __init__(self):
+        self._init_executor()
+
+    def _init_executor(self):
+        from .executor import Executor
+        self.executor = Executor()
+";
+    let executor = "\
+class Executor:
     def __init__(self):
         self._init_workers()
 
@@ -555,12 +565,14 @@ class Engine:
         ),
         ("pkg/shim/new/__init__.py", ""),
         ("pkg/shim/new/engine.py", engine),
+        ("pkg/shim/new/executor.py", executor),
         (
             "pkg/shim/new/worker.py",
             "from torch.distributed.pipelining import pipeline\n\n\nclass Worker:\n    def run(self, m):\n        return pipeline(m)\n",
         ),
         ("pkg/shim/old/__init__.py", ""),
         ("pkg/shim/old/engine.py", engine),
+        ("pkg/shim/old/executor.py", executor),
         (
             "pkg/shim/old/worker.py",
             "from torch.distributed._tensor.placement_types import _Partial\n\n\nclass Worker:\n    partial = _Partial\n",
@@ -573,9 +585,10 @@ class Engine:
 
 #[test]
 fn an_import_inside_a_function_runs_only_where_its_module_is_imported() {
-    // `_init_workers` is called from anywhere (from `__init__`, and by name from both copies),
-    // but each copy's function exists only where its module was imported: its `worker` is
-    // imported only under that copy's condition.
+    // `_init_executor` and `_init_workers` are called from anywhere (from `__init__`, and by
+    // name from both copies), but each copy's function exists only where its module was
+    // imported: its `executor`, and so its `worker`, are imported only under that copy's
+    // condition.
     let dir = project("module_guards_copies", &version_copies(&[]));
     assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
     assert_eq!(errors(&dir, "torch==2.4.0"), Vec::<String>::new());

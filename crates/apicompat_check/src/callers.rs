@@ -25,6 +25,11 @@
 //! `if is_transformers_ge_v5:`). A call at module level likewise runs only where its module
 //! is imported. A module that some import reaches unconditionally, or none of the project's
 //! imports reaches, is unrestricted.
+//!
+//! A site inside a function (a call, an import) runs where the function's callers run, and
+//! never beyond its own module's cover when that is a condition ([`within_module`]): callers
+//! matched by name may include those of a function of the same name in a module imported
+//! under another condition.
 
 use apicompat_hash::HashMap;
 use std::sync::Arc;
@@ -100,6 +105,9 @@ struct Callers<'a> {
     module_memo: HashMap<usize, Option<Cover>>,
     /// Where pytest imports a file a `conftest.py` gates ([`gates`]).
     gates: HashMap<usize, (Vec<(String, Pred)>, GuardAt)>,
+    /// The module cover of each file that is a condition, from the previous round of
+    /// [`covers`]: the bound of the sites in its functions ([`within_module`]).
+    bound: Vec<Option<Cover>>,
 }
 
 /// What the callers of one file's code run under: the cover of each of its functions (in
@@ -362,6 +370,7 @@ fn covers(
         importers: crate::importers::importers(files),
         module_memo: HashMap::default(),
         gates: gates(files),
+        bound: vec![None; files.len()],
     };
     for (fi, f) in files.iter().enumerate() {
         c.escaping.extend(f.uses.escaping.iter().copied());
@@ -409,18 +418,39 @@ fn covers(
             }
         }
     }
-    let mut out = HashMap::default();
-    for f in files {
-        for func in &f.uses.functions {
-            if out.contains_key(&func.key) {
-                continue;
-            }
-            if let Some(cover) = c.cover(func.key, 0) {
-                out.insert(func.key, cover);
+    // Each round bounds the sites in functions by the module covers of the round before
+    // ([`within_module`]), read as they are: computing a module's cover from inside a
+    // function's would reach the depth limit sooner and keep a truncated (wider) cover. A
+    // module imported in a function of a module imported in a function gets its bound one
+    // round later; the covers only narrow, and a round that changes no module cover ends it.
+    let mut rounds = 0;
+    let (out, modules) = loop {
+        let mut out = HashMap::default();
+        for f in files {
+            for func in &f.uses.functions {
+                if out.contains_key(&func.key) {
+                    continue;
+                }
+                if let Some(cover) = c.cover(func.key, 0) {
+                    out.insert(func.key, cover);
+                }
             }
         }
-    }
-    let modules = (0..files.len()).map(|i| c.module_cover(i, 0)).collect();
+        let modules: Vec<Option<Cover>> = (0..files.len()).map(|i| c.module_cover(i, 0)).collect();
+        rounds += 1;
+        let bounds = |m: &[Option<Cover>]| -> Vec<Option<Cover>> {
+            m.iter()
+                .map(|c| c.clone().filter(|c| matches!(c, Cover::Limited { .. })))
+                .collect()
+        };
+        let next = bounds(&modules);
+        if rounds >= MAX_BOUND_ROUNDS || next == c.bound {
+            break (out, modules);
+        }
+        c.bound = next;
+        c.memo.clear();
+        c.module_memo.clear();
+    };
     let hooks = files
         .iter()
         .flat_map(|f| f.uses.functions.iter())
@@ -429,6 +459,10 @@ fn covers(
         .collect();
     (out, modules, hooks)
 }
+
+/// Rounds of [`covers`] at most: the depth of modules imported inside functions of modules
+/// imported inside functions that get their module's bound.
+const MAX_BOUND_ROUNDS: usize = 8;
 
 impl Callers<'_> {
     fn uses(&self, file: usize) -> &FileUses {
@@ -588,7 +622,8 @@ impl Callers<'_> {
         let outer = match func {
             Some(f) => {
                 let key = self.uses(file).functions.get(f as usize).map(|f| f.key);
-                key.and_then(|n| self.cover(n, depth + 1))
+                let called = key.and_then(|n| self.cover(n, depth + 1));
+                within_module(called, self.bound.get(file).cloned().flatten())
             }
             None => self.module_cover(file, depth + 1),
         };
@@ -619,6 +654,51 @@ impl Callers<'_> {
         }
         Step::Limited(ctx)
     }
+}
+
+/// Where a function runs: where its calls run (`called`, matched by name, so over every
+/// function of that name), but never beyond where its own module is imported when that is a
+/// condition (`module`): the function exists only there. The module's `try` is not the
+/// function's (a later call is not in it), as in [`apply`]. verl's vendored copies of one
+/// module for vllm 0.3.1, 0.4.2, 0.5.4 and 0.6.3 are each imported under `if package_version
+/// == '0.3.1':` and the like; a method they share by name imports `.worker` in its body, which
+/// then runs only under its own copy's condition, not under the union of the four.
+fn within_module(called: Option<Cover>, module: Option<Cover>) -> Option<Cover> {
+    let Some(Cover::Limited {
+        versions, has, at, ..
+    }) = module
+    else {
+        return called;
+    };
+    Some(match called {
+        None => Cover::Limited {
+            versions,
+            has,
+            at,
+            caught: false,
+        },
+        Some(Cover::Guarded { at: caught_at }) => Cover::Limited {
+            versions,
+            has,
+            at: caught_at,
+            caught: true,
+        },
+        Some(Cover::Limited {
+            versions: mut v,
+            has: mut h,
+            at,
+            caught,
+        }) => {
+            v.extend(versions);
+            h.extend(has);
+            Cover::Limited {
+                versions: v,
+                has: h,
+                at,
+                caught,
+            }
+        }
+    })
 }
 
 /// Gates of `conftest.py` files followed ([`gates`]); the others limit nothing.

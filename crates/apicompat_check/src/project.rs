@@ -90,6 +90,7 @@ pub(crate) fn discover(
     discovered
         .first_party
         .extend(options.own_roots.iter().cloned());
+    discovered.declared_are_packages(&settings.all_declared);
     if split
         && discovered.files.is_empty()
         && discovered.templates.is_empty()
@@ -222,10 +223,13 @@ pub(crate) fn first_pass(
         if file_problems::of(fi, file, &mut out.per_file, summary) {
             continue;
         }
+        // (An indexed name a script loads from the project's code beside it,
+        // `crate::local_imports`, is foreign there but no package the index lacks.)
         for (root, range) in &file.uses.foreign {
             if files.reported[fi]
                 && !stdlib::is_stdlib(root)
                 && !files.discovered.first_party.contains(root)
+                && !files.roots.contains(root)
             {
                 out.unindexed.note(root, fi, *range);
             }

@@ -366,7 +366,8 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         &Default::default(),
         &mut notes,
     );
-    let discovered = files::discover(&paths, &filter);
+    let mut discovered = files::discover(&paths, &filter);
+    discovered.declared_are_packages(&declared);
     // The project's own packages are its code, not indexed releases (as in `check`).
     for name in discovered.own_roots(&roots, catalog) {
         roots.remove(&name);
@@ -419,7 +420,10 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
             syntax += 1;
         }
         for (root, range) in &file.uses.foreign {
-            if !crate::stdlib::is_stdlib(root) && !discovered.first_party.contains(root) {
+            if !crate::stdlib::is_stdlib(root)
+                && !discovered.first_party.contains(root)
+                && !roots.contains(root)
+            {
                 unindexed.note(root, fi, *range);
             }
         }

@@ -532,3 +532,90 @@ fn modules_in_a_namespace_portion_of_a_package_are_named_through_it() {
         ["pkg/lm/inner/impl.py:1:55 AC001 error import-time torch.distributed._tensor.placement_types._Partial missing=2.4.0"]
     );
 }
+
+/// Two copies of one module for two torch series, each imported only under its condition
+/// (verl's `third_party/vllm/vllm_v_0_3_1/` ... under `if package_version == '0.3.1':`),
+/// whose methods of the same names import the copy's `executor` in their body, which imports
+/// its `worker` in its own (`llm_engine_sp.py` -> `spmd_gpu_executor.py` -> `worker.py`).
+fn version_copies(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    let engine = "\
+class Engine:
+    def __init__(self):
+        self._init_executor()
+
+    def _init_executor(self):
+        from .executor import Executor
+        self.executor = Executor()
+";
+    let executor = "\
+class Executor:
+    def __init__(self):
+        self._init_workers()
+
+    def _init_workers(self):
+        from .worker import Worker
+        self.worker = Worker()
+";
+    let mut files = vec![
+        ("pkg/__init__.py", ""),
+        ("pkg/flags.py", FLAGS),
+        (
+            "pkg/shim/__init__.py",
+            "from pkg.flags import IS_24\n\nif IS_24:\n    from .new.engine import Engine\nelse:\n    from .old.engine import Engine\n",
+        ),
+        ("pkg/shim/new/__init__.py", ""),
+        ("pkg/shim/new/engine.py", engine),
+        ("pkg/shim/new/executor.py", executor),
+        (
+            "pkg/shim/new/worker.py",
+            "from torch.distributed.pipelining import pipeline\n\n\nclass Worker:\n    def run(self, m):\n        return pipeline(m)\n",
+        ),
+        ("pkg/shim/old/__init__.py", ""),
+        ("pkg/shim/old/engine.py", engine),
+        ("pkg/shim/old/executor.py", executor),
+        (
+            "pkg/shim/old/worker.py",
+            "from torch.distributed._tensor.placement_types import _Partial\n\n\nclass Worker:\n    partial = _Partial\n",
+        ),
+        ("main.py", "from pkg.shim import Engine\n\nEngine()\n"),
+    ];
+    files.extend_from_slice(extra);
+    files
+}
+
+#[test]
+fn an_import_inside_a_function_runs_only_where_its_module_is_imported() {
+    // `_init_executor` and `_init_workers` are called from anywhere (from `__init__`, and by
+    // name from both copies), but each copy's function exists only where its module was
+    // imported: its `executor`, and so its `worker`, are imported only under that copy's
+    // condition.
+    let dir = project("module_guards_copies", &version_copies(&[]));
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    assert_eq!(errors(&dir, "torch==2.4.0"), Vec::<String>::new());
+    // The guard is named: `new/worker.py`'s import is guarded on 2.3.0, not dropped.
+    let report = common::run_with(&dir, &["torch==2.3.0"], |o| o.show_guarded = true);
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.path.ends_with("new/worker.py")
+                && f.line == 1
+                && f.severity.as_str() == "info"
+                && f.guard.is_some()),
+        "{:#?}",
+        report.findings
+    );
+    // Once the new copy is also imported unconditionally, its worker runs on 2.3.0 too.
+    let dir = project(
+        "module_guards_copies_open",
+        &version_copies(&[(
+            "other.py",
+            "from pkg.shim.new.engine import Engine\n\nEngine()\n",
+        )]),
+    );
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        ["pkg/shim/new/worker.py:1:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+    assert_eq!(errors(&dir, "torch==2.4.0"), Vec::<String>::new());
+}

@@ -291,6 +291,70 @@ fn ac004_unindexed_package_once_stdlib_and_first_party_skipped() {
 }
 
 #[test]
+fn ac004_a_declared_package_named_like_a_nested_directory_is_the_package() {
+    // RAGEN declares `vllm==0.6.3` and vendors shims under `verl/third_party/vllm/`: a
+    // directory or file of that name below the top level does not make `import vllm` the
+    // project's code (declared `flash-attn` and a nested `tools/flash_attn.py` alike). A
+    // top-level package of a declared name (`deepspeed/`) is the project's, a nested
+    // directory named like a package the project does not declare (`ray`) stays its own, and
+    // so does one beside the script that imports it (xformers' `stubs/torch/`).
+    let dir = project(
+        "foreign_declared_nested",
+        &[
+            ("app/__init__.py", "import ray\nimport deepspeed\n"),
+            ("app/third_party/__init__.py", ""),
+            (
+                "app/third_party/vllm/__init__.py",
+                "from .shim import Sequence\n",
+            ),
+            (
+                "app/third_party/vllm/shim.py",
+                "from vllm.sequence import Sequence\n",
+            ),
+            ("app/third_party/ray/__init__.py", ""),
+            ("app/tools/flash_attn.py", ""),
+            ("app/attn.py", "import flash_attn\n"),
+            ("deepspeed/__init__.py", ""),
+            // A script beside a directory named like a declared, indexed package loads that
+            // directory (`crate::local_imports`): no package the index lacks.
+            ("stubs/torch/__init__.py", ""),
+            ("stubs/check.py", "import torch\n"),
+            (
+                "requirements.txt",
+                "torch>=2.4\nvllm==0.6.3\nflash-attn>=2.5\ndeepspeed\n",
+            ),
+        ],
+    );
+    let report = run_with(&dir, &[], |o| o.select = vec!["AC004".into()]);
+    assert_eq!(
+        brief(&report, &dir),
+        [
+            "app/attn.py:1:8 AC004 warning none flash_attn missing=",
+            "app/third_party/vllm/shim.py:1:1 AC004 warning none vllm missing=",
+        ]
+    );
+    let unindexed: Vec<_> = report
+        .summary
+        .unindexed
+        .iter()
+        .map(|u| {
+            (
+                u.import.as_str(),
+                u.distribution.as_deref(),
+                u.specifiers.join(","),
+            )
+        })
+        .collect();
+    assert_eq!(
+        unindexed,
+        [
+            ("flash_attn", Some("flash-attn"), ">=2.5".to_string()),
+            ("vllm", Some("vllm"), "==0.6.3".to_string()),
+        ]
+    );
+}
+
+#[test]
 fn moved_objects_are_suggested_from_the_index() {
     // `torch.distributed.tensor` exists from 2.5.0; in 2.4.x the same classes are under
     // `torch.distributed._tensor`.

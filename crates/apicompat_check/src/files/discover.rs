@@ -55,6 +55,31 @@ impl Discovered {
     }
 }
 
+impl Discovered {
+    /// A name the project declares as a main requirement (`vllm==0.6.3`) is that package, not
+    /// the project's own code, unless the project has a top-level module or package of that
+    /// name ([`Discovered::own_packages`]): a nested directory or file of that name
+    /// (`verl/third_party/vllm/`) no longer makes `import vllm` first-party, so the package is
+    /// listed as not indexed, fetched on demand, and its requirements apply. A top-level
+    /// directory without `__init__.py` does not hide it either (a regular package found later
+    /// on `sys.path` wins over a namespace portion).
+    pub fn declared_are_packages(&mut self, declared: &apicompat_requirements::Declared) {
+        let names: HashSet<&str> = declared
+            .requirements
+            .iter()
+            .filter(|r| r.group.is_none() && !r.is_constraint)
+            .map(|r| r.name.as_str())
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        let own = &self.own_packages;
+        self.first_party.retain(|n| {
+            own.contains(n) || !names.contains(apicompat_requirements::normalize_name(n).as_str())
+        });
+    }
+}
+
 /// The note for a top-level module the project provides itself ([`Discovered::own_roots`]).
 pub fn own_root_note(name: &str) -> String {
     format!(

@@ -26,6 +26,7 @@ mod setup_cfg;
 mod setup_py;
 pub mod shims;
 mod urls;
+mod uv;
 pub mod version;
 mod yaml_env;
 

@@ -1,5 +1,6 @@
 //! `pyproject.toml`: `[project]` dependencies, optional dependencies, `[dependency-groups]`,
-//! Poetry's tables (`crate::poetry`) and `[tool.apicompat]`.
+//! Poetry's tables (`crate::poetry`), uv's sources and overrides (`crate::uv`) and
+//! `[tool.apicompat]`.
 
 use std::path::Path;
 
@@ -92,6 +93,12 @@ pub(crate) fn read(c: &mut Collector, path: &Path) {
         .and_then(|p| p.get_ref().as_table())
     {
         crate::poetry::read(c, path, &index, poetry);
+    }
+    if let Some(uv) = tools
+        .and_then(|t| t.get("uv"))
+        .and_then(|u| u.get_ref().as_table())
+    {
+        crate::uv::read(c, path, &index, uv);
     }
     if let Some((key, value)) = tools.and_then(|t| lookup_entry(t, "apicompat")) {
         r.tool_config(c, key, value);

@@ -2,7 +2,7 @@
 //! `conda env create --file docker/environment.yml`, equiformer's `docs/env_setup.md` `conda
 //! env create -f env/env_equiformer.yml`, while neither root declares anything
 //! (`docs/false-alarm-study-28.md`, F-A). When the root declares nothing, the files the
-//! project's README, `INSTALL*` and `docs/` pages install with `conda env create -f PATH`
+//! project's README (not its translations), `INSTALL*` and `docs/` pages install with `conda env create -f PATH`
 //! (`mamba`, `micromamba`, `conda env update`) or `pip install -r PATH` are its requirements.
 //! Only paths inside the project that exist are read; the first conda file named wins, and
 //! every requirements file named is read.
@@ -46,8 +46,9 @@ fn documents(dir: &Path) -> Vec<PathBuf> {
         found
     };
     let page = |n: &str| n.ends_with(".md") || n.ends_with(".rst") || n.ends_with(".txt");
+    // `README.md`, not its translations (`README_zh-hans.md`): they repeat the commands.
     let mut out = list(dir, &|n| {
-        (n.starts_with("readme") || n.starts_with("install")) && page(n)
+        (n.starts_with("readme.") || n.starts_with("install")) && page(n)
     });
     for docs in ["docs", "doc"] {
         out.extend(list(&dir.join(docs), &|n| page(n)));
@@ -59,7 +60,15 @@ fn documents(dir: &Path) -> Vec<PathBuf> {
 /// The files a document's commands install, in order (see the module doc).
 fn named_files(text: &str) -> Vec<Named> {
     let mut out = Vec::new();
+    let mentions = |t: &str| t.contains("pip") || t.contains("conda") || t.contains("mamba");
+    if !mentions(text) {
+        return out;
+    }
     for (i, line) in text.lines().enumerate() {
+        // Most lines of a README name neither: they are not split into words.
+        if !mentions(line) {
+            continue;
+        }
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let line = line.replace('`', " ");
         for command in line.split([';', '&', '|']) {

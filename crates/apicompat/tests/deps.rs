@@ -389,6 +389,30 @@ fn setuptools_a_declared_package_requires_supplies_distutils() {
     };
     let out = bare("distutils-torch-undeclared", src);
     assert!(out.contains("No errors"), "{out}");
+    // `--show-guarded` names the shim as the reason, not a test the import happens to sit
+    // under (study 29: jukebox's `if hasattr(model, 'forward'):`).
+    let dir = project(
+        "distutils-torch-under-a-test",
+        &[(
+            "build.py",
+            "import torch\n\ndef f(m):\n    if hasattr(m, 'forward'):\n        from distutils.version import LooseVersion\n",
+        )],
+    );
+    let out = text(&check(
+        &dir,
+        &[
+            "--select",
+            "AC001",
+            "--target",
+            "python==3.14",
+            "--show-guarded",
+        ],
+    ))
+    .0;
+    assert!(
+        out.contains("guarded by the `distutils` that setuptools supplies"),
+        "{out}"
+    );
     let out = bare(
         "distutils-nothing-undeclared",
         "from distutils.version import LooseVersion

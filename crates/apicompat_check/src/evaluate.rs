@@ -206,7 +206,7 @@ impl<'c> Evaluator<'c> {
         self
     }
 
-    fn shimmed(&self, u: &Use, view: &PackageView) -> bool {
+    pub(crate) fn shimmed(&self, u: &Use, view: &PackageView) -> bool {
         self.distutils_shim && view.name() == crate::python_target::PYTHON && uses_distutils(u)
     }
 

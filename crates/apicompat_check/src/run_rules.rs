@@ -209,10 +209,15 @@ fn evaluate_uses<'c, 'u>(
         let (l, c, el, ec) = file.span(u.range);
         f.path = file.path.clone();
         if f.reach == Reach::Guarded && f.guard.is_none() {
-            f.guard = u
-                .guard_at
-                .and_then(|g| guard_note(analyzed, fi, g))
-                .or_else(|| eval.restore_note(&u.path).map(str::to_string));
+            // The setuptools the project installs supplies `distutils`: that is the reason,
+            // whatever test the use sits under.
+            f.guard = if eval.shimmed(u, view) {
+                Some(DISTUTILS_SHIM.to_string())
+            } else {
+                u.guard_at
+                    .and_then(|g| guard_note(analyzed, fi, g))
+                    .or_else(|| eval.restore_note(&u.path).map(str::to_string))
+            };
         }
         (f.line, f.column, f.end_line, f.end_column) = (l, c, el, ec);
         let (stmt_line, _) = file.position(u.stmt_start);
@@ -313,6 +318,10 @@ fn under_stored(path: &str, stored: &HashSet<String>) -> bool {
                 .match_indices('.')
                 .any(|(i, _)| stored.contains(&path[..i])))
 }
+
+/// Why a use of `distutils` is not judged where Python lacks it.
+const DISTUTILS_SHIM: &str =
+    "the `distutils` that setuptools supplies (the project declares it, or its packages require it)";
 
 /// A guard as written (its first line) and where: `` `if hasattr(torch, "xpu"):` (line 12) ``,
 /// with the file when it is another one.

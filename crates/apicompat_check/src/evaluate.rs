@@ -556,9 +556,11 @@ impl<'c> Evaluator<'c> {
         // A name no release is known to have, where a plugin of the package is imported: it
         // may be the plugin's (`crate::plugins`).
         let plugin = match u.kind {
-            UseKind::Import | UseKind::Attribute | UseKind::Getattr if present.is_empty() => {
-                self.plugins.note(&u.path)
-            }
+            UseKind::Import | UseKind::Attribute | UseKind::Getattr if present.is_empty() => self
+                .plugins
+                .note(&u.path)
+                .map(str::to_string)
+                .or_else(|| self.plugin_tested(u, view)),
             _ => None,
         }
         .filter(|_| (0..n).all(|r| verdict(r) != Verdict::Present));
@@ -567,7 +569,7 @@ impl<'c> Evaluator<'c> {
         if silenced {
             finding.severity = Severity::Info;
             finding.reach = Reach::Guarded;
-            finding.guard = plugin.map(str::to_string);
+            finding.guard = plugin;
         }
         let moved = match (&u.kind, present.last()) {
             (UseKind::Keyword(_), _) | (_, None) => None,
@@ -580,6 +582,25 @@ impl<'c> Evaluator<'c> {
             }),
         };
         Some(Pending { finding, moved })
+    }
+
+    /// A plugin the use's tests show is imported where it runs: a path they find present that
+    /// no release of the package is known to have and only that plugin adds
+    /// ([`crate::plugins`]).
+    fn plugin_tested(&self, u: &Use, view: &PackageView) -> Option<String> {
+        let n = view.releases().len();
+        u.requires.iter().find_map(|t| {
+            let tested = t.path.strip_prefix(crate::callers::READ).unwrap_or(&t.path);
+            if !t.present || t.instance || tested == u.path {
+                return None;
+            }
+            let plugin = crate::plugins::Plugins::imported_where(tested, &u.path)?;
+            // No release is known to have it (torch's module `__getattr__` leaves some unknown).
+            let nowhere = (0..n).all(|r| !matches!(self.status(view, tested, r), Lite::Present { .. }));
+            nowhere.then(|| {
+                format!("the test of `{tested}`, true only where `import {plugin}` ran, which adds this name too")
+            })
+        })
     }
 
     fn finding(

@@ -77,6 +77,23 @@ impl Plugins {
         Plugins { by_prefix }
     }
 
+    /// The plugin a test of `tested` stands for when it adds both `tested` and `path`:
+    /// `if is_torch_npu_available():` holds only where `torch.npu` exists, which only
+    /// `import torch_npu` gives (no indexed torch has it, [`crate::evaluate`] checks), so
+    /// `torch.version.cann`, which the plugin sets too, is there as well (study 28, F-D).
+    pub fn imported_where(tested: &str, path: &str) -> Option<&'static str> {
+        let under = |p: &str, prefix: &str| {
+            p.strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        };
+        PLUGINS
+            .iter()
+            .find(|(_, prefixes)| {
+                prefixes.iter().any(|p| under(tested, p)) && prefixes.iter().any(|p| under(path, p))
+            })
+            .map(|(plugin, _)| *plugin)
+    }
+
     /// Where a plugin that may add `path` is imported, as shown.
     pub fn note(&self, path: &str) -> Option<&str> {
         self.by_prefix

@@ -79,3 +79,36 @@ fn without_the_plugin_the_same_names_are_errors() {
         ]
     );
 }
+
+/// A test that finds a name only the plugin adds (`hasattr(torch, "npu")`; transformers'
+/// `is_torch_npu_available()`, whose true result reads `torch.npu.is_available`) holds only
+/// where the plugin was imported, so its other names are there too (study 28, F-D), though
+/// the project never imports it itself. A test of a name torch has says nothing of the
+/// plugin.
+#[test]
+fn a_test_of_a_name_only_the_plugin_adds_guards_its_other_names() {
+    let got = findings(
+        "plugin_tested",
+        &[(
+            "env.py",
+            "\
+import torch
+
+def info():
+    if hasattr(torch, \"npu\"):
+        return torch.version.cann
+
+def other():
+    if hasattr(torch, \"distributed\"):
+        return torch.version.cann
+",
+        )],
+    );
+    assert_eq!(
+        got,
+        [
+            "env.py:5 guarded torch.version.cann the test of `torch.npu`, true only where `import torch_npu` ran, which adds this name too",
+            "env.py:9 call-time torch.version.cann -",
+        ]
+    );
+}

@@ -169,7 +169,7 @@ pub fn member_uses(
                 &path,
             );
             // `super().m(...)` in an override `m` the project never calls: it runs where the
-            // package calls `m`, i.e. where its class has it (`callers.rs`, `hook_requires`).
+            // package calls `m`, i.e. where its class has it (`callers/mod.rs`, `hook_requires`).
             let mut guard_at = ctx.guard_at;
             if let Some(at) = ctx.hook {
                 let own = ctx

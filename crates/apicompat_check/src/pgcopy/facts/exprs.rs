@@ -37,7 +37,7 @@ impl<'a> Walker<'a> {
                             let v = self.val(&k.value, 0);
                             entries.push((k.arg.as_ref().map(|a| atom(a.as_str())), v, k.range()));
                         }
-                        self.bind(n.id.as_str(), Val::Dict(shared));
+                        self.bind(n.id.as_str(), Val::Dict(shared).capped());
                     }
                 }
             }
@@ -113,7 +113,7 @@ impl<'a> Walker<'a> {
             let callee = self.source(call.func.range());
             let arg_text = self.source(arg.range());
             let written = format!("{}({})", callee, shorten(arg_text));
-            let val = self.val(arg, 0).capped();
+            let val = self.val(arg, 0);
             self.out.copies.push(CopySite {
                 kind,
                 func: func.to_string(),

@@ -53,8 +53,10 @@ impl<'a> Walker<'a> {
         Val::Unknown
     }
 
+    /// Binds a name. The values given are capped already (an expression's value is, by
+    /// [`Walker::val`]) or one node more (an item of one, an `isinstance` narrowing); a dict
+    /// that grows by items is capped where it grows.
     pub(super) fn bind(&mut self, name: &str, val: Val) {
-        let val = val.capped();
         match self.frames.last_mut() {
             Some(f) => {
                 f.env.insert(name.to_string(), val);
@@ -176,7 +178,7 @@ impl<'a> Walker<'a> {
             Stmt::Return(r) => {
                 if let Some(v) = &r.value {
                     self.scan(v);
-                    let val = self.val(v, 0).capped();
+                    let val = self.val(v, 0);
                     let id = self.frames.last().map(|f| f.id);
                     let at = id.and_then(|id| self.out.function_index.get(&id).copied());
                     if let Some(f) = at.and_then(|i| self.out.functions.get_mut(i)) {
@@ -433,7 +435,7 @@ impl<'a> Walker<'a> {
                     let func = self.frames.last().map_or(0, |f| f.id);
                     self.out.classes[ci].stores.push(Store {
                         attr: atom(a.attr.as_str()),
-                        val: val.capped(),
+                        val,
                         range: a.range(),
                         func,
                     });
@@ -448,7 +450,7 @@ impl<'a> Walker<'a> {
                             val,
                             target.range(),
                         ));
-                        self.bind(n.id.as_str(), Val::Dict(entries));
+                        self.bind(n.id.as_str(), Val::Dict(entries).capped());
                     }
                 }
             }

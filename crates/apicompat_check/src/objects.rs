@@ -172,11 +172,8 @@ pub fn member_uses(
             // package calls `m`, i.e. where its class has it (`callers/mod.rs`, `hook_requires`).
             let mut guard_at = ctx.guard_at;
             if let Some(at) = ctx.hook {
-                let own = ctx
-                    .func
-                    .and_then(|f| file.uses.functions.get(f as usize))
-                    .is_some_and(|f| f.key == crate::collect::name_key(site.name));
-                if own && object.text.starts_with("super(") {
+                let func = ctx.func.and_then(|f| file.uses.functions.get(f as usize));
+                if delegates_to_base(&object.text, func, site.name) {
                     requires.push(PathTest::exists(path.clone()));
                     guard_at = guard_at.or(Some(at));
                 }
@@ -295,4 +292,15 @@ fn receiver_text(text: &str, range: TextRange, name: &str) -> String {
     } else {
         one_line
     }
+}
+
+/// `super().m(...)` inside the project's own method `m` (`func`): an override handing on to
+/// the method it overrides.
+pub(crate) fn delegates_to_base(
+    receiver: &str,
+    func: Option<&crate::collect::FuncEntry>,
+    member: &str,
+) -> bool {
+    receiver.starts_with("super(")
+        && func.is_some_and(|f| f.key == crate::collect::name_key(member))
 }

@@ -198,7 +198,7 @@ pub(crate) fn check_files(
             // So does one in a fallback handler (`except ImportError: from torch._x import y`).
             let private = written_private(u)
                 && !u.guarded
-                && !delegates_to_base(u, &file.uses.functions)
+                && !super_delegation(u, &file.uses.functions)
                 && file.uses.fallbacks.binary_search(&(ui as u32)).is_err();
             // Targeted releases on which it runs (its own conditions: the handler of a
             // `try` of imports runs where they fail) and that have it (the others are
@@ -319,15 +319,14 @@ fn instantiates(file: &Analyzed, u: &Use) -> bool {
 /// `super()._load_from_state_dict(...)` in the project's own `_load_from_state_dict`: an
 /// override handing on to the method it overrides. The project extends the package's hook
 /// there; the private name is the hook's, which the override itself depends on.
-fn delegates_to_base(u: &Use, functions: &[crate::collect::FuncEntry]) -> bool {
-    let on_super = u
-        .receiver
-        .as_ref()
-        .is_some_and(|r| r.text.starts_with("super("));
-    on_super
-        && u.func
-            .and_then(|f| functions.get(f as usize))
-            .is_some_and(|f| f.key == crate::collect::name_key(last_segment(&u.path)))
+fn super_delegation(u: &Use, functions: &[crate::collect::FuncEntry]) -> bool {
+    u.receiver.as_ref().is_some_and(|r| {
+        crate::objects::delegates_to_base(
+            &r.text,
+            u.func.and_then(|f| functions.get(f as usize)),
+            last_segment(&u.path),
+        )
+    })
 }
 
 /// Whether the private part of a use's path is written at the use (not in the name it goes

@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use ruff_text_size::TextRange;
 
-use crate::collect::{FileUses, GuardAt};
+use crate::collect::{FileUses, FuncEntry, GuardAt};
 use crate::files::Analyzed;
 use crate::importers::ImportRef;
 use crate::versions::Pred;
@@ -122,7 +122,7 @@ struct Callers<'a> {
 pub(crate) struct FileCovers {
     functions: Vec<Option<Arc<Cover>>>,
     module: Option<Cover>,
-    /// Per function: a method the project never calls, of a class with indexed bases
+    /// Per function: a method the project never calls, of a class with a base
     /// ([`hook_requires`]).
     hooks: Vec<bool>,
 }
@@ -132,29 +132,23 @@ pub(crate) fn file_covers(files: &[Arc<Analyzed>]) -> Vec<FileCovers> {
     let (covers, modules, hooks) = covers(files);
     let covers: HashMap<u32, Arc<Cover>> =
         covers.into_iter().map(|(k, c)| (k, Arc::new(c))).collect();
+    // One entry per function of the file, none when no function of the project has one.
+    fn per_function<T>(file: &Analyzed, any: bool, of: impl Fn(&FuncEntry) -> T) -> Vec<T> {
+        if any {
+            file.uses.functions.iter().map(of).collect()
+        } else {
+            Vec::new()
+        }
+    }
     files
         .iter()
         .zip(modules)
         .map(|(file, module)| FileCovers {
-            functions: if covers.is_empty() {
-                Vec::new()
-            } else {
-                file.uses
-                    .functions
-                    .iter()
-                    .map(|f| covers.get(&f.key).cloned())
-                    .collect()
-            },
+            functions: per_function(file, !covers.is_empty(), |f| covers.get(&f.key).cloned()),
             module,
-            hooks: if hooks.is_empty() {
-                Vec::new()
-            } else {
-                file.uses
-                    .functions
-                    .iter()
-                    .map(|f| f.overrides && hooks.contains(&f.key))
-                    .collect()
-            },
+            hooks: per_function(file, !hooks.is_empty(), |f| {
+                f.overrides && hooks.contains(&f.key)
+            }),
         })
         .collect()
 }
@@ -165,7 +159,7 @@ pub(crate) fn file_covers(files: &[Arc<Analyzed>]) -> Vec<FileCovers> {
 /// (`Trainer.get_batch_samples(self, ...)`, `super().get_batch_samples(...)`; a class by its
 /// CapWords name) is judged only where that method exists (`docs/false-alarm-study-28.md`,
 /// F-B). The path required, if `path` is such a use.
-fn hook_requires(func: &crate::collect::FuncEntry, path: &str) -> Option<crate::collect::PathTest> {
+fn hook_requires(func: &FuncEntry, path: &str) -> Option<crate::collect::PathTest> {
     let (owner, name) = path.rsplit_once('.')?;
     let class = owner.rsplit('.').next().unwrap_or(owner);
     let own = crate::collect::name_key(name) == func.key
@@ -208,10 +202,8 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             None => [covers.module.as_ref(), None],
         }
     };
-    let hook = |func: Option<u32>| {
-        func.filter(|&f| covers.hooks.get(f as usize) == Some(&true))
-            .is_some()
-    };
+    let hook =
+        |func: Option<u32>| func.is_some_and(|f| covers.hooks.get(f as usize) == Some(&true));
     if covers.module.is_none()
         && covers.functions.iter().all(Option::is_none)
         && !covers.hooks.contains(&true)
@@ -230,12 +222,19 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
     }
     let uses = &mut Arc::make_mut(file).uses;
     let functions = &uses.functions;
-    let hook_test = |func: Option<u32>, path: &str| {
+    // The override a use is in, if it is one, and where it is defined.
+    let hook_at = |func: Option<u32>| {
         let f = functions.get(func.filter(|&f| hook(Some(f)))? as usize)?;
-        let at = GuardAt {
-            range: f.at,
-            file: None,
-        };
+        Some((
+            f,
+            GuardAt {
+                range: f.at,
+                file: None,
+            },
+        ))
+    };
+    let hook_test = |func: Option<u32>, path: &str| {
+        let (f, at) = hook_at(func)?;
         Some((hook_requires(f, path)?, at))
     };
     for u in &mut uses.uses {
@@ -267,15 +266,7 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         }
     }
     for s in &mut uses.sites {
-        if hook(s.func) {
-            s.hook = s
-                .func
-                .and_then(|f| functions.get(f as usize))
-                .map(|f| GuardAt {
-                    range: f.at,
-                    file: None,
-                });
-        }
+        s.hook = hook_at(s.func).map(|(_, at)| at);
         for c in covers_of(s.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, "");
             s.guarded |= guarded;
@@ -356,11 +347,10 @@ fn restrict(c: &Cover, path: &str) -> (bool, Vec<(String, Pred)>) {
     }
 }
 
-/// The cover of every function name of the project that has one, by name key, and the module
-/// cover of each file. Names that share a key share their calls: each is then restricted only
-/// where all of them are.
-/// The covers of the functions by name key, the module cover of each file, and the methods
-/// of classes with indexed bases that the project never calls (by name key).
+/// The cover of every function name of the project that has one, by name key, the module
+/// cover of each file, and the name keys of the overriding methods the project never calls.
+/// Names that share a key share their calls: each is then restricted only where all of them
+/// are.
 fn covers(
     files: &[Arc<Analyzed>],
 ) -> (
@@ -457,11 +447,16 @@ fn covers(
         c.memo.clear();
         c.module_memo.clear();
     };
-    let hooks = files
+    // Each name once: many methods share a name (`forward`), each name's calls are read once.
+    let overriding: apicompat_hash::HashSet<u32> = files
         .iter()
         .flat_map(|f| f.uses.functions.iter())
-        .filter(|f| f.overrides && c.never_called(f.key))
+        .filter(|f| f.overrides)
         .map(|f| f.key)
+        .collect();
+    let hooks = overriding
+        .into_iter()
+        .filter(|&key| c.never_called(key))
         .collect();
     (out, modules, hooks)
 }

@@ -53,9 +53,7 @@ impl Discovered {
         own.dedup();
         own
     }
-}
 
-impl Discovered {
     /// A name the project declares as a main requirement (`vllm==0.6.3`) is that package, not
     /// the project's own code, unless the project has a top-level module or package of that
     /// name ([`Discovered::own_packages`]): a nested directory or file of that name

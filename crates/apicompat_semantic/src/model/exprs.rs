@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{narrow, root, Key, Model, Ns};
-use crate::facts::MethodKind;
+use crate::facts::{MethodKind, ScopeKind};
 use crate::ir::Sym;
 use crate::types::{Class, FuncKey, Ty};
 use crate::{Found, PathKind};
@@ -66,9 +66,12 @@ impl Model<'_> {
             return Some(Ty::Unknown);
         }
         let module = &self.modules[m as usize];
-        let method = module.functions.iter().find(|f| {
-            f.scope == scope && matches!(f.kind, MethodKind::Plain | MethodKind::Property)
-        });
+        // The function whose body the scope is (its kind says which).
+        let method = match module.scopes.get(scope as usize).map(|s| s.kind) {
+            Some(ScopeKind::Function(id)) => module.functions.get(id as usize),
+            _ => None,
+        }
+        .filter(|f| matches!(f.kind, MethodKind::Plain | MethodKind::Property));
         let Some(class) = method.and_then(|f| f.class) else {
             return Some(Ty::Unknown);
         };

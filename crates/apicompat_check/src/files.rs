@@ -20,7 +20,7 @@ use crate::warm::{self, Stamp, Warm};
 mod discover;
 
 pub use discover::{discover, own_root_note, Discovered};
-pub(crate) use discover::{discover_listing, packages_in, provided_by};
+pub(crate) use discover::{discover_listing, packages_in, provided_by, regular_packages_in};
 
 /// Files larger than this are not read.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -97,6 +97,12 @@ impl Analyzed {
     }
 
     /// 1-based (line, column) of an offset; columns count characters.
+    /// The 1-based line of `offset` (the line of [`Analyzed::position`], without its column).
+    pub fn line_of(&self, offset: TextSize) -> u32 {
+        let offset = offset.min(TextSize::try_from(self.text.len()).unwrap_or_default());
+        u32::try_from(self.line_index.line_index(offset).get()).unwrap_or(u32::MAX)
+    }
+
     pub fn position(&self, offset: TextSize) -> (u32, u32) {
         let offset = offset.min(TextSize::try_from(self.text.len()).unwrap_or_default());
         let lc = self.line_index.line_column(offset, &self.text);

@@ -63,9 +63,19 @@ impl Tree {
             .filter(|d| !self.files.contains(&d.join("__init__.py")))
             .collect();
         let mut out: Vec<String> = Vec::new();
+        // Roots no base holds a file or directory of (most): their modules are not looked up.
+        let mut absent: Vec<&str> = Vec::new();
         for (module, names) in &imports {
             let root = module.split('.').next().unwrap_or(module);
-            if out.iter().any(|r| r == root) {
+            if out.iter().any(|r| r == root) || absent.contains(&root) {
+                continue;
+            }
+            let held = |b: &&Path| {
+                let p = b.join(root);
+                self.dirs.contains(&p) || self.files.contains(&p.with_extension("py"))
+            };
+            if !bases.iter().any(held) {
+                absent.push(root);
                 continue;
             }
             if bases.iter().any(|b| self.provides(b, module, names)) {

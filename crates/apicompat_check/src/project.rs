@@ -77,11 +77,27 @@ pub(crate) fn discover(
     }
     // What a script puts first on `sys.path` is the project's code (`_init_paths.py`).
     let inserted = crate::syspath::inserted_dirs(&discovered.files, &settings.project_root);
-    for dir in inserted.dirs {
-        let names = files::packages_in(&dir);
-        discovered.first_party.extend(names.iter().cloned());
-        discovered.own_packages.extend(names);
-    }
+    // What a script appends comes after the installed packages: its packages that no
+    // declaration of the project installs (LLM-Adapters' own `peft/src/peft`).
+    let declared: HashSet<String> = settings
+        .all_declared
+        .requirements
+        .iter()
+        .map(|r| apicompat_requirements::normalize_name(&r.name))
+        .collect();
+    let appended = inserted.appended.iter().flat_map(|dir| {
+        files::regular_packages_in(dir)
+            .into_iter()
+            .filter(|n| !declared.contains(&apicompat_requirements::normalize_name(n)))
+    });
+    let names: Vec<String> = inserted
+        .dirs
+        .iter()
+        .flat_map(|dir| files::packages_in(dir))
+        .chain(appended)
+        .collect();
+    discovered.first_party.extend(names.iter().cloned());
+    discovered.own_packages.extend(names);
     discovered.unsure = inserted.missing;
     // (The enclosing projects' packages: their imports are not of a package the index lacks.)
     discovered

@@ -10,10 +10,14 @@
 //!
 //! `from datasets.dataset_factory import get_dataset` then loads `lib/datasets/`, not the
 //! installed `datasets`. Read from the module-level statements (also under `if`, `try`) of the
-//! files outside a package (scripts and the modules beside them), and only `sys.path.insert`:
-//! an appended directory comes after the installed packages. The directory must be computed
+//! files outside a package (scripts and the modules beside them). The directory is computed
 //! from `__file__` (`os.path.dirname`, `abspath`, `realpath`, `join` with literals, `Path(...)
-//! .parent`, `/ "lib"`, names bound to those): the working directory is not known.
+//! .parent`, `/ "lib"`, names bound to those) or from the working directory (`os.getcwd()`,
+//! a relative literal), which is taken to be the project's root, as its scripts are run from
+//! there (LLM-Adapters' `sys.path.append(os.path.join(os.getcwd(), "peft/src/"))`).
+//! A directory put first (`insert`) holds the project's code; an appended one comes after the
+//! installed packages, so only the packages there that no declaration of the project
+//! installs are its code ([`Inserted::appended`]).
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +31,8 @@ const MAX_DEPTH: usize = 8;
 pub(crate) struct Inserted {
     /// The directories under the root, existing, each once.
     pub dirs: Vec<PathBuf>,
+    /// The directories under the root, existing, that the files append to `sys.path`.
+    pub appended: Vec<PathBuf>,
     /// Files that put first a directory the tree does not have (a checkout of a package at
     /// another commit, FastVideo's `DiffusersMiniMaxH3/src`) or one computed at run time from
     /// elsewhere (a name imported from another module, the environment): what they import may
@@ -71,6 +77,7 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
         };
         let mut reader = Reader {
             file: file_abs,
+            root: root.clone(),
             names: Vec::new(),
             cwd_names: Vec::new(),
             found: Vec::new(),
@@ -84,9 +91,12 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
                 .push((file.clone(), format!("`{what}`, computed at run time,")));
             noted = true;
         }
-        for d in reader.found {
+        for (d, place) in reader.found {
             let Ok(d) = std::fs::canonicalize(&d) else {
-                if !std::mem::replace(&mut noted, true) {
+                // Only a directory put first from `__file__` is known to be missing: an
+                // appended one comes after the installed packages, and the working
+                // directory may be another than the root.
+                if place == Place::FirstFromFile && !std::mem::replace(&mut noted, true) {
                     let shown = d.strip_prefix(&root).map_or(d.clone(), Path::to_path_buf);
                     let what = format!(
                         "`{}`, a directory this tree does not have,",
@@ -96,8 +106,16 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
                 }
                 continue;
             };
-            if d.is_dir() && d.starts_with(&root) && !out.dirs.contains(&d) {
-                out.dirs.push(d);
+            // The root's regular packages are the project's without being appended.
+            if !d.is_dir() || !d.starts_with(&root) || d == root {
+                continue;
+            }
+            let list = match place {
+                Place::Appended => &mut out.appended,
+                Place::FirstFromFile | Place::FirstFromCwd => &mut out.dirs,
+            };
+            if !list.contains(&d) {
+                list.push(d);
             }
         }
     }
@@ -147,13 +165,27 @@ pub(crate) fn drop_unsure(
     }
 }
 
+/// How a directory was put on `sys.path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// `insert`, computed from `__file__`.
+    FirstFromFile,
+    /// `insert`, computed from the working directory.
+    FirstFromCwd,
+    /// `append`, from either.
+    Appended,
+}
+
 struct Reader {
     file: PathBuf,
+    /// The project's root, where its scripts are taken to run.
+    root: PathBuf,
     /// Module-level names bound to a path computed from `__file__`.
     names: Vec<(String, PathBuf)>,
-    /// Module-level names bound to a path from the working directory (`os.getcwd()`, `"."`).
-    cwd_names: Vec<String>,
-    found: Vec<PathBuf>,
+    /// Module-level names bound to a path from the working directory (`os.getcwd()`, `"."`),
+    /// with that path relative to it when it is known.
+    cwd_names: Vec<(String, Option<PathBuf>)>,
+    found: Vec<(PathBuf, Place)>,
     /// Directories put first that are computed at run time from something else (a name
     /// imported from another module, the environment, arguments), as written.
     unknown: Vec<String>,
@@ -170,11 +202,12 @@ impl Reader {
                     if let [Expr::Name(n)] = &*a.targets {
                         let name = n.id.as_str();
                         self.names.retain(|(k, _)| k != name);
-                        self.cwd_names.retain(|k| k != name);
+                        self.cwd_names.retain(|(k, _)| k != name);
                         if let Some(p) = self.path(&a.value, 0) {
                             self.names.push((name.to_string(), p));
                         } else if self.cwd_relative(&a.value, 0) {
-                            self.cwd_names.push(name.to_string());
+                            let rel = self.cwd_path(&a.value, 0);
+                            self.cwd_names.push((name.to_string(), rel));
                         }
                     }
                 }
@@ -195,7 +228,7 @@ impl Reader {
         }
     }
 
-    /// `sys.path.insert(i, DIR)`.
+    /// `sys.path.insert(i, DIR)`, `sys.path.append(DIR)`.
     fn insert(&mut self, e: &Expr) {
         let Expr::Call(call) = e else {
             return;
@@ -203,15 +236,25 @@ impl Reader {
         let Expr::Attribute(f) = &*call.func else {
             return;
         };
-        if f.attr.as_str() != "insert"
-            || crate::collect::dotted(&f.value).as_deref() != Some("sys.path")
-        {
+        if crate::collect::dotted(&f.value).as_deref() != Some("sys.path") {
             return;
         }
-        if let [_, dir] = &*call.arguments.args {
+        let (dir, first) = match (f.attr.as_str(), &*call.arguments.args) {
+            ("insert", [_, dir]) => (dir, true),
+            ("append", [dir]) => (dir, false),
+            _ => return,
+        };
+        let place = |from_file: bool| match (first, from_file) {
+            (false, _) => Place::Appended,
+            (true, true) => Place::FirstFromFile,
+            (true, false) => Place::FirstFromCwd,
+        };
+        {
             if let Some(p) = self.path(dir, 0) {
-                self.found.push(p);
-            } else if !self.cwd_relative(dir, 0) {
+                self.found.push((p, place(true)));
+            } else if let Some(rel) = self.cwd_path(dir, 0) {
+                self.found.push((self.root.join(rel), place(false)));
+            } else if first && !self.cwd_relative(dir, 0) {
                 let mut inner = dir;
                 while let Expr::Call(c) = inner {
                     match &*c.arguments.args {
@@ -235,7 +278,7 @@ impl Reader {
         let d = depth + 1;
         match e {
             Expr::StringLiteral(_) | Expr::FString(_) => true,
-            Expr::Name(n) => self.cwd_names.iter().any(|k| k == n.id.as_str()),
+            Expr::Name(n) => self.cwd_names.iter().any(|(k, _)| k == n.id.as_str()),
             Expr::BinOp(b) => self.cwd_relative(&b.left, d) && self.cwd_relative(&b.right, d),
             Expr::Attribute(a) if a.attr.as_str() == "parent" => self.cwd_relative(&a.value, d),
             Expr::Call(call) => {
@@ -257,6 +300,68 @@ impl Reader {
                 }
             }
             _ => false,
+        }
+    }
+
+    /// The path, relative to the working directory, of an expression computed from it alone
+    /// and literals (`os.getcwd()`, `os.path.join(os.getcwd(), "peft/src/")`, `"lib"`); not
+    /// above it.
+    fn cwd_path(&self, e: &Expr, depth: usize) -> Option<PathBuf> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let d = depth + 1;
+        match e {
+            Expr::StringLiteral(_) => {
+                let mut p = PathBuf::new();
+                push_relative(&mut p, relative(e)?)?;
+                Some(p)
+            }
+            Expr::Name(n) => self
+                .cwd_names
+                .iter()
+                .rev()
+                .find(|(k, _)| k == n.id.as_str())
+                .and_then(|(_, p)| p.clone()),
+            Expr::Attribute(a) if a.attr.as_str() == "parent" => {
+                let p = self.cwd_path(&a.value, d)?;
+                Some(p.parent()?.to_path_buf())
+            }
+            Expr::BinOp(b) if b.op == Operator::Div => {
+                let mut p = self.cwd_path(&b.left, d)?;
+                push_relative(&mut p, relative(&b.right)?)?;
+                Some(p)
+            }
+            Expr::Call(call) => {
+                let name = crate::collect::dotted(&call.func).unwrap_or_default();
+                let last = name.rsplit('.').next().unwrap_or(&name);
+                match (last, &*call.arguments.args) {
+                    ("getcwd" | "cwd", []) => Some(PathBuf::new()),
+                    ("dirname", [x]) => Some(self.cwd_path(x, d)?.parent()?.to_path_buf()),
+                    (
+                        "abspath" | "realpath" | "normpath" | "Path" | "PurePath" | "str"
+                        | "fspath",
+                        [x],
+                    ) => self.cwd_path(x, d),
+                    ("join", [first, rest @ ..]) => {
+                        let mut p = self.cwd_path(first, d)?;
+                        for r in rest {
+                            push_relative(&mut p, relative(r)?)?;
+                        }
+                        Some(p)
+                    }
+                    _ => match &*call.func {
+                        Expr::Attribute(a)
+                            if matches!(a.attr.as_str(), "resolve" | "absolute")
+                                && call.arguments.args.is_empty() =>
+                        {
+                            self.cwd_path(&a.value, d)
+                        }
+                        _ => None,
+                    },
+                }
+            }
+            _ => None,
         }
     }
 
@@ -302,8 +407,9 @@ impl Reader {
             }
             // `Path(...) / "lib"`.
             Expr::BinOp(b) if b.op == Operator::Div => {
-                let base = self.path(&b.left, d)?;
-                Some(base.join(literal(&b.right)?))
+                let mut p = self.path(&b.left, d)?;
+                push_relative(&mut p, relative(&b.right)?)?;
+                Some(p)
             }
             Expr::Call(call) => {
                 // A method of a computed path (`Path(__file__).resolve()`) has no dotted name.
@@ -320,13 +426,7 @@ impl Reader {
                     ("join", [first, rest @ ..]) => {
                         let mut p = self.path(first, d)?;
                         for r in rest {
-                            match literal(r)? {
-                                ".." => {
-                                    p = p.parent()?.to_path_buf();
-                                }
-                                "." => {}
-                                part => p.push(part),
-                            }
+                            push_relative(&mut p, relative(r)?)?;
                         }
                         Some(p)
                     }
@@ -347,11 +447,28 @@ impl Reader {
     }
 }
 
-/// A string literal that names a directory (no separator, not absolute).
-fn literal(e: &Expr) -> Option<&str> {
+/// A string literal that names a relative path (`"lib"`, `"peft/src/"`, `".."`).
+fn relative(e: &Expr) -> Option<&str> {
     let Expr::StringLiteral(s) = e else {
         return None;
     };
     let s = s.value.to_str();
-    (!s.is_empty() && !s.contains(['/', '\\'])).then_some(s)
+    (!s.starts_with(['/', '\\']) && !s.contains(':')).then_some(s)
+}
+
+/// Adds the parts of a relative path to `p`, `..` going up; `None` when it goes above an
+/// empty (working-directory) path.
+fn push_relative(p: &mut PathBuf, rel: &str) -> Option<()> {
+    for part in rel.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if !p.pop() {
+                    return None;
+                }
+            }
+            part => p.push(part),
+        }
+    }
+    Some(())
 }

@@ -432,15 +432,17 @@ fn a_guarded_import_after_an_early_exit_keeps_the_condition_for_functions() {
 #[test]
 fn a_directory_a_script_puts_first_on_sys_path_is_the_projects() {
     // CenterNet's `_init_paths.py` puts `lib/` first: `datasets` there is its own package,
-    // not the installed one (study 21). Appended, the installed package comes first.
+    // not the installed one (study 21). Appended, the installed package comes first: the
+    // directory's packages are the project's only where no declaration installs them.
     let init = |how: &str| {
         format!("import os.path as osp\nimport sys\n\nlib_path = osp.join(osp.dirname(__file__), \"lib\")\nif lib_path not in sys.path:\n    sys.path.{how}\n")
     };
     let main = "import _init_paths\nfrom torch.distributed.pipelining import pipeline\n";
-    let tree = |name: &str, init: &str| {
+    let tree = |name: &str, init: &str, requirements: &str| {
         project(
             name,
             &[
+                ("requirements.txt", requirements),
                 ("src/_init_paths.py", init),
                 ("src/main.py", main),
                 ("src/lib/torch/__init__.py", ""),
@@ -449,13 +451,69 @@ fn a_directory_a_script_puts_first_on_sys_path_is_the_projects() {
             ],
         )
     };
-    let dir = tree("syspath_insert", &init("insert(0, lib_path)"));
+    let dir = tree("syspath_insert", &init("insert(0, lib_path)"), "torch\n");
     assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
-    let dir = tree("syspath_append", &init("append(lib_path)"));
+    let dir = tree("syspath_append", &init("append(lib_path)"), "torch\n");
     assert_eq!(
         errors(&dir, "torch==2.3.0"),
         ["src/main.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
+    let dir = tree(
+        "syspath_append_undeclared",
+        &init("append(lib_path)"),
+        "numpy\n",
+    );
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+}
+
+#[test]
+fn a_directory_appended_from_the_working_directory_is_the_projects() {
+    // LLM-Adapters' `finetune.py` appends its own copy of peft from the working directory,
+    // which is the project's root when its scripts are run; nothing declares peft (study 30,
+    // F-B). The same import without the copy there is judged.
+    let script = |how: &str| {
+        format!("import os\nimport sys\n\nsys.path.{how}\nfrom torch.distributed.pipelining import pipeline\n")
+    };
+    for how in [
+        "append(os.path.join(os.getcwd(), \"vendor/src/\"))",
+        "append(\"vendor/src\")",
+        "insert(0, os.path.join(os.getcwd(), \"vendor\", \"src\"))",
+        "append(os.path.join(os.path.dirname(os.path.abspath(__file__)), \"vendor/src\"))",
+    ] {
+        let dir = project(
+            "syspath_cwd",
+            &[
+                ("requirements.txt", "numpy\n"),
+                ("train.py", &script(how)),
+                ("vendor/src/torch/__init__.py", ""),
+                ("vendor/src/torch/distributed/__init__.py", ""),
+                (
+                    "vendor/src/torch/distributed/pipelining.py",
+                    "pipeline = 1\n",
+                ),
+            ],
+        );
+        assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new(), "{how}");
+    }
+    // Nothing of that name in the directory, or a directory above the root: the package.
+    for how in [
+        "append(os.path.join(os.getcwd(), \"other/src\"))",
+        "append(os.path.join(os.getcwd(), \"../vendor/src\"))",
+    ] {
+        let dir = project(
+            "syspath_cwd_other",
+            &[
+                ("requirements.txt", "numpy\n"),
+                ("train.py", &script(how)),
+                ("other/src/pkg/__init__.py", ""),
+            ],
+        );
+        assert_eq!(
+            errors(&dir, "torch==2.3.0"),
+            ["train.py:5:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"],
+            "{how}"
+        );
+    }
 }
 
 #[test]

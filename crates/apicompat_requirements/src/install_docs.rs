@@ -5,7 +5,9 @@
 //! project's README (not its translations), `INSTALL*` and `docs/` pages install with `conda env create -f PATH`
 //! (`mamba`, `micromamba`, `conda env update`) or `pip install -r PATH` are its requirements.
 //! Only paths inside the project that exist are read; the first conda file named wins, and
-//! every requirements file named is read.
+//! every requirements file named is read. A path written with alternatives for the reader to
+//! choose from (rlkit's `environment/[linux-cpu|linux-gpu|mac]-env.yml`, `{a,b}`) stands
+//! for the first of them the project has.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -18,6 +20,8 @@ const MAX_DOCUMENTS: usize = 32;
 const MAX_DOCUMENT_BYTES: u64 = 512 * 1024;
 /// Entries of a directory listed, at most.
 const MAX_ENTRIES: usize = 10_000;
+/// Paths one written path with alternatives stands for, at most.
+const MAX_ALTERNATIVES: usize = 64;
 
 /// What a command installs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +75,7 @@ fn named_files(text: &str) -> Vec<Named> {
         }
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let line = line.replace('`', " ");
-        for command in line.split([';', '&', '|']) {
+        for command in commands(&line) {
             let words: Vec<&str> = command
                 .split_whitespace()
                 .skip_while(|w| matches!(*w, "$" | ">" | "#" | "%" | "!" | "-" | "*"))
@@ -91,6 +95,55 @@ fn named_files(text: &str) -> Vec<Named> {
         }
     }
     out
+}
+
+/// The commands of a line: split at `;`, `&` and `|`, but not inside brackets or braces,
+/// where `|` separates alternatives.
+fn commands(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, ch) in line.char_indices() {
+        match ch {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth = depth.saturating_sub(1),
+            ';' | '&' | '|' if depth == 0 => {
+                out.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&line[start..]);
+    out
+}
+
+/// The paths a written path stands for: each choice of its groups of alternatives
+/// (`[a|b]`, `{a,b}`), in the order written; the path itself when it has none.
+fn alternatives(written: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut rest = written;
+    while let Some(open) = rest.find(['[', '{']) {
+        let close = if rest.as_bytes()[open] == b'[' {
+            ']'
+        } else {
+            '}'
+        };
+        let Some(len) = rest[open + 1..].find(close) else {
+            break;
+        };
+        let inner = &rest[open + 1..open + 1 + len];
+        let choices: Vec<&str> = inner.split(['|', ',']).map(str::trim).collect();
+        if out.len() * choices.len() > MAX_ALTERNATIVES {
+            return Vec::new();
+        }
+        let head = &rest[..open];
+        out = out
+            .iter()
+            .flat_map(|p| choices.iter().map(move |c| format!("{p}{head}{c}")))
+            .collect();
+        rest = &rest[open + 1 + len + 1..];
+    }
+    out.iter().map(|p| format!("{p}{rest}")).collect()
 }
 
 /// Where the arguments of `conda env create` / `conda env update` (`mamba`, `micromamba
@@ -150,7 +203,10 @@ fn chosen_files(dir: &Path) -> Vec<(PathBuf, PathBuf, u32, Kind)> {
             continue;
         };
         for (line, written, kind) in named_files(&crate::lines::decode(&bytes)) {
-            let Some(file) = inside(dir, &written) else {
+            let Some(file) = alternatives(&written)
+                .iter()
+                .find_map(|path| inside(dir, path))
+            else {
                 continue;
             };
             let conda_taken = kind == Kind::Conda && chosen.iter().any(|x| x.3 == Kind::Conda);
@@ -224,6 +280,35 @@ pip install -r
                 (6, "env.yml".to_string(), Kind::Conda),
             ]
         );
+    }
+
+    #[test]
+    fn a_path_with_alternatives_stands_for_each() {
+        // rlkit's README (study 30, F-A).
+        let text = "$ conda env create -f environment/[linux-cpu|linux-gpu|mac]-env.yml\n";
+        let got = named_files(text);
+        assert_eq!(
+            got,
+            [(
+                1,
+                "environment/[linux-cpu|linux-gpu|mac]-env.yml".to_string(),
+                Kind::Conda
+            )]
+        );
+        assert_eq!(
+            alternatives(&got[0].1),
+            [
+                "environment/linux-cpu-env.yml",
+                "environment/linux-gpu-env.yml",
+                "environment/mac-env.yml"
+            ]
+        );
+        assert_eq!(alternatives("env/{a,b}/{x,y}.yml").len(), 4);
+        assert_eq!(alternatives("env.yml"), ["env.yml"]);
+        assert_eq!(alternatives("env/[a|b.yml"), ["env/[a|b.yml"]);
+        // A requirement with `<` does not hide the next command.
+        let text = "pip install \"numpy<2\" && conda env create -f env.yml\n";
+        assert_eq!(named_files(text), [(1, "env.yml".to_string(), Kind::Conda)]);
     }
 
     #[test]

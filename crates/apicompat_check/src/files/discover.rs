@@ -152,6 +152,15 @@ pub(crate) fn packages_in(dir: &Path) -> HashSet<String> {
     out
 }
 
+/// The regular packages and modules directly in `dir`: what a directory appended to
+/// `sys.path` can provide, since a namespace portion is used only where no entry of
+/// `sys.path` has a regular package of that name.
+pub(crate) fn regular_packages_in(dir: &Path) -> HashSet<String> {
+    let (mut out, mut namespaces) = (HashSet::default(), HashSet::default());
+    own_packages(dir, &mut out, &mut namespaces);
+    out
+}
+
 /// Top-level packages and modules directly in `dir` (see [`Discovered::own_packages`]).
 fn own_packages(dir: &Path, out: &mut HashSet<String>, namespaces: &mut HashSet<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

@@ -269,6 +269,8 @@ struct Engine<'a> {
     /// Dotted path components of each file (`pkg`, `model`).
     modules: Vec<Vec<String>>,
     root: PathBuf,
+    /// Each file's path relative to `root`, as messages print it (made when first needed).
+    shown: Vec<OnceCell<String>>,
     classes: HashMap<&'a str, Vec<ClassRef>>,
     funcs: HashMap<&'a str, Vec<FuncRef>>,
     /// Module-level containers by name: (file, position in its `containers`).
@@ -426,6 +428,7 @@ impl<'a> Engine<'a> {
             files,
             modules: files.iter().map(|f| module_components(&f.path)).collect(),
             root: common_root(files),
+            shown: (0..files.len()).map(|_| OnceCell::new()).collect(),
             classes,
             funcs,
             containers,
@@ -497,9 +500,11 @@ impl<'a> Engine<'a> {
     /// `model.py:9`, relative to the directory holding the project's files.
     fn loc(&self, file: usize, range: TextRange) -> String {
         let f = &self.files[file];
-        let (line, _) = f.position(range.start());
-        let rel = f.path.strip_prefix(&self.root).unwrap_or(&f.path);
-        format!("{}:{line}", crate::survey::display(rel))
+        let line = f.line_of(range.start());
+        let shown = self.shown[file].get_or_init(|| {
+            crate::survey::display(f.path.strip_prefix(&self.root).unwrap_or(&f.path))
+        });
+        format!("{shown}:{line}")
     }
 
     fn text(&self, file: usize, range: TextRange) -> String {

@@ -117,6 +117,16 @@ pub type FacetId = u32;
 impl PackageIndex {
     /// Reads an index written by [`crate::IndexBuilder::finish`].
     pub fn from_bytes(compressed: &[u8]) -> Result<PackageIndex, IndexError> {
+        // LZ4 expands a byte to at most 255: a larger prepended size is damage, and is not
+        // allocated.
+        let claimed = compressed
+            .get(..4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        if u64::from(claimed) > (compressed.len() as u64).saturating_mul(255) {
+            return Err(corrupt(
+                "its size prefix is larger than LZ4 can expand it to",
+            ));
+        }
         let mut data = lz4_flex::decompress_size_prepended(compressed)
             .map_err(|e| IndexError::Corrupt(format!("cannot decompress: {e}")))?;
         // The last four bytes are a CRC-32 of the rest.

@@ -569,6 +569,20 @@ fn repeated_removal_notes_are_stored_once_and_read_back() {
     assert_eq!(String::from_utf8_lossy(&raw).matches("pkg.NaN").count(), 2);
 }
 
+/// A size prefix larger than LZ4 can expand the bytes to is damage: refused before anything
+/// is allocated for it.
+#[test]
+fn an_impossible_size_prefix_is_refused() {
+    let mut index = build(&releases());
+    index[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let err = PackageIndex::from_bytes(&index)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("size prefix"), "{err}");
+    assert!(PackageIndex::from_bytes(&[0xff, 0xff]).is_err());
+}
+
 /// The data file: written twice the same; a package is read back only when its bytes match the
 /// table; a file from another build, cut short or damaged is refused, never trusted.
 #[test]
@@ -600,14 +614,15 @@ fn data_file_round_trip_and_damage() {
     assert_eq!(view.releases().len(), releases().len());
     assert_eq!(view.releases()[0].origin.as_str(), "data file");
 
-    // One byte of the payload changed: the table still matches, the sha256 does not.
+    // One byte of the payload changed: the table still matches, the index is refused when
+    // decoded (its checksum).
     let mut damaged = data.clone();
     let last = damaged.len() - 1;
     damaged[last] ^= 0xff;
     std::fs::write(&path, &damaged).expect("write");
     let catalog = open(&path);
     let err = catalog.package("pkg").err().expect("refused").to_string();
-    assert!(err.contains("sha256 mismatch"), "{err}");
+    assert!(err.contains("corrupt index"), "{err}");
     assert!(catalog.late_warnings()[0].contains("not trusted"));
 
     // Cut short, from another build, missing: unavailable with the reason.

@@ -226,6 +226,25 @@ fn tests_of_the_python_version_guard_what_they_test() {
 }
 
 #[test]
+fn the_first_item_of_version_info_is_the_major_version() {
+    // 4DGaussians' `database.py` (study 31): `np.getbuffer` (Python 2 only) in the `else` of
+    // `sys.version_info[0] >= 3`, inline or kept in a flag; the branches swapped, it runs.
+    let guarded = "import sys\nimport numpy as np\n\nIS_PY3 = sys.version_info[0] >= 3\n\n\ndef blob(a):\n    if sys.version_info[0] >= 3:\n        return a.tobytes()\n    return np.getbuffer(a)\n\n\ndef blob2(a):\n    if IS_PY3:\n        return a.tobytes()\n    else:\n        return np.getbuffer(a)\n";
+    let dir = project("python-major-item", &[("main.py", guarded)]);
+    let o = check(&dir, &["--target", "numpy==1.26.4"]);
+    let (out, err) = text(&o);
+    assert!(!out.contains("getbuffer"), "{out}\n{err}");
+    let swapped = "import sys\nimport numpy as np\n\n\ndef blob(a):\n    if sys.version_info[0] >= 3:\n        return np.getbuffer(a)\n    return a.tobytes()\n";
+    let dir = project("python-major-item-swapped", &[("main.py", swapped)]);
+    let o = check(&dir, &["--target", "numpy==1.26.4"]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains("error[AC002]: `numpy.getbuffer` is not in numpy 1.26.4"),
+        "{out}"
+    );
+}
+
+#[test]
 fn releases_another_declared_package_rules_out_are_not_checked() {
     // Every peft 0.11 - 0.20 requires `accelerate>=0.21.0` (their Requires-Dist in the index):
     // declared together, accelerate 0.16 - 0.20 are never installed, so a use missing there

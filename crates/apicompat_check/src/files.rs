@@ -216,7 +216,12 @@ fn analyze_all(sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyze
         .filter_map(|r| r.as_ref().ok())
         .flat_map_iter(|b| crate::def_scan::def_names(b))
         .collect();
-    let tree = crate::local_imports::Tree::new(sources.iter().map(|s| s.path.as_path()));
+    let tree = crate::local_imports::Tree::new(
+        sources
+            .iter()
+            .zip(&read)
+            .map(|(s, r)| (s.path.as_path(), r.as_ref().ok().map(Vec::as_slice))),
+    );
     let around = Around {
         defined: &defined,
         tree: &tree,
@@ -305,7 +310,14 @@ fn analyze_warm(
     let kept: Vec<Option<Arc<Analyzed>>> = kept.into_iter().map(|k| k.map(|(a, _)| a)).collect();
     // (A kept file is not walked again when only the files beside it change: the imports it
     // resolves to the project's code are those of its last walk.)
-    let tree = crate::local_imports::Tree::new(sources.iter().map(|s| s.path.as_path()));
+    let tree = crate::local_imports::Tree::new(sources.iter().enumerate().map(|(i, s)| {
+        let text = match (&kept[i], &read[i]) {
+            (Some(a), _) => Some(a.text.as_bytes()),
+            (None, Some(Ok(b))) => Some(b.as_slice()),
+            _ => None,
+        };
+        (s.path.as_path(), text)
+    }));
     let around = Around {
         defined: &defined,
         tree: &tree,

@@ -7,6 +7,16 @@
 //! name imported from it (a namespace package: `N/vad.py` for `N.vad`). The directory must
 //! hold what is imported, not only a directory of that name, so a `datasets/` of data files
 //! does not hide the package.
+//!
+//! A directory that is itself a package is such a base too when a script in it (a file with
+//! an `if __name__ == "__main__":` block at its top level) imports a module from it by an
+//! absolute name: `python src/main.py` puts `src/` first even when `src/__init__.py` exists
+//! (One-Fits-All's `Classification/src/main.py` imports `datasets.data`, its own
+//! `src/datasets/data.py`; study 31). Then it is a base for its files and those below it,
+//! but only where what is imported is a module there that the name must reach
+//! (`datasets.data` as `src/datasets/data.py`, or a module named in `from datasets import
+//! data`): the installed package is what a plain `import datasets` means when such a package
+//! is run with `python -m`.
 
 use apicompat_hash::HashSet;
 use std::path::{Path, PathBuf};
@@ -23,12 +33,19 @@ const MAX_DEPTH: usize = 200;
 pub(crate) struct Tree {
     files: HashSet<PathBuf>,
     dirs: HashSet<PathBuf>,
+    /// Directories holding a script ([`is_script`]).
+    script_dirs: HashSet<PathBuf>,
 }
 
 impl Tree {
-    pub(crate) fn new<'a>(paths: impl Iterator<Item = &'a Path>) -> Tree {
+    /// The tree of `paths`, each with its text when it is readable.
+    pub(crate) fn new<'a>(paths: impl Iterator<Item = (&'a Path, Option<&'a [u8]>)>) -> Tree {
         let mut tree = Tree::default();
-        for p in paths {
+        let mut scripts: Vec<(&Path, &[u8])> = Vec::new();
+        for (p, text) in paths {
+            if let Some(text) = text.filter(|t| is_script(t)) {
+                scripts.push((p, text));
+            }
             tree.files.insert(p.to_path_buf());
             let mut dir = p.parent();
             while let Some(d) = dir {
@@ -36,6 +53,18 @@ impl Tree {
                     break;
                 }
                 dir = d.parent();
+            }
+        }
+        // A package a script imports its own modules from by absolute names.
+        for (p, text) in scripts {
+            let Some(d) = p.parent() else {
+                continue;
+            };
+            if tree.script_dirs.contains(d) {
+                continue;
+            }
+            if import_lines(text).any(|(m, names)| tree.provides_module(d, &m, &names)) {
+                tree.script_dirs.insert(d.to_path_buf());
             }
         }
         tree
@@ -55,13 +84,16 @@ impl Tree {
             return Vec::new();
         }
         // The directories a run of this file may put on `sys.path`: its own and those above,
-        // while they are not packages (a module of a package imports absolutely).
-        let bases: Vec<&Path> = file
+        // while they are not packages (a module of a package imports absolutely), and the
+        // packages above it that hold a script (`strict`: only modules found there count).
+        let (bases, strict): (Vec<&Path>, Vec<&Path>) = file
             .ancestors()
             .skip(1)
             .take_while(|d| self.dirs.contains(*d))
-            .filter(|d| !self.files.contains(&d.join("__init__.py")))
-            .collect();
+            .filter(|d| {
+                !self.files.contains(&d.join("__init__.py")) || self.script_dirs.contains(*d)
+            })
+            .partition(|d| !self.files.contains(&d.join("__init__.py")));
         let mut out: Vec<String> = Vec::new();
         // Roots no base holds a file or directory of (most): their modules are not looked up.
         let mut absent: Vec<&str> = Vec::new();
@@ -74,15 +106,34 @@ impl Tree {
                 let p = b.join(root);
                 self.dirs.contains(&p) || self.files.contains(&p.with_extension("py"))
             };
-            if !bases.iter().any(held) {
+            if !bases.iter().chain(&strict).any(held) {
                 absent.push(root);
                 continue;
             }
-            if bases.iter().any(|b| self.provides(b, module, names)) {
+            if bases.iter().any(|b| self.provides(b, module, names))
+                || strict
+                    .iter()
+                    .any(|b| self.provides_module(b, module, names))
+            {
                 out.push(root.to_string());
             }
         }
         out
+    }
+
+    /// Whether `base` holds a module the import must reach: the submodule `module` names
+    /// (`a.b` as `a/b.py` or `a/b/`), or a module among `names` imported from it.
+    fn provides_module(&self, base: &Path, module: &str, names: &[String]) -> bool {
+        let mut p = base.to_path_buf();
+        for part in module.split('.') {
+            p.push(part);
+        }
+        let is_module =
+            |p: &Path| self.files.contains(&p.with_extension("py")) || self.dirs.contains(p);
+        if module.contains('.') {
+            return is_module(&p);
+        }
+        names.iter().any(|n| is_module(&p.join(n)))
     }
 
     /// Whether `base` holds module `module` (or, for a namespace directory, one of `names`
@@ -106,6 +157,50 @@ impl Tree {
                 self.files.contains(&p.join(format!("{n}.py"))) || self.dirs.contains(&p.join(n))
             })
     }
+}
+
+/// Whether a file's text has an `if __name__ == "__main__":` block at its top level.
+pub(crate) fn is_script(text: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, b"__main__").any(|at| {
+        let start = text[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = &text[start..];
+        let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+        line.starts_with(b"if ") && memchr::memmem::find(line, b"__name__").is_some()
+    })
+}
+
+/// The absolute imports of a text, line by line (`from a.b import c, d`, `import a.b`): (module,
+/// names imported from it). A cheap reading: a statement over several lines gives the names
+/// of its first.
+fn import_lines(text: &[u8]) -> impl Iterator<Item = (String, Vec<String>)> + '_ {
+    text.split(|&b| b == b'\n').flat_map(|line| {
+        let line = std::str::from_utf8(line).unwrap_or("").trim();
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        if let Some(rest) = line.strip_prefix("from ") {
+            if let Some((module, names)) = rest.split_once(" import ") {
+                let module = module.trim();
+                if !module.starts_with('.') && !module.is_empty() {
+                    let names = names
+                        .trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace())
+                        .split(',')
+                        .filter_map(|n| n.split_whitespace().next())
+                        .map(str::to_string)
+                        .collect();
+                    out.push((module.to_string(), names));
+                }
+            }
+        } else if let Some(rest) = line.strip_prefix("import ") {
+            for m in rest.split(',') {
+                if let Some(m) = m.split_whitespace().next() {
+                    out.push((m.to_string(), Vec::new()));
+                }
+            }
+        }
+        out
+    })
 }
 
 /// Absolute imports of indexed names anywhere in the file: (module, names imported from it).
@@ -157,7 +252,14 @@ mod tests {
     }
 
     fn local(files: &[&str], file: &str, src: &str) -> Vec<String> {
-        let tree = Tree::new(files.iter().map(Path::new));
+        let tree = Tree::new(files.iter().map(|f| {
+            let text: &[u8] = if f.ends_with("main.py") {
+                b"from datasets.data import x\n\nif __name__ == '__main__':\n    x()\n"
+            } else {
+                b""
+            };
+            (Path::new(*f), Some(text))
+        }));
         let parsed = ruff_python_parser::parse_module(src).unwrap();
         tree.local_roots(Path::new(file), parsed.suite(), &roots())
     }
@@ -189,5 +291,72 @@ mod tests {
         let files = ["r/prepare.py", "other/datasets/vad.py"];
         let src = "from datasets.vad import x\n";
         assert!(local(&files, "r/prepare.py", src).is_empty());
+    }
+
+    #[test]
+    fn a_package_holding_a_script_is_first_for_the_modules_it_has() {
+        // One-Fits-All's `Classification/src/` (study 31): a package with `main.py`, run as
+        // `python src/main.py`, and its own `datasets/` package.
+        let files = [
+            "c/src/__init__.py",
+            "c/src/main.py",
+            "c/src/running.py",
+            "c/src/datasets/__init__.py",
+            "c/src/datasets/data.py",
+            "c/src/datasets/utils.py",
+        ];
+        let src = "from datasets.data import data_factory\n";
+        assert_eq!(local(&files, "c/src/main.py", src), ["datasets"]);
+        assert_eq!(local(&files, "c/src/running.py", src), ["datasets"]);
+        let src = "from datasets import utils\n";
+        assert_eq!(local(&files, "c/src/datasets/data.py", src), ["datasets"]);
+        // What the package does not hold as a module is the installed package's.
+        assert!(local(&files, "c/src/main.py", "import datasets\n").is_empty());
+        let src = "from datasets import load_dataset\n";
+        assert!(local(&files, "c/src/main.py", src).is_empty());
+        // A script there that imports none of its modules by an absolute name: no base.
+        let files = [
+            "c/src/__init__.py",
+            "c/src/check.py",
+            "c/src/datasets/__init__.py",
+            "c/src/datasets/data.py",
+        ];
+        let texts: [&[u8]; 4] = [
+            b"",
+            b"import os\nif __name__ == '__main__':\n    pass\n",
+            b"",
+            b"",
+        ];
+        let tree = Tree::new(
+            files
+                .iter()
+                .zip(texts)
+                .map(|(f, t)| (Path::new(*f), Some(t))),
+        );
+        let parsed = ruff_python_parser::parse_module("from datasets.data import x\n").unwrap();
+        assert!(tree
+            .local_roots(Path::new("c/src/check.py"), parsed.suite(), &roots())
+            .is_empty());
+        // Without a script there, the package's modules import absolutely.
+        let files = [
+            "c/src/__init__.py",
+            "c/src/run.py",
+            "c/src/datasets/__init__.py",
+            "c/src/datasets/data.py",
+        ];
+        let src = "from datasets.data import data_factory\n";
+        assert!(local(&files, "c/src/run.py", src).is_empty());
+    }
+
+    #[test]
+    fn scripts_are_files_with_a_main_block() {
+        assert!(is_script(
+            b"import x\n\nif __name__ == \"__main__\":\n    main()\n"
+        ));
+        assert!(is_script(b"if __name__ == '__main__':\n    main()"));
+        assert!(!is_script(
+            b"def f():\n    if __name__ == '__main__':\n        pass\n"
+        ));
+        assert!(!is_script(b"x = '__main__'\n"));
     }
 }

@@ -82,13 +82,18 @@ impl<'a> Walker<'a> {
     }
 
     /// The top-level module whose version's leading components an expression is: `V.major`,
-    /// `V.release`, `(V.major, V.minor)`, `(V.major, V.minor, V.micro)` for `V` derived from
+    /// `V[0]` (`sys.version_info[0]`), `V.release`, `(V.major, V.minor)`, `(V.major, V.minor, V.micro)` for `V` derived from
     /// its version (`Version(torch.__version__)`, `sys.version_info`).
     fn version_fields(&self, e: &Expr) -> Option<String> {
         match e {
             Expr::Attribute(a) if matches!(a.attr.as_str(), "major" | "release") => {
                 self.version_root(&a.value, 0)
             }
+            // `sys.version_info[0]`: the major component, as `.major` (a package's version is
+            // a string, whose first item is a character).
+            Expr::Subscript(s) if int_lit(&s.slice) == Some(0) => self
+                .version_root(&s.value, 0)
+                .filter(|root| root == "sys" && !matches!(&*s.value, Expr::Subscript(_))),
             Expr::Tuple(t) if (1..=3).contains(&t.elts.len()) => {
                 let mut root: Option<String> = None;
                 for (el, field) in t.elts.iter().zip(["major", "minor", "micro"]) {

@@ -87,6 +87,24 @@ fn enum_members_are_absent_where_the_stub_lacks_them() {
     assert!(status(v, "torch.profiler.ProfilerActivity.name", "2.3.0").is_present());
 }
 
+#[test]
+fn values_a_compiled_enum_may_export_onto_its_class_are_unknown() {
+    // torch 1.13 - 2.0's stub declares `class ReduceOp` with `class RedOpType(Enum): ...` (no
+    // members) and no `AVG`, which the binding exports onto the class (`export_values`, and
+    // 1.13's `setattr` over `RedOpType.__members__`); 2.1's stub declares `AVG: RedOpType`.
+    // Studies 14, 16, 17 and 31 found it false on 1.13 - 2.0.
+    let catalog = apicompat::embedded_catalog();
+    let v = torch(&catalog);
+    for version in ["1.13.1", "2.0.1"] {
+        let s = status(v, "torch.distributed.ReduceOp.AVG", version);
+        assert!(matches!(s, Status::Unknown { .. }), "{version}: {s:?}");
+    }
+    assert!(status(v, "torch.distributed.ReduceOp.AVG", "2.1.0").is_present());
+    assert!(status(v, "torch.distributed.ReduceOp.SUM", "1.13.1").is_present());
+    // A class without such a nested class keeps its stub's word (see the test above).
+    assert!(status(v, "torch.profiler.ProfilerActivity.XPU", "2.3.0").is_absent());
+}
+
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_apicompat"));
     c.env("NO_COLOR", "1").env_remove("VIRTUAL_ENV");

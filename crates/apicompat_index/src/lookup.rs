@@ -329,11 +329,54 @@ fn class_member(
                 },
             )? =>
         {
+            // A compiled class whose stub declares a nested class without members (pybind's
+            // `py::enum_<...>(cls, "RedOpType").export_values()`): the values may be put on
+            // the class itself, whatever this release's stub lists (torch 1.13 - 2.0's
+            // `ReduceOp.AVG`, declared from 2.1).
+            if class.stub_only {
+                if let Some(nested) = memberless_nested_class(index, cur, release)? {
+                    return Ok(Step::Undeclared {
+                        reason: format!(
+                            "`{cur}` is compiled, and its stub declares `{nested}` without members, whose values a compiled enum may put on `{cur}`"
+                        ),
+                        callables: false,
+                    });
+                }
+            }
             Ok(Step::Missing)
         }
         Some((reason, callables)) => Ok(Step::Undeclared { reason, callables }),
         None => Ok(Step::Missing),
     }
+}
+
+/// A class nested in compiled class `cur` that its stub declares with no member in `release`
+/// (`class RedOpType: ...`).
+fn memberless_nested_class(
+    index: &PackageIndex,
+    cur: &str,
+    release: usize,
+) -> Result<Option<String>, IndexError> {
+    let prefix = format!("{cur}.");
+    let paths = index.paths_with_prefix(&prefix);
+    // Children first, each once: `cur.N` (not `cur.N.x`).
+    for path in paths.iter().filter(|p| !p[prefix.len()..].contains('.')) {
+        let Some(f) = index.facet_in(path, release)? else {
+            continue;
+        };
+        if index.kind(f)?.0 != Kind::Class {
+            continue;
+        }
+        let inner = format!("{path}.");
+        let mut members = paths.iter().filter(|p| p.starts_with(&inner));
+        let declared = members.try_fold(false, |found, p| {
+            Ok::<bool, IndexError>(found || index.facet_in(p, release)?.is_some())
+        })?;
+        if !declared {
+            return Ok(Some(path.clone()));
+        }
+    }
+    Ok(None)
 }
 
 /// `seg` on base class `base` of class `cur`: an indexed class, or a standard-library one.

@@ -296,3 +296,39 @@ fn the_pythons_a_pin_leaves_narrow_undeclared_packages() {
         "{out}"
     );
 }
+
+#[test]
+fn a_python_older_than_the_index_bounds_the_undeclared_packages() {
+    // HRNet-style environment (study 32): conda's `python=3.6`, numpy undeclared. numpy 1.21
+    // (the oldest indexed) requires Python 3.7: no indexed release installs on 3.6, so numpy
+    // is not checked, with a note, rather than checked at its newest (where `np.float` is
+    // gone). On 3.7, numpy 1.21.6 (the newest that installs there) still has it.
+    let src =
+        "import numpy as np\n\n\ndef zeros(n):\n    return np.zeros((n, 3), dtype=np.float)\n";
+    let env = |python: &str| format!("name: x\ndependencies:\n  - python={python}\n  - pip\n");
+    let dir = project(
+        "python-below-index",
+        &[("environment.yml", &env("3.6")), ("lib/data.py", src)],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("numpy is not checked: no indexed release of it installs on python 3.6"),
+        "{all}"
+    );
+    let dir = project(
+        "python-below-index-37",
+        &[("environment.yml", &env("3.7")), ("lib/data.py", src)],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(format!("{out}{err}").contains("1.21.6"), "{out}\n{err}");
+    // Nothing declared: numpy's newest, where `np.float` is gone.
+    let dir = project("python-below-index-none", &[("lib/data.py", src)]);
+    let o = check(&dir, &[]);
+    let (out, _) = text(&o);
+    assert!(out.contains("error[AC002]: `numpy.float`"), "{out}");
+}

@@ -130,6 +130,39 @@ pub fn from_requires_python(
     Some(target(view, all, releases, "declared", label))
 }
 
+/// The Pythons older than the index that the project's declared Python admits, when it admits
+/// no indexed one (conda's `python=3.6`): `(major, minor)` of each, with the declaration.
+pub(crate) fn below_index(
+    roots: impl Iterator<Item = std::path::PathBuf>,
+    all: &[Version],
+) -> Option<(Vec<(u64, u64)>, String)> {
+    let oldest = all.first()?;
+    let [major, oldest_minor, ..] = *oldest.release() else {
+        return None;
+    };
+    for root in roots {
+        let Some(Ok(declared)) = read_requires_python(&root) else {
+            continue;
+        };
+        if all.iter().any(|v| admits_minor(&declared.specifier, v)) {
+            return None;
+        }
+        let minors: Vec<(u64, u64)> = (0..oldest_minor)
+            .filter(|&m| admits_minor(&declared.specifier, &Version::new([major, m])))
+            .map(|m| (major, m))
+            .collect();
+        if minors.is_empty() {
+            return None;
+        }
+        let label = format!(
+            "declared requires-python `{}` ({})",
+            declared.raw, declared.source
+        );
+        return Some((minors, label));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::admits_minor;

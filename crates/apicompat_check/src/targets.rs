@@ -290,6 +290,22 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
             format!("the newest release that {by} admits"),
         );
     }
+    // No release installs on a Python older than the index (numpy 1.21+ on Python 3.6): not
+    // checked, rather than checked where it cannot be installed.
+    if let Some(py) = python.filter(|py| py.below_index && newest_of(&|_| true).is_none()) {
+        notes.push(format!(
+            "{} is not checked: no indexed release of it installs on {} ({})",
+            view.name(),
+            py.range,
+            py.source
+        ));
+        return make(
+            Vec::new(),
+            "newest",
+            format!("no indexed release installable on {}", py.range),
+            format!("no indexed release installable on {}", py.range),
+        );
+    }
     let newest = newest_of(&|_| true).or(newest_any);
     let releases: Vec<usize> = newest.into_iter().collect();
     let v = newest.map(|i| all[i].to_string()).unwrap_or_default();
@@ -367,7 +383,22 @@ fn python_targets<'r>(
             let verb = if by.len() == 1 { "admits" } else { "admit" };
             (kept, format!("the Pythons that {} {verb}", by.join(", ")))
         } else if t.releases.is_empty() {
-            return None;
+            // A Python older than the index (`python=3.6`): its minors, for the packages
+            // installable there.
+            let roots = std::iter::once(sources.declared.root.clone())
+                .chain(sources.parent.map(std::path::Path::to_path_buf));
+            let (versions, source) = python_target::below_index(roots, &versions_of(view))?;
+            let range = versions
+                .iter()
+                .map(|(a, b)| format!("{a}.{b}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Some(PythonTargets {
+                versions,
+                range: format!("python {range}"),
+                source,
+                below_index: true,
+            });
         } else {
             (t.releases, t.info.description)
         };
@@ -392,6 +423,7 @@ fn python_targets<'r>(
                 apicompat_index::ranges(&names, &member).join(", ")
             ),
             source,
+            below_index: false,
         })
     })
 }

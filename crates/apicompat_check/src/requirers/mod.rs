@@ -38,6 +38,9 @@ pub struct PythonTargets {
     pub range: String,
     /// Where they come from (`declared requires-python \`>=3.12\` (pyproject.toml:3)`).
     pub source: String,
+    /// Older than every indexed Python (`python=3.6`): a package none of whose indexed
+    /// releases installs there is not checked.
+    pub below_index: bool,
 }
 
 struct Requirer {

@@ -249,23 +249,21 @@ impl Reader {
             (true, true) => Place::FirstFromFile,
             (true, false) => Place::FirstFromCwd,
         };
-        {
-            if let Some(p) = self.path(dir, 0) {
-                self.found.push((p, place(true)));
-            } else if let Some(rel) = self.cwd_path(dir, 0) {
-                self.found.push((self.root.join(rel), place(false)));
-            } else if first && !self.cwd_relative(dir, 0) {
-                let mut inner = dir;
-                while let Expr::Call(c) = inner {
-                    match &*c.arguments.args {
-                        [x] => inner = x,
-                        _ => break,
-                    }
+        if let Some(p) = self.path(dir, 0) {
+            self.found.push((p, place(true)));
+        } else if let Some(rel) = self.cwd_path(dir, 0) {
+            self.found.push((self.root.join(rel), place(false)));
+        } else if first && !self.cwd_relative(dir, 0) {
+            let mut inner = dir;
+            while let Expr::Call(c) = inner {
+                match &*c.arguments.args {
+                    [x] => inner = x,
+                    _ => break,
                 }
-                let what = crate::collect::dotted(inner)
-                    .unwrap_or_else(|| "a path computed at run time".to_string());
-                self.unknown.push(what);
             }
+            let what = crate::collect::dotted(inner)
+                .unwrap_or_else(|| "a path computed at run time".to_string());
+            self.unknown.push(what);
         }
     }
 

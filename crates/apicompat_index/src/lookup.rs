@@ -368,10 +368,13 @@ fn memberless_nested_class(
             continue;
         }
         let inner = format!("{path}.");
-        let mut members = paths.iter().filter(|p| p.starts_with(&inner));
-        let declared = members.try_fold(false, |found, p| {
-            Ok::<bool, IndexError>(found || index.facet_in(p, release)?.is_some())
-        })?;
+        let mut declared = false;
+        for member in paths.iter().filter(|p| p.starts_with(&inner)) {
+            if index.facet_in(member, release)?.is_some() {
+                declared = true;
+                break;
+            }
+        }
         if !declared {
             return Ok(Some(path.clone()));
         }

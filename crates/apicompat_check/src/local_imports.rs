@@ -33,7 +33,8 @@ const MAX_DEPTH: usize = 200;
 pub(crate) struct Tree {
     files: HashSet<PathBuf>,
     dirs: HashSet<PathBuf>,
-    /// Directories holding a script ([`is_script`]).
+    /// Directories holding a script ([`is_script`]) that imports one of their modules by an
+    /// absolute name.
     script_dirs: HashSet<PathBuf>,
 }
 

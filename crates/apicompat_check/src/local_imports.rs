@@ -173,17 +173,18 @@ pub(crate) fn is_script(text: &[u8]) -> bool {
     })
 }
 
-/// The absolute imports of a text, line by line (`from a.b import c, d`, `import a.b`): (module,
-/// names imported from it). A cheap reading: a statement over several lines gives the names
-/// of its first.
-fn import_lines(text: &[u8]) -> impl Iterator<Item = (String, Vec<String>)> + '_ {
+/// The absolute imports of a text, line by line, also indented (`from a.b import c, d`,
+/// `import a.b, x as y`): (module, names imported from it). A line scan, no parse: a
+/// statement over several lines gives the names of its first, and a match in a string counts.
+pub(crate) fn import_lines(text: &[u8]) -> impl Iterator<Item = (String, Vec<String>)> + '_ {
     text.split(|&b| b == b'\n').flat_map(|line| {
-        let line = std::str::from_utf8(line).unwrap_or("").trim();
+        let line = String::from_utf8_lossy(line);
+        let line = line.split('#').next().unwrap_or("").trim();
         let mut out: Vec<(String, Vec<String>)> = Vec::new();
         if let Some(rest) = line.strip_prefix("from ") {
-            if let Some((module, names)) = rest.split_once(" import ") {
-                let module = module.trim();
-                if !module.starts_with('.') && !module.is_empty() {
+            let (module, names) = rest.split_once(" import ").unwrap_or((rest, ""));
+            match module.split_whitespace().next() {
+                Some(module) if !module.starts_with('.') => {
                     let names = names
                         .trim_matches(|c: char| c == '(' || c == ')' || c.is_whitespace())
                         .split(',')
@@ -192,6 +193,7 @@ fn import_lines(text: &[u8]) -> impl Iterator<Item = (String, Vec<String>)> + '_
                         .collect();
                     out.push((module.to_string(), names));
                 }
+                _ => {}
             }
         } else if let Some(rest) = line.strip_prefix("import ") {
             for m in rest.split(',') {

@@ -476,27 +476,13 @@ fn imports_any(path: &Path, names: &HashSet<&str>) -> bool {
 }
 
 /// Calls `found` with the top-level module of each import line of the file at `path` (see
-/// [`imports_any`]), until it returns true.
+/// [`imports_any`], [`crate::local_imports::import_lines`]), until it returns true.
 fn import_heads(path: &Path, mut found: impl FnMut(&str) -> bool) {
     let Ok(bytes) = apicompat_requirements::read_regular_file(path, files::MAX_FILE_BYTES) else {
         return;
     };
-    let text = String::from_utf8_lossy(&bytes);
-    let mut first = |item: &str| found(item.trim().split(['.', ' ', '\t']).next().unwrap_or(""));
-    for line in text.lines() {
-        let line = line.trim_start();
-        let done = if let Some(rest) = line.strip_prefix("from ") {
-            first(rest)
-        } else if let Some(rest) = line.strip_prefix("import ") {
-            rest.split('#')
-                .next()
-                .unwrap_or("")
-                .split(',')
-                .any(&mut first)
-        } else {
-            false
-        };
-        if done {
+    for (module, _) in crate::local_imports::import_lines(&bytes) {
+        if found(module.split('.').next().unwrap_or("")) {
             return;
         }
     }

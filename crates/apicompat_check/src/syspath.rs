@@ -305,91 +305,56 @@ impl Reader {
     /// and literals (`os.getcwd()`, `os.path.join(os.getcwd(), "peft/src/")`, `"lib"`); not
     /// above it.
     fn cwd_path(&self, e: &Expr, depth: usize) -> Option<PathBuf> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        let d = depth + 1;
-        match e {
-            Expr::StringLiteral(_) => {
-                let mut p = PathBuf::new();
-                push_relative(&mut p, relative(e)?)?;
-                Some(p)
-            }
-            Expr::Name(n) => self
-                .cwd_names
-                .iter()
-                .rev()
-                .find(|(k, _)| k == n.id.as_str())
-                .and_then(|(_, p)| p.clone()),
-            Expr::Attribute(a) if a.attr.as_str() == "parent" => {
-                let p = self.cwd_path(&a.value, d)?;
-                Some(p.parent()?.to_path_buf())
-            }
-            Expr::BinOp(b) if b.op == Operator::Div => {
-                let mut p = self.cwd_path(&b.left, d)?;
-                push_relative(&mut p, relative(&b.right)?)?;
-                Some(p)
-            }
-            Expr::Call(call) => {
-                let name = crate::collect::dotted(&call.func).unwrap_or_default();
-                let last = name.rsplit('.').next().unwrap_or(&name);
-                match (last, &*call.arguments.args) {
-                    ("getcwd" | "cwd", []) => Some(PathBuf::new()),
-                    ("dirname", [x]) => Some(self.cwd_path(x, d)?.parent()?.to_path_buf()),
-                    (
-                        "abspath" | "realpath" | "normpath" | "Path" | "PurePath" | "str"
-                        | "fspath",
-                        [x],
-                    ) => self.cwd_path(x, d),
-                    ("join", [first, rest @ ..]) => {
-                        let mut p = self.cwd_path(first, d)?;
-                        for r in rest {
-                            push_relative(&mut p, relative(r)?)?;
-                        }
-                        Some(p)
-                    }
-                    _ => match &*call.func {
-                        Expr::Attribute(a)
-                            if matches!(a.attr.as_str(), "resolve" | "absolute")
-                                && call.arguments.args.is_empty() =>
-                        {
-                            self.cwd_path(&a.value, d)
-                        }
-                        _ => None,
-                    },
-                }
-            }
-            _ => None,
-        }
+        self.computed(e, depth, Base::Cwd)
     }
 
     /// The path an expression computes from `__file__`, if it does.
     fn path(&self, e: &Expr, depth: usize) -> Option<PathBuf> {
+        self.computed(e, depth, Base::File)
+    }
+
+    /// The path `e` computes from `base`: its own leaves (`__file__`, `sys.path[0]`,
+    /// `.parents[i]`; `os.getcwd()`, a relative literal; names bound to either), then the
+    /// path operations both share.
+    fn computed(&self, e: &Expr, depth: usize, base: Base) -> Option<PathBuf> {
         if depth > MAX_DEPTH {
             return None;
         }
         let d = depth + 1;
-        match e {
-            Expr::Name(n) if n.id.as_str() == "__file__" => Some(self.file.clone()),
-            Expr::Name(n) => self
-                .names
-                .iter()
-                .rev()
-                .find(|(k, _)| k == n.id.as_str())
-                .map(|(_, p)| p.clone()),
-            // `Path(__file__).parent`, `.resolve()` below.
-            Expr::Attribute(a) if a.attr.as_str() == "parent" => {
-                Some(self.path(&a.value, d)?.parent()?.to_path_buf())
+        match (base, e) {
+            (Base::File, Expr::Name(n)) if n.id.as_str() == "__file__" => {
+                return Some(self.file.clone())
+            }
+            (Base::File, Expr::Name(n)) => {
+                return self
+                    .names
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == n.id.as_str())
+                    .map(|(_, p)| p.clone())
+            }
+            (Base::Cwd, Expr::Name(n)) => {
+                return self
+                    .cwd_names
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == n.id.as_str())
+                    .and_then(|(_, p)| p.clone())
+            }
+            (Base::Cwd, Expr::StringLiteral(_)) => {
+                let mut p = PathBuf::new();
+                push_relative(&mut p, relative(e)?)?;
+                return Some(p);
             }
             // `sys.path[0]`: the script's directory.
-            Expr::Subscript(sub)
+            (Base::File, Expr::Subscript(sub))
                 if crate::collect::dotted(&sub.value).as_deref() == Some("sys.path")
                     && matches!(&*sub.slice, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u8()) == Some(0)) =>
             {
-                Some(self.file.parent()?.to_path_buf())
+                return Some(self.file.parent()?.to_path_buf());
             }
             // `Path(__file__).parents[1]`.
-            Expr::Subscript(sub) => {
+            (Base::File, Expr::Subscript(sub)) => {
                 let Expr::Attribute(a) = &*sub.value else {
                     return None;
                 };
@@ -400,12 +365,19 @@ impl Reader {
                 if a.attr.as_str() != "parents" || i > MAX_DEPTH {
                     return None;
                 }
-                let base = self.path(&a.value, d)?;
-                Some(base.ancestors().nth(i + 1)?.to_path_buf())
+                let from = self.computed(&a.value, d, base)?;
+                return Some(from.ancestors().nth(i + 1)?.to_path_buf());
+            }
+            _ => {}
+        }
+        match e {
+            // `Path(__file__).parent`, `.resolve()` below.
+            Expr::Attribute(a) if a.attr.as_str() == "parent" => {
+                Some(self.computed(&a.value, d, base)?.parent()?.to_path_buf())
             }
             // `Path(...) / "lib"`.
             Expr::BinOp(b) if b.op == Operator::Div => {
-                let mut p = self.path(&b.left, d)?;
+                let mut p = self.computed(&b.left, d, base)?;
                 push_relative(&mut p, relative(&b.right)?)?;
                 Some(p)
             }
@@ -415,14 +387,15 @@ impl Reader {
                 let last = name.rsplit('.').next().unwrap_or(&name);
                 let args = &call.arguments.args;
                 match (last, &**args) {
-                    ("dirname", [x]) => Some(self.path(x, d)?.parent()?.to_path_buf()),
+                    ("getcwd" | "cwd", []) if base == Base::Cwd => Some(PathBuf::new()),
+                    ("dirname", [x]) => Some(self.computed(x, d, base)?.parent()?.to_path_buf()),
                     (
                         "abspath" | "realpath" | "normpath" | "Path" | "PurePath" | "str"
                         | "fspath",
                         [x],
-                    ) => self.path(x, d),
+                    ) => self.computed(x, d, base),
                     ("join", [first, rest @ ..]) => {
-                        let mut p = self.path(first, d)?;
+                        let mut p = self.computed(first, d, base)?;
                         for r in rest {
                             push_relative(&mut p, relative(r)?)?;
                         }
@@ -434,7 +407,7 @@ impl Reader {
                             if matches!(a.attr.as_str(), "resolve" | "absolute")
                                 && args.is_empty() =>
                         {
-                            self.path(&a.value, d)
+                            self.computed(&a.value, d, base)
                         }
                         _ => None,
                     },
@@ -443,6 +416,15 @@ impl Reader {
             _ => None,
         }
     }
+}
+
+/// What a computed path starts from ([`Reader::computed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Base {
+    /// The file's own path (`__file__`).
+    File,
+    /// The working directory, as a path relative to it.
+    Cwd,
 }
 
 /// A string literal that names a relative path (`"lib"`, `"peft/src/"`, `".."`).

@@ -358,8 +358,9 @@ fn memberless_nested_class(
     release: usize,
 ) -> Result<Option<String>, IndexError> {
     let prefix = format!("{cur}.");
+    // In path order: the members of `cur.N` are the run of paths starting `cur.N.`, found by
+    // a binary search, so each path is read at most once more.
     let paths = index.paths_with_prefix(&prefix);
-    // Children first, each once: `cur.N` (not `cur.N.x`).
     for path in paths.iter().filter(|p| !p[prefix.len()..].contains('.')) {
         let Some(f) = index.facet_in(path, release)? else {
             continue;
@@ -368,8 +369,9 @@ fn memberless_nested_class(
             continue;
         }
         let inner = format!("{path}.");
+        let start = paths.partition_point(|p| p.as_str() < inner.as_str());
         let mut declared = false;
-        for member in paths.iter().filter(|p| p.starts_with(&inner)) {
+        for member in paths[start..].iter().take_while(|p| p.starts_with(&inner)) {
             if index.facet_in(member, release)?.is_some() {
                 declared = true;
                 break;

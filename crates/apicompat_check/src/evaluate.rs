@@ -301,6 +301,17 @@ impl<'c> Evaluator<'c> {
         })))
     }
 
+    /// Whether release `release` has `u` (its path or an alternative): [`Self::verdict`] is
+    /// `Present` exactly there, the bound's subclasses never making it so.
+    fn present_at(&self, view: &PackageView, row: &Row, u: &Use, release: usize) -> bool {
+        let others = u.receiver.as_ref().map_or(&[][..], |r| &r.alternatives[..]);
+        self.verdict_at(view, row, &u.path, u, release) == Verdict::Present
+            || others.iter().any(|alt| {
+                let alt_row = self.row(view, alt);
+                self.verdict_at(view, &alt_row, alt, u, release) == Verdict::Present
+            })
+    }
+
     /// [`Self::verdict_at`], then, where it is absent on a declared bound, what the bound's
     /// subclasses say ([`judge::through_subclasses`]).
     fn bound_verdict(
@@ -518,6 +529,11 @@ impl<'c> Evaluator<'c> {
             releases.push(r);
         }
         let n = all.len();
+        // A drift-only use no release has is never reported: known before the bound's
+        // subclasses are searched for the member (many candidates, in every release).
+        if judge::drift_only(u) && !(0..n).any(|r| self.present_at(view, &row, u, r)) {
+            return None;
+        }
         let verdict = |r: usize| self.verdict(view, &row, u, r);
         let mut missing: Vec<usize> = releases
             .iter()

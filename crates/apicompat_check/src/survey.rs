@@ -176,40 +176,54 @@ impl Statuses {
         }
         let all = view.releases();
         let row: Vec<Lite> = self.row(view, &u.path).to_vec();
-        let mut out = Vec::with_capacity(all.len());
+        let mut paths = vec![u.path.as_str()];
+        if let Some(rec) = &u.receiver {
+            paths.extend(rec.alternatives.iter().map(String::as_str));
+        }
+        // Each path's own verdict in each release that runs the use (`None`: not run).
+        let mut own: Vec<Option<Vec<Verdict>>> = Vec::with_capacity(all.len());
         for (r, release) in all.iter().enumerate() {
-            if !preds.iter().all(|p| p.admits(&release.version))
-                || base_absent.get(r).copied().unwrap_or(false)
-                || not_run.get(r).copied().unwrap_or(false)
-            {
-                out.push(Presence::NotRun);
+            let runs = preds.iter().all(|p| p.admits(&release.version))
+                && !base_absent.get(r).copied().unwrap_or(false)
+                && !not_run.get(r).copied().unwrap_or(false);
+            if !runs {
+                own.push(None);
                 continue;
             }
-            let subclasses = self.subclasses.clone();
-            let mut paths = vec![u.path.as_str()];
-            if let Some(rec) = &u.receiver {
-                paths.extend(rec.alternatives.iter().map(String::as_str));
+            let mut verdicts = Vec::with_capacity(paths.len());
+            for path in &paths {
+                let lite = if *path == u.path {
+                    row.get(r).cloned()
+                } else {
+                    self.row(view, path).get(r).cloned()
+                };
+                verdicts.push(self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r));
             }
-            let verdicts: Vec<Verdict> = paths
+            own.push(Some(verdicts));
+        }
+        // A drift-only use no release has stays unknown (below) whatever the bound's
+        // subclasses say: they are not searched then (as in `check`).
+        let search = !drift_only(u)
+            || own
                 .iter()
-                .map(|path| {
-                    let lite = if *path == u.path {
-                        row.get(r).cloned()
-                    } else {
-                        self.row(view, path).get(r).cloned()
-                    };
-                    match self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r) {
-                        // As in `check`: a declared bound's subclasses may have it.
-                        Verdict::Absent => {
-                            through_subclasses(view, &subclasses, u, path, r, |sub| {
-                                let lite = self.row(view, sub).get(r).cloned();
-                                self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r)
-                            })
-                        }
-                        v => v,
-                    }
-                })
-                .collect();
+                .flatten()
+                .any(|v| v.contains(&Verdict::Present));
+        let mut out = Vec::with_capacity(all.len());
+        for (r, verdicts) in own.into_iter().enumerate() {
+            let Some(mut verdicts) = verdicts else {
+                out.push(Presence::NotRun);
+                continue;
+            };
+            let subclasses = self.subclasses.clone();
+            for (path, v) in paths.iter().zip(verdicts.iter_mut()) {
+                // As in `check`: a declared bound's subclasses may have it.
+                if search && *v == Verdict::Absent {
+                    *v = through_subclasses(view, &subclasses, u, path, r, |sub| {
+                        let lite = self.row(view, sub).get(r).cloned();
+                        self.verdict_at(view, u, lite.unwrap_or(Lite::Unknown), r)
+                    });
+                }
+            }
             out.push(match any_of(verdicts) {
                 Verdict::Present => Presence::Present,
                 Verdict::Absent => Presence::Absent,

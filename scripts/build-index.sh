@@ -11,12 +11,18 @@
 #                                     # triton, xformers, lightning, pytorch-lightning,
 #                                     # megatron-core packed into the data file
 #                                     # crates/apicompat/wheel-data/scripts/apicompat-stack.apid;
-#                                     # regenerate the list with scripts/stack_releases.py)
+#                                     # regenerate the list with scripts/stack_releases.py),
+#                                     # and the table of what the distributions of
+#                                     # scripts/requirements-table.txt require
+#                                     # (crates/apicompat/index/requirements.apir)
 #   scripts/build-index.sh 'torchvision>=0.14'   # other specs instead
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The typeshed copy the `python` index comes from.
 MYPY_VERSION=2.4.1
+# The window of releases in the table of requirements (uploaded on or after FROM, before UNTIL).
+REQUIREMENTS_FROM=2017-01-01
+REQUIREMENTS_UNTIL=2026-12-01
 specs=("$@")
 if [ ${#specs[@]} -eq 0 ]; then
   specs=('torch>=1.13.0' 'colossalai>=0.3.0' 'torchvision>=0.14.0' 'numpy>=1.21.0')
@@ -69,3 +75,11 @@ fi
 written=(crates/apicompat/index/*.apix)
 [ "$#" -eq 0 ] && written+=(crates/apicompat/wheel-data/scripts/apicompat-stack.apid)
 "$bin" index wheels "${written[@]}"
+# What the releases of packages without a surface require (scripts/requirements-table.txt):
+# their Requires-Dist, Requires-Python and wheels, embedded as index/requirements.apir.
+if [ "$#" -eq 0 ]; then
+  mapfile -t table < <(grep -v '^#' scripts/requirements-table.txt)
+  "$bin" --cache-dir "$work" index requirements "${table[@]}" \
+    --from "$REQUIREMENTS_FROM" --until "$REQUIREMENTS_UNTIL" \
+    --output crates/apicompat/index/requirements.apir
+fi

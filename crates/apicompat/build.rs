@@ -1,4 +1,5 @@
-//! Embeds every package index under `index/` (`NAME.apix`) into the binary, and the table of
+//! Embeds every package index under `index/` (`NAME.apix`) and the table of requirements
+//! (`requirements.apir`) into the binary, and the table of
 //! contents of the data file `wheel-data/scripts/apicompat-stack.apid` (the indexes shipped
 //! beside the binary), which it copies next to the binary in cargo's output directory.
 
@@ -46,6 +47,19 @@ fn main() {
         }
     }
     code.push_str("];\n");
+    // What packages without a surface require (`apicompat index requirements`).
+    let table = dir.join("requirements.apir");
+    println!("cargo:rerun-if-changed={}", table.display());
+    code.push_str("/// The table of requirements of packages without a surface (empty: none).\n");
+    if table.is_file() {
+        let _ = writeln!(
+            code,
+            "pub static REQUIREMENTS: &[u8] = include_bytes!({:?});",
+            table.display().to_string()
+        );
+    } else {
+        code.push_str("pub static REQUIREMENTS: &[u8] = &[];\n");
+    }
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
     data_file(&mut code, &out_dir);
     let out = out_dir.join("embedded.rs");

@@ -66,4 +66,23 @@ fn main() {
             median(queries).as_secs_f64() * 1e3
         );
     }
+    // The table of requirements of packages without a surface.
+    if !apicompat::REQUIREMENTS.is_empty() {
+        let loads: Vec<Duration> = (0..21)
+            .map(|_| {
+                let t = Instant::now();
+                let table = apicompat_index::requirements_table::RequirementsTable::from_bytes(
+                    apicompat::REQUIREMENTS,
+                )
+                .expect("table of requirements");
+                std::hint::black_box(&table);
+                t.elapsed()
+            })
+            .collect();
+        println!(
+            "table of requirements: {} bytes compressed; load median {:.2} ms",
+            apicompat::REQUIREMENTS.len(),
+            median(loads).as_secs_f64() * 1e3
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use apicompat_index::datafile::DataSource;
 use apicompat_index::Catalog;
-pub use embedded::{DATA_FILE_NAME, DATA_TOC, EMBEDDED, EMBEDDED_ROOTS};
+pub use embedded::{DATA_FILE_NAME, DATA_TOC, EMBEDDED, EMBEDDED_ROOTS, REQUIREMENTS};
 
 /// The catalog of the indexes shipped with the binary (embedded and the data file; no user
 /// cache).
@@ -16,10 +16,16 @@ pub fn embedded_catalog() -> Catalog {
     shipped_catalog(None)
 }
 
-/// The embedded indexes, the data file's (read lazily) and the user's cache.
+/// The embedded indexes and table of requirements, the data file's indexes (read lazily) and
+/// the user's cache.
 pub fn shipped_catalog(cache_dir: Option<&Path>) -> Catalog {
     let data = DataSource::find(&data_file_candidates(), DATA_TOC);
-    Catalog::open_with_data(EMBEDDED, data, cache_dir).with_embedded_roots(EMBEDDED_ROOTS)
+    let catalog =
+        Catalog::open_with_data(EMBEDDED, data, cache_dir).with_embedded_roots(EMBEDDED_ROOTS);
+    if REQUIREMENTS.is_empty() {
+        return catalog;
+    }
+    catalog.with_requirements(REQUIREMENTS)
 }
 
 /// Where the data file is looked for, in order: `APICOMPAT_DATA_FILE` (only there when set),

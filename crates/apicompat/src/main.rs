@@ -187,6 +187,30 @@ enum IndexCommand {
         #[arg(long, value_name = "FILE")]
         output: PathBuf,
     },
+    /// Write the table of what the releases of packages without a surface require (their
+    /// `Requires-Dist`, `Requires-Python` and wheels), from the package index.
+    #[command(
+        after_help = "Examples:\n  apicompat index requirements scipy opencv-python --from 2017-01-01 --until 2026-12-01 --output crates/apicompat/index/requirements.apir"
+    )]
+    Requirements {
+        /// Distributions (any spelling).
+        names: Vec<String>,
+        /// Tables written by earlier runs, joined into the output.
+        #[arg(long, value_name = "FILE")]
+        merge: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        output: PathBuf,
+        /// Only releases first uploaded on or after this date (ISO 8601).
+        #[arg(long, value_name = "DATE", default_value = "0000")]
+        from: String,
+        /// Only releases first uploaded before this date (ISO 8601): the same window gives the
+        /// same table.
+        #[arg(long, value_name = "DATE")]
+        until: String,
+        /// Requests made at once.
+        #[arg(long, default_value_t = commands::requirements::JOBS)]
+        jobs: usize,
+    },
     /// Record in index files the Pythons each release has wheels for, from the package
     /// index's file lists (for indexes built from local files; `index fetch` records it).
     #[command(
@@ -330,6 +354,23 @@ fn main() -> ExitCode {
             } => commands::show::run(&open_catalog(), &spec, output_format),
             IndexCommand::Pack { indexes, output } => commands::pack::run(&indexes, &output),
             IndexCommand::Wheels { files } => commands::wheels::run(&files),
+            IndexCommand::Requirements {
+                names,
+                merge,
+                output,
+                from,
+                until,
+                jobs,
+            } => {
+                let catalog = open_catalog();
+                let surfaces = catalog.names();
+                let window = commands::requirements::Window {
+                    from: &from,
+                    until: &until,
+                    jobs,
+                };
+                commands::requirements::run(&names, &surfaces, &merge, &output, &window)
+            }
             IndexCommand::List { output_format } => {
                 commands::list::run(&open_catalog(), output_format)
             }

@@ -203,11 +203,7 @@ impl Statuses {
         }
         // A drift-only use no release has stays unknown (below) whatever the bound's
         // subclasses say: they are not searched then (as in `check`).
-        let search = !drift_only(u)
-            || own
-                .iter()
-                .flatten()
-                .any(|v| v.contains(&Verdict::Present));
+        let search = !drift_only(u) || own.iter().flatten().any(|v| v.contains(&Verdict::Present));
         let mut out = Vec::with_capacity(all.len());
         for (r, verdicts) in own.into_iter().enumerate() {
             let Some(mut verdicts) = verdicts else {

@@ -255,6 +255,22 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
             .rev()
             .find(|&i| !all[i].any_prerelease() && installable(i) && allowed(i))
     };
+    // A declared package installs only on Pythons older than the index (its wheels): Python
+    // is not checked, rather than checked where the project cannot be installed.
+    if name == python_target::PYTHON {
+        let below = sources
+            .requirers
+            .and_then(|r| r.below_index_by_wheels(&versions_of(view)));
+        if let Some((versions, source)) = below {
+            let range = below_index_targets(versions, source.clone()).range;
+            notes.push(format!(
+                "{} is not checked: {range} only ({source})",
+                view.name()
+            ));
+            let label = format!("older than the index ({range})");
+            return make(Vec::new(), "newest", label.clone(), label);
+        }
+    }
     // Installed as a requirement of declared packages: the newest release they admit, when
     // that is not the newest anyway. For Python, the newest the declared packages install on.
     let required = sources.requirers.and_then(|r| {
@@ -373,6 +389,9 @@ fn python_targets<'r>(
             .filter(|&i| !all[i].version.any_prerelease())
             .collect();
         let (releases, source) = if t.info.origin == "newest" {
+            if let Some((versions, source)) = requirers.below_index_by_wheels(&versions_of(view)) {
+                return Some(below_index_targets(versions, source));
+            }
             if t.releases.is_empty() || t.releases.last() == finals.last() {
                 return None;
             }
@@ -388,17 +407,7 @@ fn python_targets<'r>(
             let roots = std::iter::once(sources.declared.root.clone())
                 .chain(sources.parent.map(std::path::Path::to_path_buf));
             let (versions, source) = python_target::below_index(roots, &versions_of(view))?;
-            let range = versions
-                .iter()
-                .map(|(a, b)| format!("{a}.{b}"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Some(PythonTargets {
-                versions,
-                range: format!("python {range}"),
-                source,
-                below_index: true,
-            });
+            return Some(below_index_targets(versions, source));
         } else {
             (t.releases, t.info.description)
         };
@@ -426,6 +435,21 @@ fn python_targets<'r>(
             below_index: false,
         })
     })
+}
+
+/// Pythons older than the index (`(major, minor)` of each) as the project's Pythons.
+fn below_index_targets(versions: Vec<(u64, u64)>, source: String) -> PythonTargets {
+    let range = versions
+        .iter()
+        .map(|(a, b)| format!("{a}.{b}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    PythonTargets {
+        versions,
+        range: format!("python {range}"),
+        source,
+        below_index: true,
+    }
 }
 
 /// `t` narrowed to `kept` by the declarations `by` (nothing when `by` is empty).

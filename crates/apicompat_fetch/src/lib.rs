@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use apicompat_archive::{ArchiveError, SourceTree};
+use apicompat_archive::{ArchiveError, Metadata, SourceTree};
 
 mod choose;
 mod download;
@@ -294,6 +294,24 @@ impl Client {
         result.map(|d| (d, stats))
     }
 
+    /// The core metadata of a wheel: served beside it by indexes that implement PEP 658
+    /// (`URL.metadata`), else its `*.dist-info/METADATA` member read with Range requests.
+    pub fn wheel_metadata(&self, file: &ReleaseFile) -> Result<Metadata, FetchError> {
+        let url = format!("{}.metadata", file.url);
+        let mut fetcher = Fetcher::new(&self.agent, &self.opts);
+        let got = fetcher.get(&url, None, MAX_METADATA)?;
+        match got.status {
+            200 => return Ok(apicompat_archive::parse_metadata(&got.body)),
+            404 => {}
+            s => return Err(status_error(&url, s)),
+        }
+        let tree = match fetch_wheel_ranged(&mut fetcher, file, metadata_only)? {
+            Ranged::Tree(tree) => tree,
+            Ranged::WholeFile(data) => tree_from_bytes(file, &data)?,
+        };
+        Ok(tree.metadata)
+    }
+
     /// Downloads the Python sources of one release file and builds its tree.
     pub fn fetch_release(
         &self,
@@ -309,6 +327,15 @@ impl Client {
             stats.ranged = ranged;
             (tree, stats)
         })
+    }
+}
+
+/// Only a wheel's core metadata (`NAME.dist-info/METADATA`).
+fn metadata_only(name: &str) -> apicompat_archive::Wanted {
+    let top = name.split_once('/');
+    match top {
+        Some((dir, "METADATA")) if dir.ends_with(".dist-info") => apicompat_archive::Wanted::Data,
+        _ => apicompat_archive::Wanted::No,
     }
 }
 
@@ -337,12 +364,14 @@ pub fn download(file: &ReleaseFile, opts: &FetchOptions) -> Result<Vec<u8>, Fetc
 
 /// Largest index document accepted.
 const MAX_INDEX_DOCUMENT: u64 = 256 << 20;
+/// Largest core metadata file accepted.
+const MAX_METADATA: u64 = 4 << 20;
 
 /// Returns the tree and whether Range requests were used.
 fn fetch_with(fetcher: &mut Fetcher, file: &ReleaseFile) -> Result<(SourceTree, bool), FetchError> {
     // Wheels of unknown size are read with ranges too: the tail tells the size.
     if file.is_wheel() && file.size.is_none_or(|s| s > fetcher.opts.range_threshold) {
-        return match fetch_wheel_ranged(fetcher, file)? {
+        return match fetch_wheel_ranged(fetcher, file, apicompat_archive::wheel_member_wanted)? {
             Ranged::Tree(tree) => Ok((tree, true)),
             Ranged::WholeFile(data) => Ok((tree_from_bytes(file, &data)?, false)),
         };

@@ -106,10 +106,12 @@ fn zip_error(file: &ReleaseFile, e: ZipError) -> FetchError {
     }
 }
 
-/// Reads a wheel through Range requests: tail, central directory, then merged member ranges.
+/// Reads a wheel through Range requests: tail, central directory, then merged member ranges
+/// (the members `want` asks for).
 pub(crate) fn fetch_wheel_ranged(
     fetcher: &mut Fetcher,
     file: &ReleaseFile,
+    want: fn(&str) -> Wanted,
 ) -> Result<Ranged, FetchError> {
     let (tail, tail_start, size) = match file.size {
         Some(size) => {
@@ -182,7 +184,7 @@ pub(crate) fn fetch_wheel_ranged(
             members.push((entry.name.clone(), Vec::new()));
             continue;
         }
-        match apicompat_archive::wheel_member_wanted(&entry.name) {
+        match want(&entry.name) {
             Wanted::No => {}
             Wanted::NameOnly => members.push((entry.name.clone(), Vec::new())),
             Wanted::Data => {

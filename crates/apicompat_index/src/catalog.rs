@@ -11,6 +11,7 @@ use crate::cache::Cache;
 use crate::datafile::DataSource;
 use crate::lookup::{status, Status};
 use crate::reader::PackageIndex;
+use crate::requirements_table::RequirementsTable;
 use crate::{IndexError, ReleaseHeader};
 
 /// Where a release's surface came from.
@@ -336,6 +337,18 @@ pub struct Catalog {
     sink: Arc<Mutex<Option<WarningSink>>>,
     cache_dir: Option<PathBuf>,
     unavailable: Vec<Unavailable>,
+    /// The requirements of packages without a surface, decoded when first asked.
+    requirements: Option<(&'static [u8], OnceLock<Option<RequirementsTable>>)>,
+}
+
+/// Tells the sink a problem met after opening, and keeps it for [`Catalog::late_warnings`].
+fn warn_late(sink: &Mutex<Option<WarningSink>>, late: &Mutex<Vec<String>>, warning: String) {
+    if let Some(f) = sink.lock().ok().and_then(|s| s.clone()) {
+        f(&warning);
+    }
+    if let Ok(mut late) = late.lock() {
+        late.push(warning);
+    }
 }
 
 /// Reads a cached index. One that cannot be read is reported, moved aside (under the cache
@@ -461,12 +474,7 @@ impl Catalog {
                                 data.path.display(),
                                 entry.package
                             );
-                            if let Some(f) = sink.lock().ok().and_then(|s| s.clone()) {
-                                f(&warning);
-                            }
-                            if let Ok(mut late) = late.lock() {
-                                late.push(warning.clone());
-                            }
+                            warn_late(&sink, &late, warning.clone());
                             data_error = Some(warning);
                         }
                     }
@@ -474,14 +482,7 @@ impl Catalog {
                 if let (Some(path), Some(dir)) = (&file, &cache_dir) {
                     match load_cached(path, dir) {
                         Ok(index) => out.push((Arc::new(index), Origin::Cached)),
-                        Err(warning) => {
-                            if let Some(f) = sink.lock().ok().and_then(|s| s.clone()) {
-                                f(&warning);
-                            }
-                            if let Ok(mut late) = late.lock() {
-                                late.push(warning);
-                            }
-                        }
+                        Err(warning) => warn_late(&sink, &late, warning),
                     }
                 }
                 match data_error {
@@ -551,6 +552,50 @@ impl Catalog {
     /// headers (`(package, roots)`): asking a package's roots, or which package provides a
     /// module, then decodes no index (a project that imports torch alone decoded all of
     /// them). A package with releases in the cache is still decoded (they may add roots).
+    /// With the table of what packages without a surface require
+    /// ([`crate::requirements_table`]), decoded on first use.
+    pub fn with_requirements(mut self, bytes: &'static [u8]) -> Catalog {
+        self.requirements = Some((bytes, OnceLock::new()));
+        self
+    }
+
+    /// The packages of the table of requirements, with their releases.
+    pub fn requirements_packages(&self) -> Vec<(String, Vec<String>)> {
+        let Some(table) = self.requirements_table() else {
+            return Vec::new();
+        };
+        table
+            .packages
+            .iter()
+            .map(|(name, releases)| {
+                let versions = releases.iter().map(|r| r.version.clone()).collect();
+                (name.clone(), versions)
+            })
+            .collect()
+    }
+
+    /// The releases (oldest first, with their versions) of distribution `name`, which the
+    /// catalog has no surface for, from the table of requirements.
+    pub fn requirements_only(&self, name: &str) -> Option<(Vec<Version>, &[ReleaseHeader])> {
+        self.requirements_table()?.releases(name)
+    }
+
+    /// The table of requirements, decoded on first use; one that cannot be read is a late
+    /// warning, once.
+    fn requirements_table(&self) -> Option<&RequirementsTable> {
+        let (bytes, table) = self.requirements.as_ref()?;
+        table
+            .get_or_init(|| match RequirementsTable::from_bytes(bytes) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    let warning = format!("the embedded table of requirements: {e}; not used");
+                    warn_late(&self.sink, &self.late, warning);
+                    None
+                }
+            })
+            .as_ref()
+    }
+
     pub fn with_embedded_roots(mut self, table: &[(&str, &[&str])]) -> Catalog {
         for (name, roots) in table {
             if let Some(entry) = self.entries.get_mut(*name) {

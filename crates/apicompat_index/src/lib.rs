@@ -16,6 +16,7 @@ pub mod format;
 pub mod lookup;
 pub mod names;
 mod reader;
+pub mod requirements_table;
 pub mod stdlib_classes;
 
 use std::collections::BTreeMap;

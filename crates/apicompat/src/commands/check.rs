@@ -30,6 +30,7 @@ pub fn target_wants(catalog: &Catalog, targets: &[String]) -> Vec<Wanted> {
             None => out.push(Wanted {
                 distribution: name,
                 specifiers: vec![spec],
+                requirements_known: false,
             }),
         }
     }
@@ -136,7 +137,7 @@ pub fn run(open: &dyn Fn() -> Catalog, on_demand: &OnDemand, args: CheckArgs) ->
     };
     let mut report = check(&catalog, &options).map_err(|e| Failure::usage(e.0))?;
     // Imported packages the project names a distribution of, fetched, then the run again.
-    let after = on_demand.fetch(&on_demand::wanted(&report.summary.unindexed));
+    let after = on_demand.fetch(&on_demand::wanted(&report.summary.unindexed, &catalog));
     if after.added {
         catalog = open();
         report = check(&catalog, &options).map_err(|e| Failure::usage(e.0))?;

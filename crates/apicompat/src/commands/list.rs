@@ -20,6 +20,9 @@ struct ReleaseOut {
     origin: &'static str,
 }
 
+/// The origin of the releases of the table of requirements.
+const REQUIREMENTS: &str = "requirements table";
+
 pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
     let mut out = Vec::new();
     for name in catalog.names() {
@@ -38,6 +41,20 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
                 .collect(),
         });
     }
+    // Packages known by what their releases require only.
+    let table = catalog.requirements_packages();
+    for (package, versions) in &table {
+        out.push(PackageOut {
+            package: package.clone(),
+            releases: versions
+                .iter()
+                .map(|v| ReleaseOut {
+                    version: v.clone(),
+                    origin: REQUIREMENTS,
+                })
+                .collect(),
+        });
+    }
     for u in catalog.unavailable() {
         eprintln!(
             "note: {} is in the data file, which cannot be read: {}",
@@ -50,7 +67,10 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
             if out.is_empty() {
                 println!("no packages indexed");
             }
-            for p in &out {
+            for p in out
+                .iter()
+                .filter(|p| p.releases.iter().all(|r| r.origin != REQUIREMENTS))
+            {
                 let versions: Vec<&str> = p.releases.iter().map(|r| r.version.as_str()).collect();
                 for origin in ["embedded", "data file", "cached"] {
                     let member: Vec<bool> = p.releases.iter().map(|r| r.origin == origin).collect();
@@ -63,6 +83,14 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
                         );
                     }
                 }
+            }
+            if !table.is_empty() {
+                let names: Vec<&str> = table.iter().map(|(n, _)| n.as_str()).collect();
+                println!(
+                    "requirements only (no surface; what their releases require bounds the other packages): {} packages: {}",
+                    names.len(),
+                    names.join(", ")
+                );
             }
         }
     }

@@ -12,6 +12,7 @@ pub mod on_demand;
 pub mod pack;
 pub mod query;
 pub mod range;
+pub mod requirements;
 pub mod server;
 pub mod server_names;
 pub mod show;

@@ -45,6 +45,9 @@ pub struct OnDemand {
 pub struct Wanted {
     pub distribution: String,
     pub specifiers: Vec<String>,
+    /// What its releases require is in the catalog's table of requirements (applied even
+    /// when it is not fetched).
+    pub requirements_known: bool,
 }
 
 /// What `fetch` did, for the run's notes.
@@ -59,7 +62,7 @@ pub struct Outcome {
 }
 
 /// The packages of `imports` that can be fetched: those whose distribution is known.
-pub fn wanted(imports: &[UnindexedImport]) -> Vec<Wanted> {
+pub fn wanted(imports: &[UnindexedImport], catalog: &apicompat_index::Catalog) -> Vec<Wanted> {
     let mut by_dist: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for i in imports {
         if let Some(d) = &i.distribution {
@@ -72,6 +75,7 @@ pub fn wanted(imports: &[UnindexedImport]) -> Vec<Wanted> {
     by_dist
         .into_iter()
         .map(|(distribution, specifiers)| Wanted {
+            requirements_known: catalog.requirements_only(&distribution).is_some(),
             distribution,
             specifiers,
         })
@@ -84,6 +88,7 @@ pub fn wanted(imports: &[UnindexedImport]) -> Vec<Wanted> {
 fn requirements_not_applied(wanted: &[Wanted]) -> String {
     let declared: Vec<String> = wanted
         .iter()
+        .filter(|w| !w.requirements_known)
         .filter_map(|w| {
             let specs: Vec<&str> = w
                 .specifiers
@@ -361,10 +366,18 @@ mod tests {
             Wanted {
                 distribution: "vllm".into(),
                 specifiers: vec!["==0.6.3".into()],
+                requirements_known: false,
             },
             Wanted {
                 distribution: "wandb".into(),
                 specifiers: vec![String::new()],
+                requirements_known: false,
+            },
+            // In the table of requirements: applied without a fetch.
+            Wanted {
+                distribution: "scipy".into(),
+                specifiers: vec!["==1.7.3".into()],
+                requirements_known: true,
             },
         ];
         let out = OnDemand {
@@ -374,7 +387,7 @@ mod tests {
         .fetch(&wanted);
         assert_eq!(
             out.notes,
-            ["not fetched (no cache directory: --no-cache), so their uses are not checked: vllm, wandb; nor are the requirements of `vllm==0.6.3` on other packages applied, so releases they rule out may be checked"]
+            ["not fetched (no cache directory: --no-cache), so their uses are not checked: vllm, wandb, scipy; nor are the requirements of `vllm==0.6.3` on other packages applied, so releases they rule out may be checked"]
         );
         assert!(!out.added);
     }

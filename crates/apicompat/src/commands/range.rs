@@ -42,7 +42,7 @@ pub fn run(open: &dyn Fn() -> Catalog, on_demand: &OnDemand, args: RangeArgs) ->
     let catalog = open();
     let mut report = range(&catalog, &options).map_err(|e| Failure::usage(e.0))?;
     // Imported packages the project names a distribution of, fetched, then the run again.
-    let fetched = on_demand.fetch(&on_demand::wanted(&report.unindexed));
+    let fetched = on_demand.fetch(&on_demand::wanted(&report.unindexed, &catalog));
     if fetched.added {
         report = range(&open(), &options).map_err(|e| Failure::usage(e.0))?;
     }

@@ -9,7 +9,7 @@
 use apicompat_index::{wheels_admit, wheels_text, PackageView};
 use apicompat_requirements::{Operator, Version};
 
-use super::{major_minor, split, Requirers};
+use super::{installs_on, major_minor, split, Requirers};
 
 /// A declared package below the index and the Pythons its oldest indexed release has wheels
 /// for.
@@ -70,6 +70,49 @@ impl Requirers<'_> {
             });
         }
         out
+    }
+}
+
+impl Requirers<'_> {
+    /// The Pythons older than the index (`pythons`, the indexed releases of Python, oldest
+    /// first) that a declared package leaves, when every release of it the project admits
+    /// ships wheels only, none for an indexed Python: `opencv-python==3.4.1.15` has wheels for
+    /// cp27 and cp34 - cp36 and no sdist, so the project runs on Python 3.6 at most
+    /// (`docs/false-alarm-study-32.md`, F-G). `(major, minor)` of each, and why.
+    pub fn below_index_by_wheels(&self, pythons: &[Version]) -> Option<(Vec<(u64, u64)>, String)> {
+        let (major, oldest_minor) = major_minor(pythons.first()?);
+        self.packages().iter().find_map(|q| {
+            if q.releases.is_empty() || q.wheels.iter().any(Vec::is_empty) {
+                return None;
+            }
+            let installs = |i: usize, v: &Version| {
+                installs_on(
+                    q.requires_python[i].as_ref().map(|(s, _)| s),
+                    &q.wheels[i],
+                    v,
+                )
+            };
+            let on_index = (0..q.releases.len()).any(|i| pythons.iter().any(|v| installs(i, v)));
+            if on_index {
+                return None;
+            }
+            let minors: Vec<(u64, u64)> = (0..oldest_minor)
+                .filter(|&m| {
+                    let v = Version::new([major, m]);
+                    (0..q.releases.len()).any(|i| installs(i, &v))
+                })
+                .map(|m| (major, m))
+                .collect();
+            let newest = q.releases.len() - 1;
+            let why = format!(
+                "the Pythons {} installs on: {} {} has wheels for Python {} only, no sdist",
+                q.declared,
+                q.name,
+                q.releases[newest].0,
+                wheels_text(&q.wheels[newest])
+            );
+            (!minors.is_empty()).then_some((minors, why))
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 //! index) cannot be installed beside Q: `trl>=0.15` requires `transformers>=4.46.0` in every
 //! release, so a project declaring both never runs transformers 4.45 and older.
 
-use apicompat_index::{ranges, Catalog, PackageView};
+use apicompat_index::{ranges, Catalog, PackageView, ReleaseHeader};
 use apicompat_requirements::{
     normalize_name, parse_requirement, satisfies, Declared, Version, VersionSpecifiers,
 };
@@ -92,6 +92,63 @@ impl Requirer {
     }
 }
 
+/// Declared package `name` (declarations `reqs`) as a requirer: its releases `all` (oldest
+/// first) that the declarations admit, with what each requires (`header` of release `i`).
+fn requirer<'h>(
+    name: &str,
+    reqs: &[&apicompat_requirements::DeclaredRequirement],
+    declared: &Declared,
+    all: &[Version],
+    header: &dyn Fn(usize) -> Option<&'h ReleaseHeader>,
+) -> Requirer {
+    let platforms: Vec<&[String]> = (0..all.len())
+        .map(|i| header(i).map_or(&[][..], |h| h.wheel_platforms.as_slice()))
+        .collect();
+    let admitted = admitted_by(reqs, all, &platforms);
+    let kept: Vec<usize> = (0..all.len())
+        .filter(|&i| admitted.contains(&all[i]))
+        .collect();
+    let extras = extras_of(declared, name);
+    let releases = kept
+        .iter()
+        .map(|&i| (all[i].clone(), requirements_with(header(i), &extras)))
+        .collect();
+    let marked = kept
+        .iter()
+        .map(|&i| undeclared::marked_requirements_of(header(i)))
+        .collect();
+    let requires_python = kept
+        .iter()
+        .map(|&i| {
+            let text = header(i)?.requires_python.clone()?;
+            let spec = text.trim().parse::<VersionSpecifiers>().ok()?;
+            Some((spec, text))
+        })
+        .collect();
+    let wheels = kept
+        .iter()
+        .map(|&i| {
+            header(i)
+                .map(|h| h.wheel_pythons.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    let declared = reqs
+        .iter()
+        .map(|r| format!("`{}` ({})", r.raw, r.source))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Requirer {
+        name: name.to_string(),
+        declared,
+        releases,
+        marked,
+        requires_python,
+        wheels,
+        on: None,
+    }
+}
+
 /// One unconditional requirement of a release: normalized name, specifier, text.
 type Requires = (String, VersionSpecifiers, String);
 
@@ -143,55 +200,23 @@ impl<'a> Requirers<'a> {
             let (catalog, declared) = (self.catalog, self.declared);
             let mut packages = Vec::new();
             for name in self.always_installed() {
-                let Some(Ok(Some(view))) = catalog.name_of(name).map(|n| catalog.package(n)) else {
-                    continue;
-                };
                 let reqs = declared.requirements_for(name);
-                let all: Vec<Version> = view.releases().iter().map(|r| r.version.clone()).collect();
-                let platforms = view.wheel_platforms();
-                let admitted = admitted_by(&reqs, &all, &platforms);
-                let kept: Vec<usize> = (0..all.len())
-                    .filter(|&i| admitted.contains(&all[i]))
-                    .collect();
-                let extras = extras_of(declared, name);
-                let releases = kept
-                    .iter()
-                    .map(|&i| (all[i].clone(), requirements_with(view, i, &extras)))
-                    .collect();
-                let marked = kept
-                    .iter()
-                    .map(|&i| undeclared::marked_requirements_of(view, i))
-                    .collect();
-                let requires_python = kept
-                    .iter()
-                    .map(|&i| {
-                        let text = view.header(i)?.requires_python.clone()?;
-                        let spec = text.trim().parse::<VersionSpecifiers>().ok()?;
-                        Some((spec, text))
-                    })
-                    .collect();
-                let wheels = kept
-                    .iter()
-                    .map(|&i| {
-                        view.header(i)
-                            .map(|h| h.wheel_pythons.clone())
-                            .unwrap_or_default()
-                    })
-                    .collect();
-                let declared = reqs
-                    .iter()
-                    .map(|r| format!("`{}` ({})", r.raw, r.source))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                packages.push(Requirer {
-                    name: name.to_string(),
-                    declared,
-                    releases,
-                    marked,
-                    requires_python,
-                    wheels,
-                    on: None,
-                });
+                let requirer = match catalog.name_of(name).map(|n| catalog.package(n)) {
+                    Some(Ok(Some(view))) => {
+                        let all: Vec<Version> =
+                            view.releases().iter().map(|r| r.version.clone()).collect();
+                        requirer(name, &reqs, declared, &all, &|i| view.header(i))
+                    }
+                    // A package without a surface: what its releases require, from the table.
+                    None => match catalog.requirements_only(name) {
+                        Some((all, headers)) => {
+                            requirer(name, &reqs, declared, &all, &|i| headers.get(i))
+                        }
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                packages.push(requirer);
             }
             packages
         })
@@ -226,7 +251,7 @@ impl<'a> Requirers<'a> {
         let extras = extras_of(self.declared, &name);
         let own: apicompat_hash::HashMap<usize, Vec<Requires>> = kept
             .iter()
-            .map(|&r| (r, requirements_with(view, r, &extras)))
+            .map(|&r| (r, requirements_with(view.header(r), &extras)))
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         for q in self.packages().iter().filter(|q| q.name != name) {
@@ -272,7 +297,7 @@ impl Requirers<'_> {
         let extras = extras_of(self.declared, &name);
         let own: apicompat_hash::HashMap<usize, Vec<Requires>> = releases
             .iter()
-            .map(|&r| (r, requirements_with(view, r, &extras)))
+            .map(|&r| (r, requirements_with(view.header(r), &extras)))
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         self.packages()
@@ -563,18 +588,18 @@ pub fn requirements_supply_distutils(
     })
 }
 
-/// The unconditional requirements of release `i` of `view`.
-fn requirements_of(view: &PackageView, i: usize) -> Vec<Requires> {
-    requirements_where(view, i, |t| !t.contains(';'))
+/// The unconditional requirements of a release (none known without its header).
+fn requirements_of(header: Option<&ReleaseHeader>) -> Vec<Requires> {
+    requirements_where(header, |t| !t.contains(';'))
 }
 
 /// [`requirements_of`], and those of the extras the project asks for (`transformers[torch]`:
 /// `torch>=2.0; extra == "torch"`), whose only condition is the extra.
-fn requirements_with(view: &PackageView, i: usize, extras: &[String]) -> Vec<Requires> {
+fn requirements_with(header: Option<&ReleaseHeader>, extras: &[String]) -> Vec<Requires> {
     if extras.is_empty() {
-        return requirements_of(view, i);
+        return requirements_of(header);
     }
-    requirements_where(view, i, |t| match t.split_once(';') {
+    requirements_where(header, |t| match t.split_once(';') {
         None => true,
         Some((_, marker)) => {
             let m: String = marker.chars().filter(|c| !c.is_whitespace()).collect();
@@ -598,9 +623,12 @@ fn extras_of(declared: &Declared, name: &str) -> Vec<String> {
     out
 }
 
-/// The requirements of release `i` of `view` whose text `keep` accepts (no URL).
-fn requirements_where(view: &PackageView, i: usize, keep: impl Fn(&str) -> bool) -> Vec<Requires> {
-    let Some(header) = view.header(i) else {
+/// The requirements of a release whose text `keep` accepts (no URL).
+fn requirements_where(
+    header: Option<&ReleaseHeader>,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<Requires> {
+    let Some(header) = header else {
         return Vec::new();
     };
     header

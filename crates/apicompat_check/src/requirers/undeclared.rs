@@ -4,7 +4,7 @@
 //! "Linux" ...`), is checked against 3.1.0, not against the newest triton
 //! (`docs/false-alarm-study-14.md`, F-F).
 
-use apicompat_index::PackageView;
+use apicompat_index::{PackageView, ReleaseHeader};
 use apicompat_requirements::{normalize_name, Version};
 
 use super::{
@@ -33,7 +33,7 @@ impl Requirers<'_> {
         // Its own requirements on the declared packages, read once per release.
         let own: apicompat_hash::HashMap<usize, Vec<Requires>> = kept
             .iter()
-            .map(|&r| (r, requirements_of(view, r)))
+            .map(|&r| (r, requirements_of(view.header(r))))
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         for q in self.packages().iter().filter(|q| q.name != name) {
@@ -64,11 +64,11 @@ impl Requirers<'_> {
     }
 }
 
-/// The requirements of release `i` of `view` under a marker that may hold where it is
+/// The requirements of a release under a marker that may hold where it is
 /// installed: a platform's or a Python's, not an extra's (`extra == "dev"` holds only when
 /// the extra is asked for).
-pub(super) fn marked_requirements_of(view: &PackageView, i: usize) -> Vec<Requires> {
-    requirements_where(view, i, |t| {
+pub(super) fn marked_requirements_of(header: Option<&ReleaseHeader>) -> Vec<Requires> {
+    requirements_where(header, |t| {
         t.split_once(';')
             .is_some_and(|(_, marker)| !mentions_extra(marker))
     })

@@ -483,3 +483,41 @@ def track(task_id, other):
     assert_eq!(at, ["m.py:10:50"], "{out}\n{err}");
     assert!(out.contains("`_tasks` is set only by `asyncio"), "{out}");
 }
+
+/// A private attribute of an object the standard library made is unknown: its classes are
+/// known from typeshed's stubs, which leave private attributes out. nnUNet's
+/// `multiprocessing.get_context("spawn").Pool(n)` keeps its workers in `_pool` on every Python
+/// (`multiprocessing/pool.py`), which torch's `AutotuneProcessPool` (2.11+) also sets (study
+/// 33, F-H). The same read on an object of unknown origin is still judged by its name.
+#[test]
+fn objects_the_standard_library_made_are_not_matched_by_name() {
+    let source = "\
+import multiprocessing
+
+import torch
+
+
+def export_all(n, pool):
+    with multiprocessing.get_context(\"spawn\").Pool(n) as export_pool:
+        workers = list(export_pool._pool)
+    direct = multiprocessing.Pool(n)._pool
+    return workers, direct, pool._pool, torch.zeros(n)
+";
+    let dir = project(
+        "stdlib-origin",
+        &[
+            ("m.py", source),
+            ("requirements.txt", "torch>=2.1.2,!=2.9.*\n"),
+        ],
+    );
+    let o = check(&dir, &["--select", "AC009"]);
+    let (out, err) = text(&o);
+    let at = common::locations(&out);
+    assert_eq!(at, ["m.py:10:29"], "{out}\n{err}");
+    assert!(
+        out.contains(
+            "`_pool` is set only by `torch._inductor.autotune_process.AutotuneProcessPool`"
+        ),
+        "{out}"
+    );
+}

@@ -570,6 +570,10 @@ pub(crate) fn check_files(
             let mut foreign = false;
             for root in origins.get(&(fi, m.range)).into_iter().flatten() {
                 match packages.for_root(root) {
+                    // Made by the standard library: its classes are known from typeshed's
+                    // stubs, which leave out private attributes (`multiprocessing.pool.Pool`
+                    // sets `self._pool`): what the object holds is unknown.
+                    Some(view) if view.name() == crate::python_target::PYTHON => foreign = true,
                     Some(view) => {
                         if !views.iter().any(|v| v.name() == view.name()) {
                             views.push(view);

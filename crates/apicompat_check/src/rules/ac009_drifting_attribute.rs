@@ -15,7 +15,9 @@ use crate::model::{Finding, Severity};
 ///
 /// It stays quiet for names the project defines anywhere, names of builtin types' methods,
 /// names some class of an imported package has in every release, names that more than three
-/// classes or several packages define, receivers that are imported names or literals, and
+/// classes or several packages define, receivers that are imported names or literals, objects
+/// made by a package the index does not have or by the standard library (its classes are
+/// known from stubs, which leave private attributes out: `with Pool(n) as p: p._pool`), and
 /// reads guarded by `hasattr` or `try/except AttributeError`. A release where a defining class
 /// is there but may answer the name anyway (it defines `__getattr__`, or has a base class from
 /// outside the index) is unknown, never missing.

@@ -258,8 +258,13 @@ impl Builder<'_> {
             Stmt::With(w) => {
                 for item in &w.items {
                     self.expr(&item.context_expr);
-                    if let Some(v) = &item.optional_vars {
-                        self.unknown_target(v);
+                    match item.optional_vars.as_deref() {
+                        // What the manager's `__enter__` gives (`with Pool(n) as p`).
+                        Some(Expr::Name(n)) => {
+                            self.bind(n.id.as_str(), Def::Entered(ir::value(&item.context_expr)))
+                        }
+                        Some(v) => self.unknown_target(v),
+                        None => {}
                     }
                 }
                 self.body(&w.body);

@@ -31,6 +31,9 @@ pub enum Def {
     Declared(Sym),
     /// The item at `index` of `value` (`a, b = value`).
     Unpack(Sym, usize),
+    /// `with value as x`: what the manager's `__enter__` gives; known only as far as where
+    /// the manager comes from (an object of a package gives one of that package).
+    Entered(Sym),
     /// `import a.b as x` binds `x` to module `a.b`; `import a.b` binds `a` to `a`.
     Import(Atom),
     /// `from module import name` (module made absolute).

@@ -181,6 +181,8 @@ impl Model<'_> {
                     .map(|a| self.attr(a, name)),
             ),
             Ty::Foreign(r) => Ty::Foreign(r.clone()),
+            // A member of an object from a package: from that package.
+            Ty::From(r) => Ty::From(r.clone()),
             _ => Ty::Unknown,
         }
     }
@@ -223,7 +225,10 @@ impl Model<'_> {
                     self.index_returns(&canonical, returns.as_deref(), None),
                     &canonical,
                 ),
-                _ => Ty::Unknown,
+                // Another callable object of the package (`multiprocessing.get_context`, a
+                // bound method the stub binds at module level): an object from it.
+                Some(_) => Ty::From(Arc::from(root(p))),
+                None => Ty::Unknown,
             },
             Ty::Method { path, receiver } => match self.find(path) {
                 Some(Found { returns, .. }) => from_package(
@@ -236,6 +241,8 @@ impl Model<'_> {
             Ty::ProjectFunction(fk, receiver) => self.returns(*fk, receiver.as_deref()),
             Ty::Union(alts) => Ty::union(alts.iter().map(|a| self.call(a))),
             Ty::Foreign(r) => Ty::Foreign(r.clone()),
+            // What an object from a package gives when called is from that package too.
+            Ty::From(r) => Ty::From(r.clone()),
             _ => Ty::Unknown,
         }
     }

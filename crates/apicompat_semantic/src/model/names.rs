@@ -59,6 +59,10 @@ impl Model<'_> {
                 t @ Ty::From(_) => t,
                 _ => Ty::Unknown,
             },
+            Def::Entered(sym) => match self.value(ns, sym) {
+                t @ (Ty::From(_) | Ty::Foreign(_)) => t,
+                _ => Ty::Unknown,
+            },
             Def::Import(path) => self.module_path(path),
             Def::ImportFrom { module, name } => match self.by_name.get(&**module) {
                 Some(&pm) => self.module_attr(pm, name),
@@ -162,7 +166,7 @@ fn looks_like_typevar(name: &str) -> bool {
 /// A binding that reads the name it binds (`x = x.to(device)`, `x = x[0]`).
 fn rooted_at(def: &Def, name: &str) -> bool {
     let sym = match def {
-        Def::Value(s) | Def::Unpack(s, _) => s,
+        Def::Value(s) | Def::Unpack(s, _) | Def::Entered(s) => s,
         _ => return false,
     };
     let mut s = sym;

@@ -301,15 +301,19 @@ impl<'c> Evaluator<'c> {
         })))
     }
 
-    /// Whether release `release` has `u` (its path or an alternative): [`Self::verdict`] is
-    /// `Present` exactly there, the bound's subclasses never making it so.
-    fn present_at(&self, view: &PackageView, row: &Row, u: &Use, release: usize) -> bool {
+    /// The verdict on `u` in a release without the bound's subclasses: [`Self::verdict`] is
+    /// `Present` exactly where this is, and `Absent` only where this is (the subclasses only
+    /// turn an absence into unknown).
+    fn own_verdict(&self, view: &PackageView, row: &Row, u: &Use, release: usize) -> Verdict {
         let others = u.receiver.as_ref().map_or(&[][..], |r| &r.alternatives[..]);
-        self.verdict_at(view, row, &u.path, u, release) == Verdict::Present
-            || others.iter().any(|alt| {
-                let alt_row = self.row(view, alt);
-                self.verdict_at(view, &alt_row, alt, u, release) == Verdict::Present
-            })
+        judge::any_of(
+            std::iter::once(self.verdict_at(view, row, &u.path, u, release)).chain(
+                others.iter().map(|alt| {
+                    let alt_row = self.row(view, alt);
+                    self.verdict_at(view, &alt_row, alt, u, release)
+                }),
+            ),
+        )
     }
 
     /// [`Self::verdict_at`], then, where it is absent on a declared bound, what the bound's
@@ -529,9 +533,13 @@ impl<'c> Evaluator<'c> {
             releases.push(r);
         }
         let n = all.len();
-        // A drift-only use no release has is never reported: known before the bound's
-        // subclasses are searched for the member (many candidates, in every release).
-        if judge::drift_only(u) && !(0..n).any(|r| self.present_at(view, &row, u, r)) {
+        // Before the bound's subclasses are searched for the member (many candidates, in every
+        // release): a use no release it may run on lacks is not reported, nor a drift-only
+        // use no release has.
+        let own = |r: usize| self.own_verdict(view, &row, u, r);
+        if !releases.iter().chain(&excluded).any(|&r| own(r) == Verdict::Absent)
+            || judge::drift_only(u) && !(0..n).any(|r| own(r) == Verdict::Present)
+        {
             return None;
         }
         let verdict = |r: usize| self.verdict(view, &row, u, r);

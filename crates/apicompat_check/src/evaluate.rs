@@ -537,7 +537,10 @@ impl<'c> Evaluator<'c> {
         // release): a use no release it may run on lacks is not reported, nor a drift-only
         // use no release has.
         let own = |r: usize| self.own_verdict(view, &row, u, r);
-        if !releases.iter().chain(&excluded).any(|&r| own(r) == Verdict::Absent)
+        if !releases
+            .iter()
+            .chain(&excluded)
+            .any(|&r| own(r) == Verdict::Absent)
             || judge::drift_only(u) && !(0..n).any(|r| own(r) == Verdict::Present)
         {
             return None;

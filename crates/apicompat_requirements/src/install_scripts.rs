@@ -1,9 +1,10 @@
 //! Shell scripts that install a directory's environment (Show-o's `show-o2/build_env.sh`:
 //! `pip3 install torch==2.5.1;`), read as its requirements when the directory declares
-//! nothing else (`docs/false-alarm-study-26.md`, F-J). Only `pip install` commands are read
-//! (`pip`, `pip3`, `python -m pip`, `uv pip`), and a script counts only when one of them
-//! names a package with a version: `pip install -e .` or a bare `pip install wandb` bounds
-//! nothing.
+//! nothing else (`docs/false-alarm-study-26.md`, F-J). `pip install` commands are read (`pip`,
+//! `pip3`, `python -m pip`, `uv pip`), and `conda install` / `conda create` (also `mamba`,
+//! `micromamba`) as conda match specs (`pytorch==1.7.0` is torch's; study 34's F-J,
+//! MixFormer's `install_pytorch17.sh`); a script counts only when one of them names a package
+//! with a version: `pip install -e .` or a bare `pip install wandb` bounds nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -64,6 +65,10 @@ fn installs(text: &str) -> (Vec<Installed>, Vec<Installed>) {
         let content = strip_comment(&content);
         for command in content.split([';', '&', '|']) {
             let words: Vec<&str> = command.split_whitespace().collect();
+            if let Some(start) = conda_install_args(&words) {
+                reqs.extend(conda_specs(&words[start..]).map(|r| (line, r)));
+                continue;
+            }
             let Some(start) = install_args(&words) else {
                 continue;
             };
@@ -117,6 +122,52 @@ pub(crate) fn install_args(words: &[&str]) -> Option<usize> {
     };
     let pip = words.get(pip_at).map(|w| program(w))?;
     (is_pip(&pip) && words.get(pip_at + 1) == Some(&"install")).then_some(pip_at + 2)
+}
+
+/// Options of `conda install` / `conda create` that take a value.
+const CONDA_VALUE_OPTIONS: &[&str] = &[
+    "-c",
+    "--channel",
+    "-n",
+    "--name",
+    "-p",
+    "--prefix",
+    "--file",
+    "--repodata-fn",
+    "--solver",
+];
+
+/// Where the arguments of `conda install` or `conda create` start (also `mamba`,
+/// `micromamba`; after `sudo` and `VAR=value` assignments).
+fn conda_install_args(words: &[&str]) -> Option<usize> {
+    let start = words
+        .iter()
+        .position(|w| *w != "sudo" && (!w.contains('=') || w.starts_with('-')))?;
+    let program = words[start].rsplit('/').next().unwrap_or(words[start]);
+    let is_conda = matches!(program, "conda" | "mamba" | "micromamba");
+    let verb = words.get(start + 1).copied();
+    (is_conda && matches!(verb, Some("install" | "create"))).then_some(start + 2)
+}
+
+/// The requirements conda match specs name (`pytorch==1.7.0` -> `torch==1.7.0`,
+/// `cudatoolkit=10.2` -> `cudatoolkit==10.2.*`; not `python`), options and their values
+/// skipped.
+fn conda_specs<'a>(args: &'a [&'a str]) -> impl Iterator<Item = String> + 'a {
+    let mut skip = false;
+    args.iter().filter_map(move |w| {
+        let word = unquote(w);
+        if std::mem::take(&mut skip) {
+            return None;
+        }
+        if word.starts_with('-') {
+            skip = CONDA_VALUE_OPTIONS.contains(&word);
+            return None;
+        }
+        if !is_named(word) {
+            return None;
+        }
+        crate::yaml_env::conda_requirement(word)
+    })
 }
 
 fn unquote(word: &str) -> &str {
@@ -181,7 +232,7 @@ pub(crate) fn read(c: &mut Collector, dir: &Path) -> bool {
             path,
             None,
             Severity::Warning,
-            "read as the project's requirements: the directory declares none, and this script installs them (`pip install`)".to_string(),
+            "read as the project's requirements: the directory declares none, and this script installs them (`pip install`, `conda install`)".to_string(),
         );
         let shown = c.rel(path);
         if !c.out.files.contains(&shown) {
@@ -228,11 +279,33 @@ echo pip install nothing && conda install pytorch==2.1.0
                 "transformers==4.47.0",
                 "diffusers>=0.31",
                 "accelerate==0.23.0",
-                "numpy"
+                "numpy",
+                "torch==2.1.0"
             ]
         );
         assert_eq!(reqs[2].0, 3, "the line the command starts on");
         assert_eq!(files, [(5, "reqs/extra.txt".to_string())]);
+    }
+
+    #[test]
+    fn conda_install_commands_give_their_specs_as_requirements() {
+        let text = "\
+conda create -n mixformer python=3.6 -y
+conda install -y pytorch==1.7.0 torchvision==0.8.1 cudatoolkit=10.2 -c pytorch
+sudo mamba install --channel conda-forge 'numpy>=1.20' scipy
+";
+        let (reqs, _) = installs(text);
+        let got: Vec<(u32, &str)> = reqs.iter().map(|(l, r)| (*l, r.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (2, "torch==1.7.0"),
+                (2, "torchvision==0.8.1"),
+                (2, "cudatoolkit==10.2.*"),
+                (3, "numpy>=1.20"),
+                (3, "scipy")
+            ]
+        );
     }
 
     #[test]

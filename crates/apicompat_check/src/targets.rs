@@ -262,7 +262,7 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
             .requirers
             .and_then(|r| r.below_index_by_wheels(&versions_of(view)));
         if let Some((versions, source)) = below {
-            let range = below_index_targets(versions, source.clone()).range;
+            let range = pythons_text(&versions);
             notes.push(format!(
                 "{} is not checked: {range} only ({source})",
                 view.name()
@@ -439,17 +439,18 @@ fn python_targets<'r>(
 
 /// Pythons older than the index (`(major, minor)` of each) as the project's Pythons.
 fn below_index_targets(versions: Vec<(u64, u64)>, source: String) -> PythonTargets {
-    let range = versions
-        .iter()
-        .map(|(a, b)| format!("{a}.{b}"))
-        .collect::<Vec<_>>()
-        .join(", ");
     PythonTargets {
+        range: pythons_text(&versions),
         versions,
-        range: format!("python {range}"),
         source,
         below_index: true,
     }
+}
+
+/// `python 3.4, 3.5, 3.6`.
+fn pythons_text(versions: &[(u64, u64)]) -> String {
+    let minors: Vec<String> = versions.iter().map(|(a, b)| format!("{a}.{b}")).collect();
+    format!("python {}", minors.join(", "))
 }
 
 /// `t` narrowed to `kept` by the declarations `by` (nothing when `by` is empty).

@@ -1,9 +1,12 @@
 //! `apicompat index requirements NAME... --output FILE`: writes the table of what the releases
 //! of packages without a surface require (`apicompat_index::requirements_table`): per final,
-//! not yanked release uploaded in the window given, its `Requires-Python` (from the file
-//! list), the Pythons and platforms of its wheels, and the `Requires-Dist` of its core
-//! metadata (the first wheel by file name: PEP 658's file, else the wheel's `METADATA` read
-//! with Range requests; none known for a release without wheels). The same package index and window give the same bytes.
+//! not yanked release uploaded in the window given, its `Requires-Python`, the Pythons and
+//! platforms of its wheels, and the `Requires-Dist` of its core metadata (the first wheel by
+//! file name: PEP 658's file, else the wheel's `METADATA` read with Range requests; none known
+//! for a release without wheels), of which only the requirements on packages with a surface
+//! are kept (no other can narrow anything). A package that cannot narrow anything is left out:
+//! none of its releases ships wheels only and its newest requires no package with a surface.
+//! The same package index, window and surfaces give the same bytes.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -98,7 +101,7 @@ fn package(
     let listed = patiently(|| client.list_releases(name).map_err(|e| e.to_string()))?;
     let chosen: Vec<&Release> = listed
         .iter()
-        .filter(|r| chosen(r, window.from, window.until))
+        .filter(|r| in_window(r, window.from, window.until))
         .collect();
     if !bears_on_surfaces(client, &chosen, surfaces)? {
         return Ok(None);
@@ -135,7 +138,7 @@ fn names_a_surface(text: &str, surfaces: &[&str]) -> bool {
 
 /// A final release, not yanked, first uploaded within `[from, until)` (ISO dates compare as
 /// text; a release without upload times is kept).
-fn chosen(release: &Release, from: &str, until: &str) -> bool {
+fn in_window(release: &Release, from: &str, until: &str) -> bool {
     let Ok(version) = parse_version(&release.version) else {
         return false;
     };

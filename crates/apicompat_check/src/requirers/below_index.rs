@@ -71,9 +71,7 @@ impl Requirers<'_> {
         }
         out
     }
-}
 
-impl Requirers<'_> {
     /// The Pythons older than the index (`pythons`, the indexed releases of Python, oldest
     /// first) that a declared package leaves, when every release of it the project admits
     /// ships wheels only, none for an indexed Python: `opencv-python==3.4.1.15` has wheels for

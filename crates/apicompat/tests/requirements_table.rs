@@ -49,27 +49,31 @@ fn the_table_holds_the_requirements_of_real_releases() {
     assert!(!line.contains("torch,"), "{line}");
 }
 
+/// `check` on a new project of these files: its exit code, standard output, and both streams.
+fn checked(name: &str, files: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let o = check(&project(name, files), &[]);
+    let (out, err) = text(&o);
+    let all = format!("{out}{err}");
+    (o.status.code(), out, all)
+}
+
 #[test]
 fn a_pinned_package_without_a_surface_bounds_an_undeclared_numpy() {
-    let pinned = project(
+    let (code, _, all) = checked(
         "scipy-pinned",
         &[("tools.py", INF), ("requirements.txt", "scipy==1.7.3\n")],
     );
-    let o = check(&pinned, &[]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert_eq!(code, Some(0), "{all}");
     assert!(
-        format!("{out}{err}").contains("checked against the newest release that `scipy==1.7.3` (requirements.txt:1) admits on python 3.8 - 3.10, 1.22.4 (scipy 1.7.3 requires `numpy (<1.23.0,>=1.16.5)`)"),
-        "{out}\n{err}"
+        all.contains("checked against the newest release that `scipy==1.7.3` (requirements.txt:1) admits on python 3.8 - 3.10, 1.22.4 (scipy 1.7.3 requires `numpy (<1.23.0,>=1.16.5)`)"),
+        "{all}"
     );
     // The newest scipy requires numpy 2: `np.Inf` breaks there.
-    let bare = project(
+    let (code, out, all) = checked(
         "scipy-bare",
         &[("tools.py", INF), ("requirements.txt", "scipy\n")],
     );
-    let o = check(&bare, &[]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert_eq!(code, Some(1), "{all}");
     assert!(out.contains("`numpy.Inf` is not in numpy 2."), "{out}");
 }
 
@@ -78,17 +82,14 @@ fn a_pin_whose_wheels_are_for_older_pythons_leaves_numpy_and_python_unchecked() 
     // opencv-python 3.4.1.15 has wheels for cp27 and cp34 - cp36 only, no sdist: the project
     // runs on Python 3.6 at most, where numpy 1.19.5 is the newest (older than the index).
     let src = "import numpy as np\nimport imp\n\n\ndef boxes(n):\n    return np.zeros((n, 3), dtype=np.float)\n";
-    let pinned = project(
+    let (code, _, all) = checked(
         "opencv-pinned",
         &[
             ("coco.py", src),
             ("requirements.txt", "opencv-python==3.4.1.15\n"),
         ],
     );
-    let o = check(&pinned, &[]);
-    let (out, err) = text(&o);
-    let all = format!("{out}{err}");
-    assert_eq!(o.status.code(), Some(0), "{all}");
+    assert_eq!(code, Some(0), "{all}");
     assert!(
         all.contains("numpy is not checked: no indexed release of it installs on python 3.4, 3.5, 3.6 (the Pythons `opencv-python==3.4.1.15` (requirements.txt:1) installs on: opencv-python 3.4.1.15 has wheels for Python"),
         "{all}"
@@ -98,13 +99,11 @@ fn a_pin_whose_wheels_are_for_older_pythons_leaves_numpy_and_python_unchecked() 
         "{all}"
     );
     // The newest opencv-python installs on current Pythons: both uses break.
-    let bare = project(
+    let (code, out, all) = checked(
         "opencv-bare",
         &[("coco.py", src), ("requirements.txt", "opencv-python\n")],
     );
-    let o = check(&bare, &[]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert_eq!(code, Some(1), "{all}");
     assert!(out.contains("`numpy.float` is not in numpy"), "{out}");
     assert!(out.contains("`imp`"), "{out}");
 }
@@ -112,17 +111,13 @@ fn a_pin_whose_wheels_are_for_older_pythons_leaves_numpy_and_python_unchecked() 
 #[test]
 fn a_pinned_companion_without_a_surface_narrows_a_declared_torch() {
     // torchaudio 2.0.2 requires `torch (==2.0.1)`: beside it no other torch is installed.
-    let src = "import torch\n\nx = torch.zeros(3)\n";
-    let dir = project(
+    let (_, _, all) = checked(
         "torchaudio-pinned",
         &[
-            ("train.py", src),
+            ("train.py", "import torch\n\nx = torch.zeros(3)\n"),
             ("requirements.txt", "torch>=1.13\ntorchaudio==2.0.2\n"),
         ],
     );
-    let o = check(&dir, &[]);
-    let (out, err) = text(&o);
-    let all = format!("{out}{err}");
     assert!(
         all.contains("left out: no release of torchaudio that `torchaudio==2.0.2` (requirements.txt:2) admits accepts them (torchaudio 2.0.2 requires `torch (==2.0.1)`)"),
         "{all}"
@@ -177,22 +172,21 @@ fn index_requirements_reads_core_metadata_from_the_package_index() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("requirements-table-index");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
+    // One run of the command into `output`, with `--jobs` when given.
+    let build = |output: &std::path::Path, jobs: Option<&str>| {
+        let mut c = common::bin();
+        c.args(["--no-cache", "index", "requirements", "pkg", "other"])
+            .args(["--from", "2017-01-01", "--until", "2026-12-01"])
+            .arg("--output")
+            .arg(output)
+            .env("APICOMPAT_INDEX_URL", &server.base);
+        if let Some(jobs) = jobs {
+            c.args(["--jobs", jobs]);
+        }
+        c.output().unwrap()
+    };
     let out = dir.join("table.apir");
-    let o = common::bin()
-        .args(["--no-cache", "index", "requirements", "pkg", "other"])
-        .args([
-            "--from",
-            "2017-01-01",
-            "--until",
-            "2026-12-01",
-            "--jobs",
-            "1",
-        ])
-        .arg("--output")
-        .arg(&out)
-        .env("APICOMPAT_INDEX_URL", &server.base)
-        .output()
-        .unwrap();
+    let o = build(&out, Some("1"));
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stderr.contains("other: left out"), "{stderr}");
@@ -217,14 +211,7 @@ fn index_requirements_reads_core_metadata_from_the_package_index() {
     );
     // The same index and window give the same bytes.
     let again = dir.join("again.apir");
-    let o = common::bin()
-        .args(["--no-cache", "index", "requirements", "pkg", "other"])
-        .args(["--from", "2017-01-01", "--until", "2026-12-01"])
-        .arg("--output")
-        .arg(&again)
-        .env("APICOMPAT_INDEX_URL", &server.base)
-        .output()
-        .unwrap();
+    let o = build(&again, None);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
 }

@@ -529,6 +529,15 @@ pub(crate) fn file_packages<'c>(
     out
 }
 
+/// Whether `module` is known from its stub in the newest release of `view`.
+fn known_from_stub(view: &PackageView, module: &str) -> bool {
+    let newest = view.releases().len().saturating_sub(1);
+    matches!(
+        view.status(module, newest),
+        Ok(apicompat_index::Status::Present { symbol, .. }) if symbol.stub_only
+    )
+}
+
 /// The AC009 findings of every file `reported` marks (all when it is empty), against the
 /// targets chosen for its packages.
 pub(crate) fn check_files(
@@ -570,10 +579,11 @@ pub(crate) fn check_files(
             let mut foreign = false;
             for root in origins.get(&(fi, m.range)).into_iter().flatten() {
                 match packages.for_root(root) {
-                    // Made by the standard library: its classes are known from typeshed's
-                    // stubs, which leave out private attributes (`multiprocessing.pool.Pool`
-                    // sets `self._pool`): what the object holds is unknown.
-                    Some(view) if view.name() == crate::python_target::PYTHON => foreign = true,
+                    // Made by a module the index knows from its stub (the standard
+                    // library's, from typeshed): stubs leave out private attributes
+                    // (`multiprocessing.pool.Pool` sets `self._pool`), so what the object
+                    // holds is unknown.
+                    Some(view) if known_from_stub(view, root) => foreign = true,
                     Some(view) => {
                         if !views.iter().any(|v| v.name() == view.name()) {
                             views.push(view);

@@ -123,6 +123,9 @@ def main():
     for repo, commit in parse_list(a.list):
         key = repo.replace("/", "+")
         gitdir = os.path.join(a.mirrors, key, "repo")
+        # Some snapshots are clones with a work tree: their git directory is repo/.git.
+        if os.path.isdir(os.path.join(gitdir, ".git")):
+            gitdir = os.path.join(gitdir, ".git")
         dest = os.path.join(a.trees, key)
         if os.path.isdir(dest) and not a.force:
             print(f"{key}\t-\tthere already")
@@ -136,6 +139,10 @@ def main():
         if used is None:
             used = resolve(gitdir, "HEAD")
             note = f" (recorded {commit} absent from the mirror: HEAD used)"
+        if used is None:
+            print(f"{key}\t-\tskipped: {gitdir} has no HEAD commit")
+            failed += 1
+            continue
         with open(dest + ".commit", "w") as f:
             f.write(f"{used}{note}\n")
         shutil.rmtree(dest, ignore_errors=True)

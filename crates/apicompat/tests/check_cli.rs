@@ -521,3 +521,71 @@ def export_all(n, pool):
         "{out}"
     );
 }
+
+/// A function body reads a module-level name with the binding live when it is called. A file
+/// that binds `nn` to torch.nn, then to an unindexed module, defines a function and calls it,
+/// then binds `nn` to torch.nn again, may run the function with either (study 34, F-I): its
+/// reads of `nn` are not judged. One defined after the last binding to another value still is
+/// (binding the same module again changes nothing).
+#[test]
+fn a_function_defined_before_a_rebinding_is_not_judged_by_the_last_one() {
+    let source = "\
+import torch.nn as nn
+
+import flax.linen as nn
+
+
+def build():
+    return nn.Dense(3)
+
+
+model = build()
+
+import torch.nn as nn
+
+
+def build_torch():
+    return nn.Dense(3)
+
+
+from torch import nn
+";
+    let dir = project(
+        "rebound-name",
+        &[("m.py", source), ("requirements.txt", "torch>=2.1.2\n")],
+    );
+    let o = check(&dir, &["--select", "AC002"]);
+    let (out, err) = text(&o);
+    assert_eq!(common::locations(&out), ["m.py:16:12"], "{out}\n{err}");
+}
+
+/// Code switched off by a constant test never runs: `if False:` and `if 0:` bodies, the
+/// `else:` of `if True:`; the branch the constant picks runs as if unconditional.
+#[test]
+fn branches_a_constant_test_never_takes_are_not_judged() {
+    let source = "\
+import torch
+
+if False:
+    import imp
+else:
+    import importlib
+
+if 0:
+    torch.nn.FooBar()
+if not False:
+    torch.nn.NotThere()
+if True:
+    torch.nn.AlsoNotThere()
+else:
+    torch.nn.OtherMissing()
+";
+    let dir = project("constant-tests", &[("m.py", source)]);
+    let o = check(&dir, &["--target", "python==3.12"]);
+    let (out, err) = text(&o);
+    assert_eq!(
+        common::locations(&out),
+        ["m.py:11:5", "m.py:13:5"],
+        "{out}\n{err}"
+    );
+}

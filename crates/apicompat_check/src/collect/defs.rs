@@ -260,6 +260,7 @@ impl<'a> Walker<'a> {
             Some(m) if instance_method => m.clone(),
             _ => self.ctx.clone(),
         };
+        ctx.defined_at.get_or_insert(f.start());
         let conditions = self.decorator_conditions(&f.decorator_list);
         let requires = self.decorator_requires(&f.decorator_list);
         if !conditions.is_empty() || !requires.is_empty() {

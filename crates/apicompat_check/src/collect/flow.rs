@@ -19,6 +19,19 @@ impl<'a> Walker<'a> {
             }
             return;
         }
+        // `if False:` / `if 0:` (code switched off) and `if True:`: only the branch the
+        // constant picks runs; an `elif` after a false one is left to the general reading.
+        match (literal_truth(&s.test), &s.elif_else_clauses[..]) {
+            (Some(true), _) => return self.body(&s.body),
+            (Some(false), []) => return,
+            (
+                Some(false),
+                [ast::ElifElseClause {
+                    test: None, body, ..
+                }],
+            ) => return self.body(body),
+            _ => {}
+        }
         let main_block = self.scopes.len() == 1 && is_main_test(&s.test);
         if main_block {
             self.out.is_main = true;
@@ -752,5 +765,19 @@ fn count_bindings<'s>(body: &'s [Stmt], depth: usize, out: &mut HashMap<&'s str,
             Stmt::Match(_) => *out.entry(UNREAD).or_default() += 2,
             _ => {}
         }
+    }
+}
+
+/// The truth of a test that is a constant (`False`, `0`, `None`, `not True`).
+fn literal_truth(e: &Expr) -> Option<bool> {
+    match e {
+        Expr::BooleanLiteral(b) => Some(b.value),
+        Expr::NoneLiteral(_) => Some(false),
+        Expr::NumberLiteral(n) => match &n.value {
+            ast::Number::Int(i) => Some(i.as_u64() != Some(0)),
+            _ => None,
+        },
+        Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => literal_truth(&u.operand).map(|t| !t),
+        _ => None,
     }
 }

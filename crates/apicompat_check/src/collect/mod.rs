@@ -95,6 +95,8 @@ pub fn collect_in(
         self_flags: HashMap::default(),
         sentinels: HashMap::default(),
         instance_tests: HashMap::default(),
+        module_values: HashMap::default(),
+        rebound_at: HashMap::default(),
         bodies: Vec::new(),
         block: 0,
         tick: 0,
@@ -301,6 +303,9 @@ struct Ctx<'a> {
     /// Some test in force says more than `versions` do (a test not understood, or one of
     /// paths): `versions` hold where the code runs but may hold where it does not.
     inexact: bool,
+    /// In a function body: where its definition (or that of the function enclosing it)
+    /// starts; a call may run it from there on.
+    defined_at: Option<TextSize>,
 }
 
 /// What a condition tells.
@@ -391,6 +396,12 @@ struct Walker<'a> {
     /// The tests each method's class stores once on its instances, by the method's start
     /// (`instance_tests.rs`).
     instance_tests: HashMap<TextSize, std::rc::Rc<Vec<(String, Bound)>>>,
+    /// What each module-level name holds as the module runs: the path it is bound to, or
+    /// `None` for any other value ([`Walker::note_module_value`]).
+    module_values: HashMap<String, Option<String>>,
+    /// Where a module-level name last came to hold a path other than before, or stopped
+    /// holding one.
+    rebound_at: HashMap<String, TextSize>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[

@@ -27,13 +27,13 @@ impl<'a> Walker<'a> {
         let innermost = self.scopes.len().saturating_sub(1);
         for (i, scope) in self.scopes.iter().enumerate().rev() {
             if scope.globals.contains(name) {
-                return found(self.scopes.first()?);
+                return found(self.scopes.first()?).filter(|_| !self.sees_rebinding(name));
             }
             if scope.kind == ScopeKind::Class && i != innermost {
                 continue;
             }
             if let Some(x) = found(scope) {
-                return Some(x);
+                return (i > 0 || !self.sees_rebinding(name)).then_some(x);
             }
             if scope.locals.contains(name) {
                 return None;
@@ -60,10 +60,40 @@ impl<'a> Walker<'a> {
         })
     }
 
+    /// Whether a function body's read of the module-level `name` may see a binding other
+    /// than the module's last: the name held another path, or a value that is no path,
+    /// somewhere between the function's definition and the end of the module (a call at
+    /// import time runs it in between). What it holds is then not known.
+    fn sees_rebinding(&self, name: &str) -> bool {
+        match (self.ctx.defined_at, self.rebound_at.get(name)) {
+            (Some(defined), Some(rebound)) => *rebound > defined,
+            _ => false,
+        }
+    }
+
+    /// Records what a statement of the module itself binds `name` to (`path`: `None` for a
+    /// value that is no path), and where it comes to hold something else than before.
+    fn note_module_value(&mut self, name: &str, path: Option<&str>) {
+        if self.scopes.len() != 1 || self.ctx.in_function {
+            return;
+        }
+        let old = self
+            .module_values
+            .insert(name.to_string(), path.map(str::to_string));
+        if old.is_some_and(|old| old.as_deref() != path) {
+            self.rebound_at.insert(name.to_string(), self.stmt_start);
+        }
+    }
+
     pub(super) fn bind(&mut self, name: &str, bound: Bound) {
         let Some(i) = self.rebinding_scope(name) else {
             return;
         };
+        let path = match &bound {
+            Bound::Path { path, .. } => Some(path.as_str()),
+            _ => None,
+        };
+        self.note_module_value(name, path);
         let new = arms::Kind::of(Some(&bound));
         let old = self.scopes[i].insert(name, bound);
         if !self.if_frames.is_empty() {
@@ -90,7 +120,10 @@ impl<'a> Walker<'a> {
                 *guarded = true;
                 None
             }
-            _ => self.scopes[i].names.remove(name),
+            _ => {
+                self.note_module_value(name, None);
+                self.scopes[i].names.remove(name)
+            }
         };
         if old.is_some() && !self.if_frames.is_empty() {
             self.note_rebinding(i, name, old.as_ref(), arms::Kind::Unbound);

@@ -188,7 +188,8 @@ enum IndexCommand {
         output: PathBuf,
     },
     /// Write the table of what the releases of packages without a surface require (their
-    /// `Requires-Dist`, `Requires-Python` and wheels), from the package index.
+    /// `Requires-Dist`, `Requires-Python` and wheels), from the package index; for a package
+    /// with a surface, of its releases older than the oldest indexed one.
     #[command(
         after_help = "Examples:\n  apicompat index requirements scipy opencv-python --from 2017-01-01 --until 2026-12-01 --output crates/apicompat/index/requirements.apir"
     )]
@@ -363,7 +364,15 @@ fn main() -> ExitCode {
                 jobs,
             } => {
                 let catalog = open_catalog();
-                let surfaces = catalog.names();
+                let surfaces: Vec<(&str, apicompat_requirements::Version)> = catalog
+                    .names()
+                    .into_iter()
+                    .filter_map(|n| {
+                        let view = catalog.package(n).ok().flatten()?;
+                        let oldest = view.releases().first()?.version.clone();
+                        Some((n, oldest))
+                    })
+                    .collect();
                 let window = commands::requirements::Window {
                     from: &from,
                     until: &until,

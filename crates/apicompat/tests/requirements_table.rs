@@ -33,8 +33,20 @@ fn the_table_holds_the_requirements_of_real_releases() {
         .expect("scipy 1.7.3");
     assert_eq!(headers[at].requires_dist, ["numpy (<1.23.0,>=1.16.5)"]);
     assert_eq!(headers[at].requires_python.as_deref(), Some(">=3.7,<3.11"));
-    // Packages with a surface are not in it.
-    assert!(catalog.requirements_only("torch").is_none());
+    // Of a package with a surface, only the releases older than the index: torch 1.0.1's
+    // wheels are for CPython 3.5 - 3.7 (`torch-1.0.1-cp37-cp37m-manylinux1_x86_64.whl`).
+    let (versions, headers) = catalog
+        .requirements_only("torch")
+        .expect("torch's older releases");
+    let oldest_indexed = catalog.package("torch").unwrap().unwrap().releases()[0]
+        .version
+        .clone();
+    assert!(versions.iter().all(|v| *v < oldest_indexed), "{versions:?}");
+    let at = versions
+        .iter()
+        .position(|v| v.to_string() == "1.0.1")
+        .expect("torch 1.0.1");
+    assert_eq!(headers[at].wheel_pythons, ["3.5", "3.6", "3.7"]);
     // `index list` names the table's packages.
     let o = common::bin()
         .args(["--no-cache", "index", "list"])
@@ -47,6 +59,46 @@ fn the_table_holds_the_requirements_of_real_releases() {
         .unwrap_or_default();
     assert!(line.contains("scipy"), "{out}");
     assert!(!line.contains("torch,"), "{line}");
+    assert!(
+        out.lines().any(|l| l.starts_with("torch: ")
+            && l.contains("older release(s) known by what they require: 1.0.0 - 1.12.1")),
+        "{out}"
+    );
+}
+
+/// A pin older than the index bounds the Pythons by its own wheels: `torch==1.0.1` installs
+/// on Python 3.5 - 3.7 only, where numpy stops at 1.21 and `np.float` is only deprecated (study
+/// 35, D1). Before, the oldest indexed torch (1.13.0, wheels up to 3.11) bounded them, and a
+/// bare `numpy` was checked up to 2.4.
+#[test]
+fn a_pin_older_than_the_index_bounds_python_by_its_own_wheels() {
+    let float = "import numpy as np\nimport torch\n\nx = np.float(1)\n";
+    let (code, out, all) = checked(
+        "old-torch-pin",
+        &[
+            ("m.py", float),
+            ("requirements.txt", "torch==1.0.1\nnumpy\n"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{all}");
+    assert!(
+        out.contains("checked 1 file against numpy 1.21.0 - 1.21.6"),
+        "{out}"
+    );
+    assert!(
+        all.contains("the Pythons `torch==1.0.1` (requirements.txt:1) installs on: torch 1.0.1 has wheels for Python 3.5 - 3.7 only, no sdist"),
+        "{all}"
+    );
+    // A pin the index has: numpy is checked to its newest release there.
+    let (code, out, all) = checked(
+        "indexed-torch-pin",
+        &[
+            ("m.py", float),
+            ("requirements.txt", "torch==2.1.0\nnumpy\n"),
+        ],
+    );
+    assert_eq!(code, Some(1), "{all}");
+    assert!(out.contains("`numpy.float` is not in numpy"), "{out}");
 }
 
 /// `check` on a new project of these files: its exit code, standard output, and both streams.
@@ -214,4 +266,51 @@ fn index_requirements_reads_core_metadata_from_the_package_index() {
     let o = build(&again, None);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+}
+
+/// Of a package the index has, `index requirements` reads only the releases older than the
+/// oldest indexed one (torch's index starts at 1.13.0).
+#[test]
+fn index_requirements_reads_only_the_releases_below_the_index_of_an_indexed_package() {
+    let wheel = apicompat_archive::zipwrite::small_wheel();
+    let file = |v: &str| {
+        format!(
+            r#"{{"filename": "torch-{v}-cp37-cp37m-manylinux1_x86_64.whl", "url": "/files/torch-{v}.whl", "size": {}, "packagetype": "bdist_wheel", "yanked": false, "upload_time_iso_8601": "2022-01-01T00:00:00Z"}}"#,
+            wheel.len()
+        )
+    };
+    let doc = format!(
+        r#"{{"releases": {{"1.12.1": [{}], "1.13.0": [{}]}}}}"#,
+        file("1.12.1"),
+        file("1.13.0")
+    );
+    let metadata = b"Metadata-Version: 2.1\nName: torch\nVersion: 1.12.1\nRequires-Python: >=3.7.0\nRequires-Dist: typing-extensions\n\n".to_vec();
+    let server = serve(
+        vec![
+            ("/pypi/torch/json".into(), doc.into_bytes()),
+            ("/files/torch-1.12.1.whl.metadata".into(), metadata),
+        ],
+        Behavior::Normal,
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("requirements-table-below");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("table.apir");
+    let o = common::bin()
+        .args(["--no-cache", "index", "requirements", "torch"])
+        .args(["--from", "2017-01-01", "--until", "2026-12-01", "--output"])
+        .arg(&out)
+        .env("APICOMPAT_INDEX_URL", &server.base)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let table = RequirementsTable::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    let (versions, headers) = table.releases("torch").unwrap();
+    let names: Vec<String> = versions.iter().map(ToString::to_string).collect();
+    assert_eq!(names, ["1.12.1"]);
+    assert_eq!(headers[0].requires_python.as_deref(), Some(">=3.7.0"));
+    assert_eq!(headers[0].wheel_pythons, ["3.7"]);
+    let log = server.log.lock().unwrap().join("\n");
+    assert!(!log.contains("torch-1.13.0"), "{log}");
 }

@@ -41,19 +41,30 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
                 .collect(),
         });
     }
-    // Packages known by what their releases require only.
-    let table = catalog.requirements_packages();
-    for (package, versions) in &table {
-        out.push(PackageOut {
-            package: package.clone(),
-            releases: versions
-                .iter()
-                .map(|v| ReleaseOut {
-                    version: v.clone(),
-                    origin: REQUIREMENTS,
-                })
-                .collect(),
+    // Packages known by what their releases require only, and the releases older than the
+    // index of the others (listed first: the table holds them oldest first).
+    let mut table = Vec::new();
+    for (package, versions) in catalog.requirements_packages() {
+        let releases = versions.into_iter().map(|version| ReleaseOut {
+            version,
+            origin: REQUIREMENTS,
         });
+        match catalog
+            .name_of(&package)
+            .and_then(|n| out.iter_mut().find(|p| p.package == n))
+        {
+            Some(indexed) => {
+                let later = std::mem::take(&mut indexed.releases);
+                indexed.releases = releases.chain(later).collect();
+            }
+            None => {
+                table.push(package.clone());
+                out.push(PackageOut {
+                    package,
+                    releases: releases.collect(),
+                });
+            }
+        }
     }
     for u in catalog.unavailable() {
         eprintln!(
@@ -69,15 +80,19 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
             }
             for p in out
                 .iter()
-                .filter(|p| p.releases.iter().all(|r| r.origin != REQUIREMENTS))
+                .filter(|p| p.releases.iter().any(|r| r.origin != REQUIREMENTS))
             {
                 let versions: Vec<&str> = p.releases.iter().map(|r| r.version.as_str()).collect();
-                for origin in ["embedded", "data file", "cached"] {
+                for origin in ["embedded", "data file", "cached", REQUIREMENTS] {
                     let member: Vec<bool> = p.releases.iter().map(|r| r.origin == origin).collect();
                     let n = member.iter().filter(|m| **m).count();
+                    let what = match origin {
+                        REQUIREMENTS => "older release(s) known by what they require",
+                        _ => &format!("{origin} release(s)"),
+                    };
                     if n > 0 {
                         println!(
-                            "{}: {n} {origin} release(s): {}",
+                            "{}: {n} {what}: {}",
                             p.package,
                             ranges(&versions, &member).join(", ")
                         );
@@ -85,7 +100,7 @@ pub fn run(catalog: &Catalog, format: Format) -> CmdResult {
                 }
             }
             if !table.is_empty() {
-                let names: Vec<&str> = table.iter().map(|(n, _)| n.as_str()).collect();
+                let names: Vec<&str> = table.iter().map(String::as_str).collect();
                 println!(
                     "requirements only (no surface; what their releases require bounds the other packages): {} packages: {}",
                     names.len(),

@@ -6,6 +6,8 @@
 //! for a release without wheels), of which only the requirements on packages with a surface
 //! are kept (no other can narrow anything). A package that cannot narrow anything is left out:
 //! none of its releases ships wheels only and its newest requires no package with a surface.
+//! A package with a surface gets only its releases older than the oldest the index has: the
+//! table completes the index below it (`torch==1.0.1` ships wheels for Python 3.7 at most).
 //! The same package index, window and surfaces give the same bytes.
 
 use std::path::Path;
@@ -28,12 +30,15 @@ pub struct Window<'a> {
     pub jobs: usize,
 }
 
+/// The packages with a surface: normalized name and oldest indexed release.
+pub type Surfaces<'a> = [(&'a str, apicompat_requirements::Version)];
+
 /// Writes the table of `names` to `output`, joined with the tables `merge` (written by earlier
 /// runs; a package of both is taken from this run). A package that cannot be read is left
 /// out with an error, and the exit code is 1 (the rest is written).
 pub fn run(
     names: &[String],
-    surfaces: &[&str],
+    surfaces: &Surfaces<'_>,
     merge: &[std::path::PathBuf],
     output: &Path,
     window: &Window<'_>,
@@ -72,9 +77,10 @@ pub fn run(
         }
     }
     // Only requirements on packages with a surface can narrow anything.
+    let names: Vec<&str> = surfaces.iter().map(|(n, _)| *n).collect();
     for headers in table.packages.values_mut() {
         for h in headers {
-            h.requires_dist.retain(|t| names_a_surface(t, surfaces));
+            h.requires_dist.retain(|t| names_a_surface(t, &names));
         }
     }
     let bytes = table.to_bytes()?;
@@ -95,15 +101,22 @@ pub fn run(
 fn package(
     client: &Client,
     name: &str,
-    surfaces: &[&str],
+    surfaces: &Surfaces<'_>,
     window: &Window<'_>,
 ) -> Result<Option<Vec<ReleaseHeader>>, String> {
     let listed = patiently(|| client.list_releases(name).map_err(|e| e.to_string()))?;
+    let normalized = apicompat_requirements::normalize_name(name);
+    let oldest = surfaces
+        .iter()
+        .find(|(n, _)| *n == normalized)
+        .map(|(_, v)| v);
     let chosen: Vec<&Release> = listed
         .iter()
         .filter(|r| in_window(r, window.from, window.until))
+        .filter(|r| oldest.is_none_or(|o| parse_version(&r.version).is_ok_and(|v| v < *o)))
         .collect();
-    if !bears_on_surfaces(client, &chosen, surfaces)? {
+    let names: Vec<&str> = surfaces.iter().map(|(n, _)| *n).collect();
+    if !bears_on_surfaces(client, &chosen, &names)? {
         return Ok(None);
     }
     read_all(client, &chosen, window.jobs).map(Some)

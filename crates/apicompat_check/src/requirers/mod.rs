@@ -202,10 +202,27 @@ impl<'a> Requirers<'a> {
             for name in self.always_installed() {
                 let reqs = declared.requirements_for(name);
                 let requirer = match catalog.name_of(name).map(|n| catalog.package(n)) {
+                    // The releases older than the index from the table, then the index's.
                     Some(Ok(Some(view))) => {
-                        let all: Vec<Version> =
-                            view.releases().iter().map(|r| r.version.clone()).collect();
-                        requirer(name, &reqs, declared, &all, &|i| view.header(i))
+                        let indexed = view.releases();
+                        let (mut all, older) = match catalog.requirements_only(name) {
+                            Some((versions, headers)) => {
+                                let oldest = indexed.first().map(|r| &r.version);
+                                let n = versions
+                                    .iter()
+                                    .take_while(|v| oldest.is_none_or(|o| *v < o))
+                                    .count();
+                                (versions[..n].to_vec(), &headers[..n])
+                            }
+                            None => (Vec::new(), &[][..]),
+                        };
+                        let n = all.len();
+                        all.extend(indexed.iter().map(|r| r.version.clone()));
+                        let header = |i: usize| match i.checked_sub(n) {
+                            Some(i) => view.header(i),
+                            None => older.get(i),
+                        };
+                        requirer(name, &reqs, declared, &all, &header)
                     }
                     // A package without a surface: what its releases require, from the table.
                     None => match catalog.requirements_only(name) {

@@ -589,3 +589,68 @@ else:
         "{out}\n{err}"
     );
 }
+
+/// A module-level flag the file sets once, to a constant, is that constant in the module's
+/// own top-level tests: yacs' `_PY2 = False`, whose only other store follows a read of
+/// Python 2's `file` in a `try` that catches `NameError` (study 34, F-K). A flag stored twice,
+/// and a test inside a function (which may run after another module changed the flag), are
+/// read as before.
+#[test]
+fn a_flag_set_once_to_a_constant_decides_the_modules_own_tests() {
+    let source = "\
+import io
+import torch
+
+_PY2 = False
+try:
+    _FILE_TYPES = (file, io.IOBase)
+    _PY2 = True
+except NameError:
+    _FILE_TYPES = (io.IOBase,)
+
+if _PY2:
+    import imp
+
+DEBUG = False
+if DEBUG:
+    torch.nn.Hidden()
+
+FLAG = False
+FLAG = True
+if FLAG:
+    torch.nn.Reported()
+
+
+def f():
+    if DEBUG:
+        torch.nn.InFunction()
+";
+    let dir = project("constant-flags", &[("yacs.py", source)]);
+    let o = check(&dir, &["--target", "python==3.12"]);
+    let (out, err) = text(&o);
+    assert_eq!(
+        common::locations(&out),
+        ["yacs.py:21:5", "yacs.py:26:9"],
+        "{out}\n{err}"
+    );
+}
+
+/// The message names where the first missing segment is absent when that is not every release
+/// listed: torch 1.13 has `torch._six` (not its `PY3`), 2.0 and later have no `torch._six`
+/// (study 35, FCOS).
+#[test]
+fn a_missing_parent_is_named_with_the_releases_that_lack_it() {
+    let dir = project(
+        "parent-absent-in",
+        &[
+            ("m.py", "import torch\n\nif torch._six.PY3:\n    pass\n"),
+            ("requirements.txt", "torch>=1.13\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("(declared `torch>=1.13`): `torch._six` does not exist in 2.0.0 - "),
+        "{out}\n{err}"
+    );
+}

@@ -145,8 +145,9 @@ fn python_is_the_newest_the_declared_packages_install_on() {
 }
 
 /// vits (docs/false-alarm-study-18.md, F-C): `torch==1.6.0` is older than every indexed torch.
-/// No release below the index supports a Python newer than the oldest indexed one (1.13.0,
-/// wheels only), so Python 3.12 and later, without `distutils` and `imp`, are left out.
+/// The table of requirements knows its wheels (Python 3.6 - 3.8), so Python 3.9 and later,
+/// and with them 3.12+ without `distutils` and `imp`, are left out (before the table held
+/// torch's older releases: by the oldest indexed one's wheels, 3.7 - 3.11).
 #[test]
 fn a_pin_below_the_index_narrows_python_by_the_oldest_release() {
     let dir = project(
@@ -161,8 +162,18 @@ fn a_pin_below_the_index_narrows_python_by_the_oldest_release() {
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     let all = format!("{out}{err}");
     assert!(
-        all.contains("left out: `torch==1.6.0` (requirements.txt:1) admits only releases of torch older than every indexed one, and the oldest indexed, torch 1.13.0, has wheels for Python"),
+        all.contains("(python 3.9 - 3.14 left out: no release of torch that `torch==1.6.0` (requirements.txt:1) admits has a wheel for them (torch 1.6.0 has wheels for Python 3.6 - 3.8 only, no sdist))"),
         "{all}"
+    );
+    // A pin older than the table too (it starts at torch 1.0.0): by the oldest indexed
+    // release's wheels.
+    std::fs::write(dir.join("requirements.txt"), "torch==0.4.1\n").unwrap();
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        format!("{out}{err}").contains("left out: `torch==0.4.1` (requirements.txt:1) admits only releases of torch older than every indexed one, and the oldest indexed, torch 1.13.0, has wheels for Python"),
+        "{out}\n{err}"
     );
     // A range that reaches the index is narrowed by its releases as before.
     std::fs::write(dir.join("requirements.txt"), "torch>=1.6.0\n").unwrap();

@@ -19,7 +19,9 @@ use crate::rules::{
 };
 use crate::targets::Target;
 use crate::versions::Pred;
+use absent::AbsentIn;
 
+mod absent;
 mod moved;
 
 /// What one release says about a path, as much as checks need.
@@ -568,16 +570,19 @@ impl<'c> Evaluator<'c> {
         if judge::drift_only(u) && present.is_empty() {
             return None;
         }
-        let last_absent = match u.kind {
-            UseKind::Keyword(_) | UseKind::Call(_) => None,
+        // The first segment the releases lack, per release (`torch._six` in 2.0+, its `PY3`
+        // in 1.13).
+        let absent: Vec<Option<String>> = match u.kind {
+            UseKind::Keyword(_) | UseKind::Call(_) => Vec::new(),
             _ => missing
                 .iter()
-                .rev()
-                .find_map(|&r| match self.lite(view, &row, &u.path, r) {
+                .map(|&r| match self.lite(view, &row, &u.path, r) {
                     Lite::Absent { missing } => Some(missing.to_string()),
                     _ => self.import_missing(view, u, r),
-                }),
+                })
+                .collect(),
         };
+        let last_absent = absent.iter().rev().find_map(Clone::clone);
         // No release has it, or some may (what they hold is not known).
         let nowhere = present.is_empty() && (0..n).all(|r| verdict(r) == Verdict::Absent);
         // A name no release is known to have, where a plugin of the package is imported: it
@@ -592,6 +597,7 @@ impl<'c> Evaluator<'c> {
         }
         .filter(|_| (0..n).all(|r| verdict(r) != Verdict::Present));
         silenced |= plugin.is_some();
+        let last_absent = last_absent.map(|m| (m, absent::groups(&missing, &absent)));
         let mut finding = self.finding(u, view, target, (&missing, &present, nowhere), last_absent);
         if silenced {
             finding.severity = Severity::Info;
@@ -636,10 +642,15 @@ impl<'c> Evaluator<'c> {
         view: &PackageView,
         target: &Target,
         (missing, present, nowhere): (&[usize], &[usize], bool),
-        last_absent: Option<String>,
+        last_absent: Option<(String, Vec<AbsentIn>)>,
     ) -> Finding {
         let versions = view.versions();
         let n = versions.len();
+        let absent = match &last_absent {
+            Some((_, groups)) => absent::rendered(groups, missing.len(), &versions),
+            None => Vec::new(),
+        };
+        let last_absent = last_absent.map(|(m, _)| m);
         let releases = Releases::of(
             &versions,
             &rules::mask(n, missing),
@@ -663,6 +674,7 @@ impl<'c> Evaluator<'c> {
             package: pkg,
             listed: &listed,
             target: &target.short,
+            absent: &absent,
             works: if !present.is_empty() {
                 Works::In(&from_on)
             } else if nowhere {
@@ -682,9 +694,9 @@ impl<'c> Evaluator<'c> {
                     });
                 call_binding::message(&breaks, shape, signature.as_deref())
             }
-            UseKind::Import => missing_import::message(&breaks, last_absent.as_deref()),
+            UseKind::Import => missing_import::message(&breaks),
             UseKind::Attribute | UseKind::Getattr | UseKind::Store => {
-                missing_attribute::message(&breaks, last_absent.as_deref())
+                missing_attribute::message(&breaks)
             }
         };
         let message = match &u.receiver {

@@ -19,9 +19,11 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        // `if False:` / `if 0:` (code switched off) and `if True:`: only the branch the
-        // constant picks runs; an `elif` after a false one is left to the general reading.
-        match (literal_truth(&s.test), &s.elif_else_clauses[..]) {
+        // `if False:` / `if 0:` (code switched off), `if True:`, and at the module's top level
+        // a test of its constant flags (`constants.rs`): only the branch the constant picks
+        // runs; an `elif` after a false one is left to the general reading.
+        let truth = literal_truth(&s.test).or_else(|| self.flag_truth(&s.test));
+        match (truth, &s.elif_else_clauses[..]) {
             (Some(true), _) => return self.body(&s.body),
             (Some(false), []) => return,
             (
@@ -769,7 +771,7 @@ fn count_bindings<'s>(body: &'s [Stmt], depth: usize, out: &mut HashMap<&'s str,
 }
 
 /// The truth of a test that is a constant (`False`, `0`, `None`, `not True`).
-fn literal_truth(e: &Expr) -> Option<bool> {
+pub(super) fn literal_truth(e: &Expr) -> Option<bool> {
     match e {
         Expr::BooleanLiteral(b) => Some(b.value),
         Expr::NoneLiteral(_) => Some(false),
@@ -779,5 +781,25 @@ fn literal_truth(e: &Expr) -> Option<bool> {
         },
         Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => literal_truth(&u.operand).map(|t| !t),
         _ => None,
+    }
+}
+
+impl Walker<'_> {
+    /// The truth of a module-level test of a constant flag of the module (`if _PY2:`, `if not
+    /// DEBUG:`) made after its assignment, while the module is imported.
+    fn flag_truth(&self, test: &Expr) -> Option<bool> {
+        if self.scopes.len() != 1 || self.ctx.in_function {
+            return None;
+        }
+        match test {
+            Expr::Name(n) => {
+                let (truth, end) = self.constant_flags.get(n.id.as_str())?;
+                (*end <= test.start()).then_some(*truth)
+            }
+            Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
+                self.flag_truth(&u.operand).map(|t| !t)
+            }
+            _ => None,
+        }
     }
 }

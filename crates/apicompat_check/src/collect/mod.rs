@@ -13,6 +13,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 mod arms;
 mod cleared;
 mod conditions;
+mod constants;
 mod defs;
 mod doubles;
 mod flags;
@@ -97,6 +98,7 @@ pub fn collect_in(
         instance_tests: HashMap::default(),
         module_values: HashMap::default(),
         rebound_at: HashMap::default(),
+        constant_flags: constants::constant_flags(suite),
         bodies: Vec::new(),
         block: 0,
         tick: 0,
@@ -402,6 +404,8 @@ struct Walker<'a> {
     /// Where a module-level name last came to hold a path other than before, or stopped
     /// holding one.
     rebound_at: HashMap<String, TextSize>,
+    /// The module's flags that hold one constant ([`constants`]): truth, where set.
+    constant_flags: HashMap<String, (bool, TextSize)>,
 }
 
 const GUARD_EXCEPTIONS: &[&str] = &[

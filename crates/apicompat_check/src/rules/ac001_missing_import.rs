@@ -37,8 +37,8 @@ impl RuleInfo for MissingImport {
 }
 
 /// The message: the path, where it is missing and where it exists.
-pub(crate) fn message(b: &Breaks, last_absent: Option<&str>) -> String {
-    missing_message(b, last_absent)
+pub(crate) fn message(b: &Breaks) -> String {
+    missing_message(b)
 }
 
 /// Guard the import.

@@ -36,8 +36,8 @@ impl RuleInfo for MissingAttribute {
 }
 
 /// The message: the path, where it is missing (and which segment) and where it exists.
-pub(crate) fn message(b: &Breaks, last_absent: Option<&str>) -> String {
-    missing_message(b, last_absent)
+pub(crate) fn message(b: &Breaks) -> String {
+    missing_message(b)
 }
 
 /// For a member that no release of the package defines, read on an object of the project's

@@ -60,6 +60,9 @@ pub(crate) struct Breaks<'a> {
     pub target: &'a str,
     /// Where it works.
     pub works: Works<'a>,
+    /// The first segment each release listed lacks, newest first, with its releases when
+    /// they are not all listed (`torch._six` in 2.0.0 - 2.15.0; in 1.13 the path's own last).
+    pub absent: &'a [(String, Option<String>)],
 }
 
 /// Where a use that breaks works.
@@ -73,12 +76,22 @@ pub(crate) enum Works<'a> {
     NotKnown,
 }
 
-/// The message of a path missing in some releases (an import or an attribute): `last_absent`
-/// is the first segment the releases lack, when it is not the whole path.
-pub(crate) fn missing_message(b: &Breaks, last_absent: Option<&str>) -> String {
-    let detail = match last_absent {
-        Some(m) if m != b.path => format!(": `{m}` does not exist there"),
-        _ => String::new(),
+/// The message of a path missing in some releases (an import or an attribute), naming the
+/// first segment the releases lack where it is not the whole path ([`Breaks::absent`]).
+pub(crate) fn missing_message(b: &Breaks) -> String {
+    let parents: Vec<String> = b
+        .absent
+        .iter()
+        .filter(|(m, _)| m != b.path)
+        .take(3)
+        .map(|(m, at)| match at {
+            Some(at) => format!("`{m}` does not exist in {at}"),
+            None => format!("`{m}` does not exist there"),
+        })
+        .collect();
+    let detail = match parents.is_empty() {
+        true => String::new(),
+        false => format!(": {}", parents.join(", ")),
     };
     let tail = match b.works {
         Works::Nowhere => "it is in no indexed release".to_string(),

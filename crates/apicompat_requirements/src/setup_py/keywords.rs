@@ -215,13 +215,15 @@ impl Reader<'_> {
     ) {
         for file in files {
             // A file another key already read (NeMo's `core` and `lightning` extras both name
-            // `requirements_lightning.txt`) is read once: its requirements are copied here.
+            // `requirements_lightning.txt`) is read once: its requirements are copied here, each
+            // line once (the copies of earlier copies would double with every read).
             let rel = c.rel(&file);
+            let mut lines = std::collections::HashSet::new();
             let earlier: Vec<_> = c
                 .out
                 .requirements
                 .iter()
-                .filter(|r| r.source.file == rel)
+                .filter(|r| r.source.file == rel && lines.insert((r.source.line, r.raw.as_str())))
                 .cloned()
                 .collect();
             let before = c.out.requirements.len();

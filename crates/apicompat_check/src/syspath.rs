@@ -82,6 +82,7 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
             cwd_names: Vec::new(),
             found: Vec::new(),
             unknown: Vec::new(),
+            helpers: path_helpers(parsed.suite()),
         };
         reader.stmts(parsed.suite(), 0);
         // One note a file: the first directory it cannot see.
@@ -165,6 +166,70 @@ pub(crate) fn drop_unsure(
     }
 }
 
+/// The directory `sys.path.insert(i, DIR)` / `sys.path.append(DIR)` adds, and whether first.
+fn sys_path_change(call: &ruff_python_ast::ExprCall) -> Option<(&Expr, bool)> {
+    let Expr::Attribute(f) = &*call.func else {
+        return None;
+    };
+    if crate::collect::dotted(&f.value).as_deref() != Some("sys.path") {
+        return None;
+    }
+    match (f.attr.as_str(), &*call.arguments.args) {
+        ("insert", [_, dir]) => Some((dir, true)),
+        ("append", [dir]) => Some((dir, false)),
+        _ => None,
+    }
+}
+
+/// The module's functions that put a parameter on `sys.path` (`def add_path(path): if path
+/// not in sys.path: sys.path.insert(0, path)`): name, the parameter's position, and whether
+/// first.
+fn path_helpers(suite: &[Stmt]) -> Vec<(String, usize, bool)> {
+    let mut out = Vec::new();
+    for stmt in suite {
+        let Stmt::FunctionDef(f) = stmt else {
+            continue;
+        };
+        let params: Vec<&str> = f
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&f.parameters.args)
+            .map(|p| p.parameter.name.as_str())
+            .collect();
+        if let Some((at, first)) = param_change(&f.body, &params, 0) {
+            out.push((f.name.to_string(), at, first));
+        }
+    }
+    out
+}
+
+/// The first `sys.path` change in `body` (also under `if`) whose directory is one of
+/// `params`: its position and whether first.
+fn param_change(body: &[Stmt], params: &[&str], depth: usize) -> Option<(usize, bool)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    body.iter().find_map(|stmt| match stmt {
+        Stmt::Expr(e) => {
+            let Expr::Call(call) = &*e.value else {
+                return None;
+            };
+            let (Expr::Name(n), first) = sys_path_change(call)? else {
+                return None;
+            };
+            let at = params.iter().position(|p| *p == n.id.as_str())?;
+            Some((at, first))
+        }
+        Stmt::If(s) => param_change(&s.body, params, depth + 1).or_else(|| {
+            s.elif_else_clauses
+                .iter()
+                .find_map(|c| param_change(&c.body, params, depth + 1))
+        }),
+        _ => None,
+    })
+}
+
 /// How a directory was put on `sys.path`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Place {
@@ -189,6 +254,8 @@ struct Reader {
     /// Directories put first that are computed at run time from something else (a name
     /// imported from another module, the environment, arguments), as written.
     unknown: Vec<String>,
+    /// The module's functions that put a parameter on `sys.path` ([`path_helpers`]).
+    helpers: Vec<(String, usize, bool)>,
 }
 
 impl Reader {
@@ -228,20 +295,25 @@ impl Reader {
         }
     }
 
-    /// `sys.path.insert(i, DIR)`, `sys.path.append(DIR)`.
+    /// `sys.path.insert(i, DIR)`, `sys.path.append(DIR)`, or a call of a function of the
+    /// module that does one with its parameter (`add_path(lib_path)`).
     fn insert(&mut self, e: &Expr) {
         let Expr::Call(call) = e else {
             return;
         };
-        let Expr::Attribute(f) = &*call.func else {
-            return;
-        };
-        if crate::collect::dotted(&f.value).as_deref() != Some("sys.path") {
-            return;
-        }
-        let (dir, first) = match (f.attr.as_str(), &*call.arguments.args) {
-            ("insert", [_, dir]) => (dir, true),
-            ("append", [dir]) => (dir, false),
+        let (dir, first) = match (sys_path_change(call), &*call.func) {
+            (Some(change), _) => change,
+            (None, Expr::Name(f)) => {
+                let Some(&(_, at, first)) =
+                    self.helpers.iter().find(|(n, _, _)| n == f.id.as_str())
+                else {
+                    return;
+                };
+                match call.arguments.args.get(at) {
+                    Some(dir) => (dir, first),
+                    None => return,
+                }
+            }
             _ => return,
         };
         let place = |from_file: bool| match (first, from_file) {

@@ -464,6 +464,18 @@ fn a_directory_a_script_puts_first_on_sys_path_is_the_projects() {
         "numpy\n",
     );
     assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    // HRNet's and Faster R-CNN's form: a function of the module does the insert with its
+    // parameter (study 36, D1).
+    let helper = "import os.path as osp\nimport sys\n\n\ndef add_path(path):\n    if path not in sys.path:\n        sys.path.insert(0, path)\n\n\nlib_path = osp.join(osp.dirname(__file__), \"lib\")\nadd_path(lib_path)\n";
+    let dir = tree("syspath_helper", helper, "torch\n");
+    assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    // A function that puts something else there says nothing of its argument.
+    let other = helper.replace("sys.path.insert(0, path)", "sys.path.insert(0, \"x\")");
+    let dir = tree("syspath_helper_other", &other, "torch\n");
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        ["src/main.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
 }
 
 #[test]

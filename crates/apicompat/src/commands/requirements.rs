@@ -58,9 +58,10 @@ pub fn run(
             .map_err(|e| Failure::from(format!("{}: {e}", path.display())))?;
         table.packages.extend(read.packages);
     }
+    let surface_names: Vec<&str> = surfaces.iter().map(|(n, _)| *n).collect();
     let mut failed = Vec::new();
     for name in names {
-        match package(&client, name, surfaces, window) {
+        match package(&client, name, surfaces, &surface_names, window) {
             Ok(Some(headers)) => {
                 let known = headers.iter().filter(|h| !h.requires_dist.is_empty()).count();
                 eprintln!(
@@ -77,10 +78,9 @@ pub fn run(
         }
     }
     // Only requirements on packages with a surface can narrow anything.
-    let names: Vec<&str> = surfaces.iter().map(|(n, _)| *n).collect();
     for headers in table.packages.values_mut() {
         for h in headers {
-            h.requires_dist.retain(|t| names_a_surface(t, &names));
+            h.requires_dist.retain(|t| names_a_surface(t, &surface_names));
         }
     }
     let bytes = table.to_bytes()?;
@@ -102,6 +102,7 @@ fn package(
     client: &Client,
     name: &str,
     surfaces: &Surfaces<'_>,
+    names: &[&str],
     window: &Window<'_>,
 ) -> Result<Option<Vec<ReleaseHeader>>, String> {
     let listed = patiently(|| client.list_releases(name).map_err(|e| e.to_string()))?;
@@ -115,8 +116,7 @@ fn package(
         .filter(|r| in_window(r, window.from, window.until))
         .filter(|r| oldest.is_none_or(|o| parse_version(&r.version).is_ok_and(|v| v < *o)))
         .collect();
-    let names: Vec<&str> = surfaces.iter().map(|(n, _)| *n).collect();
-    if !bears_on_surfaces(client, &chosen, &names)? {
+    if !bears_on_surfaces(client, &chosen, names)? {
         return Ok(None);
     }
     read_all(client, &chosen, window.jobs).map(Some)

@@ -51,6 +51,10 @@ pub(super) fn constant_flags(suite: &[Stmt]) -> HashMap<String, (bool, TextSize)
             candidates.insert(n.id.to_string(), (truth, stmt.end()));
         }
     }
+    // Only a flag the module's top level tests can decide anything.
+    let mut tested = HashSet::default();
+    module_tests(suite, 0, &mut tested);
+    candidates.retain(|name, _| tested.contains(name.as_str()));
     if candidates.is_empty() {
         return candidates;
     }
@@ -58,7 +62,7 @@ pub(super) fn constant_flags(suite: &[Stmt]) -> HashMap<String, (bool, TextSize)
     let mut all = Stores::default();
     all.visit_body(suite);
     let mut counted = Stores {
-        python3: Some(&all.names),
+        python3: Some(&all.count),
         ..Stores::default()
     };
     counted.visit_body(suite);
@@ -66,21 +70,58 @@ pub(super) fn constant_flags(suite: &[Stmt]) -> HashMap<String, (bool, TextSize)
     candidates
 }
 
+/// The names the `if` tests of the module's top level (not in functions or classes) are, or
+/// negate (`if NAME:`, `if not NAME:`).
+fn module_tests<'a>(body: &'a [Stmt], depth: usize, out: &mut HashSet<&'a str>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    for stmt in body {
+        match stmt {
+            Stmt::If(s) => {
+                let mut test = &*s.test;
+                while let Expr::UnaryOp(u) = test {
+                    test = &u.operand;
+                }
+                if let Expr::Name(n) = test {
+                    out.insert(n.id.as_str());
+                }
+                module_tests(&s.body, d, out);
+                for c in &s.elif_else_clauses {
+                    module_tests(&c.body, d, out);
+                }
+            }
+            Stmt::Try(t) => {
+                module_tests(&t.body, d, out);
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    module_tests(&h.body, d, out);
+                }
+                module_tests(&t.orelse, d, out);
+                module_tests(&t.finalbody, d, out);
+            }
+            Stmt::With(w) => module_tests(&w.body, d, out),
+            Stmt::For(f) => module_tests(&f.body, d, out),
+            Stmt::While(w) => module_tests(&w.body, d, out),
+            _ => {}
+        }
+    }
+}
+
 /// The names a file stores (anywhere: every scope) and how often.
 #[derive(Default)]
 struct Stores<'n> {
-    names: HashSet<String>,
     count: HashMap<String, u32>,
     /// The file has `from M import *`: any name may be bound.
     star: bool,
     /// Count only stores that can run on Python 3, given every name the file binds.
-    python3: Option<&'n HashSet<String>>,
+    python3: Option<&'n HashMap<String, u32>>,
     depth: usize,
 }
 
 impl Stores<'_> {
     fn store(&mut self, name: &str) {
-        self.names.insert(name.to_string());
         *self.count.entry(name.to_string()).or_default() += 1;
     }
 
@@ -187,7 +228,7 @@ fn catches_name_error(t: &ast::StmtTry) -> bool {
 
 /// Finds a read of a Python-2-only builtin the file never binds.
 struct Python2Reads<'n> {
-    bound: &'n HashSet<String>,
+    bound: &'n HashMap<String, u32>,
     found: bool,
     depth: usize,
 }
@@ -214,7 +255,7 @@ impl<'a> Visitor<'a> for Python2Reads<'_> {
             let name = n.id.as_str();
             if n.ctx == ExprContext::Load
                 && PYTHON2_BUILTINS.contains(&name)
-                && !self.bound.contains(name)
+                && !self.bound.contains_key(name)
             {
                 self.found = true;
                 return;

@@ -153,6 +153,9 @@ pub fn through_subclasses(
     if u.receiver.as_ref().is_none_or(|r| r.exact) {
         return Verdict::Absent;
     }
+    if !bound_declared(view, u, release) {
+        return Verdict::Unknown;
+    }
     let mut overall = Verdict::Absent;
     for candidate in cache.overrides(view, path, release).iter() {
         match verdict_of(candidate) {
@@ -161,6 +164,28 @@ pub fn through_subclasses(
         }
     }
     overall
+}
+
+/// Whether the functions and properties of `view` whose return annotations declared the
+/// receiver's class (in the release the model read) declare a return in `release` too: where
+/// one does not, that release says nothing of what the object is. torch 2.14 declares
+/// `all_reduce(...) -> Work`; 2.2 declares no return, so `Work`'s stub there (which leaves
+/// out the compiled `get_future`) is no evidence against `all_reduce(...).get_future()`.
+/// Paths of other packages are not judged here.
+fn bound_declared(view: &PackageView, u: &Use, release: usize) -> bool {
+    let Some(r) = &u.receiver else {
+        return true;
+    };
+    r.declared_by
+        .iter()
+        .all(|path| match view.status(path, release) {
+            Ok(Status::Present { symbol, .. }) => {
+                symbol.signatures.iter().any(|s| s.returns.is_some())
+            }
+            // Its top-level module is not this package's: another package's function.
+            Ok(Status::Absent { missing }) => !missing.contains('.'),
+            _ => false,
+        })
 }
 
 /// The overrides of a member in the subclasses of its class, per release, each found once

@@ -163,6 +163,7 @@ pub fn member_uses(
                     .iter()
                     .map(|o| format!("{o}.{}", site.name))
                     .collect(),
+                declared_by: receiver.via.clone(),
             };
             let mut requires = PathTest::for_use(
                 &object_tests(&ctx.requires, &object, &receiver.class),
@@ -240,6 +241,7 @@ pub fn member_uses(
                                 text: String::new(),
                                 project_class: r.project_class.clone(),
                                 alternatives: Vec::new(),
+                                declared_by: r.via.clone(),
                             })
                         }),
                     },

@@ -461,3 +461,25 @@ fn a_try_handler_runs_where_a_package_path_of_the_body_is_missing() {
         "{got:?}"
     );
 }
+
+#[test]
+fn a_return_annotation_types_the_result_only_where_the_release_declares_it() {
+    // torch 2.14 declares `all_reduce(...) -> Work`; 1.13 - 2.13 declare no return there, and
+    // the hand-written stub of the compiled `Work` leaves out `get_future` before 2.3 (the
+    // binding exists since 1.8): what the call gives on 1.13 - 2.2 is not known, so nothing.
+    // `torch.zeros` declares `-> Tensor` in every release: `untyped_storage` (from 2.0) is
+    // still missing on 1.13.
+    let src = "import torch\n\ndef hook(buf):\n    return torch.distributed.all_reduce(buf, async_op=True).get_future()\n\ndef g():\n    t = torch.zeros(3)\n    t.untyped_storage()\n";
+    let dir = project("obj-declared-by", &[("train.py", src)]);
+    let report = common::run_on(real_catalog(), &dir, &["torch>=1.13"], |_| {});
+    assert_eq!(
+        brief(&report, &dir),
+        ["train.py:8:5 AC002 error call-time torch._tensor.Tensor.untyped_storage missing=1.13.0 - 1.13.1"]
+    );
+    // Where every targeted release declares the return, the bound holds: `get_future`'s own
+    // result (`-> Future`, from 2.3) typed on 2.14 - 2.15 only.
+    let newer = "import torch\n\ndef hook(buf):\n    return torch.distributed.all_reduce(buf, async_op=True).get_future().wait()\n";
+    let dir = project("obj-declared-by-newer", &[("train.py", newer)]);
+    let report = common::run_on(real_catalog(), &dir, &["torch>=2.14"], |_| {});
+    assert_eq!(brief(&report, &dir), Vec::<String>::new());
+}

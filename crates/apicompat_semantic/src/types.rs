@@ -33,6 +33,10 @@ pub enum Ty {
     Instance {
         class: Class,
         exact: bool,
+        /// The indexed function or property whose return annotation declared this bound (in
+        /// the release the model reads): the bound holds only in releases where it declares a
+        /// return (`torch.distributed.all_reduce` declares `-> Work` from 2.14 only).
+        via: Option<Arc<str>>,
     },
     /// A method of an indexed class, read on a receiver.
     Method {
@@ -102,11 +106,42 @@ impl Ty {
     /// The same type, no longer exact (what a subclass could stand for).
     pub fn as_bound(self) -> Ty {
         match self {
-            Ty::Instance { class, .. } => Ty::Instance {
+            Ty::Instance { class, via, .. } => Ty::Instance {
                 class,
                 exact: false,
+                via,
             },
             Ty::Union(v) => Ty::Union(v.into_iter().map(Ty::as_bound).collect()),
+            t => t,
+        }
+    }
+
+    /// The same type, each object of a class that is not `receiver` itself declared by the
+    /// return annotation of `path` (in tuples and containers too).
+    pub fn declared_by(self, path: &Arc<str>, receiver: Option<&Ty>) -> Ty {
+        let keep = |t: &Ty| receiver.is_some_and(|r| r.alternatives().contains(t));
+        match self {
+            t @ Ty::Instance { .. } if keep(&t) => t,
+            Ty::Instance { class, exact, .. } => Ty::Instance {
+                class,
+                exact,
+                via: Some(path.clone()),
+            },
+            Ty::Union(v) => Ty::Union(
+                v.into_iter()
+                    .map(|t| t.declared_by(path, receiver))
+                    .collect(),
+            ),
+            Ty::Tuple(v) => Ty::Tuple(
+                v.into_iter()
+                    .map(|t| t.declared_by(path, receiver))
+                    .collect(),
+            ),
+            Ty::Items(v) => Ty::Items(
+                v.into_iter()
+                    .map(|t| t.declared_by(path, receiver))
+                    .collect(),
+            ),
             t => t,
         }
     }

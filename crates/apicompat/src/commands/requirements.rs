@@ -80,7 +80,8 @@ pub fn run(
     // Only requirements on packages with a surface can narrow anything.
     for headers in table.packages.values_mut() {
         for h in headers {
-            h.requires_dist.retain(|t| names_a_surface(t, &surface_names));
+            h.requires_dist
+                .retain(|t| names_a_surface(t, &surface_names));
         }
     }
     let bytes = table.to_bytes()?;

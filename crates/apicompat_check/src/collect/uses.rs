@@ -78,6 +78,9 @@ pub struct ObjectReceiver {
     /// The same member on the other classes the object may be of (`Other.member`): the use
     /// breaks only where none of them has it.
     pub alternatives: Vec<String>,
+    /// The indexed functions and properties whose return annotations declared the class: in
+    /// a release where one of them declares no return, the object is not known there.
+    pub declared_by: Vec<String>,
 }
 
 /// Where an attribute read on an object of unknown type, or a `**mapping` argument, runs, for

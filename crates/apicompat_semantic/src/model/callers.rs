@@ -15,6 +15,7 @@ impl Model<'_> {
             (Some(c), MethodKind::Plain | MethodKind::Property, 0) => Ty::Instance {
                 class: Class::Project((m, c)),
                 exact: false,
+                via: None,
             },
             (Some(c), MethodKind::Class, 0) => Ty::ProjectClass((m, c)),
             _ => match self.memo(Key::Params(m, func), || self.passed(m, func)) {

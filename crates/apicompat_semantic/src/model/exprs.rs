@@ -123,6 +123,7 @@ impl Model<'_> {
                 Ty::Instance {
                     class: Class::Project(*c),
                     exact,
+                    via: None,
                 }
             }
             Ty::Indexed(p) => match self.find(p) {
@@ -132,6 +133,7 @@ impl Model<'_> {
                 }) => Ty::Instance {
                     class: Class::Indexed(p.clone()),
                     exact,
+                    via: None,
                 },
                 _ => Ty::Unknown,
             },
@@ -216,6 +218,7 @@ impl Model<'_> {
                 }) => Ty::Instance {
                     class: Class::Indexed(p.clone()),
                     exact: true,
+                    via: None,
                 },
                 Some(Found {
                     kind: PathKind::Function,
@@ -267,6 +270,7 @@ impl Model<'_> {
                 Ty::Instance {
                     class: Class::Project(c),
                     exact: false,
+                    ..
                 },
             ) if facts.class.map(|k| (f.0, k)) == Some(*c) => r.clone(),
             (_, Ty::Never) => Ty::None,
@@ -294,6 +298,7 @@ impl Model<'_> {
             receiver,
         };
         self.declared(ns, &sym)
+            .declared_by(&Arc::from(path), receiver)
     }
 
     /// The module that defines `path` (and, for a method, its class's name).

@@ -110,6 +110,10 @@ pub struct Receiver {
     /// Other indexed classes the object may be of (a union): a member is missing only where
     /// every one of them lacks it.
     pub others: Vec<String>,
+    /// The indexed functions and properties whose return annotations declared some of the
+    /// classes ([`Ty::Instance`]'s `via`): in a release where one of them declares no return,
+    /// what the object is is not known.
+    pub via: Vec<String>,
 }
 
 impl<'q> Model<'q> {
@@ -195,15 +199,18 @@ impl<'q> Model<'q> {
                 Ty::Instance {
                     class: Class::Indexed(p),
                     exact,
+                    via,
                 } => Receiver {
                     class: p.to_string(),
                     exact: *exact,
                     project_class: None,
                     others: Vec::new(),
+                    via: via.iter().map(|v| v.to_string()).collect(),
                 },
                 Ty::Instance {
                     class: Class::Project(c),
                     exact,
+                    via,
                 } => {
                     let base = self.indexed_base_for(*c, name)?;
                     Receiver {
@@ -215,11 +222,19 @@ impl<'q> Model<'q> {
                                 .to_string(),
                         ),
                         others: Vec::new(),
+                        via: via.iter().map(|v| v.to_string()).collect(),
                     }
                 }
                 _ => return None,
             };
             any = true;
+            if let Some(prev) = &mut out {
+                for v in &r.via {
+                    if !prev.via.contains(v) {
+                        prev.via.push(v.clone());
+                    }
+                }
+            }
             match &mut out {
                 None => out = Some(r),
                 Some(prev) if prev.class == r.class => {

@@ -53,6 +53,7 @@ impl Model<'_> {
                         Ty::Instance {
                             class: c.clone(),
                             exact: false,
+                            via: None,
                         }
                     } else {
                         Ty::union(kept)

@@ -488,7 +488,9 @@ def track(task_id, other):
 /// known from typeshed's stubs, which leave private attributes out. nnUNet's
 /// `multiprocessing.get_context("spawn").Pool(n)` keeps its workers in `_pool` on every Python
 /// (`multiprocessing/pool.py`), which torch's `AutotuneProcessPool` (2.11+) also sets (study
-/// 33, F-H). The same read on an object of unknown origin is still judged by its name.
+/// 33, F-H). A parameter annotated with the module-level factory `multiprocessing.Pool` (not a
+/// class: PyTorch-BigGraph's `pool: mp.Pool`, study 37, F-Q) holds an object from the standard
+/// library too. The same read on an object of unknown origin is still judged by its name.
 #[test]
 fn objects_the_standard_library_made_are_not_matched_by_name() {
     let source = "\
@@ -497,11 +499,11 @@ import multiprocessing
 import torch
 
 
-def export_all(n, pool):
+def export_all(n, pool, annotated: multiprocessing.Pool):
     with multiprocessing.get_context(\"spawn\").Pool(n) as export_pool:
         workers = list(export_pool._pool)
     direct = multiprocessing.Pool(n)._pool
-    return workers, direct, pool._pool, torch.zeros(n)
+    return workers, direct, pool._pool, torch.zeros(n), annotated._pool
 ";
     let dir = project(
         "stdlib-origin",

@@ -18,7 +18,8 @@ use rayon::prelude::*;
 use crate::callers::FileCovers;
 use crate::files::Analyzed;
 use crate::presence::Presence;
-use crate::versions::{resolve_helpers, Pred, VersionHelper};
+use crate::version_terms::Term;
+use crate::versions::{resolve_helpers, Pred, Tables, VersionHelper};
 
 /// The version helpers and module-level version constants of the project, by name (the
 /// names every defining module agrees on).
@@ -26,6 +27,9 @@ use crate::versions::{resolve_helpers, Pred, VersionHelper};
 pub(crate) struct Helpers {
     helpers: HashMap<String, VersionHelper>,
     constants: HashMap<String, Option<String>>,
+    /// Module-level values computed from a version (`TORCH_VERSION = tuple(...)`), and what
+    /// functions without parameters return (`get_torch_version()`), with their package.
+    values: HashMap<String, Option<(String, Term)>>,
 }
 
 impl Helpers {
@@ -72,9 +76,24 @@ impl Helpers {
                     .or_insert_with(|| Some(value.clone()));
             }
         }
+        let mut values: HashMap<String, Option<(String, Term)>> = HashMap::default();
+        for a in analyzed {
+            for (name, root, term) in &a.uses.values {
+                let value = (root.clone(), term.clone());
+                values
+                    .entry(name.clone())
+                    .and_modify(|known| {
+                        if known.as_ref() != Some(&value) {
+                            *known = None;
+                        }
+                    })
+                    .or_insert(Some(value));
+            }
+        }
         Helpers {
             helpers: table,
             constants,
+            values,
         }
     }
 
@@ -98,7 +117,13 @@ impl Helpers {
         }
         let lookup = |name: &str| self.helpers.get(name).cloned();
         let constant = |name: &str| self.constants.get(name).and_then(|v| v.clone());
-        let resolve = |v: &mut Vec<(String, Pred)>| resolve_helpers(v, &lookup, &constant);
+        let value = |name: &str| self.values.get(name).and_then(|v| v.clone());
+        let tables = Tables {
+            helpers: &lookup,
+            constants: &constant,
+            values: &value,
+        };
+        let resolve = |v: &mut Vec<(String, Pred)>| resolve_helpers(v, &tables);
         let resolve_boxed = |v: &mut Box<[(String, Pred)]>| {
             if helper_call(v) {
                 let mut owned = v.to_vec();
@@ -151,6 +176,7 @@ struct Linked {
 fn tells_tables_the_same(a: &Analyzed, b: &Analyzed) -> bool {
     a.uses.helpers == b.uses.helpers
         && a.uses.constants == b.uses.constants
+        && a.uses.values == b.uses.values
         && a.uses.presence == b.uses.presence
 }
 

@@ -90,12 +90,21 @@ pub(crate) fn discover(
             .into_iter()
             .filter(|n| !declared.contains(&apicompat_requirements::normalize_name(n)))
     });
-    let names: Vec<String> = inserted
-        .dirs
-        .iter()
-        .flat_map(|dir| files::packages_in(dir))
-        .chain(appended)
-        .collect();
+    // A namespace portion put first is used only where no entry of `sys.path` has a regular
+    // package of that name: not for a package a declaration installs (SimpleTuner's
+    // `scripts/datasets/`, put first by a test, beside its declared `datasets`).
+    let first = inserted.dirs.iter().flat_map(|dir| {
+        let regular = files::regular_packages_in(dir);
+        let namespaces: Vec<String> = files::packages_in(dir)
+            .into_iter()
+            .filter(|n| {
+                !regular.contains(n)
+                    && !declared.contains(&apicompat_requirements::normalize_name(n))
+            })
+            .collect();
+        regular.into_iter().chain(namespaces)
+    });
+    let names: Vec<String> = first.chain(appended).collect();
     discovered.first_party.extend(names.iter().cloned());
     discovered.own_packages.extend(names);
     discovered.unsure = inserted.missing;

@@ -10,11 +10,14 @@
 //!
 //! `from datasets.dataset_factory import get_dataset` then loads `lib/datasets/`, not the
 //! installed `datasets`. Read from the module-level statements (also under `if`, `try`) of the
-//! files outside a package (scripts and the modules beside them). The directory is computed
-//! from `__file__` (`os.path.dirname`, `abspath`, `realpath`, `join` with literals, `Path(...)
-//! .parent`, `/ "lib"`, names bound to those) or from the working directory (`os.getcwd()`,
-//! a relative literal), which is taken to be the project's root, as its scripts are run from
-//! there (LLM-Adapters' `sys.path.append(os.path.join(os.getcwd(), "peft/src/"))`).
+//! project's files. The directory is computed from `__file__` (`os.path.dirname`, `abspath`,
+//! `realpath`, `join` with literals, `Path(...).parent`, `/ "lib"`, names bound to those), from
+//! the `__file__` of a module of the project the file imports (ClassyVision's
+//! `Path(classy_vision.__file__).resolve().parent / "templates" / "synthetic"`), or, in files
+//! outside a package (scripts and the modules beside them), from the working directory
+//! (`os.getcwd()`, a relative literal), which is taken to be the project's root, as its
+//! scripts are run from there (LLM-Adapters' `sys.path.append(os.path.join(os.getcwd(),
+//! "peft/src/"))`).
 //! A directory put first (`insert`) holds the project's code; an appended one comes after the
 //! installed packages, so only the packages there that no declaration of the project
 //! installs are its code ([`Inserted::appended`]).
@@ -50,9 +53,7 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
         let Some(dir) = file.parent() else {
             continue;
         };
-        if dir.join("__init__.py").is_file() {
-            continue;
-        }
+        let in_package = dir.join("__init__.py").is_file();
         let Ok(bytes) =
             apicompat_requirements::read_regular_file(file, crate::files::MAX_FILE_BYTES)
         else {
@@ -83,6 +84,8 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
             found: Vec::new(),
             unknown: Vec::new(),
             helpers: path_helpers(parsed.suite()),
+            in_package,
+            modules: Vec::new(),
         };
         reader.stmts(parsed.suite(), 0);
         // One note a file: the first directory it cannot see.
@@ -96,8 +99,12 @@ pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
             let Ok(d) = std::fs::canonicalize(&d) else {
                 // Only a directory put first from `__file__` is known to be missing: an
                 // appended one comes after the installed packages, and the working
-                // directory may be another than the root.
-                if place == Place::FirstFromFile && !std::mem::replace(&mut noted, true) {
+                // directory may be another than the root. A module of a package may be
+                // imported after its package's imports ran: not noted.
+                if place == Place::FirstFromFile
+                    && !in_package
+                    && !std::mem::replace(&mut noted, true)
+                {
                     let shown = d.strip_prefix(&root).map_or(d.clone(), Path::to_path_buf);
                     let what = format!(
                         "`{}`, a directory this tree does not have,",
@@ -256,6 +263,11 @@ struct Reader {
     unknown: Vec<String>,
     /// The module's functions that put a parameter on `sys.path` ([`path_helpers`]).
     helpers: Vec<(String, usize, bool)>,
+    /// The file is a module of a package: it is imported, from wherever, so only directories
+    /// computed from a file's path count.
+    in_package: bool,
+    /// Module-level names bound by `import`, with the module they hold.
+    modules: Vec<(String, String)>,
 }
 
 impl Reader {
@@ -279,6 +291,20 @@ impl Reader {
                     }
                 }
                 Stmt::Expr(e) => self.insert(&e.value),
+                Stmt::Import(i) => {
+                    for alias in &i.names {
+                        let module = alias.name.as_str();
+                        let (bound, held) = match &alias.asname {
+                            Some(a) => (a.as_str(), module),
+                            None => {
+                                let first = module.split('.').next().unwrap_or(module);
+                                (first, first)
+                            }
+                        };
+                        self.modules.retain(|(k, _)| k != bound);
+                        self.modules.push((bound.to_string(), held.to_string()));
+                    }
+                }
                 Stmt::If(s) => {
                     self.stmts(&s.body, depth + 1);
                     for clause in &s.elif_else_clauses {
@@ -323,7 +349,13 @@ impl Reader {
         };
         if let Some(p) = self.path(dir, 0) {
             self.found.push((p, place(true)));
-        } else if let Some(rel) = self.cwd_path(dir, 0) {
+            return;
+        }
+        // A module of a package is imported from wherever it runs.
+        if self.in_package {
+            return;
+        }
+        if let Some(rel) = self.cwd_path(dir, 0) {
             self.found.push((self.root.join(rel), place(false)));
         } else if first && !self.cwd_relative(dir, 0) {
             let mut inner = dir;
@@ -396,6 +428,18 @@ impl Reader {
         match (base, e) {
             (Base::File, Expr::Name(n)) if n.id.as_str() == "__file__" => {
                 return Some(self.file.clone())
+            }
+            // `pkg.__file__` for a module of the project the file imports.
+            (Base::File, Expr::Attribute(a)) if a.attr.as_str() == "__file__" => {
+                let Expr::Name(n) = &*a.value else {
+                    return None;
+                };
+                let (_, module) = self
+                    .modules
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == n.id.as_str())?;
+                return self.module_file(module);
             }
             (Base::File, Expr::Name(n)) => {
                 return self
@@ -487,6 +531,20 @@ impl Reader {
             }
             _ => None,
         }
+    }
+}
+
+impl Reader {
+    /// The file of a module of the project, found from the root or the file's directory
+    /// (where a script's imports are found first).
+    fn module_file(&self, module: &str) -> Option<PathBuf> {
+        let rel: PathBuf = module.split('.').collect();
+        let bases = [self.file.parent()?, self.root.as_path()];
+        bases.iter().find_map(|base| {
+            let pkg = base.join(&rel).join("__init__.py");
+            let file = base.join(&rel).with_extension("py");
+            [pkg, file].into_iter().find(|p| p.is_file())
+        })
     }
 }
 

@@ -95,6 +95,11 @@ pub enum Term {
     Field(Box<Term>, Field),
     /// A tuple written out: `(V.major, V.minor)`.
     Seq(Vec<Term>),
+    /// A value another module of the project computes from a version, by name (`from
+    /// detectron2.utils.env import TORCH_VERSION`), or what a function of the project without
+    /// parameters returns (`get_torch_version()`, as `name()`): resolved once every file is
+    /// read ([`Term::resolved`]); until then its value is not known.
+    Project(String),
 }
 
 /// What a term computes, for choosing how a test of it is read.
@@ -161,7 +166,64 @@ impl Term {
             | Term::Map(_, t)
             | Term::Field(t, _) => t.reads_version(),
             Term::Seq(ts) => ts.iter().any(Term::reads_version),
+            Term::Project(_) => true,
         }
+    }
+
+    /// Whether the term holds a value of another module not resolved yet.
+    pub fn has_project(&self) -> bool {
+        match self {
+            Term::Project(_) => true,
+            Term::Version | Term::Lit(_) => false,
+            Term::Method(t, _)
+            | Term::Index(t, _)
+            | Term::Slice(t, _, _)
+            | Term::Conv(_, t)
+            | Term::Map(_, t)
+            | Term::Field(t, _) => t.has_project(),
+            Term::Seq(ts) => ts.iter().any(Term::has_project),
+        }
+    }
+
+    /// The term with each value of another module replaced by what it is, and the package
+    /// whose version those values are computed from; `None` when one is not known, or two are
+    /// about different packages.
+    pub fn resolved(
+        &self,
+        values: &dyn Fn(&str) -> Option<(String, Term)>,
+        root: &mut Option<String>,
+        depth: usize,
+    ) -> Option<Term> {
+        if depth > MAX_TERM_DEPTH {
+            return None;
+        }
+        let d = depth + 1;
+        let inner = |t: &Term, root: &mut Option<String>| t.resolved(values, root, d).map(Box::new);
+        Some(match self {
+            Term::Project(name) => {
+                let (r, t) = values(name)?;
+                // A value that names another one (`X = TORCH_VERSION`): a few levels.
+                let t = t.resolved(values, root, d)?;
+                if r != crate::versions::HELPER_ROOT && root.get_or_insert_with(|| r.clone()) != &r
+                {
+                    return None;
+                }
+                t
+            }
+            Term::Version => Term::Version,
+            Term::Lit(v) => Term::Lit(v.clone()),
+            Term::Method(t, m) => Term::Method(inner(t, root)?, m.clone()),
+            Term::Index(t, i) => Term::Index(inner(t, root)?, *i),
+            Term::Slice(t, a, b) => Term::Slice(inner(t, root)?, *a, *b),
+            Term::Conv(c, t) => Term::Conv(*c, inner(t, root)?),
+            Term::Map(c, t) => Term::Map(*c, inner(t, root)?),
+            Term::Field(t, f) => Term::Field(inner(t, root)?, *f),
+            Term::Seq(ts) => Term::Seq(
+                ts.iter()
+                    .map(|t| t.resolved(values, root, d))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+        })
     }
 
     /// The term's value on the release whose version string is `version`.
@@ -219,6 +281,7 @@ impl Term {
                     .map(|t| t.eval_in(version, d))
                     .collect::<Option<Vec<_>>>()?,
             ),
+            Term::Project(_) => return None,
         })
     }
 }

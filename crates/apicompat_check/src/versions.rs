@@ -340,7 +340,8 @@ impl Pred {
             Pred::Helper { .. } | Pred::Cmp(_, Bound::Named(_)) => true,
             Pred::Not(p) => p.has_helper_call(),
             Pred::And(ps) | Pred::Or(ps) => ps.iter().any(Pred::has_helper_call),
-            Pred::Cmp(..) | Pred::StartsWith(_) | Pred::Eval(_) => false,
+            Pred::Eval(test) => test.0.has_project() || test.2.has_project(),
+            Pred::Cmp(..) | Pred::StartsWith(_) => false,
         }
     }
 
@@ -398,28 +399,24 @@ impl Pred {
     /// The condition with each helper call replaced by the comparison it stands for, and the
     /// package the comparisons are about; `None` when a helper is unknown or two helpers are
     /// about different packages.
-    fn resolved(
-        &self,
-        helpers: &dyn Fn(&str) -> Option<VersionHelper>,
-        constants: &dyn Fn(&str) -> Option<String>,
-    ) -> Option<(Pred, Option<String>)> {
-        self.resolved_in(helpers, constants, false, 0)
+    fn resolved(&self, tables: &Tables) -> Option<(Pred, Option<String>)> {
+        self.resolved_in(tables, false, 0)
     }
 
     /// [`Pred::resolved`]; `negated` under an odd number of `not`s, where a helper that only
     /// implies a condition (when true) says nothing.
     fn resolved_in(
         &self,
-        helpers: &dyn Fn(&str) -> Option<VersionHelper>,
-        constants: &dyn Fn(&str) -> Option<String>,
+        tables: &Tables,
         negated: bool,
         depth: u8,
     ) -> Option<(Pred, Option<String>)> {
+        let (helpers, constants) = (tables.helpers, tables.constants);
         let join = |ps: &[Pred]| -> Option<(Vec<Pred>, Option<String>)> {
             let mut out = Vec::with_capacity(ps.len());
             let mut root: Option<String> = None;
             for p in ps {
-                let (q, r) = p.resolved_in(helpers, constants, negated, depth)?;
+                let (q, r) = p.resolved_in(tables, negated, depth)?;
                 match (&root, r) {
                     (Some(a), Some(b)) if *a != b => return None,
                     (None, Some(b)) => root = Some(b),
@@ -441,8 +438,7 @@ impl Pred {
                     if depth >= MAX_IMPLIED_DEPTH {
                         return None;
                     }
-                    let (pred, found) =
-                        implied.resolved_in(helpers, constants, false, depth + 1)?;
+                    let (pred, found) = implied.resolved_in(tables, false, depth + 1)?;
                     let root = if root == HELPER_ROOT {
                         found?
                     } else {
@@ -488,8 +484,16 @@ impl Pred {
                 (pred, Some(root))
             }
             Pred::Cmp(op, b @ Bound::Named(_)) => (Pred::Cmp(*op, b.resolved(constants)?), None),
+            // A test of a value another module computes from a version: that computation.
+            Pred::Eval(test) if self.has_helper_call() => {
+                let (left, op, right) = &**test;
+                let mut root = None;
+                let left = left.resolved(tables.values, &mut root, 0)?;
+                let right = right.resolved(tables.values, &mut root, 0)?;
+                (Pred::Eval(Box::new((left, *op, right))), Some(root?))
+            }
             Pred::Not(p) => {
-                let (q, r) = p.resolved_in(helpers, constants, !negated, depth)?;
+                let (q, r) = p.resolved_in(tables, !negated, depth)?;
                 (Pred::Not(Box::new(q)), r)
             }
             Pred::And(ps) => {
@@ -508,11 +512,15 @@ impl Pred {
 /// Replaces the conditions on project helpers (under [`HELPER_ROOT`]) by the comparisons they
 /// stand for; a condition on a helper that is not known (or not known for sure) is dropped, so
 /// the use is checked as if it were not conditional.
-pub fn resolve_helpers(
-    versions: &mut Vec<(String, Pred)>,
-    helpers: &dyn Fn(&str) -> Option<VersionHelper>,
-    constants: &dyn Fn(&str) -> Option<String>,
-) {
+/// What the other files of the project tell a condition: their version helpers, their
+/// string constants, and their module-level values computed from a version (each by name).
+pub struct Tables<'a> {
+    pub helpers: &'a dyn Fn(&str) -> Option<VersionHelper>,
+    pub constants: &'a dyn Fn(&str) -> Option<String>,
+    pub values: &'a dyn Fn(&str) -> Option<(String, Term)>,
+}
+
+pub fn resolve_helpers(versions: &mut Vec<(String, Pred)>, tables: &Tables) {
     if !versions.iter().any(|(_, p)| p.has_helper_call()) {
         return;
     }
@@ -522,7 +530,7 @@ pub fn resolve_helpers(
             versions.push((root, pred));
             continue;
         }
-        match pred.resolved(helpers, constants) {
+        match pred.resolved(tables) {
             Some((pred, Some(found))) if root == HELPER_ROOT => versions.push((found, pred)),
             Some((pred, None)) if root != HELPER_ROOT => versions.push((root, pred)),
             // A helper or constant not known (or about another package): the condition is

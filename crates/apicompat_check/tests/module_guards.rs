@@ -479,6 +479,46 @@ fn a_directory_a_script_puts_first_on_sys_path_is_the_projects() {
 }
 
 #[test]
+fn a_directory_from_a_project_modules_file_or_in_a_package_is_the_projects() {
+    // ClassyVision's `test/api_test.py` (study 37, F-O): a test package appends a directory
+    // computed from the project package's `__file__`, then imports the template's own
+    // `torch` package there (nothing declares torch).
+    let test = |how: &str| {
+        format!("import sys\nfrom pathlib import Path\n\nimport proj\n\nsys.path.{how}\nfrom torch.distributed.pipelining import pipeline\n")
+    };
+    let tree = |name: &str, how: &str| {
+        project(
+            name,
+            &[
+                ("requirements.txt", "numpy\n"),
+                ("test/__init__.py", ""),
+                ("test/api_test.py", &test(how)),
+                ("proj/__init__.py", ""),
+                ("proj/templates/torch/__init__.py", ""),
+                ("proj/templates/torch/distributed/__init__.py", ""),
+                (
+                    "proj/templates/torch/distributed/pipelining.py",
+                    "pipeline = 1\n",
+                ),
+            ],
+        )
+    };
+    for how in [
+        "append(str(Path(proj.__file__).resolve().parent / \"templates\"))",
+        "append(str(Path(__file__).resolve().parents[1] / \"proj\" / \"templates\"))",
+    ] {
+        let dir = tree("syspath_module_file", how);
+        assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new(), "{how}");
+    }
+    // From the working directory, a module of a package may run anywhere: not read there.
+    let dir = tree("syspath_package_cwd", "append(\"proj/templates\")");
+    assert_eq!(
+        errors(&dir, "torch==2.3.0"),
+        ["test/api_test.py:7:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}
+
+#[test]
 fn a_directory_appended_from_the_working_directory_is_the_projects() {
     // LLM-Adapters' `finetune.py` appends its own copy of peft from the working directory,
     // which is the project's root when its scripts are run; nothing declares peft (study 30,
@@ -688,4 +728,63 @@ fn an_import_inside_a_function_runs_only_where_its_module_is_imported() {
         ["pkg/shim/new/worker.py:1:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0"]
     );
     assert_eq!(errors(&dir, "torch==2.4.0"), Vec::<String>::new());
+}
+
+#[test]
+fn values_and_getters_of_other_modules_compare_like_their_computations() {
+    // detectron2's `utils/env.py` `TORCH_VERSION = tuple(int(x) for x in
+    // torch.__version__.split(".")[:2])`, imported by its other modules, and ClassyVision's
+    // `get_torch_version()` returning a list (study 37, F-P): tests of them are tests of the
+    // version, evaluated per release. `torch.distributed.pipelining` exists from 2.4.0.
+    let env = "import torch\n\nTORCH_VERSION = tuple(int(x) for x in torch.__version__.split(\".\")[:2])\n\n\ndef get_torch_version():\n    \"\"\"[major, minor]\"\"\"\n    parts = torch.__version__.split(\".\")[:2]\n    return [int(p) for p in parts]\n";
+    let user = |test: &str| {
+        format!("from utils.env import TORCH_VERSION, get_torch_version\n\n\ndef f():\n    if {test}:\n        from torch.distributed.pipelining import pipeline\n")
+    };
+    for test in [
+        "TORCH_VERSION >= (2, 4)",
+        "get_torch_version() >= [2, 4]",
+        "not TORCH_VERSION < (2, 4)",
+    ] {
+        let dir = project(
+            "xmod_values",
+            &[
+                ("requirements.txt", "torch\n"),
+                ("utils/__init__.py", ""),
+                ("utils/env.py", env),
+                ("train.py", &user(test)),
+            ],
+        );
+        assert_eq!(errors(&dir, "torch>=1.13"), Vec::<String>::new(), "{test}");
+    }
+    // A test that admits older releases, and a name two modules define differently: judged.
+    let dir = project(
+        "xmod_values_low",
+        &[
+            ("requirements.txt", "torch\n"),
+            ("utils/__init__.py", ""),
+            ("utils/env.py", env),
+            ("train.py", &user("TORCH_VERSION >= (2, 3)")),
+        ],
+    );
+    assert_eq!(
+        errors(&dir, "torch>=1.13"),
+        ["train.py:6:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=2.3.0 - 2.3.1"]
+    );
+    let dir = project(
+        "xmod_values_two",
+        &[
+            ("requirements.txt", "torch\n"),
+            ("utils/__init__.py", ""),
+            ("utils/env.py", env),
+            (
+                "other.py",
+                "import torch\n\nTORCH_VERSION = tuple(int(x) for x in torch.__version__.split(\".\")[:1])\n",
+            ),
+            ("train.py", &user("TORCH_VERSION >= (2, 4)")),
+        ],
+    );
+    assert_eq!(
+        errors(&dir, "torch>=1.13"),
+        ["train.py:6:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1"]
+    );
 }

@@ -219,6 +219,31 @@ x = torch.distributed.pipelining if version.parse(torch.__version__) >= version.
 }
 
 #[test]
+fn list_versions_compare_like_tuples() {
+    // ClassyVision's form (study 37, F-P): a list of the version's parts against a list
+    // literal, as Python compares lists: the second import runs only from 2.4 on (it was
+    // reported on 2.0.0 - 2.4.1 when the list was not read).
+    let src = "\
+import torch
+
+def f():
+    if [int(v) for v in torch.__version__.split('.')[:2]] >= [2, 5]:
+        from torch.utils.checkpoint import CheckpointPolicy
+    else:
+        from torch.distributed._tensor import Partial
+    if [int(v) for v in torch.__version__.split('.')[:2]] >= [2, 4]:
+        from torch.utils.checkpoint import CheckpointPolicy
+";
+    assert_eq!(
+        check_source("list-versions", src, &["torch>=2.0"]),
+        [
+            "m.py:7:47 AC001 error call-time torch.distributed._tensor.Partial missing=2.0.0 - 2.3.1",
+            "m.py:9:44 AC001 error call-time torch.utils.checkpoint.CheckpointPolicy missing=2.4.0 - 2.4.1",
+        ]
+    );
+}
+
+#[test]
 fn noqa_and_selection() {
     let dir = project(
         "noqa",

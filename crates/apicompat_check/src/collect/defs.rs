@@ -62,6 +62,17 @@ impl<'a> Walker<'a> {
         self.with_ctx(ctx, |w| {
             w.body(&f.body);
             if w.scopes.len() == 2 {
+                // `def get_torch_version(): ...; return [int(p) for p in parts]`: what it
+                // returns, for the conditions that call it (`get_torch_version() >= [1, 11]`).
+                if f.parameters.is_empty() {
+                    if let Some(Stmt::Return(r)) = f.body.last() {
+                        if let Some((root, term)) =
+                            r.value.as_deref().and_then(|v| w.version_term(v, 0))
+                        {
+                            w.out.values.push((format!("{}()", f.name), root, term));
+                        }
+                    }
+                }
                 let tests = w.true_returns(&f.body);
                 w.out.presence.push((f.name.to_string(), tests));
                 for (value, tests) in w.constant_returns(&f.body) {
@@ -115,6 +126,11 @@ impl<'a> Walker<'a> {
             }
         }
         if let Some((root, term)) = term {
+            if self.scopes.len() == 1 {
+                self.out
+                    .values
+                    .push((name.to_string(), root.clone(), term.clone()));
+            }
             self.bind(name, Bound::VersionTerm(root, term));
             return;
         }

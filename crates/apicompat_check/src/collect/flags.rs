@@ -59,16 +59,7 @@ impl<'a> Walker<'a> {
     /// (and no enclosing function binds, other than by such an import): the flag of that
     /// name, resolved once every file is read.
     pub(super) fn flag_ref(&self, name: &str) -> Option<CondInfo> {
-        if !self.imported.contains(name) {
-            return None;
-        }
-        // The innermost function (or comprehension) binding the name decides: a local
-        // hides the flag, unless the function binds it only by importing it from the project
-        // (`from pkg.utils import TORCH_2_9` in the body: the same flag).
-        let binder = self.scopes.iter().skip(1).rev().find(|s| {
-            s.kind != ScopeKind::Class && (s.locals.contains(name) || s.names.contains_key(name))
-        });
-        if binder.is_some_and(|s| !s.imported_only.contains(name)) {
+        if !self.imported_here(name) {
             return None;
         }
         let call = HelperCall {
@@ -92,6 +83,20 @@ impl<'a> Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// Whether `name`, read here, holds what an import from outside the indexed packages
+    /// bound. The innermost function (or comprehension) binding the name decides: a local
+    /// hides it, unless the function binds it only by importing it from the project (`from
+    /// pkg.utils import TORCH_2_9` in the body: the same name).
+    pub(super) fn imported_here(&self, name: &str) -> bool {
+        if !self.imported.contains(name) {
+            return false;
+        }
+        let binder = self.scopes.iter().skip(1).rev().find(|s| {
+            s.kind != ScopeKind::Class && (s.locals.contains(name) || s.names.contains_key(name))
+        });
+        binder.is_none_or(|s| s.imported_only.contains(name))
+    }
+
     /// `except ImportError: torch = import_execstack("torch", ...)` in a handler that does not
     /// raise again, after `import torch` failed: another way of loading the same package
     /// (a call given its name), so the name keeps the package's binding (ultralytics'

@@ -164,6 +164,7 @@ pub fn collect_in(
     out.helpers.shrink_to_fit();
     out.foreign.shrink_to_fit();
     out.constants.shrink_to_fit();
+    out.values.shrink_to_fit();
     w.out
 }
 

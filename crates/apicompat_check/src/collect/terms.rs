@@ -120,6 +120,9 @@ impl<'a> Walker<'a> {
             return None;
         }
         let d = depth + 1;
+        if let Some(name) = self.project_value(e) {
+            return Some((HELPER_ROOT.to_string(), Term::Project(name)));
+        }
         let (root, term) = match e {
             Expr::Name(n) => match self.lookup(n.id.as_str())? {
                 Bound::VersionTerm(root, term) => (root.clone(), term.clone()),
@@ -157,10 +160,18 @@ impl<'a> Walker<'a> {
                 (root, term)
             }
             Expr::Call(call) => self.call_term(e, call, d)?,
-            Expr::Tuple(t) if !t.elts.is_empty() && t.elts.len() <= 4 => {
+            // `[int(p) for p in X]`: compared with a list as a tuple with a tuple.
+            Expr::ListComp(_) => {
+                let (each, inner) = self.mapped(e)?;
+                let (root, inner) = self.version_term(inner, d)?;
+                (root, Term::Map(each, Box::new(inner)))
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
+                if !elts.is_empty() && elts.len() <= 4 =>
+            {
                 let mut root: Option<String> = None;
-                let mut terms = Vec::with_capacity(t.elts.len());
-                for el in &t.elts {
+                let mut terms = Vec::with_capacity(elts.len());
+                for el in elts {
                     match self.version_term(el, d) {
                         Some((r, term)) => {
                             if root.get_or_insert_with(|| r.clone()) != &r {
@@ -176,6 +187,24 @@ impl<'a> Walker<'a> {
             _ => return None,
         };
         (!is_python_root(&root)).then_some((root, term))
+    }
+
+    /// A value of another module of the project, by name (`TORCH_VERSION` imported from the
+    /// project), or a call without arguments of a function of the project (`get_torch_version()`,
+    /// as `name()`): resolved once every file is read (`crate::link`).
+    fn project_value(&self, e: &Expr) -> Option<String> {
+        match e {
+            Expr::Name(n) if self.imported_here(n.id.as_str()) => Some(n.id.to_string()),
+            Expr::Call(c) if c.arguments.is_empty() => {
+                let Expr::Name(f) = &*c.func else {
+                    return None;
+                };
+                let name = f.id.as_str();
+                let own = matches!(self.lookup(name), Some(Bound::Function));
+                (own || self.imported_here(name)).then(|| format!("{name}()"))
+            }
+            _ => None,
+        }
     }
 
     fn call_term(&self, e: &Expr, call: &ast::ExprCall, d: usize) -> Option<(String, Term)> {
@@ -236,14 +265,19 @@ impl<'a> Walker<'a> {
                 [f, x] => Some((each(f)?, x)),
                 _ => None,
             },
-            Expr::Generator(g) => {
-                let [gen] = &*g.generators else {
+            Expr::Generator(ast::ExprGenerator {
+                generators, elt, ..
+            })
+            | Expr::ListComp(ast::ExprListComp {
+                generators, elt, ..
+            }) => {
+                let [gen] = &**generators else {
                     return None;
                 };
                 if !gen.ifs.is_empty() || gen.is_async {
                     return None;
                 }
-                let (Expr::Name(var), Expr::Call(c)) = (&gen.target, &*g.elt) else {
+                let (Expr::Name(var), Expr::Call(c)) = (&gen.target, &**elt) else {
                     return None;
                 };
                 let [Expr::Name(x)] = &*c.arguments.args else {

@@ -137,6 +137,10 @@ pub struct FileUses {
     pub sites: Vec<SiteContext>,
     /// Module-level string constants (`MIN_VERSION = "2.4.0"`), for conditions of other files.
     pub constants: Vec<(String, String)>,
+    /// Module-level values computed from a package's version (`TORCH_VERSION = tuple(...)`),
+    /// and what its functions without parameters return (`get_torch_version()`, as
+    /// `name()`): (name, package, term), for conditions of other files.
+    pub values: Vec<(String, String, crate::version_terms::Term)>,
     /// The functions the file defines, in the order met ([`Use::func`] points here).
     pub functions: Vec<FuncEntry>,
     /// Calls by name under a guard or a condition ([`crate::callers`]).

@@ -103,6 +103,12 @@ impl Model<'_> {
                     Ty::Union(alts) if alts.iter().all(|a| matches!(a, Ty::Instance { .. })) => {
                         Ty::Union(alts)
                     }
+                    // Something of a package that is not a class (`pool: mp.Pool`, the
+                    // standard library's factory bound at module level): an object from
+                    // that package, of a class not known.
+                    Ty::Indexed(p) if self.find(&p).is_some_and(|f| f.kind != PathKind::Class) => {
+                        Ty::From(Arc::from(root(&p)))
+                    }
                     t => self.instance_of(&t, false),
                 }
             }

@@ -237,9 +237,6 @@ pub struct FileFacts {
     pub bindings: Vec<(String, Value)>,
     /// Modules whose public names are copied in (`from m import *`).
     pub stars: Vec<String>,
-    /// Packages every source module under which is star-imported (`crate::lazy_tree`);
-    /// turned into [`FileFacts::stars`] once all modules are known.
-    pub tree_stars: Vec<String>,
     /// Modules all of whose names are copied in, private ones too (`for k in dir(m)` or
     /// `m.__dir__()` storing `globals()[k]`).
     pub copies: Vec<Copy>,
@@ -354,19 +351,7 @@ pub fn file_facts(
         let imports = imports_by_name(&w.facts.bindings);
         match crate::lazy::read(suite, module, &imports) {
             Some(lazy) => w.bind_lazy(lazy),
-            None => match (
-                crate::lazy_tree::tree_table(suite, module, is_package),
-                crate::lazy::merged(suite, module, &imports),
-            ) {
-                // A table read from a directory of the module's own (`crate::lazy_tree`): the
-                // directory's modules stand for its own star imports (the lazy module
-                // replaced it), with the names of a written table merged into it.
-                (Some(pkg), Some(lazy)) => {
-                    w.bind_lazy(lazy);
-                    w.facts.tree_stars.push(pkg);
-                }
-                _ => w.facts.open = true,
-            },
+            None => w.facts.open = true,
         }
     }
     crate::kwargs_wrapper::mark_wrappers(&mut w.facts.bindings, suite);

@@ -61,7 +61,13 @@ pub(crate) fn read(
     module: &str,
     imports: &HashMap<&str, Option<String>>,
 ) -> Option<Lazy> {
-    let (statements, call) = registered(suite)?;
+    let mut statements = Vec::new();
+    flatten(suite, &mut statements, 0)?;
+    let registrations: Vec<&ast::ExprCall> =
+        statements.iter().filter_map(|s| registration(s)).collect();
+    let [call] = registrations[..] else {
+        return None;
+    };
     let table = call
         .arguments
         .args
@@ -77,112 +83,6 @@ pub(crate) fn read(
                     && matches!(&*a.value, Expr::Dict(_)))
             })
         })?;
-    read_table(&statements, call, table, module, imports, None)
-}
-
-/// For a module whose registered table `X` is built otherwise (`crate::lazy_tree`): the names
-/// of the written table `T` merged into it (`X[...].update(T)` or `X.update(T)`, transformers
-/// 4.52+'s top level) and the `extra_objects`. `None` when the merged table is not readable.
-pub(crate) fn merged(
-    suite: &[Stmt],
-    module: &str,
-    imports: &HashMap<&str, Option<String>>,
-) -> Option<Lazy> {
-    let (statements, call) = registered(suite)?;
-    // (registered name, merged table) for each name argument of the registration.
-    let mut merges: Vec<(&str, &str)> = Vec::new();
-    for a in &call.arguments.args {
-        let Expr::Name(n) = a else { continue };
-        for s in &statements {
-            if let Some(t) = merge_of(s, n.id.as_str()) {
-                merges.push((n.id.as_str(), t));
-            }
-        }
-    }
-    match merges[..] {
-        [] => read_table(&statements, call, "", module, imports, None),
-        [(x, t)] => read_table(&statements, call, t, module, imports, Some(x)),
-        _ => None,
-    }
-}
-
-/// `X.update(T)` or `X[...].update(T)`: `T`.
-fn merge_of<'s>(s: &'s Stmt, x: &str) -> Option<&'s str> {
-    let Stmt::Expr(e) = s else { return None };
-    let Expr::Call(c) = &*e.value else {
-        return None;
-    };
-    let Expr::Attribute(m) = &*c.func else {
-        return None;
-    };
-    let target = match &*m.value {
-        Expr::Subscript(sub) => &*sub.value,
-        v => v,
-    };
-    let (Expr::Name(n), [Expr::Name(t)], "update") =
-        (target, &c.arguments.args[..], m.attr.as_str())
-    else {
-        return None;
-    };
-    (n.id.as_str() == x).then_some(t.id.as_str())
-}
-
-/// Statements that leave a table's names as they are: `T = {k: set(v) for k, v in
-/// T.items()}`, `T.setdefault(key, set())` (a key with no names), a loop of those.
-fn keeps_names(s: &Stmt, table: &str) -> bool {
-    let is_table = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == table);
-    match s {
-        Stmt::Assign(a) => {
-            let ([target], Expr::DictComp(d)) = (&a.targets[..], &*a.value) else {
-                return false;
-            };
-            let [g] = &d.generators[..] else {
-                return false;
-            };
-            is_table(target)
-                && matches!(&g.iter, Expr::Call(c) if c.arguments.is_empty()
-                    && matches!(&*c.func, Expr::Attribute(m) if m.attr.as_str() == "items" && is_table(&m.value)))
-        }
-        Stmt::Expr(e) => {
-            let Expr::Call(c) = &*e.value else {
-                return false;
-            };
-            let Expr::Attribute(m) = &*c.func else {
-                return false;
-            };
-            let [_, empty] = &c.arguments.args[..] else {
-                return false;
-            };
-            let empty = match empty {
-                Expr::Call(e) => {
-                    e.arguments.is_empty()
-                        && matches!(&*e.func, Expr::Name(n) if matches!(n.id.as_str(), "set" | "list"))
-                }
-                Expr::List(l) => l.elts.is_empty(),
-                _ => false,
-            };
-            m.attr.as_str() == "setdefault" && is_table(&m.value) && empty
-        }
-        Stmt::For(f) => {
-            f.orelse.is_empty()
-                && !f.body.is_empty()
-                && f.body.iter().all(|b| keeps_names(b, table))
-        }
-        _ => false,
-    }
-}
-
-/// The names of table `table` (none when it is empty: no table), written by the statements,
-/// and the registration's `extra_objects`; `merged_into` is the registered table a
-/// statement merges it into.
-fn read_table(
-    statements: &[&Stmt],
-    call: &ast::ExprCall,
-    table: &str,
-    module: &str,
-    imports: &HashMap<&str, Option<String>>,
-    merged_into: Option<&str>,
-) -> Option<Lazy> {
     let mut out = Lazy::default();
     if let Some(k) = call.arguments.find_keyword("extra_objects") {
         let Expr::Dict(d) = &k.value else {
@@ -192,17 +92,10 @@ fn read_table(
             out.extra.push(string(item.key.as_ref()?)?);
         }
     }
-    if table.is_empty() {
-        return Some(out);
-    }
     let module_of = |key: &str| format!("{module}.{key}");
     let mut assigned = false;
-    for s in statements.iter().copied() {
-        if registration(s).is_some()
-            || !mentions(s, table)
-            || keeps_names(s, table)
-            || merged_into.is_some_and(|x| merge_of(s, x) == Some(table))
-        {
+    for s in statements {
+        if registration(s).is_some() || !mentions(s, table) {
             continue;
         }
         match s {
@@ -288,19 +181,6 @@ fn flatten<'s>(body: &'s [Stmt], out: &mut Vec<&'s Stmt>, depth: usize) -> Optio
         }
     }
     Some(())
-}
-
-/// The module-level statements ([`flatten`]) and the one call the module registers itself
-/// with (`sys.modules[__name__] = <call>`).
-pub(crate) fn registered(suite: &[Stmt]) -> Option<(Vec<&Stmt>, &ast::ExprCall)> {
-    let mut statements = Vec::new();
-    flatten(suite, &mut statements, 0)?;
-    let registrations: Vec<&ast::ExprCall> =
-        statements.iter().filter_map(|s| registration(s)).collect();
-    let [call] = registrations[..] else {
-        return None;
-    };
-    Some((statements, call))
 }
 
 /// `sys.modules[__name__] = <call>`: the call.

@@ -22,7 +22,6 @@ pub mod implies;
 mod installed;
 mod kwargs_wrapper;
 mod lazy;
-mod lazy_tree;
 mod legacy_tensor_types;
 mod module_aliases;
 mod name_sets;
@@ -274,7 +273,6 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
     for info in modules.values_mut() {
         info.files.sort_by_key(|f| f.is_stub);
     }
-    lazy_tree::expand(&mut modules);
     let failing = fallible::failing_paths(&modules, &tree.metadata.requires_dist);
     if let Some(bound) = torchgen::read(tree) {
         return_types::add(&mut modules, return_types::names(&bound.entries));

@@ -11,6 +11,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 mod arms;
+mod binding_counts;
 mod cleared;
 mod conditions;
 mod constants;

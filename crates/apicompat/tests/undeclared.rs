@@ -31,6 +31,17 @@ fn a_requirement_of_a_declared_package_bounds_it() {
         all.contains("huggingface-hub is not declared or installed; checked against the newest release that `transformers==4.51.3` (requirements.txt:1) admits, 0.36.2 (transformers 4.51.3 requires `huggingface-hub<1.0,>=0.30.0`)"),
         "{all}"
     );
+    // A pin the index lacks stands for the indexed release of its series (open-muse's
+    // `transformers==4.33`, study 38 F-S): what 4.33.3 requires bounds it.
+    std::fs::write(dir.join("requirements.txt"), "transformers==4.33\n").unwrap();
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("checked against the newest release that `transformers==4.33` (requirements.txt:1) admits, 0.36.2 (transformers 4.33.3 requires"),
+        "{all}"
+    );
     // Declaring a package that does not require it bounds nothing: the newest release.
     std::fs::write(dir.join("requirements.txt"), "torch>=2.4\n").unwrap();
     let o = check(&dir, &[]);

@@ -104,7 +104,16 @@ fn requirer<'h>(
     let platforms: Vec<&[String]> = (0..all.len())
         .map(|i| header(i).map_or(&[][..], |h| h.wheel_platforms.as_slice()))
         .collect();
-    let admitted = admitted_by(reqs, all, &platforms);
+    let mut admitted = admitted_by(reqs, all, &platforms);
+    // A pin the index lacks stands for the indexed release of its series, as where the package
+    // is checked itself (`targets.rs`): `transformers==4.33` requires what 4.33.3 requires.
+    if admitted.is_empty() {
+        if let Some(i) =
+            crate::pins::exact_pin(reqs).and_then(|p| crate::pins::same_series(all, &p))
+        {
+            admitted.push(all[i].clone());
+        }
+    }
     let kept: Vec<usize> = (0..all.len())
         .filter(|&i| admitted.contains(&all[i]))
         .collect();

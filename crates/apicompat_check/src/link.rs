@@ -38,22 +38,15 @@ impl Helpers {
     /// is_torch_greater_or_equal`); a constant (`XPU_MIN_VERSION = "2.4.0"`) when every
     /// module that assigns one of that name assigns the same value.
     pub fn new(analyzed: &[Arc<Analyzed>]) -> Helpers {
-        let mut helpers: HashMap<&str, Option<&VersionHelper>> = HashMap::default();
-        for a in analyzed {
-            for (name, h) in &a.uses.helpers {
-                helpers
-                    .entry(name.as_str())
-                    .and_modify(|known| {
-                        if *known != h.as_ref() {
-                            *known = None;
-                        }
-                    })
-                    .or_insert(h.as_ref());
-            }
-        }
+        let helpers = agreed(analyzed.iter().flat_map(|a| {
+            a.uses
+                .helpers
+                .iter()
+                .map(|(name, h)| (name.as_str(), h.as_ref()))
+        }));
         let mut table: HashMap<String, VersionHelper> = helpers
             .into_iter()
-            .filter_map(|(name, h)| Some((name.to_string(), h?.clone())))
+            .filter_map(|(name, h)| Some((name.to_string(), h??.clone())))
             .collect();
         // A helper that hands the comparison to another function counts only if that
         // function is a comparator (it takes the version compared and the operator).
@@ -63,33 +56,24 @@ impl Helpers {
             .map(|(n, _)| n.clone())
             .collect();
         table.retain(|_, h| h.via.as_ref().is_none_or(|v| comparators.contains(v)));
-        let mut constants: HashMap<String, Option<String>> = HashMap::default();
-        for a in analyzed {
-            for (name, value) in &a.uses.constants {
-                constants
-                    .entry(name.clone())
-                    .and_modify(|known| {
-                        if known.as_ref() != Some(value) {
-                            *known = None;
-                        }
-                    })
-                    .or_insert_with(|| Some(value.clone()));
-            }
-        }
-        let mut values: HashMap<String, Option<(String, Term)>> = HashMap::default();
-        for a in analyzed {
-            for (name, root, term) in &a.uses.values {
-                let value = (root.clone(), term.clone());
-                values
-                    .entry(name.clone())
-                    .and_modify(|known| {
-                        if known.as_ref() != Some(&value) {
-                            *known = None;
-                        }
-                    })
-                    .or_insert(Some(value));
-            }
-        }
+        let constants = agreed(analyzed.iter().flat_map(|a| {
+            a.uses
+                .constants
+                .iter()
+                .map(|(name, value)| (name.as_str(), value))
+        }))
+        .into_iter()
+        .map(|(name, v)| (name.to_string(), v.cloned()))
+        .collect();
+        let values = agreed(analyzed.iter().flat_map(|a| {
+            a.uses
+                .values
+                .iter()
+                .map(|(name, root, term)| (name.as_str(), (root, term)))
+        }))
+        .into_iter()
+        .map(|(name, v)| (name.to_string(), v.map(|(r, t)| (r.clone(), t.clone()))))
+        .collect();
         Helpers {
             helpers: table,
             constants,
@@ -148,6 +132,26 @@ impl Helpers {
             resolve_boxed(&mut c.versions);
         }
     }
+}
+
+/// Each name with its value where every entry of that name agrees on it (`None` otherwise).
+fn agreed<'a, V: PartialEq>(
+    entries: impl Iterator<Item = (&'a str, V)>,
+) -> HashMap<&'a str, Option<V>> {
+    let mut out: HashMap<&str, Option<V>> = HashMap::default();
+    for (name, value) in entries {
+        match out.get_mut(name) {
+            Some(known) => {
+                if known.as_ref() != Some(&value) {
+                    *known = None;
+                }
+            }
+            None => {
+                out.insert(name, Some(value));
+            }
+        }
+    }
+    out
 }
 
 /// Whether a file may be changed: it is not shared (a check without [`crate::warm`]: changed

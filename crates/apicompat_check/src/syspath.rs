@@ -301,7 +301,7 @@ impl Reader {
                                 (first, first)
                             }
                         };
-                        self.modules.retain(|(k, _)| k != bound);
+                        // Looked up from the last: a later import of the name wins.
                         self.modules.push((bound.to_string(), held.to_string()));
                     }
                 }
@@ -532,9 +532,7 @@ impl Reader {
             _ => None,
         }
     }
-}
 
-impl Reader {
     /// The file of a module of the project, found from the root or the file's directory
     /// (where a script's imports are found first).
     fn module_file(&self, module: &str) -> Option<PathBuf> {

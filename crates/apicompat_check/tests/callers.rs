@@ -99,6 +99,18 @@ def rec_plain(n):
 
 def g():
     rec_plain(2)
+
+
+def under_other_test(n):
+    if hasattr(n, \"dtype\"):
+        return torch.distributed.pipelining.pipeline
+
+
+def h(n):
+    try:
+        under_other_test(n)
+    except AttributeError:
+        pass
 ";
 
 #[test]
@@ -210,6 +222,12 @@ fn guarded_uses_name_their_guard() {
     assert_eq!(
         guard(65).as_deref(),
         Some("`except AttributeError:` (line 71)")
+    );
+    // `under_other_test`: the handler its caller runs it in, not the test it sits under,
+    // which says nothing of torch (PoinTr, docs/false-alarm-study-39.md, M1).
+    assert_eq!(
+        guard(98).as_deref(),
+        Some("`except AttributeError:` (line 104)")
     );
     // Not guarded: an error, with no guard.
     assert!(report

@@ -150,9 +150,13 @@ fn conda_install_args(words: &[&str]) -> Option<usize> {
 }
 
 /// The requirements conda match specs name (`pytorch==1.7.0` -> `torch==1.7.0`,
-/// `cudatoolkit=10.2` -> `cudatoolkit==10.2.*`; not `python`), options and their values
-/// skipped.
+/// `cudatoolkit=10.2` -> `cudatoolkit==10.2.*`; not `python`).
 fn conda_specs<'a>(args: &'a [&'a str]) -> impl Iterator<Item = String> + 'a {
+    conda_words(args).filter_map(crate::yaml_env::conda_requirement)
+}
+
+/// The match specs of a conda command's arguments, options and their values skipped.
+fn conda_words<'a>(args: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
     let mut skip = false;
     args.iter().filter_map(move |w| {
         let word = unquote(w);
@@ -163,10 +167,32 @@ fn conda_specs<'a>(args: &'a [&'a str]) -> impl Iterator<Item = String> + 'a {
             skip = CONDA_VALUE_OPTIONS.contains(&word);
             return None;
         }
-        if !is_named(word) {
-            return None;
-        }
-        crate::yaml_env::conda_requirement(word)
+        is_named(word).then_some(word)
+    })
+}
+
+/// The Python the install scripts of `dir` (those [`read`] takes) create their environment
+/// with (`conda create -n env python=3.8 numpy`: `==3.8.*`), as PEP 440 specifiers, with the
+/// script's name and line: the first such spec with a version.
+pub(crate) fn script_python(dir: &Path) -> Option<(String, String, u32)> {
+    scripts(dir).into_iter().find_map(|(path, text)| {
+        let name = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        logical_lines(&text)
+            .into_iter()
+            .find_map(|(line, content)| {
+                let content = strip_comment(&content);
+                content.split([';', '&', '|']).find_map(|command| {
+                    let words: Vec<&str> = command.split_whitespace().collect();
+                    let start = conda_install_args(&words)?;
+                    let version = conda_words(&words[start..])
+                        .find_map(crate::yaml_env::conda_python_spec)?;
+                    Some((version, name.clone(), line))
+                })
+            })
     })
 }
 
@@ -320,6 +346,38 @@ sudo mamba install --channel conda-forge 'numpy>=1.20' scipy
         assert!(!has_install_script(&dir));
         std::fs::write(dir.join("build_env.sh"), "pip3 install torch==2.5.1;\n").unwrap();
         assert!(has_install_script(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_python_a_script_creates_its_environment_with_is_the_projects() {
+        // MP-Neural-PDE-Solvers' `environment.sh` (docs/false-alarm-study-39.md, D2).
+        let dir = std::env::temp_dir().join(format!("apicompat-pyscript-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("environment.sh"),
+            "#!/bin/bash\nconda create --yes --name pde python=3.8 numpy scipy\n\
+             conda install --yes pytorch=1.9 -c pytorch\n",
+        )
+        .unwrap();
+        assert_eq!(
+            script_python(&dir),
+            Some(("==3.8.*".to_string(), "environment.sh".to_string(), 2))
+        );
+        let found = crate::read_requires_python(&dir).unwrap().unwrap();
+        assert_eq!(found.raw, "==3.8.*");
+        assert_eq!(
+            found.source.file,
+            std::path::PathBuf::from("environment.sh")
+        );
+        // A script that installs nothing with a version is not read, nor its Python.
+        std::fs::write(
+            dir.join("environment.sh"),
+            "conda create --yes --name pde python=3.8 numpy scipy\n",
+        )
+        .unwrap();
+        assert_eq!(script_python(&dir), None);
+        assert!(crate::read_requires_python(&dir).is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

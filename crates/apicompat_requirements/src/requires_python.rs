@@ -1,8 +1,10 @@
 //! The Python versions a project declares it supports: `[project] requires-python` in
 //! `pyproject.toml` (else Poetry's `python` dependency there: `crate::poetry`), else
 //! `python_requires` in `setup.cfg` (`[options]`) or in the `setup(python_requires=...)` call
-//! of `setup.py` (a literal, or a name bound to one), else the `python` entry of a conda `environment.yml` (`- python=3.9`: `==3.9.*`), else that of
-//! the conda file the install instructions name (`crate::install_docs`).
+//! of `setup.py` (a literal, or a name bound to one), else the `python` entry of a conda `environment.yml` (`- python=3.9`: `==3.9.*`), else the
+//! `python` spec of the `conda create` / `conda install` line of an install script read as
+//! the requirements (`crate::install_scripts`), else that of the conda file the install
+//! instructions name (`crate::install_docs`).
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +33,7 @@ pub fn read_requires_python(dir: &Path) -> Option<Result<RequiresPython, String>
         .or_else(|| from_setup_cfg(dir).map(named))
         .or_else(|| from_setup_py(dir).map(named))
         .or_else(|| crate::yaml_env::conda_python(dir))
+        .or_else(|| crate::install_scripts::script_python(dir))
         .or_else(|| crate::install_docs::documented_python(dir))?;
     let (raw, file, line) = found;
     let source = Source {

@@ -232,10 +232,17 @@ pub(crate) fn conda_python_of(path: &Path, dir: &Path) -> Option<(String, String
         .to_string_lossy()
         .into_owned();
     let text = crate::lines::decode(&bytes);
-    entries(&text).1.into_iter().find_map(|(line, spec)| {
-        let (n, version) = conda_spec(&spec)?;
-        (n == "python" && !version.is_empty()).then_some((version, name.clone(), line))
-    })
+    entries(&text)
+        .1
+        .into_iter()
+        .find_map(|(line, spec)| Some((conda_python_spec(&spec)?, name.clone(), line)))
+}
+
+/// The Python versions a conda match spec asks for (`python=3.9`: `==3.9.*`); `None` for
+/// another package or `python` without a version.
+pub(crate) fn conda_python_spec(spec: &str) -> Option<String> {
+    let (n, version) = conda_spec(spec)?;
+    (n == "python" && !version.is_empty()).then_some(version)
 }
 
 pub(crate) fn read(c: &mut Collector, path: &Path) {

@@ -246,9 +246,15 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         }
         for c in covers_of(u.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, &u.path);
+            // The callers' guard is the one shown when it is what guards the use (a test
+            // the use sits under that does not guard it is no reason).
+            u.guard_at = if guarded && !u.guarded {
+                Some(c.at())
+            } else {
+                u.guard_at.or(Some(c.at()))
+            };
             u.guarded |= guarded;
             u.versions.extend(versions);
-            u.guard_at = u.guard_at.or(Some(c.at()));
             c.require(&mut u.requires);
         }
     }
@@ -269,8 +275,12 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
         s.hook = hook_at(s.func).map(|(_, at)| at);
         for c in covers_of(s.func).into_iter().flatten() {
             let (guarded, versions) = restrict(c, "");
+            s.guard_at = if guarded && !s.guarded {
+                Some(c.at())
+            } else {
+                s.guard_at.or(Some(c.at()))
+            };
             s.guarded |= guarded;
-            s.guard_at = s.guard_at.or(Some(c.at()));
             if !versions.is_empty() {
                 let mut v = s.versions.to_vec();
                 v.extend(versions);

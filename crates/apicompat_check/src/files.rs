@@ -140,6 +140,7 @@ pub fn analyze_project(
     roots: &HashSet<String>,
     project_root: &Path,
     warm: Option<&Warm>,
+    indexed: &crate::link::Indexed,
 ) -> Result<(&'static rayon::ThreadPool, Vec<Arc<Analyzed>>), crate::UsageError> {
     let pool = worker_pool()?;
     let doc_paths: Vec<PathBuf> = documents.iter().map(|d| d.name.clone()).collect();
@@ -177,16 +178,36 @@ pub fn analyze_project(
             let mut guard = w.lock();
             let state: &mut warm::State = &mut guard;
             let mut analyzed = pool.install(|| analyze_warm(state, sources, roots, stdin_at));
-            pool.install(|| crate::link::link_with(&mut analyzed, Some(&mut state.link)));
+            pool.install(|| crate::link::link_with(&mut analyzed, Some(&mut state.link), indexed));
             analyzed
         }
         None => {
             let mut analyzed = pool.install(|| analyze_all(sources, roots));
-            pool.install(|| crate::link::link(&mut analyzed));
+            pool.install(|| crate::link::link(&mut analyzed, indexed));
             analyzed
         }
     };
     Ok((pool, analyzed))
+}
+
+/// Parses and walks files given by their text (a release's sources, `crate::indexed_helpers`)
+/// as one project, and resolves version helpers across them.
+pub(crate) fn analyze_in_memory(
+    files: Vec<(PathBuf, ModuleName, Vec<u8>)>,
+    roots: &HashSet<String>,
+) -> Result<Vec<Arc<Analyzed>>, crate::UsageError> {
+    let pool = worker_pool()?;
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|(path, module, bytes)| Source {
+            path: path.clone(),
+            module: module.clone(),
+            text: Some(bytes),
+        })
+        .collect();
+    let mut analyzed = pool.install(|| analyze_all(sources, roots));
+    pool.install(|| crate::link::link(&mut analyzed, &|_| None));
+    Ok(analyzed)
 }
 
 /// A file to analyze: on disk, or given by its text.

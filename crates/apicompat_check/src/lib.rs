@@ -30,6 +30,7 @@ mod finish;
 pub mod fix;
 mod implied;
 mod importers;
+pub mod indexed_helpers;
 mod judge;
 pub mod link;
 mod local_imports;

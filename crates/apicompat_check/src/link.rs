@@ -16,10 +16,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::callers::FileCovers;
+use crate::collect::INDEXED_CALL;
 use crate::files::Analyzed;
 use crate::presence::Presence;
 use crate::version_terms::Term;
-use crate::versions::{resolve_helpers, Pred, Tables, VersionHelper};
+use crate::versions::{resolve_helpers, Pred, Tables, VersionHelper, HELPER_ROOT};
 
 /// The version helpers and module-level version constants of the project, by name (the
 /// names every defining module agrees on).
@@ -81,9 +82,53 @@ impl Helpers {
         }
     }
 
+    /// A helper a module of a package defines, as the package is indexed with
+    /// ([`crate::indexed_helpers`]): what it implies resolved through the other helpers (a
+    /// helper whose condition rests on one not known is none), its comparator checked and
+    /// left out.
+    pub(crate) fn resolved(&self, h: &VersionHelper) -> Option<VersionHelper> {
+        let mut h = h.clone();
+        if let Some(via) = h.via.take() {
+            let c = self.helpers.get(&via)?;
+            if c.version_param.is_none() || c.op_param.is_none() {
+                return None;
+            }
+        }
+        if let Some(implied) = h.implies.take() {
+            let mut parts = vec![implied];
+            self.resolve(&mut parts, &|_| None);
+            match <[(String, Pred); 1]>::try_from(parts) {
+                Ok([(root, pred)]) if root != HELPER_ROOT && !pred.has_helper_call() => {
+                    h.implies = Some((root, pred));
+                }
+                _ => return None,
+            }
+        } else if h.root.is_empty() && h.version_param.is_none() {
+            return None;
+        }
+        Some(h)
+    }
+
+    /// Resolves the conditions on helpers and constants of `versions`; `indexed` answers the
+    /// helpers of indexed packages.
+    fn resolve(&self, versions: &mut Vec<(String, Pred)>, indexed: &Indexed) {
+        let lookup = |name: &str| match name.strip_prefix(INDEXED_CALL) {
+            Some(path) => indexed(path),
+            None => self.helpers.get(name).cloned(),
+        };
+        let constant = |name: &str| self.constants.get(name).and_then(|v| v.clone());
+        let value = |name: &str| self.values.get(name).and_then(|v| v.clone());
+        let tables = Tables {
+            helpers: &lookup,
+            constants: &constant,
+            values: &value,
+        };
+        resolve_helpers(versions, &tables);
+    }
+
     /// Resolves the conditions on helpers and constants in one file (copied only when it
-    /// calls some).
-    pub fn apply(&self, a: &mut Arc<Analyzed>) {
+    /// calls some); `indexed` answers the helpers of indexed packages.
+    pub fn apply(&self, a: &mut Arc<Analyzed>, indexed: &Indexed) {
         let helper_call = |v: &[(String, Pred)]| v.iter().any(|(_, p)| p.has_helper_call());
         let calls_helpers = |a: &Analyzed| {
             let uses = &a.uses;
@@ -99,15 +144,7 @@ impl Helpers {
         if !writable(a, calls_helpers) {
             return;
         }
-        let lookup = |name: &str| self.helpers.get(name).cloned();
-        let constant = |name: &str| self.constants.get(name).and_then(|v| v.clone());
-        let value = |name: &str| self.values.get(name).and_then(|v| v.clone());
-        let tables = Tables {
-            helpers: &lookup,
-            constants: &constant,
-            values: &value,
-        };
-        let resolve = |v: &mut Vec<(String, Pred)>| resolve_helpers(v, &tables);
+        let resolve = |v: &mut Vec<(String, Pred)>| self.resolve(v, indexed);
         let resolve_boxed = |v: &mut Box<[(String, Pred)]>| {
             if helper_call(v) {
                 let mut owned = v.to_vec();
@@ -184,12 +221,20 @@ fn tells_tables_the_same(a: &Analyzed, b: &Analyzed) -> bool {
         && a.uses.presence == b.uses.presence
 }
 
-/// Adds to every file what the others tell it (see the module documentation).
-pub fn link(files: &mut [Arc<Analyzed>]) {
-    link_with(files, None);
+/// The helpers of indexed packages, by path ([`crate::indexed_helpers::Indexed::helper`]).
+pub type Indexed<'a> = dyn Fn(&str) -> Option<VersionHelper> + Send + Sync + 'a;
+
+/// Adds to every file what the others tell it (see the module documentation); `indexed`
+/// answers the helpers of indexed packages.
+pub fn link(files: &mut [Arc<Analyzed>], indexed: &Indexed) {
+    link_with(files, None, indexed);
 }
 
-pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkMemo>) {
+pub(crate) fn link_with(
+    files: &mut [Arc<Analyzed>],
+    mut memo: Option<&mut LinkMemo>,
+    indexed: &Indexed,
+) {
     // The tables are the previous check's when every file says the same to them.
     let kept_tables = memo.as_deref_mut().and_then(|m| {
         let same = m.files.len() == files.len()
@@ -227,7 +272,7 @@ pub(crate) fn link_with(files: &mut [Arc<Analyzed>], mut memo: Option<&mut LinkM
         match kept {
             Some(l) => *f = Arc::clone(&l.resolved),
             None => {
-                tables.0.apply(f);
+                tables.0.apply(f, indexed);
                 tables.1.apply(f);
             }
         }

@@ -186,6 +186,7 @@ pub(crate) fn read(
         roots.remove(&name);
         summary.notes.push(files::own_root_note(&name));
     }
+    let indexed = crate::indexed_helpers::Indexed::new(Some(catalog));
     let (pool, analyzed) = files::analyze_project(
         &discovered.files,
         options.stdin.as_ref(),
@@ -193,6 +194,7 @@ pub(crate) fn read(
         &roots,
         &settings.project_root,
         options.warm.as_deref(),
+        &|path| indexed.helper(path),
     )?;
     let documents: HashSet<&Path> = options.documents.iter().map(|d| d.name.as_path()).collect();
     // Files that fail to parse because they are templates are read for context only.

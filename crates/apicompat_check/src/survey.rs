@@ -387,8 +387,16 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     for (path, message) in &discovered.errors {
         notes.push(format!("cannot read `{}`: {message}", display(path)));
     }
-    let (pool, mut analyzed) =
-        files::analyze_project(&discovered.files, None, &[], &roots, &project_root, None)?;
+    let indexed = crate::indexed_helpers::Indexed::new(Some(catalog));
+    let (pool, mut analyzed) = files::analyze_project(
+        &discovered.files,
+        None,
+        &[],
+        &roots,
+        &project_root,
+        None,
+        &|path| indexed.helper(path),
+    )?;
     // Package predicates in tests, over every release; members of objects, as `check` finds
     // them (the newest release answers the model).
     {

@@ -16,7 +16,7 @@ use apicompat_requirements::{parse_version, Version};
 use crate::versions::Op;
 
 /// A value in an evaluated version test.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     /// The version itself, as a string or a parsed version (code that type-checks uses only
     /// what its type has, so one value serves both): compared as a PEP 440 version.
@@ -44,7 +44,7 @@ impl PartialEq for Value {
 impl Eq for Value {}
 
 /// A string method applied to a term.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Method {
     /// `split(sep)`; `None` splits on whitespace.
     Split(Option<String>),
@@ -58,7 +58,7 @@ pub enum Method {
 }
 
 /// A conversion: `int(x)`, `float(x)`, `str(x)`, `tuple(x)`/`list(x)`, `parse(x)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Conv {
     Int,
     Float,
@@ -68,7 +68,7 @@ pub enum Conv {
 }
 
 /// A field of a parsed version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Field {
     Major,
     Minor,
@@ -81,7 +81,7 @@ pub enum Field {
 }
 
 /// A computation over the release's version string.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Term {
     /// The version string of the release.
     Version,

@@ -9,7 +9,7 @@ use apicompat_requirements::{parse_version, Version};
 use crate::version_terms::{test_holds, Term};
 
 /// A comparison operator, as written with the version on the left.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     Lt,
     Le,
@@ -44,10 +44,10 @@ impl Op {
 }
 
 /// The constant a version is compared with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Bound {
     /// A PEP 440 version: compared as versions (as `packaging` and torch's `TorchVersion` do).
-    Version(Version),
+    Version(#[serde(with = "version_text")] Version),
     /// A tuple of integers: compared with the release's first as many components.
     Tuple(Vec<u64>),
     /// A module-level string constant of the project, by name: resolved by
@@ -70,7 +70,7 @@ impl Bound {
 }
 
 /// A condition on the release of one package.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Pred {
     Cmp(Op, Bound),
     /// `__version__.startswith(...)` with any of these prefixes.
@@ -96,7 +96,7 @@ pub enum Pred {
 /// checked against the helper once that is known: `h(V)`, `h(OP, V)` (an operator string
 /// first) or `h(VERSION, OP, V)` (a comparator given the version compared: a value derived
 /// from a package's version, or the package's name).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HelperCall {
     /// The version given (`None`: no argument that is one, for helpers that imply a
     /// condition whatever their arguments).
@@ -150,7 +150,7 @@ fn root_of(root: &str, constants: &dyn Fn(&str) -> Option<String>) -> Option<Str
 /// string and looked up in a table (`def is_torch_version(operation, version): return
 /// OPS[operation](torch_version, parse(version))`), and so may the version compared (a
 /// comparator: `compare_versions(library_or_version, operation, requirement_version)`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct VersionHelper {
     /// The top-level module whose version is compared (`torch`); empty for a comparator.
     pub root: String,
@@ -190,6 +190,10 @@ pub struct VersionHelper {
     /// or `if not C: raise`): a call of it as a statement implies it for what follows in the
     /// block; its result says nothing.
     pub asserts: bool,
+    /// A true result implies the comparison, a false one says nothing: early exits return
+    /// `False` under other tests first (`if not is_torch_available(): return False`), so `not
+    /// h(...)` is no condition.
+    pub one_way: bool,
 }
 
 /// [`HelperCall::args`] of a name read as a condition (`if not is_x_ge_v5:`), not called.
@@ -214,6 +218,7 @@ impl VersionHelper {
             bounds: Vec::new(),
             spec: false,
             asserts: false,
+            one_way: false,
         }
     }
 
@@ -429,6 +434,9 @@ impl Pred {
         Some(match self {
             Pred::Helper { name, call } => {
                 let h = helpers(name).filter(|h| h.accepts(call))?;
+                if negated && h.one_way {
+                    return None;
+                }
                 if let Some((root, implied)) = &h.implies {
                     if negated && !h.exact {
                         return None;
@@ -662,5 +670,21 @@ mod tests {
         assert_eq!(parse_spec("~=2.0"), None);
         assert_eq!(parse_spec(">=abc"), None);
         assert_eq!(parse_spec(""), None);
+    }
+}
+
+/// A [`Version`] written as its text (the form of a helper stored in an index,
+/// `crate::indexed_helpers`).
+mod version_text {
+    use apicompat_requirements::{parse_version, Version};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Version, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Version, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_version(&text).map_err(serde::de::Error::custom)
     }
 }

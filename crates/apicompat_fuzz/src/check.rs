@@ -45,7 +45,16 @@ fn analyze(data: &[u8]) {
             Arc::new(analyze_bytes(PathBuf::from(path), name, bytes, &roots))
         })
         .collect();
-    link(&mut analyzed);
+    // `lib`'s functions are version helpers of an indexed package (`indexed_helpers`).
+    let helper = apicompat_check::versions::VersionHelper::comparison(
+        "torch".to_string(),
+        apicompat_check::versions::Op::Ge,
+        "version".to_string(),
+        0,
+    );
+    link(&mut analyzed, &|path| {
+        path.starts_with("lib.").then(|| helper.clone())
+    });
     for a in &analyzed {
         // Positions of everything a finding may point at.
         for u in &a.uses.uses {

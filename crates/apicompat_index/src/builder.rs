@@ -32,6 +32,7 @@ struct Facet {
     /// A module's `shadow`, or another facet's `instance_of` (one slot, see format.rs).
     target: Option<String>,
     implies: Vec<String>,
+    version_helper: Option<String>,
 }
 
 impl From<&Symbol> for Facet {
@@ -66,6 +67,7 @@ impl From<&Symbol> for Facet {
                 s.instance_of.clone()
             },
             implies: s.implies.clone(),
+            version_helper: s.version_helper.clone(),
         }
     }
 }
@@ -175,6 +177,7 @@ impl IndexBuilder {
             strings.extend(f.metaclass.as_deref());
             strings.extend(f.target.as_deref());
             strings.extend(f.implies.iter().map(String::as_str));
+            strings.extend(f.version_helper.as_deref());
             for s in &f.signatures {
                 signatures.insert(s);
                 strings.extend(s.returns.as_deref());
@@ -231,14 +234,18 @@ impl IndexBuilder {
                 }
                 put_varint(&mut b, opt(&f.metaclass));
                 // Written only when set: facets without them keep their bytes.
-                if f.target.is_some() || !f.implies.is_empty() {
+                let helper = f.version_helper.is_some();
+                if f.target.is_some() || !f.implies.is_empty() || helper {
                     put_varint(&mut b, opt(&f.target));
                 }
-                if !f.implies.is_empty() {
+                if !f.implies.is_empty() || helper {
                     put_varint(&mut b, f.implies.len() as u64);
                     for p in &f.implies {
                         put_varint(&mut b, string_id(p));
                     }
+                }
+                if helper {
+                    put_varint(&mut b, opt(&f.version_helper));
                 }
                 b
             })

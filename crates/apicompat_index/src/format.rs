@@ -21,7 +21,9 @@
 //!              that does not know it ignores it): on a module its `shadow` (the object
 //!              its package binds under its name), on any other facet its `instance_of`;
 //!              after it (then written as 0 when unset), also optional, a predicate's
-//!              `implies`: varint count, string ids
+//!              `implies`: varint count, string ids; after them (then written as 0 and
+//!              count 0 when unset), also optional, a function's `version_helper` (string
+//!              as id + 1)
 //!   sets       u32 words per set, u64 words (release bitsets)
 //!   records    u32 count, u32 offsets[count+1], varint (set, facet) pairs per symbol
 //!   paths      an fst map: dotted path -> symbol number

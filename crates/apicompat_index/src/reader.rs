@@ -411,6 +411,12 @@ impl PackageIndex {
                 implies.push(self.string(r.varint()?)?.to_string());
             }
         }
+        // Then, optionally, a function's version helper.
+        let version_helper = if self.format >= 3 && r.pos < bytes.len() {
+            self.opt_string(r.varint()?)?
+        } else {
+            None
+        };
         let (shadow, instance_of) = if kind == Kind::Module {
             (target, None)
         } else {
@@ -440,6 +446,7 @@ impl PackageIndex {
             shadow,
             instance_of,
             implies,
+            version_helper,
         })
     }
 

@@ -230,6 +230,11 @@ pub struct Symbol {
     /// it returns true, because every true return reads them (`apicompat_extract::implies`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub implies: Vec<String>,
+    /// For a function or module-level flag that compares a package's version: what the
+    /// checker's reading of version helpers makes of it, as JSON that only the checker reads
+    /// (`apicompat_check::indexed_helpers`, set when the release is indexed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version_helper: Option<String>,
 }
 
 impl Symbol {

@@ -52,7 +52,8 @@ pub fn run(
             .map_err(|e| Failure::usage(format!("version {version:?}: {e}")))?;
         let started = Instant::now();
         let tree = apicompat_archive::read_path(path, Some(&package))?;
-        let surface = apicompat_extract::extract(&tree, &package, &version);
+        let mut surface = apicompat_extract::extract(&tree, &package, &version);
+        super::version_helpers::attach(&tree, &mut surface);
         summarize(&surface, started);
         match (&cache, output) {
             (_, Some(out)) => {

@@ -195,6 +195,7 @@ pub fn fetch_chosen(
         match fetched {
             Ok(tree) => {
                 let mut surface = apicompat_extract::extract(&tree, name, &v);
+                super::version_helpers::attach(&tree, &mut surface);
                 surface.meta.wheel_pythons = apicompat_fetch::wheel_pythons(release);
                 surface.meta.wheel_platforms = apicompat_fetch::wheel_platforms(release);
                 if how.chatty {

@@ -16,4 +16,5 @@ pub mod requirements;
 pub mod server;
 pub mod server_names;
 pub mod show;
+pub mod version_helpers;
 pub mod wheels;

@@ -83,7 +83,7 @@ impl<'a> Walker<'a> {
 
     /// The indexed package an expression names: `"torch"`, `torch.__name__` for a module bound
     /// to its top level, or a name bound to such a string.
-    fn package_named(&self, e: &Expr) -> Option<String> {
+    pub(super) fn package_named(&self, e: &Expr) -> Option<String> {
         let name = match e {
             Expr::Attribute(a) if a.attr.as_str() == "__name__" => {
                 let (path, _) = self.resolve(&a.value)?;
@@ -249,12 +249,17 @@ impl<'a> Walker<'a> {
                         ..CondInfo::default()
                     };
                 }
-                if let Some(restriction) = self.helper_call(call) {
-                    return CondInfo {
-                        restriction,
-                        ..CondInfo::default()
-                    };
-                }
+                // A call of an indexed package's function counts as its helper only when no
+                // other reading applies (`torch.__version__.startswith("2.5")`).
+                let indexed = match self.helper_call(call) {
+                    Some(r) if !super::helper_calls::calls_indexed(&r) => {
+                        return CondInfo {
+                            restriction: r,
+                            ..CondInfo::default()
+                        }
+                    }
+                    other => other,
+                };
                 if let Some(restriction) = self.requirement_call(call) {
                     return CondInfo {
                         restriction,
@@ -290,6 +295,9 @@ impl<'a> Walker<'a> {
                             }
                         }
                     }
+                }
+                if let Some(r) = indexed.filter(|_| info.restriction.parts.is_empty()) {
+                    info.restriction = r;
                 }
                 info
             }
@@ -334,6 +342,9 @@ impl<'a> Walker<'a> {
                         restriction: incomplete(),
                         ..CondInfo::default()
                     }),
+                    // A flag of an indexed package (`is_torch_greater_or_equal_than_2_1` from
+                    // `transformers.pytorch_utils`), if the index has one.
+                    Some(Bound::Path { path, .. }) => self.indexed_flag_ref(path),
                     _ => CondInfo {
                         restriction: incomplete(),
                         ..CondInfo::default()
@@ -481,6 +492,9 @@ impl<'a> Walker<'a> {
                     match self.lookup(f.id.as_str()) {
                         Some(Bound::VersionGetter(at)) => {
                             return self.package_named(call.arguments.args.get(*at)?);
+                        }
+                        Some(Bound::VersionReturner(root)) if call.arguments.is_empty() => {
+                            return Some(root.clone());
                         }
                         // A function of another module named for a version, given only a
                         // package's name (nequip's `get_version_safe(torch.__name__)`, which
@@ -674,6 +688,7 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         bounds: Vec::new(),
         spec: false,
         asserts: false,
+        one_way: false,
     })
 }
 

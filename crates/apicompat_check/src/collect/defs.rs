@@ -87,8 +87,99 @@ impl<'a> Walker<'a> {
         self.scopes.pop();
     }
 
+    /// `_torch_version = "N/A"` at module level where the name holds a package's version (in
+    /// the other branch of `if USE_TORCH: _torch_available, _torch_version = ... else:`): a text
+    /// that is no version is the value where the package is not installed, where no release of
+    /// it runs, so the name keeps the version. (Assigned before the version, the version
+    /// replaces it as usual.)
+    fn not_installed_text(&self, name: &str, value: &Expr) -> bool {
+        if self.scopes.len() != 1 {
+            return false;
+        }
+        let Some(text) = string_lit(value) else {
+            return false;
+        };
+        crate::versions::Bound::parse_str(&text).is_none()
+            && matches!(
+                self.lookup(name),
+                Some(Bound::VersionOf(_))
+                    | Some(Bound::VersionTerm(_, crate::version_terms::Term::Version))
+            )
+    }
+
+    /// For a function without parameters whose last statement returns a package's installed
+    /// version: that package. The value is a name of the module bound to the version
+    /// (`return _torch_version`), or the item of a tuple getter of this file unpacked just
+    /// before (`_, v = _is_package_available("torch", return_version=True); return v`:
+    /// transformers' `get_torch_version`).
+    pub(super) fn version_returner(
+        &self,
+        params: &ast::Parameters,
+        body: &[Stmt],
+    ) -> Option<String> {
+        if !params.is_empty() || self.scopes.len() != 1 {
+            return None;
+        }
+        let body = match body {
+            [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
+            b => b,
+        };
+        let (Stmt::Return(ret), before) = body.split_last()? else {
+            return None;
+        };
+        let Some(Expr::Name(returned)) = ret.value.as_deref() else {
+            return None;
+        };
+        match before {
+            [] => match self.lookup(returned.id.as_str())? {
+                Bound::VersionOf(root)
+                | Bound::VersionTerm(root, crate::version_terms::Term::Version) => {
+                    Some(root.clone())
+                }
+                _ => None,
+            },
+            [Stmt::Assign(a)] => {
+                let ([Expr::Tuple(targets)], Expr::Call(call)) = (&*a.targets, &*a.value) else {
+                    return None;
+                };
+                let Expr::Name(f) = &*call.func else {
+                    return None;
+                };
+                let Some(&Bound::TupleVersionGetter(at, item)) = self.lookup(f.id.as_str()) else {
+                    return None;
+                };
+                let Some(Expr::Name(n)) = targets.elts.get(item) else {
+                    return None;
+                };
+                if n.id != returned.id {
+                    return None;
+                }
+                self.package_named(call.arguments.args.get(at)?)
+            }
+            _ => None,
+        }
+    }
+
+    /// `name` bound to the version of the package `root`, as by `name =
+    /// importlib.metadata.version(root)`.
+    pub(super) fn assign_version_of(&mut self, name: &str, root: &str) {
+        self.module_binding(name, None);
+        let term = crate::version_terms::Term::Version;
+        if self.scopes.len() == 1 {
+            let text = format!("{}{root}", crate::versions::VERSION_OF);
+            self.out.constants.push((name.to_string(), text));
+            self.out
+                .values
+                .push((name.to_string(), root.to_string(), term.clone()));
+        }
+        self.bind(name, Bound::VersionTerm(root.to_string(), term));
+    }
+
     pub(super) fn assign_name(&mut self, name: &str, value: &Expr) {
         if self.fallback_flag(name, value) || self.fallback_loader(name, value) {
+            return;
+        }
+        if self.not_installed_text(name, value) {
             return;
         }
         if !matches!(
@@ -260,6 +351,12 @@ impl<'a> Walker<'a> {
                     self.store(name);
                 } else if let Some(at) = getters::version_getter(&f.parameters, &f.body) {
                     self.bind(name, Bound::VersionGetter(at));
+                } else if let Some((at, item)) =
+                    getters::tuple_version_getter(&f.parameters, &f.body)
+                {
+                    self.bind(name, Bound::TupleVersionGetter(at, item));
+                } else if let Some(root) = self.version_returner(&f.parameters, &f.body) {
+                    self.bind(name, Bound::VersionReturner(root));
                 } else if let Some(g) = self.guarding_decorator(f) {
                     self.bind(name, Bound::Guarding(Box::new(g)));
                 } else {

@@ -83,6 +83,23 @@ impl<'a> Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// A name of an indexed package read as a condition: its flag, if the index has one
+    /// (`crate::indexed_helpers`), resolved once every file is read.
+    pub(super) fn indexed_flag_ref(&self, path: &str) -> CondInfo {
+        let call = HelperCall {
+            args: FLAG_REF,
+            ..HelperCall::default()
+        };
+        let name = format!("{INDEXED_CALL}{path}");
+        CondInfo {
+            restriction: Restriction {
+                parts: vec![(HELPER_ROOT.to_string(), Pred::Helper { name, call })],
+                complete: true,
+            },
+            ..CondInfo::default()
+        }
+    }
+
     /// Whether `name`, read here, holds what an import from outside the indexed packages
     /// bound. The innermost function (or comprehension) binding the name decides: a local
     /// hides it, unless the function binds it only by importing it from the project (`from

@@ -50,27 +50,12 @@ pub(super) fn version_getter(params: &ast::Parameters, body: &[Stmt]) -> Option<
         },
         _ => return None,
     };
-    let mut e = returned;
-    for _ in 0..8 {
-        let Expr::Call(call) = e else {
-            return None;
-        };
-        let name = dotted(&call.func)?;
-        let [arg] = &*call.arguments.args else {
-            return None;
-        };
-        if is_metadata_version(&name) {
-            let Expr::Name(p) = arg else {
-                return None;
-            };
-            return positional.iter().position(|n| *n == p.id.as_str());
-        }
-        if !VERSION_PARSERS.contains(&last_segment(&name)) {
-            return None;
-        }
-        e = arg;
-    }
-    None
+    let params: Vec<(&str, usize)> = positional
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (*p, i))
+        .collect();
+    installed_param(returned, &params)
 }
 
 /// A function that returns `True` at its end after an early `return False` when the installed
@@ -189,6 +174,190 @@ pub(super) fn exit_comparator(params: &ast::Parameters, body: &[Stmt]) -> Option
             }
             _ => {}
         }
+    }
+    None
+}
+
+/// Statements nested deeper than this are not searched for a tuple getter's parts.
+const MAX_GETTER_DEPTH: usize = 8;
+
+/// For a function that returns a tuple one of whose items is the installed version of the
+/// distribution a parameter names: the parameter's position and the item's.
+///
+/// ```python
+/// def _is_package_available(pkg_name, return_version=False):   # transformers, diffusers
+///     package_exists = importlib.util.find_spec(pkg_name) is not None
+///     package_version = "N/A"
+///     if package_exists:
+///         try:
+///             package_version = importlib.metadata.version(pkg_name)
+///         except importlib.metadata.PackageNotFoundError:
+///             package_exists = False
+///     if return_version:
+///         return package_exists, package_version
+///     return package_exists
+///
+/// _torch_available, _torch_version = _is_package_available("torch", return_version=True)
+/// ```
+///
+/// Every local the version is assigned to counts (a literal assigned besides, `"N/A"`, is the
+/// value where the distribution is not installed, where no release of it runs), also the
+/// version of a distribution name computed from the parameter (`distributions =
+/// PACKAGE_DISTRIBUTION_MAPPING[pkg_name]`, `distribution_name = distributions[0]`:
+/// transformers 5); every tuple returned with one of them must have it at the same place, for
+/// the same parameter (others, `return package_exists, None`, say nothing).
+pub(super) fn tuple_version_getter(
+    params: &ast::Parameters,
+    body: &[Stmt],
+) -> Option<(usize, usize)> {
+    let positional = positional_names(params);
+    let mut assigns: Vec<(&str, &Expr)> = Vec::new();
+    let mut tuples: Vec<&ast::ExprTuple> = Vec::new();
+    collect_getter_parts(body, &mut assigns, &mut tuples, 0);
+    if tuples.is_empty() || assigns.len() > MAX_GETTER_ASSIGNS {
+        return None;
+    }
+    // The names that hold the parameter or a value computed from it, with its position.
+    let mut derived: Vec<(&str, usize)> = positional
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (*p, i))
+        .collect();
+    for _ in 0..MAX_GETTER_DEPTH {
+        let before = derived.len();
+        for (target, value) in &assigns {
+            if derived.iter().any(|(d, _)| d == target) {
+                continue;
+            }
+            if let Some(p) = mentioned(value, &derived) {
+                derived.push((target, p));
+            }
+        }
+        if derived.len() == before {
+            break;
+        }
+    }
+    let installed: Vec<(&str, usize)> = assigns
+        .iter()
+        .filter_map(|(target, value)| Some((*target, installed_param(value, &derived)?)))
+        .collect();
+    let mut found: Option<(usize, usize)> = None;
+    for t in &tuples {
+        let at = t.elts.iter().enumerate().find_map(|(i, e)| match e {
+            Expr::Name(n) => installed
+                .iter()
+                .find(|(l, _)| *l == n.id.as_str())
+                .map(|(_, p)| (*p, i)),
+            _ => None,
+        });
+        match (at, found) {
+            (None, _) => {}
+            (Some(a), Some(f)) if a != f => return None,
+            (Some(a), _) => found = Some(a),
+        }
+    }
+    found
+}
+
+/// Assignments of a getter read, at most.
+const MAX_GETTER_ASSIGNS: usize = 64;
+
+/// The position of the first of `names` that `e` reads (a name, or the value of an
+/// attribute, subscript or call that reads one).
+fn mentioned(e: &Expr, names: &[(&str, usize)]) -> Option<usize> {
+    let mut e = e;
+    for _ in 0..MAX_GETTER_DEPTH {
+        e = match e {
+            Expr::Name(n) => {
+                return names
+                    .iter()
+                    .find(|(d, _)| *d == n.id.as_str())
+                    .map(|(_, p)| *p)
+            }
+            Expr::Attribute(a) => &a.value,
+            Expr::Subscript(s) => &s.value,
+            Expr::Call(c) => match &*c.func {
+                Expr::Attribute(a) => &a.value,
+                _ => return None,
+            },
+            _ => return None,
+        };
+    }
+    None
+}
+
+/// The single-name assignments and the tuples returned in `body` and the blocks nested in it
+/// (not in nested functions).
+fn collect_getter_parts<'a>(
+    body: &'a [Stmt],
+    assigns: &mut Vec<(&'a str, &'a Expr)>,
+    tuples: &mut Vec<&'a ast::ExprTuple>,
+    depth: usize,
+) {
+    if depth > MAX_GETTER_DEPTH {
+        return;
+    }
+    let nested = |b: &'a [Stmt], assigns: &mut Vec<_>, tuples: &mut Vec<_>| {
+        collect_getter_parts(b, assigns, tuples, depth + 1)
+    };
+    for s in body {
+        match s {
+            Stmt::Assign(a) => {
+                if let [Expr::Name(t)] = &*a.targets {
+                    assigns.push((t.id.as_str(), &a.value));
+                }
+            }
+            Stmt::Return(r) => {
+                if let Some(Expr::Tuple(t)) = r.value.as_deref() {
+                    tuples.push(t);
+                }
+            }
+            Stmt::If(i) => {
+                nested(&i.body, assigns, tuples);
+                for c in &i.elif_else_clauses {
+                    nested(&c.body, assigns, tuples);
+                }
+            }
+            Stmt::Try(t) => {
+                nested(&t.body, assigns, tuples);
+                for h in &t.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    nested(&h.body, assigns, tuples);
+                }
+                nested(&t.orelse, assigns, tuples);
+                nested(&t.finalbody, assigns, tuples);
+            }
+            Stmt::With(w) => nested(&w.body, assigns, tuples),
+            _ => {}
+        }
+    }
+}
+
+/// The position of the parameter whose installed version `e` is
+/// (`importlib.metadata.version(name)`, through any version parser; `name` one of `derived`).
+fn installed_param(e: &Expr, derived: &[(&str, usize)]) -> Option<usize> {
+    let mut e = e;
+    for _ in 0..8 {
+        let Expr::Call(call) = e else {
+            return None;
+        };
+        let name = dotted(&call.func)?;
+        let [arg] = &*call.arguments.args else {
+            return None;
+        };
+        if is_metadata_version(&name) {
+            let Expr::Name(p) = arg else {
+                return None;
+            };
+            return derived
+                .iter()
+                .find(|(d, _)| *d == p.id.as_str())
+                .map(|(_, i)| *i);
+        }
+        if !VERSION_PARSERS.contains(&last_segment(&name)) {
+            return None;
+        }
+        e = arg;
     }
     None
 }

@@ -27,6 +27,9 @@ impl<'a> Walker<'a> {
             [Stmt::Expr(e), rest @ ..] if e.value.is_string_literal_expr() => rest,
             b => b,
         };
+        if let Some(h) = self.after_false_exits(params, body) {
+            return Some(h);
+        }
         if let Some(h) = self
             .range_helper(params, body)
             .or_else(|| self.chained_range_helper(params, body))
@@ -148,6 +151,42 @@ impl<'a> Walker<'a> {
             op_keyword: op_arg.id.to_string(),
             ..VersionHelper::comparison(root, Op::Eq, param, position)
         })
+    }
+
+    /// A comparison after early exits that return `False` (transformers'
+    /// `is_torch_greater_or_equal(library_version, accept_dev=False)`: `if not
+    /// is_torch_available(): return False`, then `if accept_dev: return
+    /// parse(parse(V).base_version) >= parse(library_version)` `else: return parse(V) >=
+    /// parse(library_version)`): the helper of what follows the exits, when both branches of a
+    /// last `if`/`else` return the same one, [`VersionHelper::one_way`] (the exits' tests are
+    /// not read).
+    fn after_false_exits(&self, params: &ast::Parameters, body: &[Stmt]) -> Option<VersionHelper> {
+        let exits = body.iter().take_while(|s| is_false_exit(s)).count();
+        if exits == 0 {
+            return None;
+        }
+        let h = match &body[exits..] {
+            [Stmt::If(i)] => {
+                let [Stmt::Return(a)] = &*i.body else {
+                    return None;
+                };
+                let [ast::ElifElseClause {
+                    test: None, body, ..
+                }] = &*i.elif_else_clauses
+                else {
+                    return None;
+                };
+                let [Stmt::Return(b)] = &**body else {
+                    return None;
+                };
+                let a = self.helper_expr(params, a.value.as_deref()?)?;
+                let b = self.helper_expr(params, b.value.as_deref()?)?;
+                (a == b).then_some(a)?
+            }
+            [Stmt::Return(r)] => self.helper_expr(params, r.value.as_deref()?)?,
+            _ => return None,
+        };
+        (h.implies.is_none() && !h.asserts).then_some(VersionHelper { one_way: true, ..h })
     }
 
     /// `return compare(V, ">=", P)` with `compare` a function of another module, `V` a
@@ -319,7 +358,13 @@ impl<'a> Walker<'a> {
         if let Expr::Name(n) = &*call.func {
             if matches!(
                 self.lookup(n.id.as_str()),
-                Some(Bound::Function | Bound::Helper(_) | Bound::VersionGetter(_))
+                Some(
+                    Bound::Function
+                        | Bound::Helper(_)
+                        | Bound::VersionGetter(_)
+                        | Bound::TupleVersionGetter(..)
+                        | Bound::VersionReturner(_)
+                )
             ) {
                 return None;
             }
@@ -335,20 +380,29 @@ impl<'a> Walker<'a> {
     /// defined in this file, else a [`Pred::Helper`] resolved once every file is read.
     pub(super) fn helper_call(&self, call: &ast::ExprCall) -> Option<Restriction> {
         let args = &call.arguments;
+        // A function of an indexed package given arguments (`is_torch_version(">=", "2.1")`
+        // from diffusers): its helper, if the index has one (`crate::indexed_helpers`).
+        let mut indexed: Option<String> = None;
         let helper = match &*call.func {
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
                 Some(Bound::Helper(h)) => Some((**h).clone()),
+                Some(Bound::Path { path, .. }) if !args.is_empty() => {
+                    indexed = Some(path.clone());
+                    None
+                }
                 Some(_) => return None,
                 None => None,
             },
             func => {
-                // `utils.is_torch_greater_or_equal(...)`: not through an indexed package.
                 // `utils.is_torch_greater_or_equal(...)` on a module of the project (a name
                 // bound here is an indexed module or a value: `V.startswith(...)`).
                 let name = dotted(func)?;
                 let first = name.split('.').next().unwrap_or(&name);
                 if self.lookup(first).is_some() {
-                    return None;
+                    match self.resolve(func) {
+                        Some((path, _)) if !args.is_empty() => indexed = Some(path),
+                        _ => return None,
+                    }
                 }
                 None
             }
@@ -361,6 +415,7 @@ impl<'a> Walker<'a> {
                     .map(|k| &k.value)
             })
         };
+        let one_way = helper.as_ref().is_some_and(|h| h.one_way);
         let part = match helper {
             // Only implied when true: the condition cannot be negated.
             Some(h) if h.implies.is_some() => {
@@ -392,7 +447,10 @@ impl<'a> Walker<'a> {
                 h.condition(version_arg(value)?, op, root.as_deref())?
             }
             None => {
-                let name = last_segment(&dotted(&call.func)?).to_string();
+                let name = match &indexed {
+                    Some(path) => format!("{INDEXED_CALL}{path}"),
+                    None => last_segment(&dotted(&call.func)?).to_string(),
+                };
                 // `h()`, `h(flag=...)`: a helper that implies a condition when true.
                 // `h(V)`, `h(OP, V)`, `h(VERSION, OP, V)`, V a version constant.
                 let call = match (&*args.args, args.keywords.is_empty()) {
@@ -466,7 +524,7 @@ impl<'a> Walker<'a> {
         };
         Some(Restriction {
             parts: vec![part],
-            complete: true,
+            complete: !one_way,
         })
     }
 
@@ -622,4 +680,17 @@ fn assigned_in<'b>(name: &str, body: &'b [Stmt]) -> Option<&'b Expr> {
         }
     }
     found
+}
+
+/// `if T: return False` (no `elif`, no `else`).
+fn is_false_exit(s: &Stmt) -> bool {
+    matches!(s, Stmt::If(i) if i.elif_else_clauses.is_empty()
+        && matches!(&*i.body, [Stmt::Return(r)]
+            if matches!(r.value.as_deref(), Some(Expr::BooleanLiteral(b)) if !b.value)))
+}
+
+/// Whether a restriction is only a call of an indexed package's function, waiting for the
+/// index to say whether it is a helper (`crate::indexed_helpers`).
+pub(super) fn calls_indexed(r: &Restriction) -> bool {
+    matches!(&*r.parts, [(_, Pred::Helper { name, .. })] if name.starts_with(INDEXED_CALL))
 }

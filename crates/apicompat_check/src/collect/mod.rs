@@ -196,6 +196,13 @@ enum Bound {
     /// this position names (`def _get_package_version(name): return
     /// version.parse(importlib.metadata.version(name))`).
     VersionGetter(usize),
+    /// A function that returns a tuple whose item at the second position is the installed
+    /// version of the distribution its parameter at the first position names
+    /// ([`getters::tuple_version_getter`]).
+    TupleVersionGetter(usize, usize),
+    /// A function without parameters that returns the installed version of this package
+    /// ([`Walker::version_returner`]).
+    VersionReturner(String),
     /// A decorator whose wrapper leaves unless a test holds ([`markers::Guarding`]).
     Guarding(Box<markers::Guarding>),
     /// A tuple, list or set of names written as string literals (`MODELS = ("qwen3_vl",

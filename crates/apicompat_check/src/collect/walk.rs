@@ -117,21 +117,16 @@ impl Walker<'_> {
     /// `a, b, c = transformers.__version__.split(".")[:3]`: each name is that component of the
     /// version (`a == "4" and int(b) <= 31` is then a test of it). True when bound so.
     fn unpack_version(&mut self, targets: &ast::ExprTuple, value: &Expr) -> bool {
+        if self.unpack_getter(targets, value) {
+            return true;
+        }
         if !super::terms::converts(value) || targets.elts.len() > 8 {
             return false;
         }
         let Some((root, term)) = self.version_term(value, 0) else {
             return false;
         };
-        let names: Option<Vec<&str>> = targets
-            .elts
-            .iter()
-            .map(|e| match e {
-                Expr::Name(n) => Some(n.id.as_str()),
-                _ => None,
-            })
-            .collect();
-        let Some(names) = names else {
+        let Some(names) = tuple_names(targets) else {
             return false;
         };
         for (i, name) in names.into_iter().enumerate() {
@@ -141,6 +136,55 @@ impl Walker<'_> {
         }
         true
     }
+}
+
+impl Walker<'_> {
+    /// `_torch_available, _torch_version = _is_package_available("torch", True)` with a
+    /// [`Bound::TupleVersionGetter`] of this file: the name at the getter's item is the
+    /// package's version, assigned as `V = importlib.metadata.version("torch")` is. True when
+    /// bound so (every other name is stored).
+    fn unpack_getter(&mut self, targets: &ast::ExprTuple, value: &Expr) -> bool {
+        let Expr::Call(call) = value else {
+            return false;
+        };
+        let Expr::Name(f) = &*call.func else {
+            return false;
+        };
+        let Some(&Bound::TupleVersionGetter(at, item)) = self.lookup(f.id.as_str()) else {
+            return false;
+        };
+        let Some(root) = call
+            .arguments
+            .args
+            .get(at)
+            .and_then(|a| self.package_named(a))
+        else {
+            return false;
+        };
+        let Some(names) = tuple_names(targets).filter(|n| item < n.len()) else {
+            return false;
+        };
+        for (i, name) in names.into_iter().enumerate() {
+            if i == item {
+                self.assign_version_of(name, &root);
+            } else {
+                self.store(name);
+            }
+        }
+        true
+    }
+}
+
+/// The names a tuple of names binds (`a, b = ...`); `None` when one target is something else.
+fn tuple_names(targets: &ast::ExprTuple) -> Option<Vec<&str>> {
+    targets
+        .elts
+        .iter()
+        .map(|e| match e {
+            Expr::Name(n) => Some(n.id.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Builtin classes a removed alias is put back as (`np.float = float`).

@@ -119,6 +119,17 @@ pub fn fake_torch(version: &str) -> Vec<(String, String)> {
 pub fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
     CATALOG.get_or_init(|| {
+        let embedded: &'static [(&'static str, &'static [u8])] =
+            Box::leak(vec![("torch", torch_index_bytes())].into_boxed_slice());
+        Catalog::open(embedded, None)
+    })
+}
+
+/// The index of the fake torch (built once per test binary).
+#[allow(dead_code)]
+pub fn torch_index_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<&'static [u8]> = OnceLock::new();
+    BYTES.get_or_init(|| {
         let mut builder = IndexBuilder::new("torch");
         for v in RELEASES {
             let tree = SourceTree {
@@ -139,10 +150,7 @@ pub fn catalog() -> &'static Catalog {
             let surface = apicompat_extract::extract(&tree, "torch", v);
             builder.add(&surface).expect("add release");
         }
-        let bytes: &'static [u8] = Box::leak(builder.finish().expect("index").into_boxed_slice());
-        let embedded: &'static [(&'static str, &'static [u8])] =
-            Box::leak(vec![("torch", bytes)].into_boxed_slice());
-        Catalog::open(embedded, None)
+        Box::leak(builder.finish().expect("index").into_boxed_slice())
     })
 }
 

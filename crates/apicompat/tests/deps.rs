@@ -334,6 +334,14 @@ fn distutils_after_setuptools_is_setuptools_copy() {
     // import it is judged as any file.
     let out = run("distutils-before-setup", "setup.py", before);
     assert!(out.contains("No errors"), "{out}");
+    // The same with the import in a `try` whose handler falls back on `distutils`
+    // (HunyuanDiT's `IndexKits/setup.py`, docs/false-alarm-study-40.md, F-X).
+    let out = run(
+        "distutils-fallback-setup",
+        "setup.py",
+        "try:\n    from setuptools import setup\nexcept ImportError:\n    from distutils.core import setup\n",
+    );
+    assert!(out.contains("No errors"), "{out}");
     let out = run(
         "distutils-setup-alone",
         "setup.py",

@@ -75,3 +75,34 @@ def seed_all(seed):
         "{out}"
     );
 }
+
+/// accelerate installed from its repository (a direct reference, no targeted release): the
+/// predicate implies what every indexed release agrees on (LLamaTuner's transformers from git,
+/// `docs/false-alarm-study-40.md`, F-V); the use it does not guard stays an error.
+#[test]
+fn a_package_installed_from_a_repository_keeps_its_predicates() {
+    let source = "\
+import torch
+from accelerate.utils import is_xpu_available
+
+
+def seed_all(seed):
+    if is_xpu_available():
+        torch.xpu.manual_seed(seed)
+    torch.xpu.empty_cache()
+";
+    let requirements =
+        "torch>=2.2\naccelerate @ git+https://github.com/huggingface/accelerate.git\n";
+    let dir = project(
+        "xpu-git",
+        &[("a.py", source), ("requirements.txt", requirements)],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert_eq!(
+        common::locations(&out),
+        ["a.py:8:5", "requirements.txt:1:1"],
+        "{out}"
+    );
+}

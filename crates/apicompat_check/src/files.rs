@@ -242,6 +242,7 @@ fn analyze_all(sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyze
             .iter()
             .zip(&read)
             .map(|(s, r)| (s.path.as_path(), r.as_ref().ok().map(Vec::as_slice))),
+        roots,
     );
     let around = Around {
         defined: &defined,
@@ -331,14 +332,17 @@ fn analyze_warm(
     let kept: Vec<Option<Arc<Analyzed>>> = kept.into_iter().map(|k| k.map(|(a, _)| a)).collect();
     // (A kept file is not walked again when only the files beside it change: the imports it
     // resolves to the project's code are those of its last walk.)
-    let tree = crate::local_imports::Tree::new(sources.iter().enumerate().map(|(i, s)| {
-        let text = match (&kept[i], &read[i]) {
-            (Some(a), _) => Some(a.text.as_bytes()),
-            (None, Some(Ok(b))) => Some(b.as_slice()),
-            _ => None,
-        };
-        (s.path.as_path(), text)
-    }));
+    let tree = crate::local_imports::Tree::new(
+        sources.iter().enumerate().map(|(i, s)| {
+            let text = match (&kept[i], &read[i]) {
+                (Some(a), _) => Some(a.text.as_bytes()),
+                (None, Some(Ok(b))) => Some(b.as_slice()),
+                _ => None,
+            };
+            (s.path.as_path(), text)
+        }),
+        roots,
+    );
     let around = Around {
         defined: &defined,
         tree: &tree,

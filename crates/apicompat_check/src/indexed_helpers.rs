@@ -16,8 +16,9 @@
 //! the project that calls a function of an indexed package, or reads one of its names,
 //! leaves a [`crate::versions::Pred::Helper`] named by [`INDEXED_CALL`] and the path;
 //! [`Indexed::helper`] answers it with what every release of the package that has the path
-//! says, when they all agree (a release whose function is not read as a helper, or reads as
-//! another, leaves the condition not understood: the use is judged as if it were not
+//! says, when they all agree, or differ only in how far the helper holds (exact in one release,
+//! true-only in another: true-only); a release whose function is not read as a helper, or reads
+//! as another, leaves the condition not understood (the use is judged as if it were not
 //! conditional).
 
 use std::path::PathBuf;
@@ -127,7 +128,7 @@ impl<'a> Indexed<'a> {
     fn read(&self, path: &str) -> Option<VersionHelper> {
         let root = path.split('.').next()?;
         let view = self.catalog?.package_for_module(root).ok()??;
-        let mut agreed: Option<String> = None;
+        let mut texts: Vec<String> = Vec::new();
         for r in 0..view.releases().len() {
             let text = match view.status(path, r).ok()? {
                 Status::Present { symbol, .. } => match symbol.version_helper {
@@ -144,12 +145,83 @@ impl<'a> Indexed<'a> {
                 Status::Absent { .. } => continue,
                 Status::Unknown { .. } => return None,
             };
-            match &agreed {
-                Some(a) if *a != text => return None,
-                Some(_) => {}
-                None => agreed = Some(text),
+            if !texts.contains(&text) {
+                texts.push(text);
             }
         }
-        serde_json::from_str(&agreed?).ok()
+        let mut agreed: Option<VersionHelper> = None;
+        for text in &texts {
+            let h: VersionHelper = serde_json::from_str(text).ok()?;
+            agreed = Some(match agreed {
+                None => h,
+                Some(a) => meet(a, h)?,
+            });
+        }
+        agreed
+    }
+}
+
+/// What two releases' helpers both say: the same helper, or the same but for how far it holds
+/// (a flag exact in one release and true-only in another is true-only; a helper one-way in
+/// one is one-way).
+fn meet(a: VersionHelper, b: VersionHelper) -> Option<VersionHelper> {
+    let weak = |h: &VersionHelper| VersionHelper {
+        exact: false,
+        one_way: true,
+        ..h.clone()
+    };
+    if a == b {
+        return Some(a);
+    }
+    if weak(&a) != weak(&b) {
+        return None;
+    }
+    Some(VersionHelper {
+        exact: a.exact && b.exact,
+        one_way: a.one_way || b.one_way,
+        ..a
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::versions::{Bound, Op, Pred};
+
+    fn flag(root: &str, exact: bool) -> VersionHelper {
+        let mut h = VersionHelper::comparison(String::new(), Op::Eq, String::new(), 0);
+        h.flag = true;
+        h.exact = exact;
+        h.implies = Some((
+            root.to_string(),
+            Pred::Cmp(Op::Ge, Bound::parse_str("2.1").unwrap()),
+        ));
+        h
+    }
+
+    #[test]
+    fn releases_differing_in_how_far_a_helper_holds_meet_in_the_weaker() {
+        // transformers' `pytorch_utils.is_torch_greater_or_equal_than_2_1`: exact in 4.35 -
+        // 4.49, set from a one-way helper from 4.50.
+        let met = meet(flag("torch", true), flag("torch", false)).unwrap();
+        assert!(!met.exact && !met.one_way);
+        assert_eq!(
+            meet(flag("torch", true), flag("torch", true)),
+            Some(flag("torch", true))
+        );
+        // Another condition: no helper.
+        assert_eq!(meet(flag("torch", true), flag("numpy", true)), None);
+    }
+
+    #[test]
+    fn archive_paths_name_modules() {
+        let m = module_of("diffusers/utils/import_utils.py").unwrap();
+        assert_eq!(m.name.as_deref(), Some("diffusers.utils.import_utils"));
+        assert!(!m.is_package);
+        let p = module_of("diffusers/__init__.py").unwrap();
+        assert_eq!((p.name.as_deref(), p.is_package), (Some("diffusers"), true));
+        assert!(module_of("diffusers-0.25.1.dist-info/x.py").is_none());
+        assert!(module_of("pkg/2d.py").is_none());
+        assert!(module_of("pkg/mod.pyi").is_none());
     }
 }

@@ -209,9 +209,17 @@ pub(crate) fn check_project(
         unindexed,
         mut per_file,
     } = project::first_pass(&eval, &sources, &files, &mut summary);
+    // A package with no targets (installed from a VCS URL, a path) is read as what every
+    // indexed release of it says (LLamaTuner's transformers from git,
+    // docs/false-alarm-study-40.md, F-V).
     implied::apply(
         &eval,
-        |v| chosen.get(v.name()).map(|t| t.releases.clone()),
+        |v| {
+            Some(match chosen.get(v.name()) {
+                Some(t) if !t.releases.is_empty() => t.releases.clone(),
+                _ => (0..v.releases().len()).collect(),
+            })
+        },
         &mut files.analyzed,
     );
     // `distutils` from a declared setuptools, or one the declared packages require (their

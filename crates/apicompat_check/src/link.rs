@@ -95,6 +95,13 @@ impl Helpers {
             }
         }
         if let Some(implied) = h.implies.take() {
+            // An exact flag whose condition rests on a one-way helper is one-way too.
+            if h.exact {
+                let (root, pred) = implied.clone();
+                let mut negated = vec![(root, Pred::Not(Box::new(pred)))];
+                self.resolve(&mut negated, &|_| None);
+                h.exact = !negated.is_empty();
+            }
             let mut parts = vec![implied];
             self.resolve(&mut parts, &|_| None);
             match <[(String, Pred); 1]>::try_from(parts) {

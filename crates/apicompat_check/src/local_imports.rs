@@ -39,8 +39,12 @@ pub(crate) struct Tree {
 }
 
 impl Tree {
-    /// The tree of `paths`, each with its text when it is readable.
-    pub(crate) fn new<'a>(paths: impl Iterator<Item = (&'a Path, Option<&'a [u8]>)>) -> Tree {
+    /// The tree of `paths`, each with its text when it is readable; `roots` the top-level
+    /// modules of the indexed packages.
+    pub(crate) fn new<'a>(
+        paths: impl Iterator<Item = (&'a Path, Option<&'a [u8]>)>,
+        roots: &HashSet<String>,
+    ) -> Tree {
         let mut tree = Tree::default();
         let mut scripts: Vec<(&Path, &[u8])> = Vec::new();
         for (p, text) in paths {
@@ -64,7 +68,10 @@ impl Tree {
             if tree.script_dirs.contains(d) {
                 continue;
             }
-            if import_lines(text).any(|(m, names)| tree.provides_module(d, &m, &names)) {
+            let own = |(m, names): (String, Vec<String>)| {
+                tree.provides_module(d, &m, &names) || tree.provides_sibling(d, &m, roots)
+            };
+            if import_lines(text).any(own) {
                 tree.script_dirs.insert(d.to_path_buf());
             }
         }
@@ -135,6 +142,18 @@ impl Tree {
             return is_module(&p);
         }
         names.iter().any(|n| is_module(&p.join(n)))
+    }
+
+    /// Whether `base` holds the top-level module `module` itself, a name no indexed package
+    /// has (`from abstract_dataset import get_dataset` in Otter's
+    /// `mimic-it/convert-it/main.py`, beside `abstract_dataset.py`; docs/false-alarm-study-40.md,
+    /// F-U): only a run of the script from its directory finds it.
+    fn provides_sibling(&self, base: &Path, module: &str, roots: &HashSet<String>) -> bool {
+        if module.contains('.') || roots.contains(module) {
+            return false;
+        }
+        let p = base.join(module);
+        self.files.contains(&p.with_extension("py")) || self.files.contains(&p.join("__init__.py"))
     }
 
     /// Whether `base` holds module `module` (or, for a namespace directory, one of `names`
@@ -255,14 +274,17 @@ mod tests {
     }
 
     fn local(files: &[&str], file: &str, src: &str) -> Vec<String> {
-        let tree = Tree::new(files.iter().map(|f| {
-            let text: &[u8] = if f.ends_with("main.py") {
-                b"from datasets.data import x\n\nif __name__ == '__main__':\n    x()\n"
-            } else {
-                b""
-            };
-            (Path::new(*f), Some(text))
-        }));
+        let tree = Tree::new(
+            files.iter().map(|f| {
+                let text: &[u8] = if f.ends_with("main.py") {
+                    b"from datasets.data import x\n\nif __name__ == '__main__':\n    x()\n"
+                } else {
+                    b""
+                };
+                (Path::new(*f), Some(text))
+            }),
+            &roots(),
+        );
         let parsed = ruff_python_parser::parse_module(src).unwrap();
         tree.local_roots(Path::new(file), parsed.suite(), &roots())
     }
@@ -335,6 +357,7 @@ mod tests {
                 .iter()
                 .zip(texts)
                 .map(|(f, t)| (Path::new(*f), Some(t))),
+            &roots(),
         );
         let parsed = ruff_python_parser::parse_module("from datasets.data import x\n").unwrap();
         assert!(tree
@@ -349,6 +372,36 @@ mod tests {
         ];
         let src = "from datasets.data import data_factory\n";
         assert!(local(&files, "c/src/run.py", src).is_empty());
+        // A script that imports a module beside it by its own name, one no indexed package
+        // has (Otter's `mimic-it/convert-it/main.py`, study 40's F-U): the package is first; a
+        // sibling named as an indexed package is no such sign.
+        let script_dir = |sibling: &str, main: &[u8]| {
+            let files = [
+                "o/convert/__init__.py".to_string(),
+                "o/convert/main.py".to_string(),
+                format!("o/convert/{sibling}.py"),
+                "o/convert/datasets/__init__.py".to_string(),
+                "o/convert/datasets/utils/nav.py".to_string(),
+            ];
+            let tree = Tree::new(
+                files.iter().map(|f| {
+                    let text: &[u8] = if f.ends_with("main.py") { main } else { b"" };
+                    (Path::new(f.as_str()), Some(text))
+                }),
+                &roots(),
+            );
+            let parsed =
+                ruff_python_parser::parse_module("from datasets.utils.nav import x\n").unwrap();
+            tree.local_roots(
+                Path::new("o/convert/datasets/threed.py"),
+                parsed.suite(),
+                &roots(),
+            )
+        };
+        let main = b"from abstract_dataset import get\nif __name__ == '__main__':\n    get()\n";
+        assert_eq!(script_dir("abstract_dataset", main), ["datasets"]);
+        let main = b"from torch import get\nif __name__ == '__main__':\n    get()\n";
+        assert!(script_dir("torch", main).is_empty());
     }
 
     #[test]

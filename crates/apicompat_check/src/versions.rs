@@ -120,6 +120,17 @@ pub struct HelperCall {
     pub statement: bool,
 }
 
+impl HelperCall {
+    /// Whether a version it gives is a name (a constant to resolve), not written out.
+    pub fn names_a_value(&self) -> bool {
+        let named = |b: &Bound| matches!(b, Bound::Named(_));
+        self.arg.as_ref().is_some_and(named)
+            || self.positional.iter().any(named)
+            || self.keywords.iter().any(|(_, b)| named(b))
+            || self.spec.iter().any(|(_, b)| named(b))
+    }
+}
+
 /// How many helpers that imply a condition may chain (`.is_fsdp2` -> `.fsdp_version==2` ->
 /// `is_torch_version`); deeper chains are not understood.
 const MAX_IMPLIED_DEPTH: u8 = 4;
@@ -446,7 +457,9 @@ impl Pred {
                     if depth >= MAX_IMPLIED_DEPTH {
                         return None;
                     }
-                    let (pred, found) = implied.resolved_in(tables, false, depth + 1)?;
+                    // Under a negation the implied condition is negated too: a one-way helper
+                    // in it says nothing there.
+                    let (pred, found) = implied.resolved_in(tables, negated, depth + 1)?;
                     let root = if root == HELPER_ROOT {
                         found?
                     } else {

@@ -39,11 +39,17 @@ def _is_package_available(pkg_name: str, get_dist_name: bool = False):
     pkg_exists = importlib.util.find_spec(pkg_name) is not None
     pkg_version = "N/A"
     if pkg_exists:
-        try:
-            pkg_version = importlib_metadata.version(pkg_name)
-        except importlib_metadata.PackageNotFoundError:
+        for distribution_name in _candidates(pkg_name.replace("_", "-")):
+            try:
+                pkg_version = importlib_metadata.version(distribution_name)
+                break
+            except importlib_metadata.PackageNotFoundError:
+                continue
+        else:
             pkg_exists = False
-    return pkg_exists, pkg_version
+    if get_dist_name:
+        return pkg_exists, pkg_version
+    return pkg_exists, None
 
 
 if USE_TORCH:
@@ -90,7 +96,13 @@ def is_torch_greater_or_equal(library_version: str, accept_dev: bool = False) ->
         ("helperlib/utils/import_utils.py".into(), import_utils),
         (
             "helperlib/pytorch_utils.py".into(),
-            "import torch\nfrom packaging import version\n\nparsed_torch_version_base = version.parse(version.parse(torch.__version__).base_version)\nis_torch_greater_or_equal_than_2_4 = parsed_torch_version_base >= version.parse(\"2.4\")\n".into(),
+            "import torch\nfrom packaging import version\nfrom .utils.import_utils import is_torch_greater_or_equal\n\nparsed_torch_version_base = version.parse(version.parse(torch.__version__).base_version)\nis_torch_greater_or_equal_than_2_4 = parsed_torch_version_base >= version.parse(\"2.4\")\nis_torch_ge_2_4_dev = is_torch_greater_or_equal(\"2.4\", accept_dev=True)\n".into(),
+        ),
+        // transformers 5's `integrations/moe.py`: a package function given the helper, which
+        // must not make the name a flag of that call.
+        (
+            "helperlib/moe.py".into(),
+            "import torch\nfrom .utils.import_utils import is_torch_greater_or_equal\n\nif USE_TORCH:\n    is_torch_greater_or_equal = torch._dynamo.assume_constant_result(is_torch_greater_or_equal)\n".into(),
         ),
     ]
 }
@@ -160,7 +172,7 @@ const USES: &str = "\
 import torch
 from helperlib.utils import is_torch_version, is_torch_greater_or_equal
 from helperlib.utils.import_utils import compare_versions
-from helperlib.pytorch_utils import is_torch_greater_or_equal_than_2_4
+from helperlib.pytorch_utils import is_torch_greater_or_equal_than_2_4, is_torch_ge_2_4_dev
 import helperlib.utils
 
 HIGHER = is_torch_version(\">=\", \"2.4\")
@@ -209,6 +221,11 @@ def negated_one_way():
 
 def unguarded():
     return torch.distributed.pipelining.pipeline
+
+
+def by_dev_flag():
+    if is_torch_ge_2_4_dev:
+        return torch.distributed.pipelining.pipeline
 ";
 
 #[test]
@@ -253,4 +270,35 @@ fn the_same_helpers_written_in_the_project_guard_too() {
     lines.sort();
     // `by_attribute` (:32) calls `mylib.utils.is_torch_version`, a helper known by name.
     assert_eq!(lines, vec![42, 48, 52]);
+}
+
+#[test]
+fn a_flag_set_from_a_one_way_helper_is_one_way() {
+    // torch 2.4.0 lacks `_Partial`. The `else` of an exact flag runs below 2.4 only; that of a
+    // flag set from `is_torch_greater_or_equal`, whose early exit returns `False` for other
+    // reasons too, may run anywhere.
+    let uses = "\
+import torch
+from helperlib.pytorch_utils import is_torch_ge_2_4_dev, is_torch_greater_or_equal_than_2_4
+
+
+def exact_flag_else():
+    if is_torch_greater_or_equal_than_2_4:
+        return None
+    return torch.distributed._tensor.placement_types._Partial
+
+
+def one_way_flag_else():
+    if is_torch_ge_2_4_dev:
+        return None
+    return torch.distributed._tensor.placement_types._Partial
+";
+    let dir = project("indexed_helpers_one_way", &[("use.py", uses)]);
+    let report = common::run_on(
+        catalog(false),
+        &dir,
+        &["torch==2.4.0", "helperlib==0.1.0"],
+        |_| {},
+    );
+    assert_eq!(errors_at(&report), vec![14]);
 }

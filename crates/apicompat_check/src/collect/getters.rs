@@ -204,7 +204,7 @@ const MAX_GETTER_DEPTH: usize = 8;
 /// value where the distribution is not installed, where no release of it runs), also the
 /// version of a distribution name computed from the parameter (`distributions =
 /// PACKAGE_DISTRIBUTION_MAPPING[pkg_name]`, `distribution_name = distributions[0]`:
-/// transformers 5); every tuple returned with one of them must have it at the same place, for
+/// transformers 5; a loop over candidate names computed from it, 5.17); every tuple returned with one of them must have it at the same place, for
 /// the same parameter (others, `return package_exists, None`, say nothing).
 pub(super) fn tuple_version_getter(
     params: &ast::Parameters,
@@ -265,25 +265,39 @@ const MAX_GETTER_ASSIGNS: usize = 64;
 /// The position of the first of `names` that `e` reads (a name, or the value of an
 /// attribute, subscript or call that reads one).
 fn mentioned(e: &Expr, names: &[(&str, usize)]) -> Option<usize> {
-    let mut e = e;
-    for _ in 0..MAX_GETTER_DEPTH {
-        e = match e {
-            Expr::Name(n) => {
-                return names
-                    .iter()
-                    .find(|(d, _)| *d == n.id.as_str())
-                    .map(|(_, p)| *p)
-            }
-            Expr::Attribute(a) => &a.value,
-            Expr::Subscript(s) => &s.value,
-            Expr::Call(c) => match &*c.func {
-                Expr::Attribute(a) => &a.value,
-                _ => return None,
-            },
-            _ => return None,
-        };
+    mentioned_in(e, names, 0)
+}
+
+fn mentioned_in(e: &Expr, names: &[(&str, usize)], depth: usize) -> Option<usize> {
+    if depth > MAX_GETTER_DEPTH {
+        return None;
     }
-    None
+    let d = depth + 1;
+    match e {
+        Expr::Name(n) => names
+            .iter()
+            .find(|(name, _)| *name == n.id.as_str())
+            .map(|(_, p)| *p),
+        Expr::Attribute(a) => mentioned_in(&a.value, names, d),
+        // `MAPPING[pkg_name]`, `candidates[0]`.
+        Expr::Subscript(s) => {
+            mentioned_in(&s.value, names, d).or_else(|| mentioned_in(&s.slice, names, d))
+        }
+        // `pkg_name.replace(...)`, `candidates(pkg_name)`.
+        Expr::Call(c) => {
+            let object = match &*c.func {
+                Expr::Attribute(a) => mentioned_in(&a.value, names, d),
+                _ => None,
+            };
+            object.or_else(|| {
+                c.arguments
+                    .args
+                    .iter()
+                    .find_map(|a| mentioned_in(a, names, d))
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The single-name assignments and the tuples returned in `body` and the blocks nested in it
@@ -328,6 +342,15 @@ fn collect_getter_parts<'a>(
                 nested(&t.finalbody, assigns, tuples);
             }
             Stmt::With(w) => nested(&w.body, assigns, tuples),
+            // `for distribution_name in _candidate_distribution_names(pkg_name):`
+            // (transformers 5.17).
+            Stmt::For(f) => {
+                if let Expr::Name(t) = &*f.target {
+                    assigns.push((t.id.as_str(), &f.iter));
+                }
+                nested(&f.body, assigns, tuples);
+                nested(&f.orelse, assigns, tuples);
+            }
             _ => {}
         }
     }

@@ -504,10 +504,14 @@ impl<'a> Walker<'a> {
                             ..HelperCall::default()
                         }
                     }
-                    // `h("v2.0.0", op="ge")`: a version, and operators by keyword.
+                    // `h("v2.0.0", op="ge")`: a version, and operators by keyword; a keyword
+                    // given a boolean or `None` (`accept_dev=True`) is an option.
                     ([v], false) => {
                         let mut op_keywords = Vec::new();
                         for k in &args.keywords {
+                            if matches!(k.value, Expr::BooleanLiteral(_) | Expr::NoneLiteral(_)) {
+                                continue;
+                            }
                             op_keywords.push((k.arg.as_ref()?.to_string(), op_string(&k.value)?));
                         }
                         HelperCall {
@@ -519,6 +523,12 @@ impl<'a> Walker<'a> {
                     }
                     _ => return None,
                 };
+                // A package's function given a name, not a version
+                // (`torch._dynamo.assume_constant_result(is_torch_greater_or_equal)`): no
+                // helper call.
+                if indexed.is_some() && call.names_a_value() {
+                    return None;
+                }
                 (HELPER_ROOT.to_string(), Pred::Helper { name, call })
             }
         };

@@ -199,8 +199,15 @@ pub(super) fn setuptools_distutils(uses: &mut [Use], suite: &[Stmt], setup_scrip
         }
         _ => false,
     };
+    // At module level, or in the body of a module-level `try` (`try: from setuptools import
+    // setup` `except ImportError: from distutils.core import setup`, HunyuanDiT's
+    // `IndexKits/setup.py`, docs/false-alarm-study-40.md, F-X).
     let Some(at) = suite
         .iter()
+        .flat_map(|s| match s {
+            Stmt::Try(t) => t.body.iter().collect::<Vec<_>>(),
+            s => vec![s],
+        })
         .find(|s| imports_setuptools(s))
         .map(Ranged::start)
     else {

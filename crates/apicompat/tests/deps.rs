@@ -309,6 +309,34 @@ torchvision
     );
 }
 
+/// An undeclared torchvision beside a torch pin older than the index: every indexed
+/// torchvision requires a newer torch (0.14.0 `torch (==1.13.0)`), so the one installed is
+/// older than the index too and is not checked (pytorch-YOLOv4's `torch==1.4.0`,
+/// `docs/false-alarm-study-41.md`, F-AA); beside an indexed pin, the newest that pin admits.
+#[test]
+fn an_undeclared_companion_of_a_pin_older_than_the_index_is_not_checked() {
+    let src = "from torchvision.models.utils import load_state_dict_from_url\n";
+    let old = project(
+        "companion-old",
+        &[("mod.py", src), ("requirements.txt", "torch==1.4.0\n")],
+    );
+    let o = check(&old, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        format!("{out}{err}").contains("torchvision is not declared or installed, and no indexed release of it installs beside `torch==1.4.0` (requirements.txt:1)"),
+        "{out}\n{err}"
+    );
+    let new = project(
+        "companion-new",
+        &[("mod.py", src), ("requirements.txt", "torch==2.4.1\n")],
+    );
+    let o = check(&new, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("is not in torchvision 0.19.1"), "{out}");
+}
+
 #[test]
 fn distutils_after_setuptools_is_setuptools_copy() {
     // Python 3.12 has no `distutils`; importing setuptools first installs its own copy.

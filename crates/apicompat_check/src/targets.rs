@@ -287,9 +287,21 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         } else {
             r.admit_undeclared(view, python)?
         };
+        if kept.is_empty() {
+            // No release of it installs beside the declarations: one older than the index.
+            return Some((usize::MAX, by.join(", "), example));
+        }
         let i = newest_of(&|i| kept.contains(&i))?;
         (Some(i) != newest_of(&|_| true)).then(|| (i, by.join(", "), example))
     });
+    if let Some((_, by, example)) = required.as_ref().filter(|(i, ..)| *i == usize::MAX) {
+        notes.push(format!(
+            "{} is not declared or installed, and no indexed release of it installs beside {by} ({example}): not checked",
+            view.name()
+        ));
+        let label = format!("no indexed release installable beside {by}");
+        return make(Vec::new(), "newest", label.clone(), label);
+    }
     if let Some((i, by, example)) = required {
         let v = all[i].to_string();
         let for_python = python

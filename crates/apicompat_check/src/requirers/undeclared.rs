@@ -19,7 +19,9 @@ impl Requirers<'_> {
     /// requirements on a declared package some admitted release of it meets (megatron-core
     /// 0.19.2 requires `torch>=2.6.0`: not beside `torch==2.4.0`); with those declarations
     /// and an example of a requirement. `None` when no declared package narrows it, or when
-    /// together they would leave nothing.
+    /// together they would leave nothing; an empty list when every release of it requires a
+    /// release of a declared package the declaration does not admit (torchvision beside a
+    /// `torch==1.4.0` older than the index: its companion, 0.5.0, is older too).
     pub fn admit_undeclared(
         &self,
         view: &PackageView,
@@ -49,6 +51,9 @@ impl Requirers<'_> {
                     continue;
                 };
                 if !accepted.iter().any(|&a| a) {
+                    if own_side && !kept.is_empty() {
+                        return Some((Vec::new(), vec![named(q)], example));
+                    }
                     continue;
                 }
                 kept = split(&versions, &kept, &accepted).0;

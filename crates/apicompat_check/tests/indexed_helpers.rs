@@ -302,3 +302,41 @@ def one_way_flag_else():
     );
     assert_eq!(errors_at(&report), vec![14]);
 }
+
+#[test]
+fn a_function_returning_the_version_computes_like_the_version() {
+    // `get_v()` returns the version a tuple getter of the same file gives; a computation on
+    // its result is evaluated with each release's version (2.3.0: minor 3).
+    let module = |minor: u32| {
+        format!(
+            "\
+import importlib.metadata
+import importlib.util
+import torch
+
+
+def _avail(pkg_name, return_version=False):
+    v = \"N/A\"
+    if importlib.util.find_spec(pkg_name) is not None:
+        v = importlib.metadata.version(pkg_name)
+    return True, v
+
+
+def get_v() -> str:
+    _, v = _avail(\"torch\", True)
+    return v
+
+
+def step():
+    if int(get_v().split(\".\")[1]) >= {minor}:
+        return torch.distributed.pipelining.pipeline
+"
+        )
+    };
+    let lines = |name: &str, minor: u32| {
+        let dir = project(name, &[("same.py", &module(minor))]);
+        errors_at(&common::run(&dir, &["torch==2.3.0"]))
+    };
+    assert!(lines("returner_guarded", 4).is_empty());
+    assert_eq!(lines("returner_open", 3), vec![20]);
+}

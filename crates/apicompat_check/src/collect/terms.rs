@@ -120,6 +120,14 @@ impl<'a> Walker<'a> {
             return None;
         }
         let d = depth + 1;
+        // `get_torch_version()`, a function of this file returning the version.
+        if let Expr::Call(c) = e {
+            if let (Expr::Name(f), true) = (&*c.func, c.arguments.is_empty()) {
+                if let Some(Bound::VersionReturner(root)) = self.lookup(f.id.as_str()) {
+                    return Some((root.clone(), Term::Version));
+                }
+            }
+        }
         if let Some(name) = self.project_value(e) {
             return Some((HELPER_ROOT.to_string(), Term::Project(name)));
         }

@@ -273,6 +273,8 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     }
     // Installed as a requirement of declared packages: the newest release they admit, when
     // that is not the newest anyway. For Python, the newest the declared packages install on.
+    // `None` as the release: none installs beside the declarations (a package's own
+    // requirements; its release is older than the index).
     let required = sources.requirers.and_then(|r| {
         let (kept, by, example) = if name == python_target::PYTHON {
             let finals: Vec<usize> = (0..all.len())
@@ -285,16 +287,16 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
             let example = why.iter().find(|n| n.contains(&newest)).or(why.first())?;
             (kept, by, example.clone())
         } else {
-            r.admit_undeclared(view, python)?
+            let (kept, by, example) = r.admit_undeclared(view, python)?;
+            if kept.is_empty() {
+                return Some((None, by.join(", "), example));
+            }
+            (kept, by, example)
         };
-        if kept.is_empty() {
-            // No release of it installs beside the declarations: one older than the index.
-            return Some((usize::MAX, by.join(", "), example));
-        }
         let i = newest_of(&|i| kept.contains(&i))?;
-        (Some(i) != newest_of(&|_| true)).then(|| (i, by.join(", "), example))
+        (Some(i) != newest_of(&|_| true)).then(|| (Some(i), by.join(", "), example))
     });
-    if let Some((_, by, example)) = required.as_ref().filter(|(i, ..)| *i == usize::MAX) {
+    if let Some((None, by, example)) = &required {
         notes.push(format!(
             "{} is not declared or installed, and no indexed release of it installs beside {by} ({example}): not checked",
             view.name()
@@ -302,7 +304,7 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         let label = format!("no indexed release installable beside {by}");
         return make(Vec::new(), "newest", label.clone(), label);
     }
-    if let Some((i, by, example)) = required {
+    if let Some((Some(i), by, example)) = required {
         let v = all[i].to_string();
         let for_python = python
             .map(|py| format!(" on {}", py.range))

@@ -203,7 +203,8 @@ pub struct VersionHelper {
     pub asserts: bool,
     /// A true result implies the comparison, a false one says nothing: early exits return
     /// `False` under other tests first (`if not is_torch_available(): return False`), so `not
-    /// h(...)` is no condition.
+    /// h(...)` is no condition. (Absent from a helper stored by an older build: false.)
+    #[serde(default)]
     pub one_way: bool,
 }
 

@@ -311,9 +311,6 @@ fn collect_getter_parts<'a>(
     if depth > MAX_GETTER_DEPTH {
         return;
     }
-    let nested = |b: &'a [Stmt], assigns: &mut Vec<_>, tuples: &mut Vec<_>| {
-        collect_getter_parts(b, assigns, tuples, depth + 1)
-    };
     for s in body {
         match s {
             Stmt::Assign(a) => {
@@ -326,32 +323,17 @@ fn collect_getter_parts<'a>(
                     tuples.push(t);
                 }
             }
-            Stmt::If(i) => {
-                nested(&i.body, assigns, tuples);
-                for c in &i.elif_else_clauses {
-                    nested(&c.body, assigns, tuples);
-                }
-            }
-            Stmt::Try(t) => {
-                nested(&t.body, assigns, tuples);
-                for h in &t.handlers {
-                    let ast::ExceptHandler::ExceptHandler(h) = h;
-                    nested(&h.body, assigns, tuples);
-                }
-                nested(&t.orelse, assigns, tuples);
-                nested(&t.finalbody, assigns, tuples);
-            }
-            Stmt::With(w) => nested(&w.body, assigns, tuples),
             // `for distribution_name in _candidate_distribution_names(pkg_name):`
             // (transformers 5.17).
             Stmt::For(f) => {
                 if let Expr::Name(t) = &*f.target {
                     assigns.push((t.id.as_str(), &f.iter));
                 }
-                nested(&f.body, assigns, tuples);
-                nested(&f.orelse, assigns, tuples);
             }
             _ => {}
+        }
+        for nested in apicompat_extract::nesting::nested_bodies(s) {
+            collect_getter_parts(nested, assigns, tuples, depth + 1);
         }
     }
 }

@@ -355,6 +355,58 @@ fn optional_requirements_are_scopes_not_intersected() {
         .contains("no such scope"));
 }
 
+/// The extras the README installs the project with are checked with the main requirements
+/// (study 43, F-AF), unless it also installs the project without them.
+#[test]
+fn extras_the_install_instructions_name_are_checked() {
+    let files = |readme: &'static str| {
+        vec![
+            ("pyproject.toml", "[project]\nname = \"p\"\ndependencies = [\"torch\"]\n\n[project.optional-dependencies]\ntrain = [\"torch>=2.4.0\"]\n"),
+            ("README.md", readme),
+            ("m.py", BREAKS_ON_23),
+        ]
+    };
+    let dir = project(
+        "documented-extras",
+        &files("```\npip install -e .[train]\n```\n"),
+    );
+    let (code, list, report) = findings(&dir, &["--select", "AC001"]);
+    assert_eq!((code, list.len()), (0, 0), "{report}");
+    let notes = report["summary"]["notes"].to_string();
+    assert!(
+        notes.contains("the extra `train` is checked with the main requirements: the install instructions install the project with it (README.md:2"),
+        "{notes}"
+    );
+    // Also installed without the extra: the main requirements alone are checked.
+    let dir = project(
+        "documented-extras-and-bare",
+        &files("```\npip install -e .\npip install -e \".[train]\"\n```\n"),
+    );
+    let (code, list, _) = findings(&dir, &["--select", "AC001"]);
+    assert_eq!((code, list), (1, vec!["m.py:1:AC001".to_string()]));
+}
+
+/// A module that imports a package only an extra declares runs only with that extra: its
+/// uses are judged on the releases the main requirements and the extra admit together (Mantis'
+/// training scripts and `peft`; study 43, F-AF). A module without that import, or whose import
+/// is guarded, keeps the main requirements' releases.
+#[test]
+fn files_that_need_an_extra_are_judged_with_it() {
+    let dir = project(
+        "extra-files",
+        &[
+            ("pyproject.toml", "[project]\nname = \"p\"\ndependencies = [\"torch\"]\n\n[project.optional-dependencies]\ntrain = [\"torch>=2.4.0\", \"peft\"]\n"),
+            ("README.md", "```\npip install -e .\npip install -e .[train]\n```\n"),
+            ("train.py", "import peft\nfrom torch.distributed.pipelining import pipeline\n"),
+            ("guarded.py", "try:\n    import peft\nexcept ImportError:\n    peft = None\nfrom torch.distributed.pipelining import pipeline\n"),
+            ("infer.py", BREAKS_ON_23),
+        ],
+    );
+    let (code, list, report) = findings(&dir, &["--select", "AC001"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(list, ["guarded.py:5:AC001", "infer.py:1:AC001"], "{report}");
+}
+
 #[test]
 fn a_project_declaring_only_scopes_is_told_how_to_check_them() {
     // generative-models (`docs/false-alarm-study-13.md`): its only declaration is

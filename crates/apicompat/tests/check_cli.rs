@@ -524,6 +524,34 @@ def export_all(n, pool, annotated: multiprocessing.Pool):
     );
 }
 
+/// A private name some class of the standard library defines (`argparse`'s `_get_kwargs`,
+/// `NamedTuple._replace`) says nothing about a receiver of unknown type, though only an
+/// internal torch class defines it too, in some releases (study 44, F-AG). The control above
+/// (`pool._pool`) is still judged.
+#[test]
+fn names_the_standard_library_defines_are_not_matched() {
+    let source = "\
+import torch
+
+
+def build(args, blocks):
+    if \"dropout\" not in args._get_kwargs():
+        args.dropout = 0
+    return [b._replace(stride=1) for b in blocks], torch.zeros(1)
+";
+    let dir = project(
+        "stdlib-names",
+        &[("m.py", source), ("requirements.txt", "torch>=2.1.2\n")],
+    );
+    let o = check(&dir, &["--select", "AC009"]);
+    let (out, err) = text(&o);
+    assert_eq!(
+        common::locations(&out),
+        Vec::<String>::new(),
+        "{out}\n{err}"
+    );
+}
+
 /// A function body reads a module-level name with the binding live when it is called. A file
 /// that binds `nn` to torch.nn, then to an unindexed module, defines a function and calls it,
 /// then binds `nn` to torch.nn again, may run the function with either (study 34, F-I): its

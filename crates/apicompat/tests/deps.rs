@@ -324,7 +324,7 @@ fn an_undeclared_companion_of_a_pin_older_than_the_index_is_not_checked() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
     assert!(
-        format!("{out}{err}").contains("torchvision is not declared or installed, and no indexed release of it installs beside `torch==1.4.0` (requirements.txt:1)"),
+        format!("{out}{err}").contains("torchvision is not declared or installed, and no indexed release of it is known to install beside `torch==1.4.0` (requirements.txt:1)"),
         "{out}\n{err}"
     );
     let new = project(
@@ -335,6 +335,39 @@ fn an_undeclared_companion_of_a_pin_older_than_the_index_is_not_checked() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
     assert!(out.contains("is not in torchvision 0.19.1"), "{out}");
+}
+
+/// A declared range older than the index (svdiff-pytorch's `transformers<=4.27.3`; study 43,
+/// F-AE): which huggingface-hub comes with it is not known, so the undeclared hub is not
+/// checked; with an indexed range it is bounded by what those releases require.
+#[test]
+fn an_undeclared_requirement_of_a_range_older_than_the_index_is_not_checked() {
+    let src = "from huggingface_hub import HfFolder\n";
+    let old = project(
+        "hub-old",
+        &[
+            ("mod.py", src),
+            ("requirements.txt", "transformers>=4.25.1,<=4.27.3\n"),
+        ],
+    );
+    let o = check(&old, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(
+        format!("{out}{err}").contains("huggingface-hub is not declared or installed, and no indexed release of it is known to install beside `transformers>=4.25.1,<=4.27.3` (requirements.txt:1) (it admits only releases of transformers older than the index"),
+        "{out}\n{err}"
+    );
+    let unbounded = project(
+        "hub-new",
+        &[("mod.py", src), ("requirements.txt", "transformers\n")],
+    );
+    let o = check(&unbounded, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("`huggingface_hub.HfFolder` is not in huggingface-hub"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -314,3 +314,44 @@ fn index_requirements_reads_only_the_releases_below_the_index_of_an_indexed_pack
     let log = server.log.lock().unwrap().join("\n");
     assert!(!log.contains("torch-1.13.0"), "{log}");
 }
+
+/// pandas 2.3.3 requires numpy only under Python markers (`numpy>=1.23.2; python_version ==
+/// "3.11"`, `numpy>=1.26.0; python_version >= "3.12"`, its wheel METADATA): on Python 3.11 -
+/// 3.13 no numpy older than 1.23.2 is installed beside it, so `np.argmax(keepdims=)` (a
+/// keyword from numpy 1.22.0) is no error there (granite-tsfm, docs/false-alarm-study-45.md,
+/// F-AH). Without pandas, the same declaration admits numpy 1.21.0 and 1.21.1.
+#[test]
+fn requirements_under_python_markers_bound_a_declared_package_where_they_apply() {
+    const ARGMAX: &str =
+        "import numpy as np\n\n\ndef top(x):\n    return np.argmax(x, axis=0, keepdims=True)\n";
+    let pyproject = |deps: &str| {
+        format!("[project]\nname = \"p\"\nversion = \"0.1\"\nrequires-python = \">=3.11,<3.14\"\ndependencies = [{deps}]\n")
+    };
+    let (code, _, all) = checked(
+        "pandas-marked-floor",
+        &[
+            ("m.py", ARGMAX),
+            (
+                "pyproject.toml",
+                &pyproject("\"numpy<3\", \"pandas>=2.3.3,<4\""),
+            ),
+        ],
+    );
+    assert_eq!(code, Some(0), "{all}");
+    assert!(
+        all.contains("numpy 1.21.0 - 1.23.1 left out: no release of pandas that `pandas>=2.3.3,<4` (pyproject.toml:5) admits accepts them (pandas 2.3.3 requires"),
+        "{all}"
+    );
+    let (code, out, all) = checked(
+        "pandas-marked-floor-control",
+        &[
+            ("m.py", ARGMAX),
+            ("pyproject.toml", &pyproject("\"numpy<3\"")),
+        ],
+    );
+    assert_eq!(code, Some(1), "{all}");
+    assert!(
+        out.contains("does not accept the keyword `keepdims` in numpy 1.21.0, 1.21.1"),
+        "{out}"
+    );
+}

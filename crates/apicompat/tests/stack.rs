@@ -178,3 +178,87 @@ fn a_helper_returning_a_package_predicate_or_its_own_test_guards_what_both_imply
         "{out}"
     );
 }
+
+/// `importlib.util.find_spec("m.sub")` finds a spec where the module exists (peft's test
+/// helper `is_mistral_available()`, docs/false-alarm-study-46.md F-AJ): a branch under it
+/// (inline, or through a helper returning the test) runs only where
+/// `transformers.models.mistral.modeling_mistral` exists (from 4.34), where `MistralConfig`
+/// exists too. Under `is None`, the `else` runs where it exists. Another module's spec says
+/// nothing of this one.
+#[test]
+fn a_found_module_spec_limits_its_branch_to_the_releases_with_the_module() {
+    let helper = "import importlib.util\n\n\ndef is_mistral_available():\n    try:\n        return importlib.util.find_spec(\"transformers.models.mistral.modeling_mistral\") is not None\n    except ModuleNotFoundError:\n        return False\n\n\nif is_mistral_available():\n    from transformers import MistralConfig\n";
+    let inline = "from importlib.util import find_spec\n\nif find_spec(\"transformers.models.mistral.modeling_mistral\"):\n    from transformers import MistralConfig\nif find_spec(\"transformers.models.mistral.modeling_mistral\") is None:\n    from transformers import LlamaConfig\nelse:\n    from transformers import MistralConfig as M\n";
+    let dir = common::project_in("stack", "find-spec", &[("a.py", helper), ("b.py", inline)]);
+    let o = check(&dir, &["--target", "transformers==4.33.3"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let other = helper.replace("models.mistral.modeling_mistral", "models.llama");
+    let dir = common::project_in("stack", "find-spec-control", &[("a.py", &other)]);
+    let o = check(&dir, &["--target", "transformers==4.33.3"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("`transformers.MistralConfig` is not in transformers 4.33.3"),
+        "{out}"
+    );
+}
+
+/// A function named only under `model_type == "qwen2_5_vl"` (LLaMA-Factory's liger kernels:
+/// `apply = apply_liger_kernel_to_qwen2_5_vl`, called after the `if`; or called there) runs
+/// only where a config of that model type loads, where `transformers.models.qwen2_5_vl`
+/// exists (from 4.49; docs/false-alarm-study-46.md F-AK). Named under another model type, it
+/// is judged on every release.
+#[test]
+fn a_function_named_under_a_model_type_runs_where_that_model_exists() {
+    let source = |model: &str| {
+        format!("from transformers import AutoConfig\n\n\ndef apply_kernel_to_qwen2_5_vl(rope=True):\n    from transformers.models.qwen2_5_vl import modeling_qwen2_5_vl\n    if rope:\n        modeling_qwen2_5_vl.apply_multimodal_rotary_pos_emb = None\n\n\ndef apply_kernel(path):\n    model_type = getattr(AutoConfig.from_pretrained(path), \"model_type\", None)\n    if model_type == \"llama\":\n        from transformers.models.llama import modeling_llama as apply\n    elif model_type == \"{model}\":\n        apply = apply_kernel_to_qwen2_5_vl\n    else:\n        return\n    apply()\n")
+    };
+    let dir = common::project_in(
+        "stack",
+        "model-type-ref",
+        &[("patch.py", &source("qwen2_5_vl"))],
+    );
+    let o = check(&dir, &["--target", "transformers==4.48.3"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let dir = common::project_in(
+        "stack",
+        "model-type-ref-control",
+        &[("patch.py", &source("qwen2_vl"))],
+    );
+    let o = check(&dir, &["--target", "transformers==4.48.3"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains(
+            "`transformers.models.qwen2_5_vl.modeling_qwen2_5_vl` is not in transformers 4.48.3"
+        ),
+        "{out}"
+    );
+}
+
+/// A name put back under `if not hasattr(M, "X"):` (AQLM's `SiLUActivation`, gone from
+/// transformers 4.39; docs/false-alarm-study-49.md F-AN) exists after the assignment, in the
+/// branch and after it, whatever the value (a call too). Reading it without assigning it stays
+/// an error.
+#[test]
+fn a_name_put_back_under_a_hasattr_test_exists_after_it() {
+    let source = |assign: &str| {
+        format!("from copy import deepcopy\n\nimport torch\n\n\ndef load():\n    import transformers.activations\n\n    if not hasattr(transformers.activations, \"SiLUActivation\"):\n{assign}        transformers.activations.SiLUActivation.inplace = False\n    return transformers.activations.SiLUActivation\n")
+    };
+    let put_back =
+        source("        transformers.activations.SiLUActivation = deepcopy(torch.nn.SiLU)\n");
+    let dir = common::project_in("stack", "put-back", &[("m.py", &put_back)]);
+    let o = check(&dir, &["--target", "transformers==4.40.2"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let dir = common::project_in("stack", "put-back-control", &[("m.py", &source(""))]);
+    let o = check(&dir, &["--target", "transformers==4.40.2"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("`transformers.activations.SiLUActivation` is not in transformers 4.40.2"),
+        "{out}"
+    );
+}

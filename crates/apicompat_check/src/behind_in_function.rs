@@ -42,6 +42,10 @@ struct Front {
     end: u32,
     /// Where an assignment's value starts in the statement (line, column), if it is one.
     value_at: Option<(u32, u32)>,
+    /// A statement that runs whole ([`Outline::front`]); else one that may run only in
+    /// part (a compound statement's header, a test with `and`), in front only of what follows
+    /// it in the same statement with nothing that may skip between ([`Outline::expression`]).
+    whole: bool,
     /// Its position in the findings.
     index: usize,
 }
@@ -64,7 +68,11 @@ pub(crate) fn mark(
         let outline = outlines
             .entry(*fi)
             .or_insert_with(|| Outline::of(&analyzed[*fi].text));
-        if let Some((last, end, value_at)) = outline.front(statement, f.line) {
+        let found = match outline.front(statement, f.line) {
+            Some(extent) => Some((extent, true)),
+            None => outline.expression(statement, f.line).map(|e| (e, false)),
+        };
+        if let Some(((last, end, value_at), whole)) = found {
             fronts.push(Front {
                 file: *fi,
                 package: f.package.clone(),
@@ -72,6 +80,7 @@ pub(crate) fn mark(
                 last,
                 end,
                 value_at,
+                whole,
                 index: i,
             });
         }
@@ -98,8 +107,13 @@ pub(crate) fn mark(
                 x.index != i
                     && x.package == f.package
                     && f.line < x.end
-                    && (x.statement < statement && f.line > x.last
-                        || x.statement == statement && after_in_statement(x, g, f))
+                    && (x.whole && x.statement < statement && f.line > x.last
+                        || x.statement == statement
+                            && after_in_statement(x, g, f)
+                            && (x.whole
+                                || outlines
+                                    .get(fi)
+                                    .is_some_and(|o| o.runs_after(x.statement, g, f))))
                     && f.missing_in.iter().all(|r| g.missing_in.contains(r))
             })
             .map(|x| x.index)
@@ -185,12 +199,45 @@ impl<'t> Outline<'t> {
     /// `None` when it is anything else or the text cannot be read that way.
     fn front(&self, line: u32, use_line: u32) -> Option<Extent> {
         let at = usize::try_from(line).ok()?.checked_sub(1)?;
-        let first = self.lines.get(at)?;
-        let indent = indent_of(first);
-        if indent == 0 || !plain_header(first.trim()) {
+        if !plain_header(self.lines.get(at)?.trim()) {
             return None;
         }
-        // The statement's lines: until its brackets close and no backslash continues it.
+        let (last, value_at) = self.statement(at, use_line, true)?;
+        let header = self.parent[at]?;
+        let end = u32::try_from(self.end[header] + 1).ok()?;
+        Some((last, end, value_at))
+    }
+
+    /// For a statement starting at `line` inside a function that may run only in part (a
+    /// compound statement's header, a boolean operator), with a failing use on `use_line`:
+    /// its extent as [`Outline::front`] gives it, the first line after it as its end (it is in
+    /// front of nothing after it).
+    fn expression(&self, line: u32, use_line: u32) -> Option<Extent> {
+        let at = usize::try_from(line).ok()?.checked_sub(1)?;
+        // The names of one import are all reported (fixing them is one task), as at import
+        // time (`crate::behind`).
+        let code = self.lines.get(at)?.trim_start();
+        if code.starts_with("import ") || code.starts_with("from ") {
+            return None;
+        }
+        let (last, value_at) = self.statement(at, use_line, false)?;
+        Some((last, last + 1, value_at))
+    }
+
+    /// The statement starting at line index `at` (indented: in a function or a block) and
+    /// holding `use_line`: its last line (1-based) and where an assignment's value starts, read
+    /// until its brackets close and no backslash continues it; with `plain`, only if no word
+    /// in it may skip a part ([`plain_words`]).
+    fn statement(
+        &self,
+        at: usize,
+        use_line: u32,
+        plain: bool,
+    ) -> Option<(u32, Option<(u32, u32)>)> {
+        let indent = indent_of(self.lines.get(at)?);
+        if indent == 0 {
+            return None;
+        }
         let mut scan = Scan::default();
         let mut last = at;
         loop {
@@ -198,7 +245,7 @@ impl<'t> Outline<'t> {
             if last > at && indent_of(l) <= indent && !l.trim_start().starts_with([')', ']', '}']) {
                 return None;
             }
-            if !plain_words(l) {
+            if plain && !plain_words(l) {
                 return None;
             }
             let line_no = u32::try_from(last + 1).ok()?;
@@ -212,13 +259,114 @@ impl<'t> Outline<'t> {
             }
         }
         let last = u32::try_from(last + 1).ok()?;
-        if use_line < line || use_line > last {
-            return None;
-        }
-        let header = self.parent[at]?;
-        let end = u32::try_from(self.end[header] + 1).ok()?;
-        Some((last, end, scan.value_at))
+        let line = u32::try_from(at + 1).ok()?;
+        (line <= use_line && use_line <= last).then_some((last, scan.value_at))
     }
+
+    /// Whether, in the statement starting at `statement`, `f` runs whenever the failing `g`
+    /// before it ran ([`follows_in_group`]). `(A, B)` in `if x and not isinstance(v, (A,
+    /// B)):`: `B` runs after `A`; not in `(a if c else A), B`.
+    fn runs_after(&self, statement: u32, g: &Finding, f: &Finding) -> bool {
+        let text = |from: (u32, u32), to: (u32, u32)| -> Option<String> {
+            let mut out = String::new();
+            for line in from.0..=to.0 {
+                let l: Vec<char> = self
+                    .lines
+                    .get(usize::try_from(line).ok()?.checked_sub(1)?)?
+                    .chars()
+                    .collect();
+                let start = if line == from.0 {
+                    from.1.saturating_sub(1)
+                } else {
+                    0
+                };
+                let end = if line == to.0 {
+                    to.1.saturating_sub(1)
+                } else {
+                    u32::MAX
+                };
+                let (start, end) = (usize::try_from(start).ok()?, usize::try_from(end).ok()?);
+                out.extend(l.iter().skip(start).take(end.saturating_sub(start)));
+                out.push('\n');
+            }
+            Some(out)
+        };
+        let (Some(before), Some(between)) = (
+            text((statement, 1), (g.line, g.column)),
+            text((g.line, g.column), (f.line, f.column)),
+        ) else {
+            return false;
+        };
+        follows_in_group(&before, &between)
+    }
+}
+
+/// Words that may keep a part of an expression from running.
+const SKIPPING: &[&str] = &["if", "else", "and", "or", "for", "lambda"];
+
+/// Whether an expression at the end of `before` (the statement's text up to it) runs whenever
+/// the part of its element before it does, and one at the end of `between` (the text from it
+/// on) runs whenever it does: no word that may skip a part in its element (from the comma or
+/// bracket that starts it) nor between them, and the second inside the same brackets (an
+/// element of the same tuple, list, dict or call, or inside one of those). Brackets and commas
+/// in one-line strings are skipped.
+fn follows_in_group(before: &str, between: &str) -> bool {
+    let skipping = |t: &str| {
+        t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| SKIPPING.contains(&w))
+    };
+    // Each character's bracket depth (outside strings), and where the front's element starts.
+    let mut depth = 0i32;
+    let mut starts: Vec<usize> = vec![0];
+    let mut quote: Option<char> = None;
+    for (i, c) in before.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), '\n') => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => {
+                depth += 1;
+                starts.push(i + 1);
+            }
+            (None, ')' | ']' | '}') => {
+                depth -= 1;
+                starts.pop();
+                if starts.is_empty() {
+                    return false;
+                }
+            }
+            (None, ',') => {
+                if let Some(s) = starts.last_mut() {
+                    *s = i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let element = starts.last().map_or("", |&s| &before[s..]);
+    if quote.is_some() || skipping(element) || skipping(between) {
+        return false;
+    }
+    let mut level = 0i32;
+    let mut quote: Option<char> = None;
+    for c in between.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), '\n') => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => level += 1,
+            (None, ')' | ']' | '}') => {
+                level -= 1;
+                if level < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth >= 0
 }
 
 /// A statement in front: its last line, the first line after its block (both 1-based) and

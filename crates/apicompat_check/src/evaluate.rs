@@ -23,6 +23,7 @@ use absent::AbsentIn;
 
 mod absent;
 mod moved;
+pub(crate) mod parameters;
 mod restores;
 
 use restores::Restore;
@@ -339,6 +340,13 @@ impl<'c> Evaluator<'c> {
         self.lite(view, &row, path, release).clone()
     }
 
+    /// What a release says of a tested path ([`crate::collect::PathTest`]).
+    fn tested(&self, view: &PackageView, path: &str, release: usize) -> Found {
+        parameters::found(view, path, release).unwrap_or_else(|| {
+            found(self.status(view, path, release)).or_unimportable(view, path, release)
+        })
+    }
+
     /// Whether the use never runs on any targeted release: a test of its on another package's
     /// paths, or a version condition on another package, holds on none of that package's
     /// targeted releases (`try: from torchvision.transforms import InterpolationMode` /
@@ -378,7 +386,7 @@ impl<'c> Evaluator<'c> {
             releases.iter().all(|&r| {
                 let excluded = u.requires.iter().any(|t| {
                     on(t.path.split('.').next().unwrap_or(&t.path))
-                        && t.excludes_with(|p| found(self.status(v, p, r)).or_unimportable(v, p, r))
+                        && t.excludes_with(|p| self.tested(v, p, r))
                 });
                 excluded
                     || u.versions.iter().any(|(root, pred)| {
@@ -425,13 +433,11 @@ impl<'c> Evaluator<'c> {
             return false;
         };
         let not_run = c.required.iter().any(|(t, row)| {
-            t.excludes_with(|p| {
-                let lite = if p == t.path {
-                    self.lite(view, row, p, r).clone()
-                } else {
-                    self.status(view, p, r)
-                };
-                found(lite).or_unimportable(view, p, r)
+            t.excludes_with(|p| match p == t.path {
+                true => parameters::found(view, p, r).unwrap_or_else(|| {
+                    found(self.lite(view, row, p, r).clone()).or_unimportable(view, p, r)
+                }),
+                false => self.tested(view, p, r),
             })
         });
         !not_run && c.preds.iter().all(|p| p.admits(&release.version))
@@ -546,7 +552,24 @@ impl<'c> Evaluator<'c> {
         .filter(|_| (0..n).all(|r| verdict(r) != Verdict::Present));
         silenced |= plugin.is_some();
         let last_absent = last_absent.map(|m| (m, absent::groups(&missing, &absent)));
-        let mut finding = self.finding(u, view, target, (&missing, &present, nowhere), last_absent);
+        // The releases just older than the first that has it, where that is not known
+        // (transformers 4.53 - 4.57 build their exports by a call): "from 5.0.0" would say
+        // they lack it.
+        let unknown_below: Vec<usize> = match present.first() {
+            Some(&first) => (0..first)
+                .rev()
+                .take_while(|&r| verdict(r) == Verdict::Unknown)
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut finding = self.finding(
+            u,
+            view,
+            target,
+            (&missing, &present, nowhere),
+            &unknown_below,
+            last_absent,
+        );
         if silenced {
             finding.severity = Severity::Info;
             finding.reach = Reach::Guarded;
@@ -590,6 +613,7 @@ impl<'c> Evaluator<'c> {
         view: &PackageView,
         target: &Target,
         (missing, present, nowhere): (&[usize], &[usize], bool),
+        unknown_below: &[usize],
         last_absent: Option<(String, Vec<AbsentIn>)>,
     ) -> Finding {
         let versions = view.versions();
@@ -614,6 +638,16 @@ impl<'c> Evaluator<'c> {
             }
             Some(_) => format!("in {}", releases.present_ranges.join(", ")),
             None => String::new(),
+        };
+        let from_on = if unknown_below.is_empty() {
+            from_on
+        } else {
+            let unknown = apicompat_index::ranges(&versions, &rules::mask(n, unknown_below));
+            format!(
+                "{from_on} (whether {} {} have it is not known)",
+                view.name(),
+                unknown.join(", ")
+            )
         };
         let rule = judge::rule_of(&u.kind);
         let symbol = judge::symbol_of(u);

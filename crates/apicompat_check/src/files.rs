@@ -128,13 +128,25 @@ fn worker_pool() -> Result<&'static rayon::ThreadPool, crate::UsageError> {
     .map_err(|e| crate::UsageError(e.clone()))
 }
 
+/// The bytes of each file, in order, read on the worker threads (the error of a file that
+/// cannot be read, as the walk reports it).
+pub(crate) fn read_all(files: &[PathBuf]) -> Vec<Read> {
+    use rayon::prelude::*;
+    let read = || files.par_iter().map(|p| read_source(p)).collect();
+    match worker_pool() {
+        Ok(pool) => pool.install(read),
+        Err(_) => files.iter().map(|p| read_source(p)).collect(),
+    }
+}
+
 /// Parses and walks every file of the project (and standard input, when given, and the
 /// in-memory `documents` under the module names of their paths, in place of the files at those
 /// paths) on worker threads with large stacks, then resolves version helpers and callers
-/// across files. With `warm`, the files unchanged since a check that was given the same
+/// across files. `texts` are the files' bytes when already read ([`read_all`]; empty: read
+/// here). With `warm`, the files unchanged since a check that was given the same
 /// [`Warm`] are not parsed again. The pool is returned for the work that follows.
 pub fn analyze_project(
-    files: &[PathBuf],
+    (files, texts): (&[PathBuf], Vec<Result<Vec<u8>, String>>),
     stdin: Option<&crate::StdinSource>,
     documents: &[crate::StdinSource],
     roots: &HashSet<String>,
@@ -145,32 +157,38 @@ pub fn analyze_project(
     let pool = worker_pool()?;
     let doc_paths: Vec<PathBuf> = documents.iter().map(|d| d.name.clone()).collect();
     let replaced: HashSet<&Path> = doc_paths.iter().map(PathBuf::as_path).collect();
-    let files: Vec<PathBuf> = files
+    let mut texts = texts.into_iter();
+    let (files, texts): (Vec<PathBuf>, Vec<Option<Read>>) = files
         .iter()
-        .filter(|p| !replaced.contains(p.as_path()))
-        .cloned()
-        .collect();
+        .map(|p| (p, texts.next()))
+        .filter(|(p, _)| !replaced.contains(p.as_path()))
+        .map(|(p, t)| (p.clone(), t))
+        .unzip();
     let names = crate::chains::module_names(&files, project_root);
     let doc_names = crate::chains::module_names(&doc_paths, project_root);
     // Every source, in order: the files, standard input, the documents.
     let mut sources: Vec<Source> = files
         .iter()
         .zip(names)
-        .map(|(p, module)| Source {
+        .zip(texts)
+        .map(|((p, module), read)| Source {
             path: p.clone(),
             module,
             text: None,
+            read,
         })
         .collect();
     sources.extend(stdin.map(|s| Source {
         path: s.name.clone(),
         module: ModuleName::default(),
         text: Some(&s.bytes),
+        read: None,
     }));
     sources.extend(documents.iter().zip(doc_names).map(|(d, module)| Source {
         path: d.name.clone(),
         module,
         text: Some(&d.bytes),
+        read: None,
     }));
     let stdin_at = stdin.map(|_| files.len());
     let analyzed = match warm {
@@ -203,6 +221,7 @@ pub(crate) fn analyze_in_memory(
             path: path.clone(),
             module: module.clone(),
             text: Some(bytes),
+            read: None,
         })
         .collect();
     let mut analyzed = pool.install(|| analyze_all(sources, roots));
@@ -210,28 +229,34 @@ pub(crate) fn analyze_in_memory(
     Ok(analyzed)
 }
 
-/// A file to analyze: on disk, or given by its text.
+/// A file's bytes, or why it cannot be read.
+type Read = Result<Vec<u8>, String>;
+
+/// A file to analyze: on disk (perhaps already read), or given by its text.
 struct Source<'a> {
     path: PathBuf,
     module: ModuleName,
     text: Option<&'a Vec<u8>>,
+    /// The file's bytes read before, taken by the first [`Source::take_bytes`].
+    read: Option<Read>,
 }
 
 impl Source<'_> {
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        match self.text {
-            Some(t) => Ok(t.clone()),
-            None => read_source(&self.path),
+    fn take_bytes(&mut self) -> Read {
+        match (self.text, self.read.take()) {
+            (Some(t), _) => Ok(t.clone()),
+            (None, Some(read)) => read,
+            (None, None) => read_source(&self.path),
         }
     }
 }
 
 /// Every source read and walked (on the pool's threads).
-fn analyze_all(sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyzed>> {
+fn analyze_all(mut sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyzed>> {
     use rayon::prelude::*;
     // Every file is read first: the names of the functions and classes the project defines
     // tell which calls the semantic model keeps (most calls are of other objects' methods).
-    let read: Vec<Result<Vec<u8>, String>> = sources.par_iter().map(Source::bytes).collect();
+    let read: Vec<Read> = sources.par_iter_mut().map(Source::take_bytes).collect();
     let defined: HashSet<String> = read
         .par_iter()
         .filter_map(|r| r.as_ref().ok())
@@ -264,12 +289,17 @@ fn analyze_all(sources: Vec<Source>, roots: &HashSet<String>) -> Vec<Arc<Analyze
 /// a newly defined name makes stale, see [`crate::warm`]) are read and walked.
 fn analyze_warm(
     state: &mut warm::State,
-    sources: Vec<Source>,
+    mut sources: Vec<Source>,
     roots: &HashSet<String>,
     stdin_at: Option<usize>,
 ) -> Vec<Arc<Analyzed>> {
     use rayon::prelude::*;
     state.begin(roots);
+    // Bytes read before the stamps are taken could be older than the stamp kept with them:
+    // the files are read again.
+    for s in &mut sources {
+        s.read = None;
+    }
     let stamps: Vec<Option<Stamp>> = sources
         .par_iter()
         .map(|s| match s.text {
@@ -291,10 +321,10 @@ fn analyze_warm(
             Some((Arc::clone(&e.analyzed), e.defs.as_slice()))
         })
         .collect();
-    let mut read: Vec<Option<Result<Vec<u8>, String>>> = sources
-        .par_iter()
+    let mut read: Vec<Option<Read>> = sources
+        .par_iter_mut()
         .zip(&kept)
-        .map(|(s, k)| k.is_none().then(|| s.bytes()))
+        .map(|(s, k)| k.is_none().then(|| s.take_bytes()))
         .collect();
     // Each source's `def`/`class` names: kept, or scanned once from what was read.
     let defs: Vec<Vec<String>> = kept
@@ -325,7 +355,7 @@ fn analyze_warm(
         for (i, stale) in stale.into_iter().enumerate() {
             if stale {
                 kept[i] = None;
-                read[i] = Some(sources[i].bytes());
+                read[i] = Some(sources[i].take_bytes());
             }
         }
     }
@@ -415,7 +445,7 @@ pub fn analyze_path(path: &Path, module: ModuleName, roots: &HashSet<String>) ->
 
 /// A source file's bytes. Regular files only, at most MAX_FILE_BYTES: a `.py` that is a FIFO
 /// or a link to `/dev/zero` is an I/O finding, not a hang.
-fn read_source(path: &Path) -> Result<Vec<u8>, String> {
+fn read_source(path: &Path) -> Read {
     match apicompat_requirements::read_regular_file(path, MAX_FILE_BYTES) {
         Ok(bytes) => Ok(bytes),
         Err(apicompat_requirements::ReadError::Io(e)) => Err(describe_io(&e)),

@@ -24,6 +24,7 @@ mod def_scan;
 mod drift;
 mod evaluate;
 pub mod exclude;
+mod extras_files;
 mod file_problems;
 pub mod files;
 mod finish;
@@ -127,6 +128,12 @@ pub struct Options {
     /// (`subprojects::separate_projects`): the enclosing project bounds only the packages it
     /// names.
     pub inherit_named_only: bool,
+    /// For a sub-project the install instructions install (`pip install -r sub/reqs.txt` in
+    /// the enclosing project's README, or its own README's): the files they install for it,
+    /// read as its requirements, and every package those name (bare too) is bounded by them
+    /// alone (`subprojects::inherit`).
+    pub installed: Vec<apicompat_requirements::InstalledFile>,
+    pub names_own: bool,
     /// For a sub-project: the top-level packages the enclosing project provides (its examples
     /// import them from the same tree).
     pub own_roots: Vec<String>,
@@ -157,7 +164,7 @@ impl std::error::Error for UsageError {}
 pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError> {
     match check_project(catalog, options, true)? {
         Checked::Done(report) => Ok(*report),
-        Checked::Split(plan) => subprojects::run(catalog, options, plan),
+        Checked::Split(plan) => subprojects::run(catalog, options, *plan),
     }
 }
 
@@ -165,7 +172,7 @@ pub fn check(catalog: &Catalog, options: &Options) -> Result<Report, UsageError>
 pub(crate) enum Checked {
     Done(Box<Report>),
     /// The tree holds sub-projects to check apart (asked for with `split`).
-    Split(subprojects::Plan),
+    Split(Box<subprojects::Plan>),
 }
 
 /// Runs a check of one project; with `split`, a tree that holds sub-projects is not checked
@@ -183,7 +190,7 @@ pub(crate) fn check_project(
     let settings = Settings::read(catalog, options, &mut summary)?;
     let discovered = match project::discover(options, &settings, split, &mut summary) {
         project::Found::Files(d) => d,
-        project::Found::Split(plan) => return Ok(Checked::Split(plan)),
+        project::Found::Split(plan) => return Ok(Checked::Split(Box::new(plan))),
     };
     let mut files = project::read(catalog, options, &settings, discovered, &mut summary)?;
     let mut findings: Vec<Finding> = Vec::new();

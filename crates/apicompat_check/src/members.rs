@@ -254,6 +254,8 @@ pub struct MemberChecker {
     needed: HashSet<String>,
     tables: HashMap<String, HashMap<String, Arc<MemberDef>>>,
     roots: HashMap<String, Vec<String>>,
+    /// Needed names a class of the standard library defines ([`MemberChecker::note_stdlib`]).
+    stdlib: HashSet<String>,
 }
 
 impl MemberChecker {
@@ -280,6 +282,20 @@ impl MemberChecker {
             needed,
             tables: HashMap::default(),
             roots: HashMap::default(),
+            stdlib: HashSet::default(),
+        }
+    }
+
+    /// Notes the names a class of the standard library defines in some Python release
+    /// (`argparse.Namespace._get_kwargs`, `typing.NamedTuple._replace`): a receiver of unknown
+    /// type may be one of those objects whatever the file imports, so another package's classes
+    /// say nothing about it (`docs/false-alarm-study-44.md`, F-AG).
+    pub fn note_stdlib(&mut self, catalog: &apicompat_index::Catalog) {
+        if self.needed.is_empty() {
+            return;
+        }
+        if let Ok(Some(view)) = catalog.package(crate::python_target::PYTHON) {
+            self.stdlib = build_table(view, &self.needed).into_keys().collect();
         }
     }
 
@@ -309,6 +325,10 @@ impl MemberChecker {
         packages: &[&'v PackageView],
     ) -> Option<(&'v PackageView, Arc<MemberDef>)> {
         if !self.is_candidate(file, m) {
+            return None;
+        }
+        let python = crate::python_target::PYTHON;
+        if self.stdlib.contains(&m.name) && !packages.iter().any(|p| p.name() == python) {
             return None;
         }
         let mut found: Vec<(&'v PackageView, Arc<MemberDef>)> = Vec::new();
@@ -347,6 +367,9 @@ impl MemberChecker {
             let root = t.path.split('.').next().unwrap_or(&t.path);
             !roots.iter().any(|r| r == root)
                 || !t.excludes_with(|p| {
+                    if let Some(f) = crate::evaluate::parameters::found(view, p, release) {
+                        return f;
+                    }
                     match view.status(p, release) {
                         Ok(apicompat_index::Status::Absent { .. }) => Found::Absent,
                         Ok(apicompat_index::Status::Present { symbol, .. }) => {
@@ -560,6 +583,7 @@ pub(crate) fn check_files(
             .filter(|(fi, _)| is_reported(*fi))
             .map(|(_, a)| &a.uses),
     );
+    checker.note_stdlib(catalog);
     let mut packages = Packages::new(catalog);
     // The top-level names of the project's own modules.
     let project_roots: HashSet<&str> = analyzed

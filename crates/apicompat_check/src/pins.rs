@@ -222,6 +222,24 @@ pub(crate) fn exact_pin(reqs: &[&DeclaredRequirement]) -> Option<Version> {
     pinned
 }
 
+/// Whether the declarations admit some version together, indexed or not: a version one of
+/// them names that every one admits (nnFormer's `torch==1.8.1` beside `torch>=1.6.0a`, study
+/// 42's F-AB: they agree on a release older than the index, which is no contradiction).
+/// Ranges that meet only between the versions they name (`>1.6,<1.7`) are not seen.
+pub(crate) fn agree_on_some_version(reqs: &[&DeclaredRequirement]) -> bool {
+    agreed_version(reqs).is_some()
+}
+
+/// The first version a declaration names that every one admits ([`agree_on_some_version`]).
+pub(crate) fn agreed_version(reqs: &[&DeclaredRequirement]) -> Option<Version> {
+    reqs.iter()
+        .flat_map(|r| r.specifier.iter().map(|c| release_of(c.version())))
+        .find(|v| {
+            reqs.iter()
+                .all(|r| apicompat_requirements::admits(&r.specifier, v))
+        })
+}
+
 /// The version a specifier pins (`==4.38.0`, its only clause), or the lowest version its
 /// clauses name that it admits (`>=4.46.1,<=4.46.1`: a pin written as a range).
 pub(crate) fn pin_of(specifier: &VersionSpecifiers) -> Option<Version> {

@@ -76,7 +76,10 @@ pub(crate) fn discover(
         }
     }
     // What a script puts first on `sys.path` is the project's code (`_init_paths.py`).
-    let inserted = crate::syspath::inserted_dirs(&discovered.files, &settings.project_root);
+    // (Each file is read here once: the walk takes the bytes.)
+    discovered.texts = files::read_all(&discovered.files);
+    let inserted =
+        crate::syspath::inserted_dirs(&discovered.files, &discovered.texts, &settings.project_root);
     // What a script appends comes after the installed packages: its packages that no
     // declaration of the project installs (LLM-Adapters' own `peft/src/peft`).
     let declared: HashSet<String> = settings
@@ -149,6 +152,14 @@ pub(crate) fn discover(
             summary.notes.extend(plan.note());
         }
     }
+    // The packages of the directories the install instructions install (LoRA-GA's `pip
+    // install -e peft`: its own fork of peft is what `import peft` loads; study 46, F-AI),
+    // once the tree is planned (they are no package directory of the root).
+    for dir in apicompat_requirements::installed_dirs(&settings.project_root) {
+        let names = files::provided_by(&dir);
+        discovered.first_party.extend(names.iter().cloned());
+        discovered.own_packages.extend(names);
+    }
     Found::Files(discovered)
 }
 
@@ -169,7 +180,7 @@ pub(crate) fn read(
     catalog: &Catalog,
     options: &Options,
     settings: &Settings,
-    discovered: Discovered,
+    mut discovered: Discovered,
     summary: &mut Summary,
 ) -> Result<ProjectFiles, UsageError> {
     // (A package of the data file is not decoded for its roots: the file's table names them.)
@@ -187,8 +198,9 @@ pub(crate) fn read(
         summary.notes.push(files::own_root_note(&name));
     }
     let indexed = crate::indexed_helpers::Indexed::new(Some(catalog));
+    let texts = std::mem::take(&mut discovered.texts);
     let (pool, analyzed) = files::analyze_project(
-        &discovered.files,
+        (&discovered.files, texts),
         options.stdin.as_ref(),
         &options.documents,
         &roots,

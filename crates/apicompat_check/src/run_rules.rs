@@ -46,6 +46,16 @@ pub(crate) fn run(
     let assigned = stored_paths(&files.analyzed);
     let stored = invented_paths(eval, &assigned);
     let replaced = Replaced::new(&files.analyzed, assigned);
+    // Files that run only with an extra: their uses are judged on the releases it admits.
+    let narrowed = crate::extras_files::narrowed(
+        catalog,
+        eval,
+        cx.sources.unscoped,
+        chosen,
+        &files.analyzed,
+        reported,
+    );
+    let stored = (&stored, &replaced, &narrowed);
     let mut by_pgcopy = Vec::new();
     let ((typed, origins), (mut evaluated, mut places)) = {
         let (analyzed, roots, chosen) = (&files.analyzed, &files.roots, &*chosen);
@@ -61,7 +71,7 @@ pub(crate) fn run(
                                 .enumerate()
                                 .filter(move |(fi, _)| reported[*fi])
                                 .flat_map_iter(|(fi, f)| f.uses.uses.iter().map(move |u| (fi, u)));
-                            evaluate_uses(eval, chosen, analyzed, (&stored, &replaced), uses)
+                            evaluate_uses(eval, chosen, analyzed, stored, uses)
                         },
                         || {
                             pgcopy::check_files(
@@ -97,7 +107,7 @@ pub(crate) fn run(
             eval,
             chosen,
             &files.analyzed,
-            (&stored, &replaced),
+            stored,
             typed.par_iter().map(|(fi, u)| (*fi, u)),
         )
     });
@@ -170,7 +180,7 @@ fn evaluate_uses<'c, 'u>(
     eval: &Evaluator<'c>,
     chosen: &BTreeMap<String, targets::Target>,
     analyzed: &[Arc<Analyzed>],
-    (stored, replaced): (&HashSet<String>, &Replaced),
+    (stored, replaced, narrowed): (&HashSet<String>, &Replaced, &crate::extras_files::Narrowed),
     uses: impl ParallelIterator<Item = (usize, &'u collect::Use)>,
 ) -> (
     Vec<(&'c apicompat_index::PackageView, evaluate::Pending)>,
@@ -188,7 +198,11 @@ fn evaluate_uses<'c, 'u>(
         let file = &analyzed[fi];
         let root = u.path.split('.').next().unwrap_or(&u.path);
         let view = eval.package_for(root)?;
-        let target = chosen.get(view.name())?;
+        let target = match narrowed.is_empty() {
+            true => None,
+            false => narrowed.get(&(fi, view.name().to_string())),
+        }
+        .or_else(|| chosen.get(view.name()))?;
         if eval.never_runs(u, view, chosen) {
             return None;
         }

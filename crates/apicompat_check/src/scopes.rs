@@ -33,6 +33,39 @@ const MAX_SCOPES_LISTED: usize = 4;
 
 /// The scopes asked for, a requirements file given by its path (`--scope requirements/pt2.txt`)
 /// taken as the scope it declares (`pt2`).
+/// The scopes asked for; without `--scope`, the extras every install of the project its
+/// instructions give includes (`pip install -e .[train]` and nothing else;
+/// docs/false-alarm-study-43.md, F-AF), with a note naming them.
+pub(crate) fn documented(
+    declared: &apicompat_requirements::Declared,
+    root: &std::path::Path,
+    options: &crate::Options,
+    summary: &mut crate::model::Summary,
+) -> Vec<String> {
+    if !options.scopes.is_empty() {
+        return options.scopes.clone();
+    }
+    let scopes = declared.scopes();
+    let found: Vec<(String, std::path::PathBuf, u32)> =
+        apicompat_requirements::documented_extras(root, declared.name.as_deref())
+            .into_iter()
+            .filter(|(e, ..)| scopes.contains_key(&apicompat_requirements::normalize_name(e)))
+            .collect();
+    if let Some((_, doc, line)) = found.first() {
+        let names: Vec<String> = found.iter().map(|(e, ..)| format!("`{e}`")).collect();
+        let (what, are, them) = match names.len() {
+            1 => ("extra", "is", "it"),
+            _ => ("extras", "are", "them"),
+        };
+        summary.notes.push(format!(
+            "the {what} {} {are} checked with the main requirements: the install instructions install the project with {them} ({}:{line}; `--scope NAME` chooses others)",
+            names.join(", "),
+            doc.display()
+        ));
+    }
+    found.into_iter().map(|(e, ..)| e).collect()
+}
+
 pub(crate) fn scope_names(
     declared: &apicompat_requirements::Declared,
     wanted: &[String],

@@ -85,7 +85,8 @@ impl Settings {
             .clone()
             .unwrap_or_else(|| project_root_of(&paths, options));
         let (all_declared, inherited) = declarations(&project_root, options);
-        let scopes = crate::scopes::scope_names(&all_declared, &options.scopes);
+        let wanted = crate::scopes::documented(&all_declared, &project_root, options, summary);
+        let scopes = crate::scopes::scope_names(&all_declared, &wanted);
         let declared = all_declared.in_scopes(&scopes);
         crate::scopes::scope_notes(catalog, &all_declared, &scopes, &mut summary.notes);
         declaration_problems(&declared, &project_root, summary);
@@ -177,7 +178,7 @@ fn project_root_of(paths: &[PathBuf], options: &Options) -> PathBuf {
 /// The project's declarations (completed by the enclosing project's for a sub-project), and
 /// the packages only the enclosing project declares.
 fn declarations(project_root: &Path, options: &Options) -> (Declared, HashSet<String>) {
-    let mut declared = read_project(project_root);
+    let mut declared = apicompat_requirements::read_project_with(project_root, &options.installed);
     let Some(parent) = &options.inherit else {
         return (declared, HashSet::default());
     };
@@ -193,11 +194,14 @@ fn declarations(project_root: &Path, options: &Options) -> (Declared, HashSet<St
     let own: HashSet<String> = declared
         .requirements
         .iter()
-        .filter(|r| !r.specifier.is_empty())
+        .filter(|r| options.names_own || !r.specifier.is_empty())
         .map(|r| r.name.clone())
         .collect();
-    let declared =
-        subprojects::inherit(&read_project(parent), declared, options.inherit_named_only);
+    let how = subprojects::Inherit {
+        named_only: options.inherit_named_only,
+        names_own: options.names_own,
+    };
+    let declared = subprojects::inherit(&read_project(parent), declared, how);
     let inherited = declared
         .requirements
         .iter()

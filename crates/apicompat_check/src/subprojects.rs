@@ -13,7 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use apicompat_index::Catalog;
-use apicompat_requirements::{read_project, Declared, ToolConfig};
+use apicompat_requirements::{
+    read_project, read_project_with, Declared, InstalledFile, ToolConfig,
+};
 
 use crate::exclude::FileFilter;
 use crate::files::{self, Discovered};
@@ -29,11 +31,11 @@ const MARKERS: &[&str] = &[
     "requirements.txt",
 ];
 
-/// A directory documented as a project of its own that installs its environment with a
-/// script (Show-o's `show-o2/`: a README and `build_env.sh` running `pip3 install
-/// torch==2.5.1`; `apicompat_requirements::has_install_script`). Such a directory is an
-/// environment of its own: the root's declarations bound only the packages it names.
-fn installs_itself(dir: &Path) -> bool {
+/// Whether `dir` is documented (has a README). A documented directory that installs its
+/// environment with a script (Show-o's `show-o2/`: a README and `build_env.sh` running `pip3
+/// install torch==2.5.1`; `apicompat_requirements::has_install_script`) is an environment of
+/// its own: the root's declarations bound only the packages it names.
+fn has_readme(dir: &Path) -> bool {
     const READMES: &[&str] = &[
         "README.md",
         "README.rst",
@@ -41,7 +43,23 @@ fn installs_itself(dir: &Path) -> bool {
         "README",
         "readme.md",
     ];
-    READMES.iter().any(|r| dir.join(r).is_file()) && apicompat_requirements::has_install_script(dir)
+    READMES.iter().any(|r| dir.join(r).is_file())
+}
+
+/// For each directory below `root`, the files `root`'s install instructions install for it
+/// (sliders' README: `pip install -r flux-sliders/flux-requirements.txt`), keyed by the
+/// directory as named from `root`; the root's own and its `requirements/` are not.
+fn installed_below(root: &Path) -> HashMap<PathBuf, Vec<InstalledFile>> {
+    let mut out: HashMap<PathBuf, Vec<InstalledFile>> = HashMap::default();
+    for i in apicompat_requirements::installed_files(root) {
+        let Some(dir) = i.file.parent().and_then(|p| relative_dir(p, root)) else {
+            continue;
+        };
+        if dir != Path::new("requirements") {
+            out.entry(dir).or_default().push(i);
+        }
+    }
+    out
 }
 
 /// Sub-projects below the root at most (more are checked with the root's declarations).
@@ -59,6 +77,11 @@ pub(crate) struct Plan {
     /// Sub-projects checked with the root's declarations: reading the root's packages once
     /// more for each would cost more than the tree.
     pub(crate) folded: Vec<PathBuf>,
+    /// The files the install instructions install for a sub-project, by sub-project.
+    installed: HashMap<PathBuf, Vec<InstalledFile>>,
+    /// The sub-projects the install instructions install (the root's or their own): the
+    /// packages they name are bounded by their declarations alone ([`Inherit::names_own`]).
+    names_own: Vec<PathBuf>,
     /// The packages the root project provides.
     own: Vec<String>,
     /// Their directories, read with each sub-project that imports them (its code calls their
@@ -115,6 +138,8 @@ impl Plan {
         o.project = Some(sub.to_path_buf());
         o.inherit = Some(self.root.clone());
         o.inherit_named_only = self.separate.iter().any(|s| s == sub);
+        o.names_own = self.names_own.iter().any(|s| s == sub);
+        o.installed = self.installed.get(sub).cloned().unwrap_or_default();
         o.own_roots = self.own.clone();
         let enclosing: Vec<&PathBuf> = self
             .subs
@@ -122,7 +147,7 @@ impl Plan {
             .filter(|e| e.as_path() != sub && sub.starts_with(e))
             .collect();
         if !enclosing.is_empty() {
-            let declared = read_project(sub);
+            let declared = read_project_with(sub, &o.installed);
             let mut provided: Vec<String> = enclosing
                 .iter()
                 .flat_map(|e| files::provided_by(e))
@@ -242,11 +267,15 @@ pub(crate) fn plan(
     filter: &FileFilter,
 ) -> Option<Plan> {
     let root_abs = std::fs::canonicalize(root).ok()?;
+    let installed_rel = installed_below(root);
     // The nearest directory with a marker above each file, below the root.
     let mut marked: HashMap<PathBuf, bool> = HashMap::default();
     let mut found: BTreeSet<PathBuf> = BTreeSet::new();
     // Those marked only by an install script: environments of their own.
     let mut scripted: BTreeSet<PathBuf> = BTreeSet::new();
+    // Those the install instructions install: the root's, or their own README's.
+    let mut installed: HashMap<PathBuf, Vec<InstalledFile>> = HashMap::default();
+    let mut names_own: BTreeSet<PathBuf> = BTreeSet::new();
     for file in &discovered.files {
         let mut dir = file.parent();
         while let Some(d) = dir {
@@ -254,13 +283,34 @@ pub(crate) fn plan(
                 break;
             }
             let is_marked = *marked.entry(d.to_path_buf()).or_insert_with(|| {
+                let named = (!installed_rel.is_empty())
+                    .then(|| relative_dir(d, root))
+                    .flatten();
+                if let Some(files) = named.and_then(|r| installed_rel.get(&r)) {
+                    installed.insert(d.to_path_buf(), files.clone());
+                    names_own.insert(d.to_path_buf());
+                    return true;
+                }
                 let declares = MARKERS.iter().any(|m| d.join(m).is_file())
                     || apicompat_requirements::has_conda_file(d);
-                if !declares && installs_itself(d) {
+                if declares || !has_readme(d) {
+                    return declares;
+                }
+                if apicompat_requirements::has_install_script(d) {
                     scripted.insert(d.to_path_buf());
                     return true;
                 }
-                declares
+                // A README that installs a file of its directory (HunyuanDiT's
+                // `kohya_ss-hydit`: `pip install -r hunyuan_requirements.txt`), into an
+                // environment it creates (`conda create -n hydit-kohya python=3.10.12`) or not.
+                if !apicompat_requirements::installed_files(d).is_empty() {
+                    names_own.insert(d.to_path_buf());
+                    if apicompat_requirements::creates_environment(d) {
+                        scripted.insert(d.to_path_buf());
+                    }
+                    return true;
+                }
+                false
             });
             if is_marked {
                 let at_root = std::fs::canonicalize(d).is_ok_and(|a| a == root_abs);
@@ -301,7 +351,7 @@ pub(crate) fn plan(
     let mut declared_in = |d: &Path| -> Declared {
         declarations
             .entry(d.to_path_buf())
-            .or_insert_with(|| read_project(d))
+            .or_insert_with(|| read_project_with(d, installed.get(d).map_or(&[], Vec::as_slice)))
             .clone()
     };
     let mut separate = separate_projects(&found, &outside_own, &discovered.files, &mut |d| {
@@ -341,7 +391,11 @@ pub(crate) fn plan(
             })
         })
         .filter(|d| {
-            let own = inherit(declared, declared_in(d), separate.contains(d));
+            let how = Inherit {
+                named_only: separate.contains(d),
+                names_own: names_own.contains(d),
+            };
+            let own = inherit(declared, declared_in(d), how);
             bounds(&own) != bounds(declared)
         })
         .take(MAX_SUBPROJECTS)
@@ -393,9 +447,15 @@ pub(crate) fn plan(
         }
     }
     let separate = separate.into_iter().filter(|d| split.contains(d)).collect();
+    installed.retain(|d, _| split.contains(d));
     Some(Plan {
         root: root.to_path_buf(),
         separate,
+        installed,
+        names_own: names_own
+            .into_iter()
+            .filter(|d| split.contains(d))
+            .collect(),
         subs: split,
         with_context,
         folded,
@@ -488,12 +548,22 @@ fn import_heads(path: &Path, mut found: impl FnMut(&str) -> bool) {
     }
 }
 
+/// How a sub-project's declarations are completed by the root's ([`inherit`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Inherit {
+    /// A sub-project in an environment of its own: the root bounds only the packages it names.
+    pub(crate) named_only: bool,
+    /// A sub-project the install instructions install: the packages it names, bare too, are
+    /// bounded by its own declarations alone (sliders' `flux-sliders/flux-requirements.txt`
+    /// lists a bare `diffusers` to "update your packages" past the root's `diffusers==0.20.2`).
+    pub(crate) names_own: bool,
+}
+
 /// A sub-project's declarations completed by the root's: for each package, the sub-project's
 /// own requirements when one of them has a version (or is a direct reference), else the
-/// root's, else the sub-project's bare ones; with `named_only` (a sub-project in an environment
-/// of its own), only for the packages it names. The sub-project's `[tool.apicompat]` applies
-/// when it has one.
-pub(crate) fn inherit(root: &Declared, own: Declared, named_only: bool) -> Declared {
+/// root's, else the sub-project's bare ones; see [`Inherit`] for the sub-projects whose own
+/// declarations count more. The sub-project's `[tool.apicompat]` applies when it has one.
+pub(crate) fn inherit(root: &Declared, own: Declared, how: Inherit) -> Declared {
     let mut out = own;
     let bounded = |d: &Declared, name: &str| {
         d.requirements
@@ -507,7 +577,7 @@ pub(crate) fn inherit(root: &Declared, own: Declared, named_only: bool) -> Decla
     names.dedup();
     for name in names {
         let named = out.requirements.iter().any(|r| r.name == name);
-        if bounded(&out, name) || (named_only && !named) {
+        if bounded(&out, name) || (how.names_own && named) || (how.named_only && !named) {
             continue;
         }
         out.requirements.retain(|r| r.name != name);

@@ -165,6 +165,9 @@ impl Statuses {
             not_run.resize(n, false);
             for (r, slot) in not_run.iter_mut().enumerate() {
                 *slot |= t.excludes_with(|p| {
+                    if let Some(f) = crate::evaluate::parameters::found(view, p, r) {
+                        return f;
+                    }
                     match self.row(view, p).get(r) {
                         Some(Lite::Absent) => Found::Absent,
                         Some(Lite::Present { kind, .. }) => Found::Present(*kind),
@@ -389,7 +392,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
     }
     let indexed = crate::indexed_helpers::Indexed::new(Some(catalog));
     let (pool, mut analyzed) = files::analyze_project(
-        &discovered.files,
+        (&discovered.files, Vec::new()),
         None,
         &[],
         &roots,
@@ -425,6 +428,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
         analyzed.iter().map(|a| &a.uses),
         analyzed.iter().map(|a| &a.uses),
     );
+    checker.note_stdlib(catalog);
     let mut by_package: BTreeMap<String, PackageSurvey> = BTreeMap::new();
     let mut unindexed = crate::rules::Unindexed::default();
     let mut syntax = 0usize;

@@ -44,25 +44,28 @@ pub(crate) struct Inserted {
 }
 
 /// The directories the files put first on `sys.path` ([`Inserted`]).
-pub(crate) fn inserted_dirs(files: &[PathBuf], root: &Path) -> Inserted {
+/// `texts` are the files' bytes, in their order (as [`crate::files::read_all`] reads them).
+pub(crate) fn inserted_dirs(
+    files: &[PathBuf],
+    texts: &[Result<Vec<u8>, String>],
+    root: &Path,
+) -> Inserted {
     let Ok(root) = std::fs::canonicalize(root) else {
         return Inserted::default();
     };
     let mut out = Inserted::default();
-    for file in files {
+    for (file, bytes) in files.iter().zip(texts) {
+        let Ok(bytes) = bytes else {
+            continue;
+        };
+        if memchr::memmem::find(bytes, b"sys.path").is_none() {
+            continue;
+        }
         let Some(dir) = file.parent() else {
             continue;
         };
         let in_package = dir.join("__init__.py").is_file();
-        let Ok(bytes) =
-            apicompat_requirements::read_regular_file(file, crate::files::MAX_FILE_BYTES)
-        else {
-            continue;
-        };
-        if memchr::memmem::find(&bytes, b"sys.path").is_none() {
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(&bytes) else {
+        let Ok(text) = std::str::from_utf8(bytes) else {
             continue;
         };
         // Nested deeper than the walk reads a file: not read here either.

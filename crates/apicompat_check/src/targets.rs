@@ -298,10 +298,10 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
     });
     if let Some((None, by, example)) = &required {
         notes.push(format!(
-            "{} is not declared or installed, and no indexed release of it installs beside {by} ({example}): not checked",
+            "{} is not declared or installed, and no indexed release of it is known to install beside {by} ({example}): not checked",
             view.name()
         ));
-        let label = format!("no indexed release installable beside {by}");
+        let label = format!("no indexed release known to install beside {by}");
         return make(Vec::new(), "newest", label.clone(), label);
     }
     if let Some((Some(i), by, example)) = required {
@@ -616,7 +616,13 @@ fn from_requirements(
         // A declaration without a version beside ones with (`datasets==2.14.7`, `datasets`)
         // bounds nothing: it does not reopen the range.
         let bounded = reqs.iter().any(|r| !r.specifier.is_empty());
-        for r in reqs.iter().filter(|r| !bounded || !r.specifier.is_empty()) {
+        // Declarations that agree on releases the index lacks admit none of its releases:
+        // not checked, as one such pin alone.
+        let agree = bounded && reqs.len() > 1 && crate::pins::agree_on_some_version(reqs);
+        for r in reqs
+            .iter()
+            .filter(|r| !agree && (!bounded || !r.specifier.is_empty()))
+        {
             let selected = select(&r.specifier, all);
             // A pin the index lacks stands for the indexed release of its series here too.
             let series = pin_of(&r.specifier)
@@ -631,9 +637,11 @@ fn from_requirements(
             }
         }
         if admitted.is_empty() {
+            // The narrowest to fetch: a pin, else the first with a version.
             let first = reqs
                 .iter()
-                .find(|r| !r.specifier.is_empty())
+                .find(|r| pin_of(&r.specifier).is_some())
+                .or_else(|| reqs.iter().find(|r| !r.specifier.is_empty()))
                 .unwrap_or(&reqs[0]);
             notes.push(format!(
                 "the declared {} {} no indexed release of {}; add them with `apicompat index fetch '{}'`",

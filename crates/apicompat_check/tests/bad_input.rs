@@ -291,6 +291,27 @@ fn an_exact_pin_on_a_release_the_index_lacks_is_checked_on_its_series() {
     let report = run(&dir, &[]);
     assert_eq!(brief(&report, &dir), Vec::<String>::new());
     assert!(report.summary.targets[0].releases.is_empty());
+    // A pin older than the index beside a range that admits it (nnFormer: `torch==1.8.1` in
+    // environment.yml, `torch>=1.6.0a` in setup.py; study 42, F-AB), or ranges that meet only
+    // there: they agree on releases the index lacks, so torch is not checked.
+    for both in ["torch>=1.6.0a\ntorch==1.8.1\n", "torch>=1.6\ntorch<1.10\n"] {
+        std::fs::write(dir.join("requirements.txt"), both).expect("write");
+        let report = run(&dir, &[]);
+        assert_eq!(brief(&report, &dir), Vec::<String>::new(), "{both}");
+        assert!(report.summary.targets[0].releases.is_empty(), "{both}");
+        let notes = report.summary.notes.join("\n");
+        assert!(!notes.contains("admit no release together"), "{notes}");
+        assert!(
+            notes.contains("admit no indexed release of torch"),
+            "{notes}"
+        );
+    }
+    // A contradiction is still one: each declaration is checked.
+    std::fs::write(dir.join("requirements.txt"), "torch>=2.0\ntorch==1.8.1\n").expect("write");
+    let report = run(&dir, &[]);
+    assert!(!report.summary.targets[0].releases.is_empty());
+    let notes = report.summary.notes.join("\n");
+    assert!(notes.contains("admit no release together"), "{notes}");
 }
 
 #[test]

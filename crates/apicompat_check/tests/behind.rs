@@ -405,3 +405,70 @@ if os.environ.get(\"X\"):
         Some("`torch.distributed.pipelining.pipeline` (pkg/patches.py:5), which fails first")
     );
 }
+
+/// In a statement that may run only in part (an `if` header with `and`), a failing use is in
+/// front of what follows it in that statement with nothing between that may skip a part
+/// (granite-tsfm's `isinstance(v, (np.dtypes.A, np.dtypes.B, ...))`, study 45's DZ5 rows), and
+/// of nothing after the statement. A conditional expression between them, or around the first
+/// only (`(a if c else F), G`), or a `lambda` around the first, keeps the second an error.
+#[test]
+fn a_failure_in_part_of_a_statement_is_in_front_of_what_follows_it_there() {
+    let dir = project(
+        "behind_in_part",
+        &[(
+            "m.py",
+            "\
+import torch
+
+P = torch.distributed
+
+
+def header(x, y):
+    if x and not isinstance(
+        y,
+        (
+            P.pipelining.pipeline,
+            P.pipelining.stage,
+        ),
+    ):
+        return 1
+    P.pipelining.PipelineStage(x)
+
+
+def conditional(x, y):
+    return P.pipelining.pipeline(x) if y else P.pipelining.stage
+
+
+def deferred(f):
+    f(lambda: P.pipelining.pipeline, P.pipelining.stage)
+
+
+def grouped(c):
+    return (1 if c else P.pipelining.pipeline), P.pipelining.stage
+
+
+def listed(c):
+    return [P.pipelining.pipeline, P.pipelining.stage]
+",
+        )],
+    );
+    let shown = run_with(&dir, &["torch>=2.2"], |o| o.show_guarded = true);
+    let m = "missing=2.2.0 - 2.3.1";
+    let p = "torch.distributed.pipelining";
+    assert_eq!(
+        brief(&shown, &dir),
+        [
+            format!("m.py:10:13 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:11:13 AC002 info behind {p}.stage {m}"),
+            format!("m.py:15:5 AC002 error call-time {p}.PipelineStage {m}"),
+            format!("m.py:19:12 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:19:47 AC002 error call-time {p}.stage {m}"),
+            format!("m.py:23:15 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:23:38 AC002 error call-time {p}.stage {m}"),
+            format!("m.py:27:25 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:27:49 AC002 error call-time {p}.stage {m}"),
+            format!("m.py:31:13 AC002 error call-time {p}.pipeline {m}"),
+            format!("m.py:31:36 AC002 info behind {p}.stage {m}"),
+        ]
+    );
+}

@@ -537,3 +537,77 @@ Sup().go()
         ]
     );
 }
+
+/// A branch under `"k" in inspect.signature(f).parameters` runs only on the releases whose
+/// `f` lists `k` (torch-rechub's ONNX export, docs/false-alarm-study-42.md F-AC):
+/// `torch.onnx.export` takes `dynamo` from 2.4.0, `torch.export.Dim` exists from 2.2.0 and
+/// `dynamic_shapes` from 2.5.0. The `else` runs where it does not list it (`verbose` of
+/// `ReduceLROnPlateau` is gone from 2.7.0).
+#[test]
+fn a_test_of_a_parameter_limits_its_branch_to_the_releases_that_list_it() {
+    let catalog = real_catalog();
+    let source = "import inspect\nimport torch\n\n\ndef export(model, x, path, opt):\n    if \"dynamo\" in inspect.signature(torch.onnx.export).parameters:\n        shapes = ({0: torch.export.Dim(\"batch\")},)\n        torch.onnx.export(model, (x,), path, dynamo=True, dynamic_shapes=shapes)\n    else:\n        torch.optim.lr_scheduler.ReduceLROnPlateau(opt, verbose=True)\n";
+    let targets = ["torch==2.1.2", "torch==2.4.0", "torch==2.7.0"];
+    let dir = project("param_test", &[("m.py", source)]);
+    let report = run(catalog, &dir, &targets);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:8:59 AC003 error call-time torch.onnx.export(dynamic_shapes=) missing=2.4.0"]
+    );
+    // Without the test, every use is judged on every release.
+    let unguarded = source.replace(
+        "if \"dynamo\" in inspect.signature(torch.onnx.export).parameters:",
+        "if x:",
+    );
+    let dir = project("param_test_control", &[("m.py", &unguarded)]);
+    let report = run(catalog, &dir, &targets);
+    assert_eq!(
+        brief(&report, &dir),
+        [
+            "m.py:7:23 AC002 error call-time torch.export.Dim missing=2.1.2",
+            "m.py:8:59 AC003 error call-time torch.onnx.export(dynamic_shapes=) missing=2.1.2,2.4.0",
+            "m.py:10:57 AC003 error call-time torch.optim.lr_scheduler.ReduceLROnPlateau(verbose=) missing=2.7.0",
+        ]
+    );
+    // The signature kept in a name (torch-rechub's `sig = inspect.signature(torch.onnx.export)`)
+    // until the name is stored again.
+    let named = "import inspect\nimport torch\n\n\ndef export(x):\n    sig = inspect.signature(torch.onnx.export)\n    if \"dynamo\" in sig.parameters:\n        torch.export.Dim(\"a\")\n    sig = x\n    if \"dynamo\" in sig.parameters:\n        torch.export.Dim(\"b\")\n";
+    let dir = project("param_test_named", &[("m.py", named)]);
+    let report = run(catalog, &dir, &targets);
+    assert_eq!(
+        brief(&report, &dir),
+        ["m.py:11:9 AC002 error call-time torch.export.Dim missing=2.1.2"]
+    );
+}
+
+/// `FLAG = False` then `if TEST: FLAG = True` (no `else`): `FLAG` is the test, in the function,
+/// at a module's top level and imported into another module. `torch.distributed.pipelining`
+/// exists from torch 2.4.0. A flag that may be true otherwise (set from a parameter first,
+/// stored again after, set in a loop) guards nothing.
+#[test]
+fn a_flag_set_under_a_test_is_the_test() {
+    let catalog = real_catalog();
+    let dir = project(
+        "set_flags",
+        &[
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/utils.py",
+                "import torch\nfrom packaging import version\n\nHAS_PIPE = False\nif version.parse(torch.__version__) >= version.parse(\"2.4.0\"):\n    HAS_PIPE = True\n\nif HAS_PIPE:\n    from torch.distributed.pipelining import pipeline\n",
+            ),
+            (
+                "pkg/m.py",
+                "import torch\nfrom pkg.utils import HAS_PIPE\n\n\ndef imported():\n    if HAS_PIPE:\n        return torch.distributed.pipelining.Schedule1F1B\n\n\ndef local():\n    use = False\n    n = 1\n    if hasattr(torch.distributed, \"pipelining\"):\n        use = True\n    if use:\n        return torch.distributed.pipelining.pipeline\n\n\ndef from_parameter(y):\n    use = y\n    if hasattr(torch.distributed, \"pipelining\"):\n        use = True\n    if use:\n        return torch.distributed.pipelining.pipeline\n\n\ndef stored_after(y):\n    use = False\n    if hasattr(torch.distributed, \"pipelining\"):\n        use = True\n    use = use or y\n    if use:\n        return torch.distributed.pipelining.pipeline\n\n\ndef in_a_loop(ys):\n    use = False\n    for y in ys:\n        if y:\n            use = True\n    if use:\n        return torch.distributed.pipelining.pipeline\n",
+            ),
+        ],
+    );
+    let report = run(catalog, &dir, &["torch==2.3.1", "torch==2.4.0"]);
+    assert_eq!(
+        brief(&report, &dir),
+        [
+            "pkg/m.py:24:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.1",
+            "pkg/m.py:33:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.1",
+            "pkg/m.py:42:16 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.1",
+        ]
+    );
+}

@@ -284,3 +284,107 @@ fn a_documented_install_script_declares_its_directory() {
         "{notes}"
     );
 }
+
+/// A directory whose requirements file the install instructions install (sliders' README:
+/// `pip install -r flux-sliders/flux-requirements.txt`; HunyuanDiT's `kohya_ss-hydit/README.md`:
+/// `conda create -n hydit-kohya ...` then `pip install -r hunyuan_requirements.txt`) is a
+/// project of its own, whatever the file's name (studies 40 and 43, F-Y and F-AD). A README
+/// that creates an environment makes it one of its own: the root's pins bound only what its
+/// file names. Without an environment of its own, the root's pins still bound what the file
+/// does not name; a file nothing installs declares nothing.
+#[test]
+fn a_file_the_install_instructions_install_declares_its_directory() {
+    let dir = project(
+        "subproject_installed_file",
+        &[
+            ("requirements.txt", "torch==2.3.0\n"),
+            (
+                "README.md",
+                "# Project\n\n```\npip install -r requirements.txt\n```\n\nFor flux:\n\n```\npip install -r flux/flux-requirements.txt\n```\n",
+            ),
+            ("flux/flux-requirements.txt", "torch>=2.4.0\n"),
+            ("flux/run.py", USE),
+            (
+                "kohya/README.md",
+                "```shell\nconda create -n k python=3.11\nconda activate k\npip install -r k_requirements.txt\n```\n",
+            ),
+            ("kohya/k_requirements.txt", "numpy==1.26.4\n"),
+            ("kohya/run.py", USE),
+            ("same_env/README.md", "```\npip install -r extra-reqs.txt\n```\n"),
+            ("same_env/extra-reqs.txt", "numpy==1.26.4\n"),
+            ("same_env/run.py", USE),
+            ("unnamed/other-requirements.txt", "torch>=2.4.0\n"),
+            ("unnamed/run.py", USE),
+        ],
+    );
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let mut got = brief(&report, &dir);
+    got.retain(|f| !f.contains("AC008"));
+    assert_eq!(
+        got,
+        [
+            "same_env/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+            "unnamed/run.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0",
+        ]
+    );
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains(
+            "flux/flux-requirements.txt: read as the requirements of its directory: the enclosing project's install instructions install this file (`pip install -r`, README.md:10)"
+        ),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("`kohya` has declarations of its own"),
+        "{notes}"
+    );
+}
+
+/// A directory the install instructions install as a distribution (LoRA-GA's README: `pip
+/// install -e peft`, its own fork of peft; study 46, F-AI) provides the packages the project
+/// imports by that name: they are the project's code, not the index's. Without the install
+/// line the directory is only a copy, and the import is the installed package's.
+#[test]
+fn a_directory_the_install_instructions_install_provides_its_packages() {
+    let files = |readme: &'static str| {
+        vec![
+            ("requirements.txt", "torch==2.3.0\n"),
+            ("README.md", readme),
+            ("train.py", USE),
+            (
+                "torch_fork/setup.py",
+                "from setuptools import setup\n\nsetup(name=\"torch\")\n",
+            ),
+            (
+                "torch_fork/torch/__init__.py",
+                "from . import distributed\n",
+            ),
+            ("torch_fork/torch/distributed/__init__.py", ""),
+            (
+                "torch_fork/torch/distributed/pipelining.py",
+                "pipeline = 1\n",
+            ),
+        ]
+    };
+    let installed = "```\ngit clone https://example.org/p.git\ncd p\npip install -r requirements.txt\ncd torch_fork && pip install -e . && cd ..\n```\n";
+    let dir = project("subproject_installed_dir", &files(installed));
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let got = brief(&report, &dir);
+    assert!(got.is_empty(), "{got:?}");
+    let notes = report.summary.notes.join("\n");
+    assert!(
+        notes.contains("`torch` is a package of the project itself"),
+        "{notes}"
+    );
+    let dir = project(
+        "subproject_copied_dir",
+        &files("```\npip install -r requirements.txt\n```\n"),
+    );
+    let report = run_with(&dir, &[], |o| o.project = None);
+    let mut got = brief(&report, &dir);
+    got.retain(|f| !f.contains("AC008"));
+    assert_eq!(
+        got,
+        ["train.py:5:12 AC002 error call-time torch.distributed.pipelining.pipeline missing=2.3.0"]
+    );
+}

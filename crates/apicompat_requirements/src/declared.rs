@@ -284,6 +284,13 @@ impl Declared {
 ///
 /// Never fails: unreadable or malformed files become diagnostics and the rest is still read.
 pub fn read_project(dir: &Path) -> Declared {
+    read_project_with(dir, &[])
+}
+
+/// [`read_project`], plus the requirements files an enclosing project's install instructions
+/// install for this directory (sliders' README: `pip install -r flux-sliders/flux-requirements.txt`),
+/// read as its main requirements (each lies directly in `dir`).
+pub fn read_project_with(dir: &Path, installed: &[crate::InstalledFile]) -> Declared {
     let mut c = Collector::new(dir);
     if !dir.is_dir() {
         c.diag(
@@ -327,6 +334,7 @@ pub fn read_project(dir: &Path) -> Declared {
     for file in main {
         reqtxt::read_file(&mut c, &file, false, None);
     }
+    crate::install_docs::read_installed(&mut c, dir, installed);
     let (conda, conda_scoped) = yaml_env::conda_files(dir);
     if let Some(path) = conda {
         yaml_env::read(&mut c, &path);
@@ -350,7 +358,7 @@ pub fn read_project(dir: &Path) -> Declared {
         crate::install_docs::read(&mut c, dir);
     }
     if c.out.requirements.is_empty() {
-        if let Some((file, is_package)) = package_requirements(dir) {
+        if let Some((file, is_package)) = crate::package_requirements::find(dir) {
             let parent = file
                 .parent()
                 .and_then(Path::file_name)
@@ -373,59 +381,6 @@ pub fn read_project(dir: &Path) -> Declared {
         }
     }
     c.out
-}
-
-/// Most entries of the project directory looked at for [`package_requirements`].
-const MAX_ROOT_ENTRIES: usize = 10_000;
-
-/// For a project whose root declares nothing: the `requirements.txt` of the one top-level
-/// package that has one (DomainBed's `domainbed/requirements.txt`), else of the one top-level
-/// directory without Python code that has one (the-algorithm-ml's `images/requirements.txt`,
-/// which its image installs), with whether it is a package. Documentation's and tests'
-/// directories are neither.
-fn package_requirements(dir: &Path) -> Option<(PathBuf, bool)> {
-    let entries = std::fs::read_dir(dir).ok()?;
-    let mut found: Vec<(PathBuf, bool)> = entries
-        .take(MAX_ROOT_ENTRIES)
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().to_ascii_lowercase();
-            !name.starts_with('.')
-                && !matches!(
-                    name.as_str(),
-                    "docs" | "doc" | "documentation" | "tests" | "test" | "site"
-                )
-        })
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| e.path())
-        .filter(|p| p.join("requirements.txt").is_file())
-        .filter_map(|p| {
-            let is_package = p.join("__init__.py").is_file();
-            (is_package || !holds_python(&p)).then(|| (p.join("requirements.txt"), is_package))
-        })
-        .collect();
-    // A package's file first; a directory without code only when no package has one.
-    if found.iter().any(|(_, package)| *package) {
-        found.retain(|(_, package)| *package);
-    }
-    match found.len() {
-        1 => found.pop(),
-        _ => None,
-    }
-}
-
-/// Whether a directory holds a Python file directly.
-fn holds_python(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .take(MAX_ROOT_ENTRIES)
-            .filter_map(Result::ok)
-            .any(|e| {
-                let name = e.file_name();
-                let name = name.to_string_lossy();
-                name.ends_with(".py") || name.ends_with(".pyi")
-            })
-    })
 }
 
 /// A requirements file [`read_project`] reads in the project directory.

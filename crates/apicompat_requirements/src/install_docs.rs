@@ -61,12 +61,12 @@ fn documents(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The files a document's commands install, in order (see the module doc).
-fn named_files(text: &str) -> Vec<Named> {
-    let mut out = Vec::new();
+/// Calls `each` with the line number and the words of every command of a document's lines
+/// that mention `pip`, `conda` or `mamba`.
+fn each_command(text: &str, mut each: impl FnMut(u32, &[&str])) {
     let mentions = |t: &str| t.contains("pip") || t.contains("conda") || t.contains("mamba");
     if !mentions(text) {
-        return out;
+        return;
     }
     for (i, line) in text.lines().enumerate() {
         // Most lines of a README name neither: they are not split into words.
@@ -81,19 +81,98 @@ fn named_files(text: &str) -> Vec<Named> {
                 .skip_while(|w| matches!(*w, "$" | ">" | "#" | "%" | "!" | "-" | "*"))
                 .map(|w| w.trim_start_matches(['$', '!', '%']))
                 .collect();
-            if let Some(start) = crate::install_scripts::install_args(&words) {
-                out.extend(
-                    option_values(&words[start..], &["-r", "--requirement"])
-                        .map(|p| (line_no, p, Kind::Pip)),
-                );
-            } else if let Some(start) = conda_create_args(&words) {
-                out.extend(
-                    option_values(&words[start..], &["-f", "--file"])
-                        .map(|p| (line_no, p, Kind::Conda)),
-                );
-            }
+            each(line_no, &words);
         }
     }
+}
+
+/// The files a document's commands install, in order (see the module doc).
+fn named_files(text: &str) -> Vec<Named> {
+    let mut out = Vec::new();
+    each_command(text, |line_no, words| {
+        if let Some(start) = crate::install_scripts::install_args(words) {
+            out.extend(
+                option_values(&words[start..], &["-r", "--requirement"])
+                    .map(|p| (line_no, p, Kind::Pip)),
+            );
+        } else if let Some(start) = conda_create_args(words) {
+            out.extend(
+                option_values(&words[start..], &["-f", "--file"])
+                    .map(|p| (line_no, p, Kind::Conda)),
+            );
+        }
+    });
+    out
+}
+
+/// The extras each of a document's `pip install` commands installs the project itself with
+/// (`pip install -e .[train,eval]`, `pip install ".[gpu]"`, `./[x]`, or by the project's
+/// `name`: `pip install 'litgpt[extra]'`), in order, with the line; an empty list for an
+/// install without extras (`pip install -e .`).
+fn project_installs(text: &str, name: Option<&str>) -> Vec<(u32, Vec<String>)> {
+    let mut out: Vec<(u32, Vec<String>)> = Vec::new();
+    each_command(text, |line_no, words| {
+        let Some(start) = crate::install_scripts::install_args(words) else {
+            return;
+        };
+        for w in &words[start..] {
+            let w = w.trim_matches(|c| c == '"' || c == '\'');
+            let (target, extras) = match w.split_once('[') {
+                Some((t, rest)) => match rest.strip_suffix(']') {
+                    Some(list) => (t, list),
+                    None => continue,
+                },
+                None => (w, ""),
+            };
+            let own = matches!(target, "." | "./")
+                || name.is_some_and(|n| crate::normalize_name(target) == n);
+            if !own {
+                continue;
+            }
+            let extras: Vec<String> = extras
+                .split(',')
+                .map(str::trim)
+                .filter(|e| !e.is_empty())
+                .map(str::to_string)
+                .collect();
+            out.push((line_no, extras));
+        }
+    });
+    out
+}
+
+/// The extras every install of the project its install instructions give includes (README*,
+/// INSTALL*, `docs/` pages), each with the document (relative to `dir`) and line of the first
+/// that names it; none when one installs it without extras (Mantis: `pip install -e .` for
+/// inference, `.[train,eval]` to train), where its code must work with the main requirements
+/// alone. `name` is the project's distribution name (normalized), if known.
+pub fn documented_extras(dir: &Path, name: Option<&str>) -> Vec<(String, PathBuf, u32)> {
+    let mut every: Option<Vec<(String, PathBuf, u32)>> = None;
+    for doc in documents(dir) {
+        let Ok(bytes) = crate::safe_read::read_regular_file(&doc, MAX_DOCUMENT_BYTES) else {
+            continue;
+        };
+        let shown = doc.strip_prefix(dir).unwrap_or(&doc).to_path_buf();
+        for (line, extras) in project_installs(&crate::lines::decode(&bytes), name) {
+            every = Some(match every {
+                None => extras
+                    .into_iter()
+                    .map(|e| (e, shown.clone(), line))
+                    .collect(),
+                Some(kept) => kept
+                    .into_iter()
+                    .filter(|(e, ..)| extras.contains(e))
+                    .collect(),
+            });
+        }
+    }
+    let mut out = every.unwrap_or_default();
+    let mut seen: Vec<String> = Vec::new();
+    out.retain(|(e, ..)| {
+        let new = !seen.contains(e);
+        seen.push(e.clone());
+        new
+    });
     out
 }
 
@@ -219,11 +298,186 @@ fn chosen_files(dir: &Path) -> Vec<(PathBuf, PathBuf, u32, Kind)> {
     chosen
 }
 
+/// A file a directory's install instructions install (`pip install -r PATH`, `conda env create
+/// -f PATH`), with the document and line of the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstalledFile {
+    pub file: PathBuf,
+    /// The document, as named from the directory whose instructions these are.
+    pub doc: PathBuf,
+    pub line: u32,
+    /// Whether it is a conda environment file (else a pip requirements file).
+    pub conda: bool,
+}
+
+impl InstalledFile {
+    /// The command that installs it, as a note shows it (`pip install -r`, README.md:20).
+    pub fn command(&self) -> String {
+        let command = if self.conda {
+            "conda env create"
+        } else {
+            "pip install -r"
+        };
+        format!("`{command}`, {}:{}", self.doc.display(), self.line)
+    }
+}
+
+/// The files the install instructions of `dir` (README*, INSTALL*, `docs/` pages) install that
+/// exist inside it, in the order named (see the module doc).
+pub fn installed_files(dir: &Path) -> Vec<InstalledFile> {
+    chosen_files(dir)
+        .into_iter()
+        .map(|(file, doc, line, kind)| InstalledFile {
+            doc: doc.strip_prefix(dir).unwrap_or(&doc).to_path_buf(),
+            file,
+            line,
+            conda: kind == Kind::Conda,
+        })
+        .collect()
+}
+
+/// Whether the install instructions of `dir` create an environment (`conda create`, `python -m
+/// venv`, `virtualenv`, `uv venv`): what they install goes there, not into an environment
+/// another project made.
+pub fn creates_environment(dir: &Path) -> bool {
+    documents(dir).iter().any(|doc| {
+        let Ok(bytes) = crate::safe_read::read_regular_file(doc, MAX_DOCUMENT_BYTES) else {
+            return false;
+        };
+        let text = crate::lines::decode(&bytes);
+        let mut found = false;
+        each_command(&text, |_, words| found |= creates(words));
+        // `python -m venv` names neither pip nor conda: each_command skips lines without them.
+        found
+            || text.lines().any(|l| {
+                l.contains("-m venv") || l.contains("virtualenv ") || l.contains("uv venv")
+            })
+    })
+}
+
+/// Whether a command's words create an environment: `conda create` (`mamba`, `micromamba`),
+/// `conda env create`.
+fn creates(words: &[&str]) -> bool {
+    let Some(at) = words
+        .iter()
+        .position(|w| matches!(*w, "conda" | "mamba" | "micromamba"))
+    else {
+        return false;
+    };
+    matches!(
+        (words.get(at + 1), words.get(at + 2)),
+        (Some(&"create"), _) | (Some(&"env"), Some(&"create"))
+    )
+}
+
 /// The Python the conda file the install instructions name asks for (`- python=3.11`), as
 /// [`crate::yaml_env::conda_python`] reads it.
 pub(crate) fn documented_python(dir: &Path) -> Option<(String, String, u32)> {
     let (file, ..) = chosen_files(dir).into_iter().find(|x| x.3 == Kind::Conda)?;
     crate::yaml_env::conda_python_of(&file, dir)
+}
+
+/// The directories inside `dir`, other than `dir` itself, that its install instructions
+/// install as distributions (LoRA-GA's README: `pip install -e peft`, its fork of peft;
+/// `cd sub && pip install -e .`, `pip install ./sub[extra]`), each a directory with a
+/// packaging file, in the order named. A `cd` into a directory the tree lacks (the clone's
+/// own name) leaves the working directory as it was.
+pub fn installed_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for doc in documents(dir) {
+        let Ok(bytes) = crate::safe_read::read_regular_file(&doc, MAX_DOCUMENT_BYTES) else {
+            continue;
+        };
+        let text = crate::lines::decode(&bytes);
+        if !text.contains("pip") {
+            continue;
+        }
+        // The working directory, relative to `dir`.
+        let mut cwd = PathBuf::new();
+        for line in text.lines() {
+            let line = line.replace('`', " ");
+            for command in commands(&line) {
+                let words: Vec<&str> = command.split_whitespace().collect();
+                if words.first() == Some(&"cd") {
+                    if let Some(to) = words.get(1).and_then(|w| local_dir(dir, &cwd, w)) {
+                        cwd = to;
+                    }
+                    continue;
+                }
+                let Some(start) = crate::install_scripts::install_args(&words) else {
+                    continue;
+                };
+                let args = &words[start..];
+                for (i, w) in args.iter().enumerate() {
+                    let editable = i > 0 && matches!(args[i - 1], "-e" | "--editable");
+                    let w = w.trim_matches(|c| c == '"' || c == '\'');
+                    let path = w.split('[').next().unwrap_or(w);
+                    let looks_local = editable || path.starts_with('.') || path.contains('/');
+                    if !looks_local || path.starts_with('-') || path.contains("://") {
+                        continue;
+                    }
+                    let Some(found) = local_dir(dir, &cwd, path) else {
+                        continue;
+                    };
+                    let packaged = ["setup.py", "pyproject.toml", "setup.cfg"]
+                        .iter()
+                        .any(|m| dir.join(&found).join(m).is_file());
+                    if packaged && !found.as_os_str().is_empty() {
+                        let full = dir.join(&found);
+                        if !out.contains(&full) {
+                            out.push(full);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `written` from the working directory `cwd` (relative to `dir`), as a directory inside `dir`
+/// that exists, relative to `dir` (empty: `dir` itself).
+fn local_dir(dir: &Path, cwd: &Path, written: &str) -> Option<PathBuf> {
+    let mut out = cwd.to_path_buf();
+    for c in Path::new(written).components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::Normal(n) => out.push(n),
+            _ => return None,
+        }
+    }
+    dir.join(&out).is_dir().then_some(out)
+}
+
+/// Reads the files an enclosing project's install instructions install for `dir` (`installed`,
+/// each directly in `dir`) as its main requirements, each with a note naming the command.
+pub(crate) fn read_installed(c: &mut Collector, dir: &Path, installed: &[InstalledFile]) {
+    for i in installed {
+        // Named from this directory, like its own files (the instructions name it from theirs).
+        let file = match i.file.file_name() {
+            Some(name) => dir.join(name),
+            None => continue,
+        };
+        c.diag(
+            &file,
+            None,
+            Severity::Warning,
+            format!(
+                "read as the requirements of its directory: the enclosing project's install instructions install this file ({})",
+                i.command()
+            ),
+        );
+        if i.conda {
+            crate::yaml_env::read(c, &file);
+        } else {
+            crate::reqtxt::read_file(c, &file, false, None);
+        }
+    }
 }
 
 /// Reads the environment files the project's install instructions name as its main
@@ -256,6 +510,52 @@ pub(crate) fn read(c: &mut Collector, dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn install_commands_name_the_extras_of_the_project() {
+        let text = "\
+pip install -e .[train,eval]
+pip install \".[gpu,docs]\" && pip install -r requirements.txt
+`pip install 'My_Proj[fast]'` and pip install torch[cuda] or pip install ./[fast]
+python -m pip install -e . ; conda install x
+";
+        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        assert_eq!(
+            project_installs(text, Some("my-proj")),
+            [
+                (1, v(&["train", "eval"])),
+                (2, v(&["gpu", "docs"])),
+                (3, v(&["fast"])),
+                (3, v(&["fast"])),
+                (4, v(&[])),
+            ]
+        );
+        // Without the name, `My_Proj[fast]` is another package.
+        assert_eq!(project_installs(text, None).len(), 4);
+    }
+
+    #[test]
+    fn the_extras_every_documented_install_includes() {
+        let dir = std::env::temp_dir().join(format!("apicompat-doc-extras-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let extras = |readme: &str| {
+            std::fs::write(dir.join("README.md"), readme).unwrap();
+            documented_extras(&dir, Some("litgpt"))
+                .into_iter()
+                .map(|(e, _, line)| (e, line))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            extras("pip install 'litgpt[extra]'\npip install -e \".[extra,compiler,test]\"\n"),
+            [("extra".to_string(), 1)]
+        );
+        assert_eq!(
+            extras("pip install -e .\npip install -e .[train,eval]\n"),
+            []
+        );
+        assert_eq!(extras("pip install torch\n"), []);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn install_commands_name_their_files() {
@@ -362,6 +662,39 @@ pip install -r
         // A root that declares something keeps its own declaration.
         std::fs::write(dir.join("requirements.txt"), "numpy>=2\n").unwrap();
         assert_eq!(names(&crate::read_project(&dir)), ["numpy>=2"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn install_commands_name_the_directories_they_install() {
+        let dir = std::env::temp_dir().join(format!("apicompat-dirs-{}", std::process::id()));
+        for d in ["peft", "tools/kit", "plain", "ext"] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        for f in ["peft/setup.py", "tools/kit/pyproject.toml", "ext/setup.cfg"] {
+            std::fs::write(dir.join(f), "").unwrap();
+        }
+        std::fs::write(
+            dir.join("README.md"),
+            "git clone https://x/repo.git\ncd repo\npip install -r requirements.txt\n\
+             pip install -e peft\npip install peft\n`cd tools && pip install -e ./kit[all] && cd ..`\n\
+             pip install -e plain ./missing https://x/y.tar.gz\npython -m pip install \"./ext\"\n\
+             pip install -e .\n",
+        )
+        .unwrap();
+        let got: Vec<PathBuf> = installed_dirs(&dir)
+            .iter()
+            .map(|p| p.strip_prefix(&dir).unwrap().to_path_buf())
+            .collect();
+        // `plain` has no packaging file; `pip install peft` is the index's; `.` is the root.
+        assert_eq!(
+            got,
+            [
+                PathBuf::from("peft"),
+                PathBuf::from("tools/kit"),
+                PathBuf::from("ext")
+            ]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,6 +15,7 @@ mod install_docs;
 mod install_scripts;
 mod lines;
 pub mod markers;
+mod package_requirements;
 mod pep508_guard;
 mod poetry;
 mod pyproject;
@@ -32,14 +33,17 @@ mod yaml_env;
 
 pub use declared::{
     is_declaration_file, normalize_name, parse_requirement, read_file, read_project,
-    requirements_scope, Declared, DeclaredRequirement, Diagnostic, DirectReference,
-    ParsedRequirement, RequirementError, Severity, Source, ToolConfig,
+    read_project_with, requirements_scope, Declared, DeclaredRequirement, Diagnostic,
+    DirectReference, ParsedRequirement, RequirementError, Severity, Source, ToolConfig,
 };
 pub use environment::{
     find_site_packages, open_environment, open_environment_at, read_distributions, EnvError,
     InstalledDistribution, InstalledEnvironment, SitePackages,
 };
 pub use import_names::import_names;
+pub use install_docs::{
+    creates_environment, documented_extras, installed_dirs, installed_files, InstalledFile,
+};
 pub use install_scripts::has_install_script;
 pub use markers::{
     evaluate_marker, marker_environment, marker_environment_on, requirement_applies, MarkerError,

@@ -94,6 +94,11 @@ pub(crate) fn read_file(
     };
     c.stack.push((canonical, path.to_path_buf()));
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    if is_conda_export(&text) {
+        read_conda_export(c, path, &text, is_constraint);
+        c.stack.pop();
+        return;
+    }
     for (line, content) in logical_lines(&text) {
         let content = strip_comment(&content).trim();
         if content.is_empty() {
@@ -102,6 +107,58 @@ pub(crate) fn read_file(
         process_line(c, path, &base, line, content, is_constraint);
     }
     c.stack.pop();
+}
+
+/// Whether a requirements file is a conda package list (`conda list --export`: a header
+/// `# $ conda create --name <env> --file <this file>`, or every line `name=version=build`),
+/// which pip cannot read (DPOT's `requirements.txt`, docs/false-alarm-study-48.md D1).
+fn is_conda_export(text: &str) -> bool {
+    let header = text
+        .lines()
+        .take(5)
+        .any(|l| l.starts_with('#') && l.contains("conda create") && l.contains("--file"));
+    let mut specs = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .peekable();
+    let all_exported = specs.peek().is_some()
+        && specs.all(|l| {
+            let parts: Vec<&str> = l.split('=').collect();
+            parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && !p.contains(' '))
+        });
+    header || all_exported
+}
+
+/// Reads a conda package list as conda match specs (`pytorch=2.0.0=py3.9_...`: torch 2.0.0),
+/// with a note saying so.
+fn read_conda_export(c: &mut Collector, path: &Path, text: &str, is_constraint: bool) {
+    c.diag(
+        path,
+        None,
+        Severity::Warning,
+        "read as a conda package list (`conda list --export`, for `conda create --file`): each line is a conda match spec, `pytorch` is torch".to_string(),
+    );
+    let scope = c.scope.clone();
+    for (i, l) in text.lines().enumerate() {
+        let l = l.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let Some(req) = crate::yaml_env::conda_requirement(l) else {
+            continue;
+        };
+        c.push_requirement(
+            &req,
+            &Declaration {
+                file: path,
+                line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                group: scope.as_deref(),
+                is_constraint,
+                extra: false,
+            },
+        );
+    }
 }
 
 /// Joins continuation lines the way pip does; yields (first line number, text).
@@ -298,5 +355,43 @@ mod tests {
             strip_comment("pkg @ https://x/y.whl#sha256=ab"),
             "pkg @ https://x/y.whl#sha256=ab"
         );
+    }
+
+    /// DPOT's `requirements.txt` (docs/false-alarm-study-48.md D1), the output of `conda list
+    /// --export`: read as conda match specs, not as pip lines that all fail to parse.
+    #[test]
+    fn a_conda_package_list_is_read_as_conda_specs() {
+        let dir = std::env::temp_dir().join(format!("apicompat-condalist-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("requirements.txt"),
+            "# This file may be used to create an environment using:\n# $ conda create --name <env> --file <this file>\n# platform: linux-64\npytorch=2.0.0=py3.9_cuda11.7_cudnn8.5.0_0\naccelerate=0.23.0=pyhd8ed1ab_0\npython=3.9.18=h955ad1f_0\n",
+        )
+        .unwrap();
+        let d = crate::read_project(&dir);
+        let got: Vec<(String, u32)> = d
+            .requirements
+            .iter()
+            .map(|r| (format!("{}{}", r.name, r.specifier), r.source.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("torch==2.0.0.*".to_string(), 4),
+                ("accelerate==0.23.0.*".to_string(), 5)
+            ]
+        );
+        assert!(!d.has_errors(), "{:?}", d.diagnostics);
+        // Without the header, every line `name=version=build` says the same.
+        std::fs::write(dir.join("requirements.txt"), "pytorch=2.0.0=py3.9_0\n").unwrap();
+        assert_eq!(crate::read_project(&dir).requirements.len(), 1);
+        // A pip file with one such line is a pip file (and that line an error).
+        std::fs::write(
+            dir.join("requirements.txt"),
+            "numpy==1.26.4\npytorch=2.0.0=py3.9_0\n",
+        )
+        .unwrap();
+        assert!(crate::read_project(&dir).has_errors());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -255,7 +255,7 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             };
             u.guarded |= guarded;
             u.versions.extend(versions);
-            c.require(&mut u.requires);
+            c.require(&mut u.requires, Some(&u.path));
         }
     }
     for m in &mut uses.members {
@@ -268,7 +268,7 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             let (guarded, versions) = restrict(c, &m.name);
             m.guarded |= guarded;
             m.versions.extend(versions);
-            c.require(&mut m.requires);
+            c.require(&mut m.requires, None);
         }
     }
     for s in &mut uses.sites {
@@ -288,7 +288,7 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
             }
             if c.has_paths().next().is_some() {
                 let mut r = s.requires.to_vec();
-                c.require(&mut r);
+                c.require(&mut r, None);
                 s.requires = r.into_boxed_slice();
             }
         }
@@ -297,7 +297,8 @@ pub(crate) fn apply(file: &mut Arc<Analyzed>, covers: &FileCovers) {
 
 impl Cover {
     /// The package paths every call's tests found present (not a member of an object of
-    /// unknown type, `?.n`, nor a keyword a callee accepts, `f(k=)`).
+    /// unknown type, `?.n`, nor a keyword a callee accepts, `f(k=)`), and the model names
+    /// they dispatched on (`model_type == "qwen2_5_vl"`).
     fn has_paths(&self) -> impl Iterator<Item = &str> {
         let has: &[String] = match self {
             Cover::Limited { has, .. } => has,
@@ -306,10 +307,12 @@ impl Cover {
         has.iter()
             .map(|h| h.strip_prefix(READ).unwrap_or(h))
             .filter(|h| {
-                !h.is_empty()
-                    && h.split('.').all(|s| {
-                        !s.is_empty() && s.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-                    })
+                crate::collect::is_dispatch(h)
+                    || (!h.is_empty()
+                        && h.split('.').all(|s| {
+                            !s.is_empty()
+                                && s.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                        }))
             })
     }
 
@@ -318,11 +321,20 @@ impl Cover {
     /// (ultralytics' `_SafeLoad.loading`, entered only where
     /// `torch.serialization.get_unsafe_globals_in_checkpoint` exists, also calls
     /// `add_safe_globals`, there since 2.4).
-    fn require(&self, requires: &mut Vec<crate::collect::PathTest>) {
-        for path in self.has_paths() {
-            let test = crate::collect::PathTest::exists(path.to_string());
-            if !requires.contains(&test) {
-                requires.push(test);
+    /// A dispatch on model names says something only of a use's `path` with that name in it
+    /// (`crate::collect::PathTest::for_use`); without one, nothing.
+    fn require(&self, requires: &mut Vec<crate::collect::PathTest>, path: Option<&str>) {
+        for has in self.has_paths() {
+            let test = crate::collect::PathTest::exists(has.to_string());
+            let tests = match (crate::collect::is_dispatch(has), path) {
+                (false, _) => vec![test],
+                (true, Some(path)) => crate::collect::PathTest::for_use(&[test], path),
+                (true, None) => continue,
+            };
+            for test in tests {
+                if !requires.contains(&test) {
+                    requires.push(test);
+                }
             }
         }
     }

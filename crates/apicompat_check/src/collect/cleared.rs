@@ -270,7 +270,7 @@ impl<'a> Walker<'a> {
 }
 
 /// `x = False` (or `None`, `0`, `""`, `()`: values no method makes true): the name.
-fn falsy_store(stmt: &Stmt) -> Option<&str> {
+pub(super) fn falsy_store(stmt: &Stmt) -> Option<&str> {
     let (target, value) = match stmt {
         Stmt::Assign(a) => match &*a.targets {
             [t] => (t, &*a.value),

@@ -393,15 +393,29 @@ impl<'a> Walker<'a> {
         let Expr::Attribute(params) = right else {
             return self.listed_keyword(&k, right);
         };
-        let Expr::Call(call) = &*params.value else {
-            return None;
-        };
-        if params.attr.as_str() != "parameters" || last_segment(&dotted(&call.func)?) != "signature"
-        {
+        if params.attr.as_str() != "parameters" {
             return None;
         }
-        let (path, _) = self.resolve(call.arguments.args.first()?)?;
+        let path = match &*params.value {
+            // `sig = inspect.signature(f)` earlier.
+            Expr::Name(n) => match self.lookup(n.id.as_str()) {
+                Some(Bound::Signature(path)) => path.clone(),
+                _ => return None,
+            },
+            value => self.signature_of(value)?,
+        };
         Some(format!("{path}({k}=)"))
+    }
+
+    /// `inspect.signature(f)` (any function named `signature`) of an indexed `f`: its path.
+    pub(super) fn signature_of(&self, value: &Expr) -> Option<String> {
+        let Expr::Call(call) = value else {
+            return None;
+        };
+        if last_segment(&dotted(&call.func)?) != "signature" {
+            return None;
+        }
+        Some(self.resolve(call.arguments.args.first()?)?.0)
     }
 
     /// `any(x.name == "k" for x in dataclasses.fields(C))`: see [`Walker::keyword_test`].

@@ -242,6 +242,10 @@ impl<'a> Walker<'a> {
                 return;
             }
         }
+        if let Some(path) = self.signature_of(value) {
+            self.bind(name, Bound::Signature(path));
+            return;
+        }
         if matches!(
             value,
             Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_) | Expr::Call(_)

@@ -10,6 +10,7 @@ use super::*;
 
 impl<'a> Walker<'a> {
     pub(super) fn if_stmt(&mut self, s: &'a ast::StmtIf) {
+        let falsy = std::mem::take(&mut self.falsy_flags);
         if is_type_checking(&s.test) {
             // Only for type checkers: the body never runs.
             for clause in &s.elif_else_clauses {
@@ -105,6 +106,9 @@ impl<'a> Walker<'a> {
         {
             self.branch_flags(&info, &s.test, &s.body, orelse);
         }
+        if s.elif_else_clauses.is_empty() && !falsy.is_empty() {
+            self.set_flags(&info, &s.test, &s.body, &falsy);
+        }
         // One way on: the rest of the block runs under its conditions.
         if let [only] = &mut through[..] {
             self.continuation = Some(std::mem::take(only));
@@ -165,6 +169,31 @@ impl<'a> Walker<'a> {
                 self.bind_compared(name, v, true, bound(truth));
                 self.bind_compared(name, v, false, bound(!truth));
             }
+        }
+    }
+
+    /// `FLAG = False` a few statements before `if T: ...; FLAG = True` (no `else`) in the same
+    /// block, `FLAG` stored nowhere between: after the `if`, `FLAG` is the test, as when bound
+    /// to it (it is true exactly where `T` was). The `if` sets the flag once, with a literal.
+    fn set_flags(&mut self, info: &CondInfo, test: &Expr, body: &'a [Stmt], falsy: &[&str]) {
+        let counts = bindings(body);
+        if counts.contains_key(UNREAD) {
+            return;
+        }
+        for (name, truth) in body.iter().filter_map(literal_flag) {
+            if !truth || !falsy.contains(&name) || counts.get(name) != Some(&1) {
+                continue;
+            }
+            self.module_binding(name, Some(info));
+            self.bind(
+                name,
+                Bound::Cond(
+                    info.restriction.clone(),
+                    info.has.clone(),
+                    info.reads_true.clone(),
+                ),
+            );
+            self.flag_of_test(name, test, true);
         }
     }
 
@@ -656,6 +685,30 @@ fn string_flag(stmt: &Stmt) -> Option<(&str, &str)> {
 /// The key a comparison of a name with a string is bound under ([`Walker::branch_flags`]).
 pub(super) fn compared_key(name: &str, value: &str, equal: bool) -> String {
     format!("{name}{}{value:?}", if equal { "==" } else { "!=" })
+}
+
+/// How many statements after `FLAG = False` an `if` may set the flag ([`Walker::set_flags`]).
+pub(super) const SET_FLAG_WINDOW: usize = 8;
+
+/// After `stmt` (at `i` in its block): the names of `falsy` it stores are dropped, and one it
+/// sets to a falsy literal is added. A statement binding names the count does not see
+/// (imports, definitions, a block too deep to read) drops every one.
+pub(super) fn note_falsy_store<'a>(stmt: &'a Stmt, i: usize, falsy: &mut Vec<(&'a str, usize)>) {
+    if !falsy.is_empty() {
+        let unseen = matches!(
+            stmt,
+            Stmt::Import(_) | Stmt::ImportFrom(_) | Stmt::FunctionDef(_) | Stmt::ClassDef(_)
+        );
+        let stored = bindings(std::slice::from_ref(stmt));
+        if unseen || stored.contains_key(UNREAD) {
+            falsy.clear();
+        } else {
+            falsy.retain(|(n, _)| !stored.contains_key(n));
+        }
+    }
+    if let Some(name) = super::cleared::falsy_store(stmt) {
+        falsy.push((name, i));
+    }
 }
 
 fn literal_flag(stmt: &Stmt) -> Option<(&str, bool)> {

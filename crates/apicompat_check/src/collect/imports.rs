@@ -61,7 +61,7 @@ impl<'a> Walker<'a> {
         let mut has = self.ctx.has.clone();
         for t in &self.ctx.requires {
             let plain = t.present && !t.instance && t.alternatives.is_empty();
-            if plain && is_path_or_mark(&t.path) {
+            if plain && (is_path_or_mark(&t.path) || is_dispatch(&t.path)) {
                 let read = format!("{}{}", crate::callers::READ, t.path);
                 if !has.contains(&read) {
                     has.push(read);
@@ -186,6 +186,11 @@ fn literal_head(expr: &Expr) -> Option<String> {
 
 /// A dotted path (`torchvision.tv_tensors`) or the mark of a project function (`f()`), not
 /// one of the tests' own forms (dispatches, tests on objects).
+/// A dispatch on model names (`model_type == "qwen2_5_vl"`, [`super::reads::DISPATCH`]).
+pub(crate) fn is_dispatch(path: &str) -> bool {
+    path.starts_with([super::reads::DISPATCH, super::reads::CLASS_DISPATCH])
+}
+
 fn is_path_or_mark(path: &str) -> bool {
     let path = path.strip_suffix("()").unwrap_or(path);
     !path.is_empty()

@@ -34,11 +34,13 @@ mod returns;
 mod scope;
 mod signature;
 mod spec;
+mod specs;
 mod state;
 mod terms;
 mod uses;
 mod walk;
 
+pub(crate) use imports::is_dispatch;
 pub use imports::ImportSite;
 pub(crate) use locals::name_key;
 use locals::LocalNames;
@@ -84,6 +86,7 @@ pub fn collect_in(
         stmt_start: TextSize::default(),
         future_annotations: false,
         continuation: None,
+        falsy_flags: Vec::new(),
         if_frames: Vec::new(),
         method_ctx: None,
         class_has_base: false,
@@ -215,6 +218,9 @@ enum Bound {
     /// components; or the name of an indexed package (`package_name = "vllm"`), given to a
     /// version getter.
     Const(crate::version_terms::Term),
+    /// `inspect.signature(f)` of this indexed path: `"k" in sig.parameters` tests `f(k=)`
+    /// ([`Walker::keyword_test`]).
+    Signature(String),
 }
 
 /// A function body to walk once its scope is done, with the context of its definition and
@@ -373,6 +379,9 @@ struct Walker<'a> {
     /// Set by an `if` whose branches all leave the block but one: the context of the rest of
     /// the block (taken by [`Walker::body`]).
     continuation: Option<Ctx<'a>>,
+    /// For the `if` statement about to be walked: the names a store of a falsy literal a few
+    /// statements before it in its block left so ([`Walker::body`], `flow.rs` `set_flags`).
+    falsy_flags: Vec<&'a str>,
     /// The `if` statements being walked, innermost last ([`arms`]).
     if_frames: Vec<arms::IfFrame>,
     /// Where the instance methods of the class being walked run: its `__init__` leaves unless
@@ -629,8 +638,18 @@ impl<'a> Walker<'a> {
     fn body(&mut self, body: &'a [Stmt]) {
         self.block = self.block.saturating_add(1);
         let mut outer: Option<Ctx<'a>> = None;
-        for stmt in body {
+        // Names set to a falsy literal in this block and not stored since, with where.
+        let mut falsy: Vec<(&'a str, usize)> = Vec::new();
+        for (i, stmt) in body.iter().enumerate() {
+            if !falsy.is_empty() {
+                falsy.retain(|&(_, at)| i - at <= flow::SET_FLAG_WINDOW);
+                if matches!(stmt, Stmt::If(_)) {
+                    self.falsy_flags = falsy.iter().map(|&(n, _)| n).collect();
+                }
+            }
             self.visit_stmt(stmt);
+            self.falsy_flags.clear();
+            flow::note_falsy_store(stmt, i, &mut falsy);
             if let Some(rest) = self.continuation.take() {
                 let before = std::mem::replace(&mut self.ctx, rest);
                 outer.get_or_insert(before);

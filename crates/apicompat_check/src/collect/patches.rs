@@ -114,7 +114,20 @@ fn direct_statements(body: &[Stmt], out: &mut HashSet<TextSize>, depth: usize) {
 /// The patch a store is, if its condition can be negated: no condition (a statement directly
 /// in its body), version conditions on one package, or a single test of a path.
 fn patch_of(u: &Use, direct: &HashSet<TextSize>) -> Option<Patch> {
-    let unless = match (u.versions.as_slice(), u.requires.as_slice()) {
+    // A test that a module the path lies in exists (`hasattr(transformers.activations, "X")`
+    // reads `transformers.activations`) holds wherever a read of the path runs at all.
+    let requires: Vec<PathTest> = u
+        .requires
+        .iter()
+        .filter(|t| {
+            !(t.present
+                && t.alternatives.is_empty()
+                && u.path.starts_with(&t.path)
+                && u.path.as_bytes().get(t.path.len()) == Some(&b'.'))
+        })
+        .cloned()
+        .collect();
+    let unless = match (u.versions.as_slice(), requires.as_slice()) {
         ([], []) if direct.contains(&u.stmt_start) => Unless::Never,
         ([], []) => return None,
         (versions, []) => {

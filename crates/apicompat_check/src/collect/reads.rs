@@ -93,7 +93,7 @@ const NAMES_SEP: char = ',';
 const MAX_NAMES: usize = 32;
 
 /// A name a module or class could have.
-fn identifier(name: &str) -> bool {
+pub(super) fn identifier(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && name
@@ -341,10 +341,19 @@ impl<'a> Walker<'a> {
                     }
                 }
                 if let Some(t) = truth {
+                    // `importlib.util.find_spec("m.sub") is not None`: `m.sub` exists.
+                    if let Some((module, holds)) = self.spec_compared(c, t) {
+                        push(out, module, holds);
+                    }
                     self.sentinel_test(c, t, out);
                     // `"n" in dir(C)` is `hasattr(C, "n")`; `not in`, its negation.
                     if let Some((object, n, positive)) = self.dir_membership(c) {
                         self.hasattr_reads(object, &n, t == positive, out);
+                    }
+                    // `"k" in inspect.signature(f).parameters`: `f` lists `k` where it is
+                    // true, not where it is false (`evaluate/parameters.rs`).
+                    if let Some(k) = self.keyword_test(c) {
+                        push(out, k, t);
                     }
                 }
                 self.reads(&c.left, None, d, out);
@@ -366,6 +375,10 @@ impl<'a> Walker<'a> {
                 // `hasattr(C, "n")`: `C.n` exists where it is true, not where it is false; so
                 // for `getattr(C, "n", None)` (a falsy default: an attribute that exists is
                 // taken as a true value, a function or a module).
+                // `find_spec("m.sub")` as a truth value: a spec (true) or `None`.
+                if let (Some(t), Some(module)) = (truth, self.found_spec(call)) {
+                    push(out, module, t);
+                }
                 match (truth, &*call.arguments.args) {
                     (Some(t), [object, name]) if self.is_builtin(&call.func, "hasattr") => {
                         if let Some(n) = string_lit(name) {

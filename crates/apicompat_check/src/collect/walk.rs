@@ -222,7 +222,7 @@ impl<'a> Walker<'a> {
                 if matches!(n.ctx, ExprContext::Store | ExprContext::Del) {
                     self.store(n.id.as_str());
                 } else if !is_callee && !self.table_values.contains(&n.range()) {
-                    self.escaping.insert(n.id.as_str());
+                    self.reference(n);
                 }
             }
             Expr::Attribute(a) if a.ctx == ExprContext::Load && !is_callee => {
@@ -363,6 +363,37 @@ impl<'a> Walker<'a> {
             super::locals::dispatch_key(d.id.as_str()),
             values.iter().map(|v| name_key(v.id.as_str())).collect(),
         ));
+    }
+
+    /// A name read other than as a callee: it escapes, and a function of that name may be
+    /// called wherever its value goes. Read under version conditions or tests that found
+    /// paths present (LLaMA-Factory: `elif model_type == "qwen2_5_vl": apply =
+    /// apply_liger_kernel_to_qwen2_5_vl`, called after the `if`; study 46, F-AK), the value
+    /// exists only where they held, and so does every later call of it: a call site with
+    /// those conditions (not the `try` in force, which covers only this read).
+    fn reference(&mut self, n: &'a ast::ExprName) {
+        let name = n.id.as_str();
+        let function = matches!(
+            self.lookup(name),
+            None | Some(Bound::Function | Bound::Helper(_))
+        );
+        let has = if function {
+            self.known_present()
+        } else {
+            Box::default()
+        };
+        if has.is_empty() && (!function || self.ctx.versions.is_empty()) {
+            self.escaping.insert(name);
+            return;
+        }
+        self.out.calls.push(CallSite {
+            key: name_key(name),
+            func: self.ctx.func,
+            guarded: false,
+            versions: self.ctx.versions.clone().into_boxed_slice(),
+            has,
+            at: self.ctx.guard_at.unwrap_or(n.range()),
+        });
     }
 
     /// Records a call by name with the conditions it runs under (see [`crate::callers`]).

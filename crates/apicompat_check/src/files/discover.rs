@@ -25,6 +25,9 @@ pub struct Discovered {
     /// Files that put first on `sys.path` a directory the tree does not have, with it
     /// ([`crate::syspath::Inserted::missing`]).
     pub unsure: Vec<(PathBuf, String)>,
+    /// The bytes of `files`, in their order, when they were read before the walk (each file
+    /// is read once); empty otherwise.
+    pub texts: Vec<Result<Vec<u8>, String>>,
 }
 
 impl Discovered {

@@ -11,6 +11,7 @@ use apicompat_requirements::{
 use crate::targets::admitted_by;
 
 mod below_index;
+mod marked;
 mod python;
 mod undeclared;
 
@@ -60,6 +61,9 @@ struct Requirer {
     wheels: Vec<Vec<String>>,
     /// The Pythons its releases were kept for ([`Requirer::on_python`]), as a range.
     on: Option<String>,
+    /// When the declarations agree only on releases older than every one known: the oldest
+    /// known release and its requirements (what an older one requires is not known).
+    older: Option<(Version, Vec<Requires>)>,
 }
 
 impl Requirer {
@@ -88,6 +92,7 @@ impl Requirer {
             marked: kept(&self.marked, pick(n)),
             requires_python: kept(&self.requires_python, pick(n)),
             wheels: kept(&self.wheels, pick(n)),
+            older: self.older.clone(),
         })
     }
 }
@@ -118,6 +123,12 @@ fn requirer<'h>(
         .filter(|&i| admitted.contains(&all[i]))
         .collect();
     let extras = extras_of(declared, name);
+    let older = match (admitted.is_empty(), all.first()) {
+        (true, Some(oldest)) => crate::pins::agreed_version(reqs)
+            .filter(|v| v < oldest)
+            .map(|_| (oldest.clone(), requirements_with(header(0), &extras))),
+        _ => None,
+    };
     let releases = kept
         .iter()
         .map(|&i| (all[i].clone(), requirements_with(header(i), &extras)))
@@ -155,6 +166,7 @@ fn requirer<'h>(
         requires_python,
         wheels,
         on: None,
+        older,
     }
 }
 
@@ -284,7 +296,7 @@ impl<'a> Requirers<'a> {
             let on_python = python.and_then(|p| q.on_python(p));
             let q = on_python.as_ref().unwrap_or(q);
             let Some((accepted, example, own)) =
-                judged_by(q, view, &name, &kept, &versions, &own_of)
+                judged_by(q, view, &name, &kept, &versions, &own_of, python)
             else {
                 continue;
             };
@@ -331,15 +343,16 @@ impl Requirers<'_> {
             .filter(|q| q.name != name)
             .find_map(|q| {
                 let (accepted, example, own) =
-                    judged_by(q, view, &name, releases, &versions, &own_of)?;
+                    judged_by(q, view, &name, releases, &versions, &own_of, None)?;
                 (!accepted.iter().any(|&a| a)).then(|| format!("{} ({example})", why(q, own)))
             })
     }
 }
 
 /// Which of `kept` (releases of `view`, named `name`) declared package `q` lets be installed:
-/// by `q`'s requirements on them, else by their own on `q`; with an example of one refused,
-/// and whether it was their own requirement. `None` when `q` refuses none.
+/// by `q`'s requirements on them (with `python`, those under a marker too, where they apply:
+/// [`marked`]), else by their own on `q`; with an example of one refused, and whether it was
+/// their own requirement. `None` when `q` refuses none.
 fn judged_by<'o>(
     q: &Requirer,
     view: &PackageView,
@@ -347,8 +360,12 @@ fn judged_by<'o>(
     kept: &[usize],
     versions: &[Version],
     own_of: &dyn Fn(usize) -> Option<&'o [Requires]>,
+    python: Option<&PythonTargets>,
 ) -> Option<(Vec<bool>, String, bool)> {
-    match accepted_by(q, name, kept, versions) {
+    let by_q = python
+        .and_then(|p| marked::accepted_where_installed(q, name, kept, versions, p))
+        .or_else(|| accepted_by(q, name, kept, versions));
+    match by_q {
         Some((accepted, example)) => Some((accepted, example, false)),
         None => installable_beside(q, view, kept, own_of).map(|(a, e)| (a, e, true)),
     }
@@ -441,22 +458,24 @@ fn accepted_with(
             }
         }
         if rejects && example.is_none() {
-            let texts: Vec<String> = on
-                .iter()
-                .chain(&marked)
-                .map(|(_, _, t)| format!("`{t}`"))
-                .collect();
-            example = Some(format!(
-                "{} {version} requires {}",
-                q.name,
-                texts.join(", ")
-            ));
+            example = Some(requires_text(q, version, on.iter().chain(&marked).copied()));
         }
     }
     if accepted.iter().all(|&a| a) || q.releases.is_empty() {
         return None;
     }
     Some((accepted, example.unwrap_or_default()))
+}
+
+/// How a release of `q` that refuses some releases is named in a note (`pandas 2.3.3 requires
+/// `numpy>=1.23.2; ...``), with the requirements that refuse them.
+fn requires_text<'r>(
+    q: &Requirer,
+    version: &Version,
+    reqs: impl Iterator<Item = &'r Requires>,
+) -> String {
+    let texts: Vec<String> = reqs.map(|(_, _, t)| format!("`{t}`")).collect();
+    format!("{} {version} requires {}", q.name, texts.join(", "))
 }
 
 /// The other direction: which of `kept` (releases of `view`) can be installed beside some

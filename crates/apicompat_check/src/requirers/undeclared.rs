@@ -39,6 +39,26 @@ impl Requirers<'_> {
             .collect();
         let own_of = |r: usize| own.get(&r).map(Vec::as_slice);
         for q in self.packages().iter().filter(|q| q.name != name) {
+            // Declarations older than every known release of a package whose oldest known
+            // release bounds it below its newest (svdiff-pytorch's `transformers<=4.27.3`,
+            // transformers 4.30.2 `huggingface-hub<1.0`; study 43, F-AE): which release comes
+            // with them is not known. (A bare `numpy` or a lower bound leaves it as it was.)
+            if let Some((oldest, reqs)) = q.older.as_ref().filter(|_| q.releases.is_empty()) {
+                let bounds = |spec: &apicompat_requirements::VersionSpecifiers| {
+                    versions
+                        .last()
+                        .is_some_and(|newest| !apicompat_requirements::satisfies(spec, newest))
+                };
+                if let Some((_, _, text)) =
+                    reqs.iter().find(|(n, spec, _)| *n == name && bounds(spec))
+                {
+                    let example = format!(
+                        "it admits only releases of {} older than the index; the oldest known, {oldest}, requires `{text}`",
+                        q.name
+                    );
+                    return Some((Vec::new(), vec![named(q)], example));
+                }
+            }
             let on_python = python.and_then(|p| q.on_python(p));
             let q = on_python.as_ref().unwrap_or(q);
             // What `q` requires of it, then what it requires of `q` (each on what is left).

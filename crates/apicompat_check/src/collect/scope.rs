@@ -42,6 +42,27 @@ impl<'a> Walker<'a> {
         None
     }
 
+    /// Whether a read of `name` here sees a local variable of an enclosing function (a
+    /// parameter or a name its body assigns) that the walk did not bind to anything it knows.
+    pub(super) fn is_unknown_local(&self, name: &str) -> bool {
+        let innermost = self.scopes.len().saturating_sub(1);
+        for (i, scope) in self.scopes.iter().enumerate().rev() {
+            if scope.globals.contains(name) || scope.kind == ScopeKind::Module {
+                return false;
+            }
+            if scope.kind == ScopeKind::Class && i != innermost {
+                continue;
+            }
+            if scope.names.contains_key(name) {
+                return false;
+            }
+            if scope.locals.contains(name) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The scope a name is bound in.
     pub(super) fn binding_scope(&mut self, name: &str) -> Option<&mut Scope> {
         let i = self.binding_scope_index(name)?;

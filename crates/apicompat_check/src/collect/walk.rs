@@ -373,10 +373,11 @@ impl<'a> Walker<'a> {
     /// those conditions (not the `try` in force, which covers only this read).
     fn reference(&mut self, n: &'a ast::ExprName) {
         let name = n.id.as_str();
-        let function = matches!(
-            self.lookup(name),
-            None | Some(Bound::Function | Bound::Helper(_))
-        );
+        // A parameter or other local variable of the function is no function of the module.
+        let function = match self.lookup(name) {
+            None => !self.is_unknown_local(name),
+            Some(b) => matches!(b, Bound::Function | Bound::Helper(_)),
+        };
         let has = if function {
             self.known_present()
         } else {

@@ -655,6 +655,37 @@ fn a_pin_written_as_a_range_is_checked_against_its_series() {
     );
 }
 
+/// A pin the index lacks is checked on the indexed release of its series, and the messages
+/// say so: `torch==2.3.2` does not admit 2.3.1 (study 48's M1, `pytorch-lightning==2.1.3`
+/// checked on 2.1.4).
+#[test]
+fn messages_name_the_release_standing_for_a_pin() {
+    let dir = project(
+        "stand-in-pin",
+        &[
+            ("main.py", "import torch.distributed.pipelining\n"),
+            ("requirements.txt", "torch==2.3.2\n"),
+        ],
+    );
+    let (out, _) = text(&check(&dir, &[]));
+    assert!(
+        out.contains(
+            "is not in torch 2.3.1 (declared `torch==2.3.2`; the index lacks 2.3.2, and 2.3.1 of its series stands for it); it exists from 2.4.0"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("admits torch 2.3.2, checked on 2.3.1 of its series (importing fails)"),
+        "{out}"
+    );
+    // Declarations that contradict each other are checked each on its own releases: the
+    // range's release stands for no pin.
+    std::fs::write(dir.join("requirements.txt"), "torch==2.3.1\ntorch>=2.5\n").unwrap();
+    let (out, _) = text(&check(&dir, &[]));
+    assert!(out.contains("admit torch 2.3.1 (importing fails)"), "{out}");
+    assert!(!out.contains("of its series"), "{out}");
+}
+
 /// A keyword renamed (`np.reshape(a, newshape=...)`, `shape` from numpy 2.1, `newshape` gone in
 /// 2.4) is one break: the AC003 on the keyword, not also an AC013 on the call it leaves
 /// unbound (EasyR1's `verl/protocol.py`).

@@ -588,6 +588,8 @@ fn from_requirements(
     // each is checked.
     let platforms = view.wheel_platforms();
     let mut admitted = admitted_by(reqs, all, &platforms);
+    // (pinned, the indexed release of its series checked for it)
+    let mut stand_ins: Vec<(Version, Version)> = Vec::new();
     // `transformers==4.38.0` where the index has 4.38.2 of that series; a declaration without
     // a version beside the pin (`lightning[app]`) does not bound it.
     if admitted.is_empty() {
@@ -608,6 +610,7 @@ fn from_requirements(
                 .all(|r| apicompat_requirements::admits(&r.specifier, &pinned));
             if let Some(i) = same_series(all, &pinned).filter(|_| within) {
                 notes.push(series_note(view.name(), &pinned, &all[i]));
+                stand_ins.push((pinned.clone(), all[i].clone()));
                 admitted.push(all[i].clone());
             }
         }
@@ -631,6 +634,7 @@ fn from_requirements(
             match series {
                 Some((i, pinned)) => {
                     notes.push(series_note(view.name(), &pinned, &all[i]));
+                    stand_ins.push((pinned, all[i].clone()));
                     admitted.push(all[i].clone());
                 }
                 None => admitted.extend(selected),
@@ -691,13 +695,19 @@ fn from_requirements(
     } else {
         "declared"
     };
-    let short = format!(
+    let mut short = format!(
         "{what} {}",
         reqs.iter()
             .map(|r| format!("`{}`", r.raw))
             .collect::<Vec<_>>()
             .join(", ")
     );
+    // The release a message names is not the one declared: say which it stands for.
+    for (pinned, used) in &stand_ins {
+        short.push_str(&format!(
+            "; the index lacks {pinned}, and {used} of its series stands for it"
+        ));
+    }
     let all_strings: Vec<String> = releases.iter().map(|&i| all[i].to_string()).collect();
     Some(Target {
         info: TargetInfo {

@@ -196,26 +196,41 @@ fn comprehension(
 
 /// `a.b.c` for a chain of names and attributes.
 pub fn dotted(expr: &Expr) -> Option<String> {
-    let mut parts = Vec::new();
-    let mut cur = expr;
+    // First the length (and whether it is a dotted name at all), then one allocation.
+    let (mut len, mut depth, mut cur) = (0usize, 0usize, expr);
     loop {
         match cur {
             Expr::Name(n) => {
-                parts.push(n.id.as_str());
+                len += n.id.len();
                 break;
             }
             Expr::Attribute(a) => {
-                parts.push(a.attr.as_str());
+                len += a.attr.len() + 1;
                 cur = &a.value;
             }
             _ => return None,
         }
-        if parts.len() > MAX_DEPTH {
+        depth += 1;
+        if depth > MAX_DEPTH {
             return None;
         }
     }
-    parts.reverse();
-    Some(parts.join("."))
+    let mut out = String::with_capacity(len);
+    push_dotted(expr, &mut out);
+    Some(out)
+}
+
+/// Writes a chain of names and attributes already known to be one (see [`dotted`]).
+fn push_dotted(expr: &Expr, out: &mut String) {
+    match expr {
+        Expr::Name(n) => out.push_str(n.id.as_str()),
+        Expr::Attribute(a) => {
+            push_dotted(&a.value, out);
+            out.push('.');
+            out.push_str(a.attr.as_str());
+        }
+        _ => {}
+    }
 }
 
 /// The last segment of a dotted callee: `warnings.warn` -> `warn`.

@@ -66,6 +66,25 @@ pub fn is_use_code(code: &str) -> bool {
     .contains(&code)
 }
 
+/// The pin `release` was checked for when the declarations together do not admit it: a pin
+/// the index lacks (`torch==2.3.2`) is checked on the indexed release of its series (2.3.1).
+fn stands_for(
+    declared: &[&DeclaredRequirement],
+    versions: &[Version],
+    i: usize,
+) -> Option<Version> {
+    if declared
+        .iter()
+        .all(|d| apicompat_requirements::admits(&d.specifier, &versions[i]))
+    {
+        return None;
+    }
+    declared
+        .iter()
+        .find_map(|d| crate::pins::pin_of(&d.specifier))
+        .filter(|p| *p != versions[i] && crate::pins::same_series(versions, p) == Some(i))
+}
+
 /// The AC008 finding for the declarations of one package, when the releases they admit
 /// (`admitted`, positions in `versions`) include some where a use breaks. The second value is
 /// the text of the declaring file, for code frames.
@@ -106,7 +125,10 @@ pub fn requirement_finding(
         if count <= 3 {
             (0..n)
                 .filter(|&i| m[i])
-                .map(|i| names[i].clone())
+                .map(|i| match stands_for(declared, versions, i) {
+                    Some(pinned) => format!("{pinned}, checked on {} of its series", names[i]),
+                    None => names[i].clone(),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         } else {

@@ -93,10 +93,16 @@ pub(crate) fn missing_message(b: &Breaks) -> String {
         true => String::new(),
         false => format!(": {}", parents.join(", ")),
     };
+    // After a clause on a parent (`torch._dynamo` does not exist in 1.13.0 - 1.13.1), "it"
+    // would read as that parent: the path is named again.
+    let it = match parents.is_empty() {
+        true => "it".to_string(),
+        false => format!("`{}`", b.path),
+    };
     let tail = match b.works {
-        Works::Nowhere => "it is in no indexed release".to_string(),
-        Works::NotKnown => "whether the other indexed releases have it is not known".to_string(),
-        Works::In(from_on) => format!("it exists {from_on}"),
+        Works::Nowhere => format!("{it} is in no indexed release"),
+        Works::NotKnown => format!("whether the other indexed releases have {it} is not known"),
+        Works::In(from_on) => format!("{it} exists {from_on}"),
     };
     format!(
         "`{}` is not in {} {} ({}){detail}; {tail}",

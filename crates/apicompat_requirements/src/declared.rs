@@ -380,6 +380,10 @@ pub fn read_project_with(dir: &Path, installed: &[crate::InstalledFile]) -> Decl
             reqtxt::read_file(&mut c, &file, false, None);
         }
     }
+    // Else the versions its README's install commands name.
+    if c.out.requirements.is_empty() && c.out.direct.is_empty() {
+        crate::install_docs::read_pins(&mut c, dir);
+    }
     c.out
 }
 

@@ -65,34 +65,44 @@ fn installs(text: &str) -> (Vec<Installed>, Vec<Installed>) {
         let content = strip_comment(&content);
         for command in content.split([';', '&', '|']) {
             let words: Vec<&str> = command.split_whitespace().collect();
-            if let Some(start) = conda_install_args(&words) {
-                reqs.extend(conda_specs(&words[start..]).map(|r| (line, r)));
-                continue;
-            }
-            let Some(start) = install_args(&words) else {
-                continue;
-            };
-            let mut i = start;
-            while i < words.len() {
-                let word = unquote(words[i]);
+            let (r, f) = command_installs(&words);
+            reqs.extend(r.into_iter().map(|r| (line, r)));
+            files.extend(f.into_iter().map(|f| (line, f)));
+        }
+    }
+    (reqs, files)
+}
+
+/// The requirements one command's words install (`pip install`, `conda install` /
+/// `create`), and the requirements files it names with `-r`.
+pub(crate) fn command_installs(words: &[&str]) -> (Vec<String>, Vec<String>) {
+    let (mut reqs, mut files) = (Vec::new(), Vec::new());
+    if let Some(start) = conda_install_args(words) {
+        reqs.extend(conda_specs(&words[start..]));
+        return (reqs, files);
+    }
+    let Some(start) = install_args(words) else {
+        return (reqs, files);
+    };
+    let mut i = start;
+    while i < words.len() {
+        let word = unquote(words[i]);
+        i += 1;
+        if word == "-r" || word == "--requirement" {
+            if let Some(file) = words.get(i) {
+                files.push(unquote(file).to_string());
                 i += 1;
-                if word == "-r" || word == "--requirement" {
-                    if let Some(file) = words.get(i) {
-                        files.push((line, unquote(file).to_string()));
-                        i += 1;
-                    }
-                    continue;
-                }
-                if word.starts_with('-') {
-                    if VALUE_OPTIONS.contains(&word) {
-                        i += 1;
-                    }
-                    continue;
-                }
-                if is_named(word) {
-                    reqs.push((line, word.to_string()));
-                }
             }
+            continue;
+        }
+        if word.starts_with('-') {
+            if VALUE_OPTIONS.contains(&word) {
+                i += 1;
+            }
+            continue;
+        }
+        if is_named(word) {
+            reqs.push(word.to_string());
         }
     }
     (reqs, files)
@@ -213,7 +223,7 @@ fn is_named(word: &str) -> bool {
 }
 
 /// Whether a requirement carries a version (`==`, `>=`, `~=`, ...).
-fn has_version(req: &str) -> bool {
+pub(crate) fn has_version(req: &str) -> bool {
     req.contains(['=', '<', '>', '~'])
 }
 

@@ -382,7 +382,7 @@ pub fn read_project_with(dir: &Path, installed: &[crate::InstalledFile]) -> Decl
     }
     // Else the versions its README's install commands name.
     if c.out.requirements.is_empty() && c.out.direct.is_empty() {
-        crate::install_docs::read_pins(&mut c, dir);
+        crate::readme_pins::read_pins(&mut c, dir);
     }
     c.out
 }

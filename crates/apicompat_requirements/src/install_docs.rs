@@ -17,7 +17,7 @@ use crate::Severity;
 /// Documents looked at, at most.
 const MAX_DOCUMENTS: usize = 32;
 /// Bytes of one document read, at most.
-const MAX_DOCUMENT_BYTES: u64 = 512 * 1024;
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 512 * 1024;
 /// Entries of a directory listed, at most.
 const MAX_ENTRIES: usize = 10_000;
 /// Paths one written path with alternatives stands for, at most.
@@ -35,7 +35,7 @@ type Named = (u32, String, Kind);
 
 /// The documents that may say how to install the project: `README*` and `INSTALL*` at the
 /// root, then the Markdown and reStructuredText pages of `docs/` (or `doc/`), by name.
-fn documents(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn documents(dir: &Path) -> Vec<PathBuf> {
     let list = |d: &Path, keep: &dyn Fn(&str) -> bool| -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(d) else {
             return Vec::new();
@@ -63,7 +63,7 @@ fn documents(dir: &Path) -> Vec<PathBuf> {
 
 /// Calls `each` with the line number and the words of every command of a document's lines
 /// that mention `pip`, `conda` or `mamba`.
-fn each_command(text: &str, mut each: impl FnMut(u32, &[&str])) {
+pub(crate) fn each_command(text: &str, mut each: impl FnMut(u32, &[&str])) {
     let mentions = |t: &str| t.contains("pip") || t.contains("conda") || t.contains("mamba");
     if !mentions(text) {
         return;
@@ -507,60 +507,6 @@ pub(crate) fn read(c: &mut Collector, dir: &Path) -> bool {
     !chosen.is_empty()
 }
 
-/// The last resort for a directory that declares nothing, has no install script and whose
-/// install instructions name no requirements file: the packages with a version that the
-/// `pip install` / `conda install` commands of its root `README*` and `INSTALL*` name
-/// (duo-attention's `pip install transformers==4.45.2`, alphaflow's `pip install
-/// numpy==1.21.2`; `docs/false-alarm-study-49.md`, -48.md D3). Packages named without a
-/// version are left out: a README installs tools and options that way, and a bare name would
-/// check every indexed release instead of the newest.
-pub(crate) fn read_pins(c: &mut Collector, dir: &Path) -> bool {
-    let mut found = false;
-    for doc in documents(dir)
-        .into_iter()
-        .filter(|d| d.parent() == Some(dir))
-    {
-        let Ok(bytes) = crate::safe_read::read_regular_file(&doc, MAX_DOCUMENT_BYTES) else {
-            continue;
-        };
-        let mut pins: Vec<(u32, String)> = Vec::new();
-        each_command(&crate::lines::decode(&bytes), |line, words| {
-            let (reqs, _) = crate::install_scripts::command_installs(words);
-            pins.extend(
-                reqs.into_iter()
-                    // Prose is no declaration file: what does not parse is left out
-                    // (`pip install transformers=4.28.1, sentencepiece`).
-                    .filter(|r| {
-                        crate::install_scripts::has_version(r)
-                            && crate::parse_requirement(r).is_ok()
-                    })
-                    .map(|r| (line, r)),
-            );
-        });
-        if pins.is_empty() {
-            continue;
-        }
-        found = true;
-        c.diag(
-            &doc,
-            None,
-            Severity::Warning,
-            "read as the project's requirements: the directory declares none, and its install instructions install these versions (`pip install`, `conda install`)".to_string(),
-        );
-        for (line, req) in pins {
-            let at = crate::declared::Declaration {
-                file: &doc,
-                line,
-                group: None,
-                is_constraint: false,
-                extra: false,
-            };
-            c.push_requirement(&req, &at);
-        }
-    }
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -749,41 +695,6 @@ pip install -r
                 PathBuf::from("ext")
             ]
         );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_readme_names_the_versions_of_a_project_that_declares_nothing() {
-        let dir =
-            std::env::temp_dir().join(format!("apicompat-readme-pins-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("docs")).unwrap();
-        std::fs::write(
-            dir.join("README.md"),
-            "## Setup\n```\npip install transformers==4.45.2 gdown \"accelerate>=0.30\"\n\
-             pip install sentencepiece=0.1.99, tqdm\n\
-             conda install pytorch==2.1.0 -c pytorch\n```\n",
-        )
-        .unwrap();
-        // A page of `docs/` is not read for versions.
-        std::fs::write(dir.join("docs/old.md"), "pip install numpy==1.21.0\n").unwrap();
-        let reqs = |dir: &Path| -> Vec<(String, u32)> {
-            crate::read_project(dir)
-                .requirements
-                .iter()
-                .map(|r| (r.raw.clone(), r.source.line))
-                .collect()
-        };
-        assert_eq!(
-            reqs(&dir),
-            [
-                ("transformers==4.45.2".to_string(), 3),
-                ("accelerate>=0.30".to_string(), 3),
-                ("torch==2.1.0".to_string(), 5),
-            ]
-        );
-        // A declaration file wins: the README is not read then.
-        std::fs::write(dir.join("requirements.txt"), "numpy\n").unwrap();
-        assert_eq!(reqs(&dir), [("numpy".to_string(), 1)]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -19,6 +19,7 @@ mod package_requirements;
 mod pep508_guard;
 mod poetry;
 mod pyproject;
+mod readme_pins;
 mod reqtxt;
 mod requires_python;
 mod safe_read;

@@ -124,7 +124,11 @@ pub(crate) fn install_args(words: &[&str]) -> Option<usize> {
     let pip_at = if is_pip(&first) {
         start
     } else if first.starts_with("python") && words.get(start + 1) == Some(&"-m") {
-        start + 2
+        // `python -m uv pip install` (Minimal-RL's README) as `python -m pip install`.
+        match words.get(start + 2) {
+            Some(&"uv") => start + 3,
+            _ => start + 2,
+        }
     } else if first == "uv" {
         start + 1
     } else {
@@ -304,6 +308,7 @@ pip3 install torch==2.5.1; pip3 install transformers==4.47.0;
 python -m pip install --upgrade -i https://mirror/simple \"diffusers>=0.31\" 'accelerate==0.23.0' \\
     -e . git+https://github.com/x/y.git ./local.whl $EXTRA
 uv pip install -r reqs/extra.txt numpy  # a comment: pip install fake==1
+python -m uv pip install peft==0.10.0
 echo pip install nothing && conda install pytorch==2.1.0
 ";
         let (reqs, files) = installs(text);
@@ -316,6 +321,7 @@ echo pip install nothing && conda install pytorch==2.1.0
                 "diffusers>=0.31",
                 "accelerate==0.23.0",
                 "numpy",
+                "peft==0.10.0",
                 "torch==2.1.0"
             ]
         );

@@ -17,7 +17,7 @@ use crate::Severity;
 /// Documents looked at, at most.
 const MAX_DOCUMENTS: usize = 32;
 /// Bytes of one document read, at most.
-pub(crate) const MAX_DOCUMENT_BYTES: u64 = 512 * 1024;
+const MAX_DOCUMENT_BYTES: u64 = 512 * 1024;
 /// Entries of a directory listed, at most.
 const MAX_ENTRIES: usize = 10_000;
 /// Paths one written path with alternatives stands for, at most.
@@ -59,6 +59,20 @@ pub(crate) fn documents(dir: &Path) -> Vec<PathBuf> {
     }
     out.truncate(MAX_DOCUMENTS);
     out
+}
+
+/// The documents of [`documents`] that can be read, with their text.
+fn document_texts(dir: &Path) -> impl Iterator<Item = (PathBuf, String)> {
+    documents(dir).into_iter().filter_map(|doc| {
+        let text = read_document(&doc)?;
+        Some((doc, text))
+    })
+}
+
+/// A document's text (at most [`MAX_DOCUMENT_BYTES`]), if it can be read.
+pub(crate) fn read_document(doc: &Path) -> Option<String> {
+    let bytes = crate::safe_read::read_regular_file(doc, MAX_DOCUMENT_BYTES).ok()?;
+    Some(crate::lines::decode(&bytes))
 }
 
 /// Calls `each` with the line number and the words of every command of a document's lines
@@ -148,12 +162,9 @@ fn project_installs(text: &str, name: Option<&str>) -> Vec<(u32, Vec<String>)> {
 /// alone. `name` is the project's distribution name (normalized), if known.
 pub fn documented_extras(dir: &Path, name: Option<&str>) -> Vec<(String, PathBuf, u32)> {
     let mut every: Option<Vec<(String, PathBuf, u32)>> = None;
-    for doc in documents(dir) {
-        let Ok(bytes) = crate::safe_read::read_regular_file(&doc, MAX_DOCUMENT_BYTES) else {
-            continue;
-        };
+    for (doc, text) in document_texts(dir) {
         let shown = doc.strip_prefix(dir).unwrap_or(&doc).to_path_buf();
-        for (line, extras) in project_installs(&crate::lines::decode(&bytes), name) {
+        for (line, extras) in project_installs(&text, name) {
             every = Some(match every {
                 None => extras
                     .into_iter()
@@ -277,11 +288,8 @@ fn inside(dir: &Path, written: &str) -> Option<PathBuf> {
 /// its line and the kind of each.
 fn chosen_files(dir: &Path) -> Vec<(PathBuf, PathBuf, u32, Kind)> {
     let mut chosen: Vec<(PathBuf, PathBuf, u32, Kind)> = Vec::new();
-    for doc in documents(dir) {
-        let Ok(bytes) = crate::safe_read::read_regular_file(&doc, MAX_DOCUMENT_BYTES) else {
-            continue;
-        };
-        for (line, written, kind) in named_files(&crate::lines::decode(&bytes)) {
+    for (doc, text) in document_texts(dir) {
+        for (line, written, kind) in named_files(&text) {
             let Some(file) = alternatives(&written)
                 .iter()
                 .find_map(|path| inside(dir, path))
@@ -340,11 +348,7 @@ pub fn installed_files(dir: &Path) -> Vec<InstalledFile> {
 /// venv`, `virtualenv`, `uv venv`): what they install goes there, not into an environment
 /// another project made.
 pub fn creates_environment(dir: &Path) -> bool {
-    documents(dir).iter().any(|doc| {
-        let Ok(bytes) = crate::safe_read::read_regular_file(doc, MAX_DOCUMENT_BYTES) else {
-            return false;
-        };
-        let text = crate::lines::decode(&bytes);
+    document_texts(dir).any(|(_, text)| {
         let mut found = false;
         each_command(&text, |_, words| found |= creates(words));
         // `python -m venv` names neither pip nor conda: each_command skips lines without them.
@@ -384,11 +388,7 @@ pub(crate) fn documented_python(dir: &Path) -> Option<(String, String, u32)> {
 /// own name) leaves the working directory as it was.
 pub fn installed_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    for doc in documents(dir) {
-        let Ok(bytes) = crate::safe_read::read_regular_file(&doc, MAX_DOCUMENT_BYTES) else {
-            continue;
-        };
-        let text = crate::lines::decode(&bytes);
+    for (_, text) in document_texts(dir) {
         if !text.contains("pip") {
             continue;
         }

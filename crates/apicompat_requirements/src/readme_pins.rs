@@ -19,31 +19,26 @@ pub(crate) fn read_pins(c: &mut Collector, dir: &Path) -> bool {
         .into_iter()
         .filter(|d| d.parent() == Some(dir))
     {
-        let Ok(bytes) =
-            crate::safe_read::read_regular_file(&doc, crate::install_docs::MAX_DOCUMENT_BYTES)
-        else {
+        let Some(text) = crate::install_docs::read_document(&doc) else {
             continue;
         };
         let markdown = doc
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("md"));
         let mut pins: Vec<(u32, String)> = Vec::new();
-        crate::install_docs::each_command(
-            &code_lines(&crate::lines::decode(&bytes), markdown),
-            |line, words| {
-                let (reqs, _) = crate::install_scripts::command_installs(words);
-                pins.extend(
-                    reqs.into_iter()
-                        // Prose is no declaration file: what does not parse is left out
-                        // (`pip install transformers=4.28.1, sentencepiece`).
-                        .filter(|r| {
-                            crate::install_scripts::has_version(r)
-                                && crate::parse_requirement(r).is_ok()
-                        })
-                        .map(|r| (line, r)),
-                );
-            },
-        );
+        crate::install_docs::each_command(&code_lines(&text, markdown), |line, words| {
+            let (reqs, _) = crate::install_scripts::command_installs(words);
+            pins.extend(
+                reqs.into_iter()
+                    // Prose is no declaration file: what does not parse is left out
+                    // (`pip install transformers=4.28.1, sentencepiece`).
+                    .filter(|r| {
+                        crate::install_scripts::has_version(r)
+                            && crate::parse_requirement(r).is_ok()
+                    })
+                    .map(|r| (line, r)),
+            );
+        });
         if pins.is_empty() {
             continue;
         }

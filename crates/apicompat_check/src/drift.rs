@@ -109,7 +109,7 @@ pub(crate) fn typed_check(
     chosen: &std::collections::BTreeMap<String, Target>,
 ) -> Option<Option<Finding>> {
     let typed = file
-        .process_groups
+        .process_groups()
         .typed
         .iter()
         .find(|t| t.range == m.range)?;

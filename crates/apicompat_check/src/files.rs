@@ -3,7 +3,7 @@
 use apicompat_hash::HashSet;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::PySourceType;
@@ -38,6 +38,15 @@ pub(crate) fn source_type_of(text: &str) -> PySourceType {
     }
 }
 
+/// How a file is parsed: a stub by its name, a notebook exported as Python by its text.
+fn source_type(path: &Path, text: &str) -> PySourceType {
+    if path.extension().is_some_and(|x| x == "pyi") {
+        PySourceType::Stub
+    } else {
+        source_type_of(text)
+    }
+}
+
 pub fn describe_io(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
@@ -55,8 +64,10 @@ pub struct Analyzed {
     pub text: String,
     pub line_index: LineIndex,
     pub uses: FileUses,
-    /// What AC010 needs: classes, what they store, copies and pickles.
-    pub process_groups: crate::pgcopy::FileFacts,
+    /// What AC010 needs (classes, what they store, copies and pickles), and the typed reads
+    /// and calls AC009 and AC012 read: read with the file when it may copy or pickle, else
+    /// on first use ([`Analyzed::process_groups`]).
+    process_groups: OnceLock<crate::pgcopy::FileFacts>,
     /// The module's name in the project and its facts for the semantic model (taken by
     /// [`crate::objects`]).
     pub module: ModuleName,
@@ -78,7 +89,7 @@ impl Analyzed {
             text: String::new(),
             line_index: LineIndex::from_source_text(""),
             uses: FileUses::default(),
-            process_groups: Default::default(),
+            process_groups: OnceLock::from(crate::pgcopy::FileFacts::default()),
             module: ModuleName::default(),
             semantic: Arc::default(),
             syntax_errors: Vec::new(),
@@ -87,6 +98,35 @@ impl Analyzed {
             io_error: Some(message),
             not_parsed: None,
         }
+    }
+
+    /// The file's AC010 facts ([`crate::pgcopy::extract`]). A file that names no copy or
+    /// pickle function is read for them only here, on first use (most files of a project are
+    /// never asked: AC010 follows a copied object into a few of them): parsed again, which
+    /// gives the same tree, so the same facts.
+    pub fn process_groups(&self) -> &crate::pgcopy::FileFacts {
+        self.process_groups.get_or_init(|| {
+            // Not parsed (nested too deep) or not read: nothing to read.
+            if self.not_parsed.is_some() || self.io_error.is_some() {
+                return crate::pgcopy::FileFacts::default();
+            }
+            let parsed = ruff_python_parser::parse_unchecked_source(
+                &self.text,
+                source_type(&self.path, &self.text),
+            );
+            crate::pgcopy::extract(parsed.suite(), &self.text)
+        })
+    }
+
+    /// The AC010 facts if they were read (a file without them copies nothing).
+    pub fn process_groups_read(&self) -> Option<&crate::pgcopy::FileFacts> {
+        self.process_groups.get()
+    }
+
+    /// Takes out what only AC010 reads, for the caller to free
+    /// ([`crate::pgcopy::FileFacts::take_ac010_only`]).
+    pub fn take_ac010_only(&mut self) -> Option<impl Send + 'static> {
+        Some(self.process_groups.get_mut()?.take_ac010_only())
     }
 
     /// 1-based (line, column, end line, end column) of a range.
@@ -495,12 +535,7 @@ fn analyze_owned(
             (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
         }
     };
-    let is_stub = path.extension().is_some_and(|x| x == "pyi");
-    let source_type = if is_stub {
-        PySourceType::Stub
-    } else {
-        source_type_of(&text)
-    };
+    let source_type = source_type(&path, &text);
     let line_index = LineIndex::from_source_text(&text);
     // A tree nested deeper than the walkers can recurse through is not walked: the file is
     // reported as not checked. A large file is estimated before it is parsed (a deep tree is
@@ -566,7 +601,13 @@ fn analyze_owned(
     if path.file_name().is_some_and(|n| n == "setup.py") {
         crate::collect::setup_script_distutils(&mut uses.uses, parsed.suite());
     }
-    let process_groups = crate::pgcopy::extract(parsed.suite(), &text);
+    // AC009 reads the typed reads of a file with member reads.
+    let process_groups =
+        if !uses.members.is_empty() || crate::pgcopy::may_copy(parsed.tokens(), &text) {
+            OnceLock::from(crate::pgcopy::extract(parsed.suite(), &text))
+        } else {
+            OnceLock::new()
+        };
     let mut semantic = apicompat_semantic::extract_with(
         parsed.suite(),
         &module,

@@ -620,7 +620,7 @@ pub(crate) fn check_files(
             // Annotated with (built by, checked as) a class of a package the index does not
             // have: the attributes that class defines are unknown, not missing.
             foreign |= file
-                .process_groups
+                .process_groups()
                 .typed
                 .iter()
                 .filter(|t| t.range == m.range)

@@ -94,7 +94,7 @@ pub(crate) fn run(
     let ac010_only: Vec<_> = files
         .analyzed
         .iter_mut()
-        .filter_map(|a| Some(Arc::get_mut(a)?.process_groups.take_ac010_only()))
+        .filter_map(|a| Arc::get_mut(a)?.take_ac010_only())
         .collect();
     pool.spawn(move || drop(ac010_only));
     // The members of objects: their packages' targets, then the same evaluation.

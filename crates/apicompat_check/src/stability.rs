@@ -298,7 +298,7 @@ pub(crate) fn check_files(
 /// importing it only to subclass it is not a use of what is deprecated. An import counts when
 /// the file calls the name it binds.
 fn instantiates(file: &Analyzed, u: &Use) -> bool {
-    let facts = &file.process_groups;
+    let facts = file.process_groups();
     let inside_base = facts.base_ranges.iter().any(|r| r.contains_range(u.range));
     match u.kind {
         UseKind::Import => {

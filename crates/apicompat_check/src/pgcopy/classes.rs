@@ -21,20 +21,20 @@ impl<'a> Engine<'a> {
                     .zip(&hint)
                     .all(|(a, b)| a == b)
         };
-        if let Some(list) = self.classes.get(name) {
-            let cands: Vec<ClassRef> = list.iter().copied().filter(|c| fits(c.0)).collect();
+        {
+            let cands = self.classes_named(name, &fits);
             if let Some(c) = choose(&cands, |c| c.0, from) {
                 return Abs::Class(c);
             }
         }
-        if let Some(list) = self.funcs.get(name) {
-            let cands: Vec<FuncRef> = list.iter().copied().filter(|c| fits(c.0)).collect();
+        {
+            let cands = self.functions_named(name, &fits);
             if let Some(f) = choose(&cands, |c| c.0, from) {
                 return Abs::Func(f);
             }
         }
-        if let Some(list) = self.containers.get(name) {
-            let cands: Vec<(usize, usize)> = list.iter().copied().filter(|c| fits(c.0)).collect();
+        {
+            let cands = self.containers_named(name, &fits);
             if let Some((file, i)) = choose(&cands, |c| c.0, from) {
                 let cx = Ctx {
                     file,

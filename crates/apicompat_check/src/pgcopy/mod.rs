@@ -26,6 +26,7 @@ use std::sync::Arc;
 use ruff_text_size::TextRange;
 
 use apicompat_index::{Catalog, PackageView, Status};
+use apicompat_semantic::facts::Def;
 use apicompat_surface::Kind;
 
 use crate::files::Analyzed;
@@ -33,7 +34,7 @@ use crate::model::Finding;
 use crate::rules::ac010_copied_process_group as ac010;
 use crate::targets::Target;
 
-pub use facts::{extract, CopyKind, FileFacts, TypeSource, TypedRead};
+pub use facts::{extract, may_copy, CopyKind, FileFacts, TypeSource, TypedRead};
 use facts::{CallVal, ClassFacts, Default, Key, ParamInfo, ParamKind, Val};
 pub use pgindex::{PgIndex, SEED_TYPES};
 
@@ -271,10 +272,11 @@ struct Engine<'a> {
     root: PathBuf,
     /// Each file's path relative to `root`, as messages print it (made when first needed).
     shown: Vec<OnceCell<String>>,
-    classes: HashMap<&'a str, Vec<ClassRef>>,
-    funcs: HashMap<&'a str, Vec<FuncRef>>,
-    /// Module-level containers by name: (file, position in its `containers`).
-    containers: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// The files that may define a class, a module-level function or a module-level
+    /// container by a name, in order: those whose facts are read by the names in them, the
+    /// others (read on first use) by the names their semantic facts bind at module level or
+    /// give a class.
+    defining: HashMap<&'a str, Vec<usize>>,
     /// Names the project defines anywhere.
     defined: HashSet<&'a str>,
     /// Indexed packages the project uses.
@@ -296,11 +298,9 @@ pub(crate) fn check_files(
     out: &mut Vec<(usize, Finding, Vec<u32>)>,
 ) {
     let is_reported = |fi: usize| reported.get(fi).copied().unwrap_or(true);
-    if analyzed
-        .iter()
-        .enumerate()
-        .all(|(fi, a)| !is_reported(fi) || a.process_groups.copies.is_empty())
-    {
+    if analyzed.iter().enumerate().all(|(fi, a)| {
+        !is_reported(fi) || a.process_groups_read().is_none_or(|f| f.copies.is_empty())
+    }) {
         return;
     }
     let mut engine = Engine::new(catalog, analyzed);
@@ -309,7 +309,11 @@ pub(crate) fn check_files(
         if !is_reported(fi) {
             continue;
         }
-        for site in &file.process_groups.copies {
+        // A file whose facts were not read names no copy function.
+        let Some(facts) = file.process_groups_read() else {
+            continue;
+        };
+        for site in &facts.copies {
             engine.budget.set(BUDGET);
             let Some(mut f) = engine.judge(fi, site) else {
                 continue;
@@ -397,22 +401,40 @@ fn common_root(files: &[Arc<Analyzed>]) -> PathBuf {
 
 impl<'a> Engine<'a> {
     fn new(catalog: &'a Catalog, files: &'a [Arc<Analyzed>]) -> Engine<'a> {
-        let mut classes: HashMap<&'a str, Vec<ClassRef>> = HashMap::default();
-        let mut funcs: HashMap<&'a str, Vec<FuncRef>> = HashMap::default();
-        let mut containers: HashMap<&'a str, Vec<(usize, usize)>> = HashMap::default();
+        let mut defining: HashMap<&'a str, Vec<usize>> = HashMap::default();
         let mut defined: HashSet<&'a str> = HashSet::default();
         let mut roots: Vec<String> = vec!["torch".to_string()];
         for (fi, f) in files.iter().enumerate() {
-            for (ci, c) in f.process_groups.classes.iter().enumerate() {
-                classes.entry(c.name).or_default().push((fi, ci));
-            }
-            for func in &f.process_groups.functions {
-                if func.top_level {
-                    funcs.entry(func.name).or_default().push((fi, func.id));
+            let mut names: Vec<&'a str> = Vec::new();
+            // Facts cut short by deep nesting may not bind every name: read the file.
+            let facts = match f.semantic.truncated {
+                true => Some(f.process_groups()),
+                false => f.process_groups_read(),
+            };
+            match facts {
+                Some(facts) => {
+                    names.extend(facts.classes.iter().map(|c| c.name));
+                    let top = facts.functions.iter().filter(|func| func.top_level);
+                    names.extend(top.map(|func| func.name));
+                    names.extend(facts.containers.iter().map(|(name, _)| name.as_str()));
+                }
+                None => {
+                    let semantic = &*f.semantic;
+                    names.extend(semantic.classes.iter().map(|c| c.name));
+                    // Classes anywhere; functions and containers at module level (an
+                    // import binds neither).
+                    if let Some(module) = semantic.scopes.first() {
+                        let bound = module.bindings.entries().filter(|(_, def)| {
+                            !matches!(def, Def::Import(_) | Def::ImportFrom { .. })
+                        });
+                        names.extend(bound.map(|(name, _)| name));
+                    }
                 }
             }
-            for (i, (name, _)) in f.process_groups.containers.iter().enumerate() {
-                containers.entry(name.as_str()).or_default().push((fi, i));
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                defining.entry(name).or_default().push(fi);
             }
             defined.extend(f.uses.definitions.defined.iter().map(String::as_str));
             for u in &f.uses.uses {
@@ -429,9 +451,7 @@ impl<'a> Engine<'a> {
             modules: files.iter().map(|f| module_components(&f.path)).collect(),
             root: common_root(files),
             shown: (0..files.len()).map(|_| OnceCell::new()).collect(),
-            classes,
-            funcs,
-            containers,
+            defining,
             defined,
             roots,
             pg: OnceCell::new(),
@@ -490,7 +510,50 @@ impl<'a> Engine<'a> {
     }
 
     fn facts(&self, file: usize) -> &'a FileFacts {
-        &self.files[file].process_groups
+        self.files[file].process_groups()
+    }
+
+    /// The project's classes named `name` in the files `fits` keeps, in file order.
+    fn classes_named(&self, name: &str, fits: &dyn Fn(usize) -> bool) -> Vec<ClassRef> {
+        self.files_defining(name)
+            .filter(|&fi| fits(fi))
+            .flat_map(|fi| {
+                let classes = self.facts(fi).classes.iter().enumerate();
+                classes
+                    .filter(|(_, c)| c.name == name)
+                    .map(move |(ci, _)| (fi, ci))
+            })
+            .collect()
+    }
+
+    /// The project's module-level functions named `name` in the files `fits` keeps, in file
+    /// order.
+    fn functions_named(&self, name: &str, fits: &dyn Fn(usize) -> bool) -> Vec<FuncRef> {
+        self.files_defining(name)
+            .filter(|&fi| fits(fi))
+            .flat_map(|fi| {
+                let funcs = self.facts(fi).functions.iter();
+                let top = funcs.filter(|f| f.top_level && f.name == name);
+                top.map(move |f| (fi, f.id))
+            })
+            .collect()
+    }
+
+    /// The project's module-level containers named `name` in the files `fits` keeps: (file,
+    /// position in its `containers`), in file order.
+    fn containers_named(&self, name: &str, fits: &dyn Fn(usize) -> bool) -> Vec<(usize, usize)> {
+        self.files_defining(name)
+            .filter(|&fi| fits(fi))
+            .flat_map(|fi| {
+                let containers = self.facts(fi).containers.iter().enumerate();
+                let named = containers.filter(|(_, (n, _))| n == name);
+                named.map(move |(i, _)| (fi, i))
+            })
+            .collect()
+    }
+
+    fn files_defining(&self, name: &str) -> impl Iterator<Item = usize> + '_ {
+        self.defining.get(name).into_iter().flatten().copied()
     }
 
     fn class(&self, c: ClassRef) -> &'a ClassFacts {

@@ -484,4 +484,9 @@ impl<V> Multimap<V> {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|(n, _)| &**n)
     }
+
+    /// Every name with each of its values (grouped; not in alphabetical order).
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &V)> {
+        self.entries.iter().map(|(n, v)| (&**n, v))
+    }
 }

@@ -355,6 +355,44 @@ pub const COPY_FUNCTIONS: &[(&str, CopyKind, usize, &str, bool)] = &[
     ),
 ];
 
+/// The last segments of the [`COPY_FUNCTIONS`] paths (a test holds them to it).
+const COPY_NAMES: &[&str] = &[
+    "deepcopy",
+    "copy",
+    "dump",
+    "dumps",
+    "save",
+    "broadcast_object_list",
+    "all_gather_object",
+    "gather_object",
+];
+
+/// Whether a file may copy or pickle an object: one of its names, or a string, is the last
+/// segment of a [`COPY_FUNCTIONS`] path. A copy site's callee resolves to such a path within
+/// the file, by an attribute (`copy.deepcopy`) or a name an import binds (`from torch import
+/// save as s`), so its last segment is written in the file. (A name that is not ASCII may be
+/// normalized by the parser: it counts too.)
+pub fn may_copy(tokens: &ruff_python_ast::token::Tokens, text: &str) -> bool {
+    use ruff_python_ast::token::TokenKind;
+    let named = |word: &str| COPY_NAMES.contains(&word);
+    tokens.iter().any(|t| {
+        let written = text.get(t.range().start().to_usize()..t.range().end().to_usize());
+        let Some(written) = written else {
+            return false;
+        };
+        match t.kind() {
+            TokenKind::Name => !written.is_ascii() || named(written),
+            TokenKind::String => named(
+                written
+                    .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                    .trim_matches(|c| c == '"' || c == '\''),
+            ),
+            TokenKind::FStringMiddle | TokenKind::TStringMiddle => named(written),
+            _ => false,
+        }
+    })
+}
+
 /// Special methods that decide how an object is copied or pickled.
 const HOOKS: &[&str] = &[
     "__deepcopy__",
@@ -476,6 +514,53 @@ mod tests {
     fn facts(src: &str) -> FileFacts {
         let parsed = ruff_python_parser::parse_module(src).expect("parses");
         extract(parsed.suite(), src)
+    }
+
+    /// Every file with a copy site is one `may_copy` keeps (the others are read only when
+    /// AC010 follows an object into them); a mention in a comment or in prose is not a name.
+    #[test]
+    fn copy_names_are_the_last_segments_of_the_copy_functions() {
+        let mut last: Vec<&str> = COPY_FUNCTIONS
+            .iter()
+            .map(|c| c.0.rsplit('.').next().unwrap_or(c.0))
+            .collect();
+        last.sort_unstable();
+        last.dedup();
+        let mut names = COPY_NAMES.to_vec();
+        names.sort_unstable();
+        assert_eq!(last, names);
+    }
+
+    #[test]
+    fn may_copy_keeps_every_file_with_a_copy_site() {
+        let may = |src: &str| {
+            let parsed = ruff_python_parser::parse_module(src).expect("parses");
+            may_copy(parsed.tokens(), src)
+        };
+        let copying = [
+            "import copy\nb = copy.deepcopy(a)\n",
+            "from copy import deepcopy as dc\nb = dc(a)\n",
+            "import torch as th\nth.save(m, 'p')\n",
+            "from torch import *\nsave(m, 'p')\n",
+            "import pickle\nf = pickle.dumps\nf(m)\n",
+            "import torch.distributed as d\nd.broadcast_object_list([m])\n",
+            "import copy\nf = getattr(copy, 'copy')\n",
+        ];
+        for src in copying {
+            // (The walker does not follow a star import or `getattr`: kept all the same.)
+            let unfollowed = src.contains('*') || src.contains("getattr");
+            assert!(unfollowed || !facts(src).copies.is_empty(), "{src}");
+            assert!(may(src), "{src}");
+        }
+        let quiet = [
+            "# You may obtain a copy of the License\nimport torch\nx = torch.zeros(1)\n",
+            "def f(model):\n    \"\"\"Save a copy.\"\"\"\n    return model.save_pretrained('p')\n",
+            "class Model:\n    def __init__(self, group):\n        self.group = group\n",
+        ];
+        for src in quiet {
+            assert!(facts(src).copies.is_empty(), "{src}");
+            assert!(!may(src), "{src}");
+        }
     }
 
     #[test]

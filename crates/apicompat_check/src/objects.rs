@@ -12,6 +12,8 @@ use apicompat_hash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use apicompat_index::Status;
 use apicompat_semantic::{Found, IndexQuery, Model, ModuleFacts, ModuleName, PathKind};
 use apicompat_surface::Kind;
@@ -121,135 +123,168 @@ pub fn member_uses(
         .collect();
     let escapes = |name: &str| escaping.contains(&crate::collect::name_key(name));
     let model = Model::new(modules, &query).with_callers(&escapes);
+    // The files in parallel, one model (with its memos) per thread, the files dealt out in
+    // turn (neighbouring files, of one package, cost alike).
+    let base = Arc::clone(model.base());
+    drop(model);
+    let threads = rayon::current_num_threads().clamp(1, analyzed.len().max(1));
+    let dealt: Vec<Vec<(usize, Vec<(usize, Use)>, Origins)>> = (0..threads)
+        .into_par_iter()
+        .map(|t| {
+            let model = base.model();
+            let mine = (t..analyzed.len()).step_by(threads);
+            let reported = mine.filter(|&fi| reported.get(fi).copied().unwrap_or(true));
+            reported
+                .map(|fi| {
+                    let (mut uses, mut from) = (Vec::new(), Origins::default());
+                    file_member_uses(&model, fi, &analyzed[fi], &mut uses, &mut from);
+                    (fi, uses, from)
+                })
+                .collect()
+        })
+        .collect();
+    let mut per_file: Vec<(usize, Vec<(usize, Use)>, Origins)> =
+        dealt.into_iter().flatten().collect();
+    per_file.sort_unstable_by_key(|(fi, _, _)| *fi);
     let mut out = Vec::new();
     let mut origins = Origins::default();
-    for (fi, file) in analyzed.iter().enumerate() {
-        if !reported.get(fi).copied().unwrap_or(true) {
+    for (_, uses, from) in per_file {
+        out.extend(uses);
+        origins.extend(from);
+    }
+    (out, origins)
+}
+
+/// [`member_uses`] of one file: its uses added to `out`, the origins of its private reads to
+/// `origins`.
+fn file_member_uses(
+    model: &Model,
+    fi: usize,
+    file: &Analyzed,
+    out: &mut Vec<(usize, Use)>,
+    origins: &mut Origins,
+) {
+    let contexts: HashMap<TextRange, &SiteContext> =
+        file.uses.sites.iter().map(|c| (c.range, c)).collect();
+    for site in &model.modules()[fi].sites {
+        // Reads of indexed paths are uses already; the walk reached every other.
+        let Some(ctx) = contexts.get(&site.range) else {
+            continue;
+        };
+        // AC009 judges private names by where their object comes from.
+        if site.name.starts_with('_') && !site.name.starts_with("__") {
+            let from = model.origins(fi as u32, site);
+            if !from.is_empty() {
+                origins.insert((fi, site.range), from);
+            }
+        }
+        let Some(receiver) = model.receiver(fi as u32, site) else {
+            continue;
+        };
+        let path = format!("{}.{}", receiver.class, site.name);
+        // Alternatives are judged in the releases of the same package only.
+        let root = |p: &str| p.split('.').next().unwrap_or(p).to_string();
+        if receiver
+            .others
+            .iter()
+            .any(|o| root(o) != root(&receiver.class))
+        {
             continue;
         }
-        let contexts: HashMap<TextRange, &SiteContext> =
-            file.uses.sites.iter().map(|c| (c.range, c)).collect();
-        for site in &model.modules()[fi].sites {
-            // Reads of indexed paths are uses already; the walk reached every other.
-            let Some(ctx) = contexts.get(&site.range) else {
-                continue;
-            };
-            // AC009 judges private names by where their object comes from.
-            if site.name.starts_with('_') && !site.name.starts_with("__") {
-                let from = model.origins(fi as u32, site);
-                if !from.is_empty() {
-                    origins.insert((fi, site.range), from);
-                }
-            }
-            let Some(receiver) = model.receiver(fi as u32, site) else {
-                continue;
-            };
-            let path = format!("{}.{}", receiver.class, site.name);
-            // Alternatives are judged in the releases of the same package only.
-            let root = |p: &str| p.split('.').next().unwrap_or(p).to_string();
-            if receiver
+        let object = ObjectReceiver {
+            exact: receiver.exact,
+            text: receiver_text(&file.text, site.range, site.name),
+            project_class: receiver.project_class.clone(),
+            alternatives: receiver
                 .others
                 .iter()
-                .any(|o| root(o) != root(&receiver.class))
-            {
-                continue;
-            }
-            let object = ObjectReceiver {
-                exact: receiver.exact,
-                text: receiver_text(&file.text, site.range, site.name),
-                project_class: receiver.project_class.clone(),
-                alternatives: receiver
-                    .others
-                    .iter()
-                    .map(|o| format!("{o}.{}", site.name))
-                    .collect(),
-                declared_by: receiver.via.clone(),
-            };
-            let mut requires = PathTest::for_use(
-                &object_tests(&ctx.requires, &object, &receiver.class),
-                &path,
-            );
-            // `super().m(...)` in an override `m` the project never calls: it runs where the
-            // package calls `m`, i.e. where its class has it (`callers/mod.rs`, `hook_requires`).
-            let mut guard_at = ctx.guard_at;
-            if let Some(at) = ctx.hook {
-                let func = ctx.func.and_then(|f| file.uses.functions.get(f as usize));
-                if delegates_to_base(&object.text, func, site.name) {
-                    requires.push(PathTest::exists(path.clone()));
-                    guard_at = guard_at.or(Some(at));
-                }
-            }
-            let make = |kind: UseKind, range: TextRange| Use {
-                guarded: ctx.guarded
-                    || ctx.call_guarded && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_)),
-                kind,
-                path: path.clone(),
-                base: Some(receiver.class.clone()),
-                module: None,
-                range,
-                stmt_start: ctx.stmt_start,
-                reach: ctx.reach,
-                versions: ctx.versions.to_vec(),
-                receiver: Some(Box::new(object.clone())),
-                func: ctx.func,
-                guard_at,
-                requires: requires.clone(),
-            };
-            out.push((fi, make(UseKind::Attribute, site.range)));
-            if let Some(call) = &site.call {
-                for (k, range) in &call.keywords {
-                    out.push((fi, make(UseKind::Keyword(k.to_string()), *range)));
-                }
-                if !call.star && !call.double_star {
-                    let shape = CallShape {
-                        positional: call.positional,
-                        keywords: call.keywords.iter().map(|(k, _)| k.to_string()).collect(),
-                    };
-                    out.push((fi, make(UseKind::Call(shape), call.range)));
-                }
+                .map(|o| format!("{o}.{}", site.name))
+                .collect(),
+            declared_by: receiver.via.clone(),
+        };
+        let mut requires = PathTest::for_use(
+            &object_tests(&ctx.requires, &object, &receiver.class),
+            &path,
+        );
+        // `super().m(...)` in an override `m` the project never calls: it runs where the
+        // package calls `m`, i.e. where its class has it (`callers/mod.rs`, `hook_requires`).
+        let mut guard_at = ctx.guard_at;
+        if let Some(at) = ctx.hook {
+            let func = ctx.func.and_then(|f| file.uses.functions.get(f as usize));
+            if delegates_to_base(&object.text, func, site.name) {
+                requires.push(PathTest::exists(path.clone()));
+                guard_at = guard_at.or(Some(at));
             }
         }
-        // `f(**options)` with the keys `options` holds.
-        for splat in &model.modules()[fi].splats {
-            let Some(ctx) = contexts.get(&splat.range) else {
-                continue;
-            };
-            let Some(found) = model.splat(fi as u32, splat) else {
-                continue;
-            };
-            let callee = found.callee;
-            let receiver = callee.receiver.as_ref();
-            for key in found.keys {
-                out.push((
-                    fi,
-                    Use {
-                        kind: UseKind::Keyword(key),
-                        path: callee.path.clone(),
-                        base: receiver.map(|r| r.class.clone()),
-                        module: None,
-                        range: splat.range,
-                        stmt_start: ctx.stmt_start,
-                        reach: ctx.reach,
-                        guarded: ctx.guarded,
-                        versions: ctx.versions.to_vec(),
-                        func: ctx.func,
-                        guard_at: ctx.guard_at,
-                        requires: ctx.requires.to_vec(),
-                        receiver: receiver.map(|r| {
-                            Box::new(ObjectReceiver {
-                                exact: r.exact,
-                                text: String::new(),
-                                project_class: r.project_class.clone(),
-                                alternatives: Vec::new(),
-                                declared_by: r.via.clone(),
-                            })
-                        }),
-                    },
-                ));
+        let make = |kind: UseKind, range: TextRange| Use {
+            guarded: ctx.guarded
+                || ctx.call_guarded && matches!(kind, UseKind::Keyword(_) | UseKind::Call(_)),
+            kind,
+            path: path.clone(),
+            base: Some(receiver.class.clone()),
+            module: None,
+            range,
+            stmt_start: ctx.stmt_start,
+            reach: ctx.reach,
+            versions: ctx.versions.to_vec(),
+            receiver: Some(Box::new(object.clone())),
+            func: ctx.func,
+            guard_at,
+            requires: requires.clone(),
+        };
+        out.push((fi, make(UseKind::Attribute, site.range)));
+        if let Some(call) = &site.call {
+            for (k, range) in &call.keywords {
+                out.push((fi, make(UseKind::Keyword(k.to_string()), *range)));
+            }
+            if !call.star && !call.double_star {
+                let shape = CallShape {
+                    positional: call.positional,
+                    keywords: call.keywords.iter().map(|(k, _)| k.to_string()).collect(),
+                };
+                out.push((fi, make(UseKind::Call(shape), call.range)));
             }
         }
     }
-    (out, origins)
+    // `f(**options)` with the keys `options` holds.
+    for splat in &model.modules()[fi].splats {
+        let Some(ctx) = contexts.get(&splat.range) else {
+            continue;
+        };
+        let Some(found) = model.splat(fi as u32, splat) else {
+            continue;
+        };
+        let callee = found.callee;
+        let receiver = callee.receiver.as_ref();
+        for key in found.keys {
+            out.push((
+                fi,
+                Use {
+                    kind: UseKind::Keyword(key),
+                    path: callee.path.clone(),
+                    base: receiver.map(|r| r.class.clone()),
+                    module: None,
+                    range: splat.range,
+                    stmt_start: ctx.stmt_start,
+                    reach: ctx.reach,
+                    guarded: ctx.guarded,
+                    versions: ctx.versions.to_vec(),
+                    func: ctx.func,
+                    guard_at: ctx.guard_at,
+                    requires: ctx.requires.to_vec(),
+                    receiver: receiver.map(|r| {
+                        Box::new(ObjectReceiver {
+                            exact: r.exact,
+                            text: String::new(),
+                            project_class: r.project_class.clone(),
+                            alternatives: Vec::new(),
+                            declared_by: r.via.clone(),
+                        })
+                    }),
+                },
+            ));
+        }
+    }
 }
 
 /// `self.proj` of `self.proj.load_state_dict`, as written (on one line).

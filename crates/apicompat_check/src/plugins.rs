@@ -43,9 +43,11 @@ const PLUGINS: &[(&str, &[&str])] = &[
             "torch.distributed.distributed_c10d.Backend.HCCL",
         ],
     ),
-    // Cambricon MLU, Moore Threads MUSA: the device modules.
+    // Cambricon MLU: the device module.
     ("torch_mlu", &["torch.mlu"]),
-    ("torch_musa", &["torch.musa"]),
+    // Moore Threads MUSA: the device module, and `torch.version.musa` (torch_musa 8b583b3,
+    // `torch_musa/__init__.py:140`: `setattr(torch.version, "musa", ...)`).
+    ("torch_musa", &["torch.musa", "torch.version.musa"]),
     // numpy-quaternion registers `np.quaternion`.
     ("quaternion", &["numpy.quaternion"]),
 ];
@@ -132,5 +134,28 @@ mod tests {
         assert_eq!(p.note("torch.npux"), None);
         assert_eq!(p.note("numpy.quaternion"), None);
         assert_eq!(Plugins::default().note("torch.npu"), None);
+    }
+
+    /// xDiT's `get_device_version` (`docs/false-alarm-study-50.md`, F-3): `torch.version.musa`
+    /// under a test of `torch.musa` is torch_musa's, which sets both.
+    #[test]
+    fn a_test_of_a_device_module_stands_for_its_plugin() {
+        let cases = [
+            ("torch.musa", "torch.version.musa", Some("torch_musa")),
+            (
+                "torch.musa.is_available",
+                "torch.musa.x",
+                Some("torch_musa"),
+            ),
+            ("torch.mlu", "torch.version.musa", None),
+            ("torch.cuda", "torch.version.musa", None),
+        ];
+        for (tested, path, plugin) in cases {
+            assert_eq!(
+                Plugins::imported_where(tested, path),
+                plugin,
+                "{tested} {path}"
+            );
+        }
     }
 }

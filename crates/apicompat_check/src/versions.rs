@@ -118,6 +118,10 @@ pub struct HelperCall {
     /// A call that is a statement of its own (`check_compatibility()`): only a helper that
     /// [`VersionHelper::asserts`] says anything there, and such a helper nothing elsewhere.
     pub statement: bool,
+    /// The one argument, a string that is no version: a key, for a helper whose parameter is
+    /// a key of a dict of versions ([`VersionHelper::table`]).
+    #[serde(default)]
+    pub key: Option<String>,
 }
 
 impl HelperCall {
@@ -206,6 +210,20 @@ pub struct VersionHelper {
     /// h(...)` is no condition. (Absent from a helper stored by an older build: false.)
     #[serde(default)]
     pub one_way: bool,
+    /// The comparison is of the releases' components (`parse(V).release >= parse(P).release`):
+    /// the bound given is a tuple of its release ([`Bound::Tuple`]; `2.4.0rc1` passes `>= 2.4.0`).
+    #[serde(default)]
+    pub release: bool,
+    /// The parameter is a key of this module-level dict of versions (`MINIMUM.get(name,
+    /// DEFAULT)`, `MINIMUM[name]`): the bound is the version the dict gives the key passed
+    /// (a constant `MINIMUM[key]`, see [`table_entry`]).
+    #[serde(default)]
+    pub table: Option<String>,
+}
+
+/// The name of the constant holding the entry `key` of the module-level dict `table`.
+pub fn table_entry(table: &str, key: &str) -> String {
+    format!("{table}[{key:?}]")
 }
 
 /// [`HelperCall::args`] of a name read as a condition (`if not is_x_ge_v5:`), not called.
@@ -231,6 +249,8 @@ impl VersionHelper {
             spec: false,
             asserts: false,
             one_way: false,
+            release: false,
+            table: None,
         }
     }
 
@@ -287,6 +307,10 @@ impl VersionHelper {
         let root = match self.version_param {
             Some(_) => root?.to_string(),
             None => self.root.clone(),
+        };
+        let arg = match (self.release, arg) {
+            (true, Bound::Version(v)) => Bound::Tuple(v.release().to_vec()),
+            (_, arg) => arg,
         };
         Some((root, Pred::Cmp(op, arg)))
     }
@@ -491,9 +515,11 @@ impl Pred {
                     let (root, pred) = h.spec_condition(&call.spec, given.as_deref())?;
                     return Some((pred, Some(root)));
                 }
-                let arg = match &call.arg {
-                    Some(a) => a,
-                    None => &call.keywords.iter().find(|(k, _)| *k == h.param)?.1,
+                let arg = match (&h.table, &call.key, &call.arg) {
+                    (Some(table), Some(key), _) => Bound::Named(table_entry(table, key)),
+                    (Some(_), None, _) => return None,
+                    (None, _, Some(a)) => a.clone(),
+                    (None, _, None) => call.keywords.iter().find(|(k, _)| *k == h.param)?.1.clone(),
                 };
                 let arg = arg.resolved(constants)?;
                 let op = call.op.or_else(|| {

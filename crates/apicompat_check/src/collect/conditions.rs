@@ -4,6 +4,7 @@
 pub(super) use super::returns::{has_return, returns_false};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+pub(super) use super::params::{keyed_param_of, positional_names, version_param_of};
 use super::*;
 use crate::version_terms::Shape;
 
@@ -610,39 +611,6 @@ pub(super) fn names_version_attr(attr: &str) -> bool {
     VERSION_MODULE_NAMES.contains(&attr)
 }
 
-/// The names of the parameters that can be passed by position, in order.
-pub(super) fn positional_names(params: &ast::Parameters) -> Vec<&str> {
-    params
-        .posonlyargs
-        .iter()
-        .chain(&params.args)
-        .map(|p| p.name().as_str())
-        .collect()
-}
-
-/// The parameter a version argument is, through `parse(v)`, `version.Version(v)`, `str(v)`.
-pub(super) fn version_param_of(params: &ast::Parameters, e: &Expr) -> Option<String> {
-    let mut e = e;
-    let mut depth = 0;
-    while let Expr::Call(call) = e {
-        depth += 1;
-        let name = dotted(&call.func)?;
-        if depth > 8 || !VERSION_PARSERS.contains(&last_segment(&name)) {
-            return None;
-        }
-        let [arg] = &*call.arguments.args else {
-            return None;
-        };
-        e = arg;
-    }
-    match e {
-        Expr::Name(n) if params.iter().any(|p| p.name().as_str() == n.id.as_str()) => {
-            Some(n.id.to_string())
-        }
-        _ => None,
-    }
-}
-
 /// The parameter that names the operator of a call `OPS[op](...)`, or `op(...)` after
 /// `op = OPS[op]` in `body` (a lookup keyed by the parameter itself).
 pub(super) fn op_lookup<'p>(func: &Expr, body: &[Stmt], positional: &[&'p str]) -> Option<&'p str> {
@@ -703,6 +671,8 @@ pub(super) fn implying(parts: Vec<(String, Pred)>) -> Option<VersionHelper> {
         spec: false,
         asserts: false,
         one_way: false,
+        release: false,
+        table: None,
     })
 }
 

@@ -202,6 +202,22 @@ impl<'a> Walker<'a> {
                     self.out.constants.push((name.to_string(), text));
                 }
             }
+            // `MINIMUM = {"krea2": "0.39.0", ...}`: each entry, for helpers looking their
+            // bound up in it ([`crate::versions::VersionHelper::table`]).
+            if let Expr::Dict(d) = value {
+                for item in d.items.iter().take(256) {
+                    let (Some(key), Some(text)) = (
+                        item.key.as_ref().and_then(string_lit),
+                        string_lit(&item.value),
+                    ) else {
+                        continue;
+                    };
+                    if text.len() <= 64 {
+                        let entry = crate::versions::table_entry(name, &key);
+                        self.out.constants.push((entry, text));
+                    }
+                }
+            }
         }
         let root = self.version_root(value, 0);
         // Most assignments are of no version: read as a term only what may be one.
@@ -499,8 +515,8 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Where the instance methods of class `c` run, when its `__init__` starts (after its
-    /// docstring) with `if T: raise ...` or `assert T`: no instance exists unless the
+    /// Where the instance methods of class `c` run, when its `__init__` checks `if T: raise
+    /// ...` or `assert T` before anything may return: no instance exists unless the
     /// constructor got past it (lightly's `VideoLoader`, `if not VIDEO_SUPPORT_AVAILABLE: raise
     /// RuntimeError(...)`); else where its `is_available()` holds, for a plugin class
     /// ([`Walker::availability_test`]). `None` otherwise.
@@ -511,18 +527,25 @@ impl<'a> Walker<'a> {
                 _ => None,
             })
         };
-        let first_of = |f: &'a ast::StmtFunctionDef| {
-            f.body.iter().find(
-                |s| !matches!(s, Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_))),
-            )
-        };
-        let (test, truth) = match method("__init__")
-            .and_then(first_of)
-            .and_then(super::conditions::leading_check)
-        {
-            Some(t) => t,
-            None => (self.availability_test(c, method("is_available")?)?, true),
-        };
+        // The checks among the statements of `__init__` before any that may return (a check
+        // after `self.x = x` or `super().__init__()` still stops every constructor call).
+        if let Some(init) = method("__init__") {
+            let before_return = init
+                .body
+                .iter()
+                .take_while(|s| !super::returns::has_return(s));
+            for (test, truth) in before_return.filter_map(super::conditions::leading_check) {
+                if let Some(guard) = self.guard_of(test, truth) {
+                    return Some(guard);
+                }
+            }
+        }
+        let test = self.availability_test(c, method("is_available")?)?;
+        self.guard_of(test, true)
+    }
+
+    /// Where `test` is `truth`, when that says something of releases or names.
+    fn guard_of(&mut self, test: &'a Expr, truth: bool) -> Option<Ctx<'a>> {
         let info = self.test_info(test);
         let guard = self.branch_ctx(&info, truth);
         let said = guard.versions.len() > self.ctx.versions.len()

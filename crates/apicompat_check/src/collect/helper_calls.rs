@@ -50,10 +50,7 @@ impl<'a> Walker<'a> {
                 && assigns.len() <= 4
                 && assigns.iter().all(|s| matches!(s, Stmt::Assign(_)));
             if let (true, Some(Expr::Compare(c))) = (only_assigns, ret.value.as_deref()) {
-                let resolve = |e: &Expr| match e {
-                    Expr::Name(n) => assigned_in(n.id.as_str(), assigns).unwrap_or(e).clone(),
-                    e => e.clone(),
-                };
+                let resolve = |e: &Expr| substituted(e, assigns, &mut 16);
                 let mut resolved = c.clone();
                 resolved.left = Box::new(resolve(&c.left));
                 resolved.comparators = c.comparators.iter().map(resolve).collect();
@@ -296,15 +293,46 @@ impl<'a> Walker<'a> {
             return None;
         };
         let op = op_of(*op)?;
+        // `parse(V).release >= parse(P).release`: the releases' components compared.
+        let (left, right, release) = match (&*c.left, right) {
+            (Expr::Attribute(l), Expr::Attribute(r))
+                if l.attr.as_str() == "release" && r.attr.as_str() == "release" =>
+            {
+                (&*l.value, &*r.value, true)
+            }
+            (left, right) => (left, right, false),
+        };
+        let helper = self.compared_param(params, left, op, right)?;
+        Some(VersionHelper { release, ..helper })
+    }
+
+    /// `V op P` for a parameter `P`, the operands without `.release` ([`Walker::helper_expr`]).
+    fn compared_param(
+        &self,
+        params: &ast::Parameters,
+        left: &Expr,
+        op: Op,
+        right: &Expr,
+    ) -> Option<VersionHelper> {
         let positional = positional_names(params);
+        // `V op parse(TABLE.get(P, DEFAULT))`: the bound is the table's entry for the key.
+        if let (Some(root), Some((param, table))) =
+            (self.version_root(left, 0), keyed_param_of(params, right))
+        {
+            let position = positional.iter().position(|p| *p == param)?;
+            return Some(VersionHelper {
+                table: Some(table),
+                ..VersionHelper::comparison(root, op, param, position)
+            });
+        }
         let param_of = |e: &Expr| version_param_of(params, e);
         let (root, op, param) = if let (Some(root), Some(param)) =
-            (self.version_root(&c.left, 0), param_of(right))
+            (self.version_root(left, 0), param_of(right))
         {
             (root, op, param)
-        } else if let (Some(param), Some(root)) = (param_of(&c.left), self.version_root(right, 0)) {
+        } else if let (Some(param), Some(root)) = (param_of(left), self.version_root(right, 0)) {
             (root, op.flipped(), param)
-        } else if let (Some(version), Some(param)) = (param_of(&c.left), param_of(right)) {
+        } else if let (Some(version), Some(param)) = (param_of(left), param_of(right)) {
             // `parse(current) >= parse(minimum)`: a comparator given the version compared.
             let position = positional.iter().position(|p| *p == param)?;
             let at = positional.iter().position(|p| *p == version)?;
@@ -444,7 +472,14 @@ impl<'a> Walker<'a> {
                     Some(i) => Some(self.compared_root(args.args.get(i)?)?),
                     None => None,
                 };
-                h.condition(version_arg(value)?, op, root.as_deref())?
+                let bound = match &h.table {
+                    // Resolved with the project's constants, the dict's entries among them.
+                    Some(table) => {
+                        VBound::Named(crate::versions::table_entry(table, &string_lit(value)?))
+                    }
+                    None => version_arg(value)?,
+                };
+                h.condition(bound, op, root.as_deref())?
             }
             None => {
                 let name = match &indexed {
@@ -482,6 +517,15 @@ impl<'a> Walker<'a> {
                         HelperCall {
                             args: 2,
                             positional: vec![version_arg(a)?, version_arg(b)?],
+                            ..HelperCall::default()
+                        }
+                    }
+                    // `h("krea2")`: a key, for a helper looking its bound up in a dict (a
+                    // requirement, `RequirementCache("torch>=2.4")`, is read elsewhere).
+                    ([k], true) if version_arg(k).is_none() && dict_key(k).is_some() => {
+                        HelperCall {
+                            key: dict_key(k),
+                            args: 1,
                             ..HelperCall::default()
                         }
                     }
@@ -672,6 +716,43 @@ fn package_of_value<'b>(value: &'b Expr, body: &'b [Stmt], depth: usize) -> Opti
 }
 
 /// The value last assigned to a plain name in `body` (in `try` bodies too).
+/// A string that may be a key of a dict of versions (`"krea2"`, `"flux_kontext"`): a word,
+/// not a requirement or a specifier.
+fn dict_key(e: &Expr) -> Option<String> {
+    let key = string_lit(e)?;
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    (!key.is_empty() && key.len() <= 64 && key.chars().all(word)).then_some(key)
+}
+
+/// `e` with the names `assigns` assign replaced by their values, inside the calls, attributes
+/// and subscripts a version comparison is made of (`parse(installed).release` after
+/// `installed = torch.__version__`). At most `budget` names are replaced (values may refer to
+/// one another).
+fn substituted(e: &Expr, assigns: &[Stmt], budget: &mut u32) -> Expr {
+    match e {
+        Expr::Name(n) => match assigned_in(n.id.as_str(), assigns) {
+            Some(value) if *budget > 0 => {
+                *budget -= 1;
+                substituted(value, assigns, budget)
+            }
+            _ => e.clone(),
+        },
+        Expr::Call(c) => {
+            let mut c = c.clone();
+            for arg in c.arguments.args.iter_mut() {
+                *arg = substituted(arg, assigns, budget);
+            }
+            Expr::Call(c)
+        }
+        Expr::Attribute(a) => {
+            let mut a = a.clone();
+            a.value = Box::new(substituted(&a.value, assigns, budget));
+            Expr::Attribute(a)
+        }
+        e => e.clone(),
+    }
+}
+
 fn assigned_in<'b>(name: &str, body: &'b [Stmt]) -> Option<&'b Expr> {
     let mut found = None;
     for s in body {

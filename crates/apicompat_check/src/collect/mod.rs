@@ -26,6 +26,7 @@ mod imports;
 mod instance_tests;
 mod locals;
 mod markers;
+mod params;
 mod patches;
 mod pytest_gates;
 mod ranges;

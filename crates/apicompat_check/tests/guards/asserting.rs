@@ -128,3 +128,50 @@ elif package_version == '2.3.0':
         ["m.py:19:46 AC001 error import-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0"]
     );
 }
+
+/// VideoSys's attention processors (`docs/false-alarm-study-50.md`, F-2): the constructor
+/// checks `hasattr(F, "...")` and raises after storing its arguments. No instance exists where
+/// the check fails, so the methods run only where it holds; a check after a statement that may
+/// return guards nothing (the constructor may finish before it).
+#[test]
+fn a_constructor_check_after_other_statements_guards_the_methods() {
+    let got = check_files(
+        "init_check_later",
+        &[(
+            "m.py",
+            "\
+import torch.distributed as dist
+
+
+class Checked:
+    \"\"\"Pipelining.\"\"\"
+
+    def __init__(self, size, rope=False):
+        self.size = size
+        if size is None:
+            raise ValueError(\"size\")
+        if not hasattr(dist, \"pipelining\"):
+            raise ImportError(\"needs torch 2.4\")
+
+    def __call__(self):
+        return dist.pipelining.pipeline
+
+
+class ReturnsFirst:
+    def __init__(self, fast=False):
+        if fast:
+            return
+        if not hasattr(dist, \"pipelining\"):
+            raise ImportError(\"needs torch 2.4\")
+
+    def __call__(self):
+        return dist.pipelining.Schedule1F1B
+",
+        )],
+        &["torch>=2.2"],
+    );
+    assert_eq!(
+        got,
+        ["m.py:26:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1"]
+    );
+}

@@ -480,21 +480,21 @@ fn a_test_marker_on_a_class_guards_its_methods() {
     );
 }
 
-/// A constructor that starts with `if not T: raise ...` (or `assert T`) leaves no instance
-/// where `T` fails: the instance methods run only where it holds; a static method, or a class
-/// whose constructor raises later, is not covered.
+/// A constructor that checks `if not T: raise ...` (or `assert T`) before anything may return
+/// leaves no instance where `T` fails: the instance methods run only where it holds; a static
+/// method, or a class whose constructor may return before its check, is not covered.
 #[test]
 fn a_constructor_that_raises_unless_a_test_holds_guards_the_methods() {
     let errors = check_files(
         "ctor-raises",
-        &[("m.py", "import torch\n\nOK = hasattr(torch.distributed, \"pipelining\")\n\n\nclass Runner:\n    def __init__(self):\n        \"\"\"Runs.\"\"\"\n        if not OK:\n            raise RuntimeError(\"needs pipelining\")\n        self.n = 1\n\n    def run(self):\n        return torch.distributed.pipelining.pipeline(1)\n\n    @staticmethod\n    def make():\n        return torch.distributed.pipelining.Schedule1F1B(1)\n\n\nclass Late:\n    def __init__(self):\n        self.n = 1\n        if not OK:\n            raise RuntimeError(\"needs pipelining\")\n\n    def run(self):\n        return torch.distributed.pipelining.PipelineStage(1)\n")],
+        &[("m.py", "import torch\n\nOK = hasattr(torch.distributed, \"pipelining\")\n\n\nclass Runner:\n    def __init__(self):\n        \"\"\"Runs.\"\"\"\n        if not OK:\n            raise RuntimeError(\"needs pipelining\")\n        self.n = 1\n\n    def run(self):\n        return torch.distributed.pipelining.pipeline(1)\n\n    @staticmethod\n    def make():\n        return torch.distributed.pipelining.Schedule1F1B(1)\n\n\nclass Late:\n    def __init__(self, fast=False):\n        if fast:\n            return\n        if not OK:\n            raise RuntimeError(\"needs pipelining\")\n\n    def run(self):\n        return torch.distributed.pipelining.PipelineStage(1)\n")],
         &["torch>=2.2"],
     );
     assert_eq!(
         errors,
         [
             "m.py:18:16 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.2.0 - 2.3.1",
-            "m.py:28:16 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
+            "m.py:29:16 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=2.2.0 - 2.3.1",
         ]
     );
 }

@@ -654,3 +654,99 @@ if torch_newer_than(\"2.2.0\"):
     assert_eq!(errors.len(), 1, "{got:?}");
     assert!(errors[0].starts_with("m.py:10:"), "{got:?}");
 }
+
+/// A helper comparing the releases' components (`parse(V).release >= parse(P).release`,
+/// xDiT's `has_valid_diffusers_version`, `docs/false-alarm-study-50.md` F-1): the bound given
+/// is compared as a release tuple, in this file and from another.
+#[test]
+fn a_helper_comparing_release_components() {
+    let helper = "\
+import torch
+from packaging.version import Version
+
+def has_min_torch(minimum):
+    return Version(torch.__version__).release >= Version(minimum).release
+";
+    let user = "\
+from utils import has_min_torch
+
+if has_min_torch(\"2.4.0\"):
+    from torch.distributed.pipelining import pipeline
+if has_min_torch(\"2.3.0\"):
+    from torch.distributed.pipelining import Schedule1F1B
+";
+    let local = format!(
+        "{helper}\n{}",
+        user.replace("from utils import has_min_torch\n", "")
+    );
+    for (name, files) in [
+        (
+            "helper_release_other",
+            vec![("utils.py", helper), ("m.py", user)],
+        ),
+        ("helper_release_same", vec![("m.py", local.as_str())]),
+    ] {
+        let got = check_files(name, &files, &["torch>=2.2"]);
+        let errors: Vec<&String> = got.iter().filter(|f| f.contains(" error ")).collect();
+        assert_eq!(errors.len(), 1, "{name}: {got:?}");
+        assert!(
+            errors[0].contains("Schedule1F1B missing=2.3.0 - 2.3.1"),
+            "{name}: {got:?}"
+        );
+    }
+}
+
+/// xDiT's `has_valid_diffusers_version(model_name)` (`docs/false-alarm-study-50.md`, F-1): the
+/// bound is the entry of a module-level dict for the key passed, through local names; called
+/// from another module with the key. A key whose entry admits the break, or one the dict
+/// lacks, guards nothing.
+#[test]
+fn a_helper_looking_its_bound_up_in_a_dict_of_versions() {
+    let versions = "\
+import torch
+from packaging.version import Version
+
+DEFAULT = \"2.2.0\"
+MINIMUM = {\"pipelining\": \"2.4.0\", \"early\": \"2.3.0\"}
+
+
+def has_valid_torch_version(model_name=None):
+    torch_version = torch.__version__
+    minimum = MINIMUM.get(model_name, DEFAULT)
+    return Version(torch_version).release >= Version(minimum).release
+";
+    let user = "\
+from versions import has_valid_torch_version
+
+if has_valid_torch_version(\"pipelining\"):
+    from torch.distributed.pipelining import pipeline
+
+
+def load():
+    if not has_valid_torch_version(\"pipelining\"):
+        raise ImportError(\"needs torch 2.4\")
+    from torch.distributed.pipelining import SplitPoint
+    return SplitPoint
+
+
+if has_valid_torch_version(\"early\"):
+    from torch.distributed.pipelining import Schedule1F1B
+if has_valid_torch_version(\"unknown\"):
+    from torch.distributed.pipelining import PipelineStage
+";
+    let got = check_files(
+        "helper_dict_table",
+        &[("versions.py", versions), ("m.py", user)],
+        &["torch>=2.2"],
+    );
+    let errors: Vec<&String> = got.iter().filter(|f| f.contains(" error ")).collect();
+    assert_eq!(errors.len(), 2, "{got:?}");
+    assert!(
+        errors[0].contains("Schedule1F1B missing=2.3.0 - 2.3.1"),
+        "{got:?}"
+    );
+    assert!(
+        errors[1].contains("PipelineStage missing=2.2.0 - 2.3.1"),
+        "{got:?}"
+    );
+}

@@ -285,6 +285,17 @@ fn process_option(
                 return;
             };
             let target = value.trim().trim_matches(['"', '\'']);
+            // A `file:` URL names a local file: `-r file:requirements.txt` (conda's
+            // `environment.yml`, relative to it), `file:///abs/reqs.txt`.
+            let target = match target.get(..5) {
+                Some(scheme) if scheme.eq_ignore_ascii_case("file:") => {
+                    let rest = &target[5..];
+                    rest.strip_prefix("//")
+                        .map_or(Some(rest), |r| r.starts_with('/').then_some(r))
+                        .unwrap_or(target)
+                }
+                _ => target,
+            };
             if target.contains("://") {
                 c.diag(
                     file,

@@ -39,6 +39,40 @@ fn environment_yml_pip_section() {
     assert!(got.requirements.iter().all(|r| r.group.is_none()));
 }
 
+/// asteroid's `environment.yml`: `-r file:requirements.txt` (the form conda documents) names
+/// the file beside it; a `file:///` URL names an absolute path; a URL with a host is remote.
+#[test]
+fn environment_yml_includes_a_file_url() {
+    let dir = fixture_dir("conda_env_file_url");
+    let abs = dir.join("abs").join("reqs.txt");
+    write(&dir, "abs/reqs.txt", "einops\n");
+    write(
+        &dir,
+        "environment.yml",
+        &format!(
+            "name: asteroid\ndependencies:\n  - pip:\n    - -r file:requirements.txt\n    - -r file://{}\n    - -r file://host/reqs.txt\n    - -e .\n",
+            abs.display()
+        ),
+    );
+    write(&dir, "requirements.txt", "torch>=2.0\n");
+    let got = read_file(&dir.join("environment.yml"));
+    assert_eq!(
+        summary(&got),
+        vec![
+            triple("torch", ">=2.0", "requirements.txt:1"),
+            triple("einops", "", "abs/reqs.txt:1"),
+        ]
+    );
+    let said = diags(&got);
+    assert!(said.iter().all(|d| d.0 == Severity::Note), "{said:?}");
+    assert!(
+        said.iter().any(|d| d
+            .2
+            .contains("remote requirements file `file://host/reqs.txt` skipped")),
+        "{said:?}"
+    );
+}
+
 /// tianshou's layout (docs/false-alarm-study-18.md): every requirement in Poetry's tables.
 #[test]
 fn poetry_tables_are_read() {

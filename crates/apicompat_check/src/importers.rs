@@ -8,7 +8,8 @@
 //! list) when nothing in the project imports it (an entry point, a script, a test, a public
 //! module of a library), when it runs as a script (`__main__.py`, `if __name__ ==
 //! "__main__":`), and when a dynamic import (`importlib.import_module`) names it, a package
-//! above it or a module under it, and when a star import names it or a package above it whose
+//! above it or a module under it (a name built with computed parts, `f"a.{m}.modeling_{m}"`,
+//! names what it may build, [`HOLE`]), and when a star import names it or a package above it whose
 //! `__init__` has an `__all__` (`from pkg import *` of a package without one runs `pkg` only).
 //! Two files of the same name (scripts in different directories) share their importers.
 
@@ -17,6 +18,10 @@ use std::sync::Arc;
 
 use crate::collect::ModuleImport;
 use crate::files::Analyzed;
+
+/// In the name a dynamic import builds (`import_module(f"a.{x}.modeling_{x}")`), a part
+/// computed at run time: one or more characters of one dotted segment.
+pub(crate) const HOLE: char = '*';
 
 /// An import site: (importing file, position in its [`crate::collect::FileUses::project_imports`]).
 pub(crate) type ImportRef = (usize, usize);
@@ -42,6 +47,8 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
     let mut sites: Vec<Vec<ImportRef>> = vec![Vec::new(); files.len()];
     // Modules a star or dynamic import may reach: the prefix and everything under it.
     let mut open: HashSet<String> = HashSet::default();
+    // Names built with parts computed at run time, `HOLE`s.
+    let mut patterns: Vec<Pattern> = Vec::new();
     for (fi, f) in files.iter().enumerate() {
         let package = package_of(f);
         for (si, site) in f.uses.project_imports.iter().enumerate() {
@@ -91,7 +98,13 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
         }
         for d in &f.uses.dynamic_imports {
             if let Some(base) = absolute(d, package.as_deref()) {
-                open.insert(base.join("."));
+                let name = base.join(".");
+                match name.contains(HOLE) {
+                    true => patterns.push(Pattern::new(&name)),
+                    false => {
+                        open.insert(name);
+                    }
+                }
             }
         }
     }
@@ -111,7 +124,9 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
             let names: Vec<&String> = f.module.name.iter().chain(&f.module.aliases).collect();
             let reached = names.is_empty()
                 || names.iter().any(|n| {
-                    open_parents.contains(n.as_str()) || ancestors(n).any(|a| open.contains(a))
+                    open_parents.contains(n.as_str())
+                        || ancestors(n).any(|a| open.contains(a))
+                        || patterns.iter().any(|p| p.reaches(n))
                 });
             (!script && !reached && !s.is_empty()).then_some(s)
         })
@@ -148,4 +163,109 @@ fn absolute(imp: &ModuleImport, package: Option<&str>) -> Option<Vec<String>> {
 /// `a.b.c`, `a.b`, `a`.
 fn ancestors(name: &str) -> impl Iterator<Item = &str> {
     std::iter::successors(Some(name), |n| n.rsplit_once('.').map(|(p, _)| p))
+}
+
+/// A module name with parts computed at run time ([`HOLE`]), matched as Python would import
+/// it: each part one or more characters of one segment.
+struct Pattern {
+    tokens: Vec<Token>,
+}
+
+#[derive(Clone, Copy)]
+enum Token {
+    Byte(u8),
+    /// One character of a segment.
+    Part,
+    /// Any more characters of the same segment.
+    More,
+}
+
+impl Pattern {
+    fn new(name: &str) -> Pattern {
+        let mut tokens = Vec::with_capacity(name.len());
+        for c in name.chars() {
+            if c == HOLE {
+                tokens.extend([Token::Part, Token::More]);
+            } else {
+                let mut buf = [0u8; 4];
+                tokens.extend(c.encode_utf8(&mut buf).bytes().map(Token::Byte));
+            }
+        }
+        Pattern { tokens }
+    }
+
+    /// Whether importing a name this pattern builds runs module `name`: the name itself, a
+    /// module under it (its package may import it), or a package above it.
+    fn reaches(&self, name: &str) -> bool {
+        ancestors(name).any(|a| self.matches(a, false)) || self.matches(&format!("{name}."), true)
+    }
+
+    /// Whether `text` is a name the pattern builds (`prefix`: the beginning of one). One pass
+    /// over `text` with the set of positions reached in the pattern.
+    fn matches(&self, text: &str, prefix: bool) -> bool {
+        let n = self.tokens.len();
+        let mut live = vec![false; n + 1];
+        live[0] = true;
+        self.close(&mut live);
+        for &b in text.as_bytes() {
+            let mut next = vec![false; n + 1];
+            for (i, t) in self.tokens.iter().enumerate() {
+                if !live[i] {
+                    continue;
+                }
+                match *t {
+                    Token::Byte(c) if c == b => next[i + 1] = true,
+                    Token::Part if b != b'.' => next[i + 1] = true,
+                    Token::More if b != b'.' => next[i] = true,
+                    _ => {}
+                }
+            }
+            self.close(&mut next);
+            if !next.iter().any(|&l| l) {
+                return false;
+            }
+            live = next;
+        }
+        prefix || live[n]
+    }
+
+    /// Adds the positions reached by skipping `More` tokens (they match nothing too).
+    fn close(&self, live: &mut [bool]) {
+        for i in 0..self.tokens.len() {
+            if live[i] && matches!(self.tokens[i], Token::More) {
+                live[i + 1] = true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pattern;
+
+    /// Search-R1's `import_module(f"verl.models.{m}.{megatron}.modeling_{m}_megatron")`,
+    /// `megatron = "megatron"` (`docs/false-alarm-study-51.md`, F-1): the modules it may
+    /// import and the packages above them run; a module beside them does not.
+    #[test]
+    fn a_pattern_reaches_what_it_may_import_and_the_packages_above() {
+        let p = Pattern::new("verl.models.*.megatron.modeling_*_megatron");
+        for reached in [
+            "verl",
+            "verl.models",
+            "verl.models.llama",
+            "verl.models.llama.megatron",
+            "verl.models.llama.megatron.modeling_llama_megatron",
+            "verl.models.llama.megatron.modeling_llama_megatron.layers",
+        ] {
+            assert!(p.reaches(reached), "{reached}");
+        }
+        for quiet in [
+            "verl.models.transformers.llama",
+            "verl.models.transformers.qwen2",
+            "verl.utils",
+            "verl.models.llama.megatron.layers",
+        ] {
+            assert!(!p.reaches(quiet), "{quiet}");
+        }
+    }
 }

@@ -87,6 +87,9 @@ pub fn pair_sites(uses: &mut FileUses, facts: &mut ModuleFacts) {
     uses.sites.shrink_to_fit();
 }
 
+/// One file's member uses: (file, its uses, the origins of its private reads).
+type FileMembers = (usize, Vec<(usize, Use)>, Origins);
+
 /// Each file's module name and semantic facts (shared), for [`member_uses`].
 pub fn module_facts(analyzed: &[Arc<Analyzed>]) -> Vec<(ModuleName, Arc<ModuleFacts>)> {
     analyzed
@@ -128,7 +131,7 @@ pub fn member_uses(
     let base = Arc::clone(model.base());
     drop(model);
     let threads = rayon::current_num_threads().clamp(1, analyzed.len().max(1));
-    let dealt: Vec<Vec<(usize, Vec<(usize, Use)>, Origins)>> = (0..threads)
+    let dealt: Vec<Vec<FileMembers>> = (0..threads)
         .into_par_iter()
         .map(|t| {
             let model = base.model();
@@ -143,8 +146,7 @@ pub fn member_uses(
                 .collect()
         })
         .collect();
-    let mut per_file: Vec<(usize, Vec<(usize, Use)>, Origins)> =
-        dealt.into_iter().flatten().collect();
+    let mut per_file: Vec<FileMembers> = dealt.into_iter().flatten().collect();
     per_file.sort_unstable_by_key(|(fi, _, _)| *fi);
     let mut out = Vec::new();
     let mut origins = Origins::default();

@@ -788,3 +788,55 @@ fn values_and_getters_of_other_modules_compare_like_their_computations() {
         ["train.py:6:50 AC001 error call-time torch.distributed.pipelining.pipeline missing=1.13.0 - 2.3.1"]
     );
 }
+
+/// A dynamic import whose name is built with a fixed ending imports only the modules that
+/// ending allows, and the packages above them (Search-R1's `import_module(f"verl.models.{name}.
+/// {megatron}.modeling_{name}_megatron")` with `megatron = "megatron"` a constant of the
+/// function, `docs/false-alarm-study-51.md` F-1): `pkg/pipe.py` stays guarded where no name
+/// built can be it or be under it; a name ending in a computed part leaves everything under its
+/// head open.
+#[test]
+fn a_dynamic_import_pattern_opens_only_what_it_may_name() {
+    let loader = |expr: &str| {
+        format!(
+            "import importlib\n\n\ndef load(name):\n    megatron = \"megatron\"\n    return importlib.import_module({expr})\n"
+        )
+    };
+    let cases = [
+        (
+            "module_guards_pattern",
+            r#"f"pkg.{name}_{megatron}""#,
+            false,
+        ),
+        (
+            "module_guards_pattern_concat",
+            r#""pkg." + name + "_model""#,
+            false,
+        ),
+        // `pkg.pipe.megatron` runs `pkg/pipe.py` first (`name == "pipe"`).
+        (
+            "module_guards_pattern_parent",
+            r#"f"pkg.{name}.{megatron}""#,
+            true,
+        ),
+        ("module_guards_pattern_open", r#"f"pkg.{name}""#, true),
+    ];
+    for (name, expr, open) in cases {
+        let text = loader(expr);
+        let dir = project(
+            name,
+            &[
+                ("pkg/__init__.py", ""),
+                ("pkg/flags.py", FLAGS),
+                ("pkg/pipe.py", PIPE),
+                ("pkg/use.py", IMPORTERS),
+                ("loader.py", &text),
+            ],
+        );
+        assert_eq!(
+            !errors(&dir, "torch==2.3.0").is_empty(),
+            open,
+            "{name}: {text}"
+        );
+    }
+}

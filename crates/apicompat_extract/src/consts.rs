@@ -5,6 +5,31 @@ use std::collections::HashMap;
 
 use ruff_python_ast::{self as ast, Expr, InterpolatedStringElement, Operator};
 
+/// A part of an f-string: literal text, or a value interpolated.
+pub enum FPart<'a> {
+    Text(&'a str),
+    Value(&'a ast::InterpolatedElement),
+}
+
+/// The parts of an f-string (and of the strings implicitly joined to it), in order.
+pub fn fstring_parts(f: &ast::ExprFString) -> Vec<FPart<'_>> {
+    let mut out = Vec::new();
+    for part in f.value.iter() {
+        match part {
+            ast::FStringPart::Literal(s) => out.push(FPart::Text(&s.value)),
+            ast::FStringPart::FString(fs) => {
+                for el in fs.elements.iter() {
+                    out.push(match el {
+                        InterpolatedStringElement::Literal(l) => FPart::Text(&l.value),
+                        InterpolatedStringElement::Interpolation(i) => FPart::Value(i),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A constant value: one string (or, for the item of a loop, one of several), or a list of
 /// strings (a list, tuple or set literal, or a dict's keys).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,28 +120,17 @@ fn eval_at(expr: &Expr, env: &Env, depth: usize) -> Option<Const> {
         }
         Expr::FString(f) => {
             let mut acc = vec![String::new()];
-            for part in f.value.iter() {
+            for part in fstring_parts(f) {
                 match part {
-                    ast::FStringPart::Literal(s) => {
-                        acc.iter_mut().for_each(|a| a.push_str(&s.value));
-                    }
-                    ast::FStringPart::FString(fs) => {
-                        for el in fs.elements.iter() {
-                            match el {
-                                InterpolatedStringElement::Literal(l) => {
-                                    acc.iter_mut().for_each(|a| a.push_str(&l.value));
-                                }
-                                InterpolatedStringElement::Interpolation(i) => {
-                                    if i.format_spec.is_some() {
-                                        return None;
-                                    }
-                                    let Const::Str(vals) = eval_at(&i.expression, env, d)? else {
-                                        return None;
-                                    };
-                                    acc = product(&acc, &vals)?;
-                                }
-                            }
+                    FPart::Text(text) => acc.iter_mut().for_each(|a| a.push_str(text)),
+                    FPart::Value(i) => {
+                        if i.format_spec.is_some() {
+                            return None;
                         }
+                        let Const::Str(vals) = eval_at(&i.expression, env, d)? else {
+                            return None;
+                        };
+                        acc = product(&acc, &vals)?;
                     }
                 }
             }

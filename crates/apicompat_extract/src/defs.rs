@@ -45,21 +45,10 @@ fn message_text(e: &Expr) -> String {
         Expr::StringLiteral(s) => s.value.to_str().to_string(),
         Expr::FString(f) => {
             let mut out = String::new();
-            for part in f.value.iter() {
+            for part in crate::consts::fstring_parts(f) {
                 match part {
-                    ast::FStringPart::Literal(s) => out.push_str(&s.value),
-                    ast::FStringPart::FString(fs) => {
-                        for el in fs.elements.iter() {
-                            match el {
-                                ast::InterpolatedStringElement::Literal(l) => {
-                                    out.push_str(&l.value)
-                                }
-                                ast::InterpolatedStringElement::Interpolation(_) => {
-                                    out.push_str("{...}")
-                                }
-                            }
-                        }
-                    }
+                    crate::consts::FPart::Text(text) => out.push_str(text),
+                    crate::consts::FPart::Value(_) => out.push_str("{...}"),
                 }
             }
             out

@@ -10,6 +10,7 @@
 //! with no literal head names nothing this can know (like a call through `getattr`).
 
 use super::*;
+use apicompat_extract::consts::{fstring_parts, FPart};
 
 /// One import of a module that may be the project's (not an indexed package).
 #[derive(Debug, Clone)]
@@ -86,7 +87,8 @@ impl<'a> Walker<'a> {
         let Some(first) = call.arguments.args.first() else {
             return;
         };
-        let Some(text) = string_lit(first).or_else(|| literal_head(first)) else {
+        let constant = |name: &str| self.local_string(name, call.range().start());
+        let Some(text) = string_lit(first).or_else(|| name_pattern(first, &constant)) else {
             return;
         };
         let rest = text.trim_start_matches('.');
@@ -138,6 +140,104 @@ impl<'a> Walker<'a> {
     }
 }
 
+impl Walker<'_> {
+    /// The string a name of the enclosing function holds at `before`: its one binding in the
+    /// function, `name = "..."` among the function's statements before that point.
+    fn local_string(&self, name: &str, before: TextSize) -> Option<String> {
+        let body = self.bodies.last()?;
+        let counts = super::binding_counts::bindings(body);
+        if counts.get(name) != Some(&1) || counts.contains_key(super::binding_counts::UNREAD) {
+            return None;
+        }
+        body.iter().find_map(|s| match s {
+            Stmt::Assign(a) if a.range().end() <= before => match (&*a.targets, &*a.value) {
+                ([Expr::Name(t)], Expr::StringLiteral(v)) if t.id.as_str() == name => {
+                    Some(v.value.to_str().to_string())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+}
+
+/// The name an f-string or a `+` of strings builds, each part computed at run time a
+/// [`crate::importers::HOLE`] (`f"a.models.{n}.megatron.modeling_{n}"` ->
+/// `a.models.*.megatron.modeling_*`), when some literal text follows the last part computed;
+/// else its literal head up to the last `.` before that part ([`literal_head`]: anything under
+/// that package).
+fn name_pattern(expr: &Expr, constant: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let mut out = String::new();
+    if !pattern_parts(expr, constant, &mut out, 0) || out.len() > 512 {
+        return literal_head(expr);
+    }
+    let hole = crate::importers::HOLE;
+    match out.rfind(hole) {
+        // Text after the last part computed: the pattern, from its first segment on.
+        Some(at) if at + hole.len_utf8() < out.len() && !out.starts_with(hole) => (!out
+            .starts_with('.'))
+        .then_some(out)
+        .or_else(|| literal_head(expr)),
+        _ => literal_head(expr),
+    }
+}
+
+/// Appends the parts of an f-string or a `+` of strings to `out`: a name holding a string
+/// (`constant`) as that string, a [`crate::importers::HOLE`] for any other computed part; false
+/// for anything else.
+fn pattern_parts(
+    expr: &Expr,
+    constant: &dyn Fn(&str) -> Option<String>,
+    out: &mut String,
+    depth: usize,
+) -> bool {
+    let hole = crate::importers::HOLE;
+    if depth > 16 {
+        return false;
+    }
+    match expr {
+        Expr::StringLiteral(s) => {
+            out.push_str(s.value.to_str());
+            !s.value.to_str().contains(hole)
+        }
+        Expr::BinOp(b) if matches!(b.op, ast::Operator::Add) => {
+            pattern_parts(&b.left, constant, out, depth + 1)
+                && pattern_parts(&b.right, constant, out, depth + 1)
+        }
+        Expr::FString(f) => {
+            for part in fstring_parts(f) {
+                match part {
+                    FPart::Text(text) => out.push_str(text),
+                    FPart::Value(i) => {
+                        let plain =
+                            i.conversion == ast::ConversionFlag::None && i.format_spec.is_none();
+                        match (&*i.expression, plain) {
+                            (Expr::Name(n), true) => match constant(n.id.as_str()) {
+                                Some(text) if !text.contains(hole) => out.push_str(&text),
+                                _ => out.push(hole),
+                            },
+                            _ => out.push(hole),
+                        }
+                    }
+                }
+            }
+            true
+        }
+        Expr::Name(n) => {
+            match constant(n.id.as_str()) {
+                Some(text) if !text.contains(hole) => out.push_str(&text),
+                _ => out.push(hole),
+            }
+            true
+        }
+        Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => {
+            out.push(hole);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The literal head of an f-string or of a `+` whose left operand is a string, up to its last
 /// `.` (`f"a.models.{n}"`, `"a.models." + n` -> `a.models`).
 fn literal_head(expr: &Expr) -> Option<String> {
@@ -162,17 +262,10 @@ fn literal_head(expr: &Expr) -> Option<String> {
     let Expr::FString(f) = expr else {
         return None;
     };
-    'parts: for part in f.value.iter() {
+    for part in fstring_parts(f) {
         match part {
-            ast::FStringPart::Literal(s) => head.push_str(&s.value),
-            ast::FStringPart::FString(fs) => {
-                for el in fs.elements.iter() {
-                    match el {
-                        ast::InterpolatedStringElement::Literal(l) => head.push_str(&l.value),
-                        ast::InterpolatedStringElement::Interpolation(_) => break 'parts,
-                    }
-                }
-            }
+            FPart::Text(text) => head.push_str(text),
+            FPart::Value(_) => break,
         }
     }
     if !head.is_empty() && head.trim_start_matches('.').is_empty() {

@@ -9,8 +9,10 @@
 //! module of a library), when it runs as a script (`__main__.py`, `if __name__ ==
 //! "__main__":`), and when a dynamic import (`importlib.import_module`) names it, a package
 //! above it or a module under it (a name built with computed parts, `f"a.{m}.modeling_{m}"`,
-//! names what it may build, [`HOLE`]), and when a star import names it or a package above it whose
-//! `__init__` has an `__all__` (`from pkg import *` of a package without one runs `pkg` only).
+//! names what it may build, [`HOLE`]), and when a star import names it or a package above it
+//! whose `__init__` computes its `__all__`. `from pkg import *` of a package imports the
+//! submodules its `__all__` names (read from string literals, `collect::FileUses::all_names`),
+//! as `from pkg import name` would.
 //! Two files of the same name (scripts in different directories) share their importers.
 
 use apicompat_hash::{HashMap, HashSet};
@@ -64,18 +66,29 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
             for n in &site.import.names {
                 // `from pkg import *` runs `pkg` (above) and binds the names it has: it
                 // imports no submodule `pkg` does not import itself, but those its `__all__`
-                // names (a package that has one leaves everything under it open). A star
+                // names (a package that computes it leaves everything under it open). A star
                 // import of a module leaves the module open, as before.
                 if n == "*" {
-                    let precise = by_name.get(base.join(".").as_str()).is_some_and(|t| {
+                    let packages = by_name.get(base.join(".").as_str());
+                    // The names every file of the package says its `__all__` may hold.
+                    let mut named: Vec<&str> = Vec::new();
+                    let precise = packages.is_some_and(|t| {
                         t.iter().all(|&i| {
-                            files[i].module.is_package
-                                && memchr::memmem::find(files[i].text.as_bytes(), b"__all__")
-                                    .is_none()
+                            let all = files[i].uses.all_names.as_ref();
+                            named.extend(all.into_iter().flatten().map(String::as_str));
+                            files[i].module.is_package && all.is_some()
                         })
                     });
                     if !precise {
                         open.insert(base.join("."));
+                        continue;
+                    }
+                    // Those that are submodules are imported, as `from pkg import name`.
+                    for name in named {
+                        let full = format!("{}.{name}", base.join("."));
+                        if let Some(t) = by_name.get(full.as_str()) {
+                            targets.extend(t);
+                        }
                     }
                     continue;
                 }

@@ -98,7 +98,7 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
         "pkg/pipe.py:2:42 AC001 error import-time torch.distributed.pipelining.pipeline missing=2.3.0",
         "pkg/pipe.py:4:9 AC002 error import-time torch.distributed.pipelining.PipelineStage missing=2.3.0",
     ];
-    let cases: [(&str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str); 7] = [
         // A plain import at module level elsewhere.
         ("module_guards_plain", "main.py", "import pkg.pipe\n"),
         // `from pkg import pipe` in a function called unconditionally.
@@ -123,6 +123,13 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
         ),
         // It runs as a script.
         ("module_guards_script", "pkg/pipe_main.py", ""),
+        // An import in a `try` whose handler exits (FlagEmbedding's lightweight reranker:
+        // `except: print(...); sys.exit()`): the failure still stops the program.
+        (
+            "module_guards_exit_handler",
+            "main.py",
+            "import sys\n\n\ndef run():\n    try:\n        from pkg import pipe\n    except ImportError:\n        print(\"install torch>=2.4\")\n        sys.exit(1)\n    return pipe\n\n\nrun()\n",
+        ),
     ];
     for (name, file, text) in cases {
         let mut pipe = PIPE.to_string();
@@ -159,6 +166,35 @@ fn one_unguarded_importer_leaves_the_module_unrestricted() {
         ],
     );
     assert_eq!(errors(&dir, "torch==2.3.0"), Vec::<String>::new());
+    // With an `__all__` of names, not submodules, appended to under the guard (xDiT's
+    // `models/transformers/__init__.py`, `docs/false-alarm-study-50.md` F-1): the same; one it
+    // computes leaves everything under the package open.
+    for (name, all, open) in [
+        (
+            "module_guards_star_all_names",
+            "__all__ = [\"IS_24\"]\n",
+            false,
+        ),
+        (
+            "module_guards_star_all_computed",
+            "__all__ = [n for n in dir()]\n",
+            true,
+        ),
+    ] {
+        let init = format!(
+            "from pkg.flags import IS_24\n{all}if IS_24:\n    from .pipe import build\n    __all__.append(\"build\")\n"
+        );
+        let dir = project(
+            name,
+            &[
+                ("pkg/__init__.py", &init),
+                ("pkg/flags.py", FLAGS),
+                ("pkg/pipe.py", PIPE),
+                ("main.py", "from pkg import *\n"),
+            ],
+        );
+        assert_eq!(!errors(&dir, "torch==2.3.0").is_empty(), open, "{name}");
+    }
 }
 
 /// Importing `pkg.sub.pipe` runs `pkg/sub/__init__.py`: a package `__init__` that imports the

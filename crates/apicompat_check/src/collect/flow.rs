@@ -248,12 +248,11 @@ impl<'a> Walker<'a> {
 
     pub(super) fn try_stmt(&mut self, t: &'a ast::StmtTry) {
         // A handler that raises again (`except ImportError: raise ImportError("needs ...")`)
-        // is no guard: the failure still happens, with another message.
+        // or exits is no guard: the failure still happens, with another message.
         let catches = |is: &dyn Fn(&Expr) -> bool| {
             t.handlers.iter().any(|h| {
                 let ast::ExceptHandler::ExceptHandler(h) = h;
-                let raises = matches!(h.body.last(), Some(Stmt::Raise(_)));
-                !raises && handler_catches(h, is)
+                !super::fails_again(&h.body) && handler_catches(h, is)
             })
         };
         let guards = catches(&is_guard_exception);
@@ -299,7 +298,7 @@ impl<'a> Walker<'a> {
             }
             let mut hctx = self.ctx.clone();
             hctx.handler = true;
-            let reraises = matches!(h.body.last(), Some(Stmt::Raise(_)));
+            let reraises = super::fails_again(&h.body);
             let catches_guard = handler_catches(h, &is_guard_exception);
             hctx.fallback |= catches_guard && !reraises;
             if catches_guard && !reraises {

@@ -36,6 +36,7 @@ mod scope;
 mod signature;
 mod spec;
 mod specs;
+mod star_names;
 mod state;
 mod terms;
 mod uses;
@@ -169,6 +170,7 @@ pub fn collect_in(
     out.helpers.shrink_to_fit();
     out.foreign.shrink_to_fit();
     out.constants.shrink_to_fit();
+    out.all_names = star_names::all_names(suite);
     out.values.shrink_to_fit();
     w.out
 }
@@ -763,6 +765,26 @@ impl<'a> Walker<'a> {
     // ----- conditions -----
 }
 
+/// Whether a block ends the program's work the way a failure would: it ends with `raise` or
+/// with `sys.exit(...)` / `exit()` / `quit()` / `os._exit(...)` / `os.abort()`. A handler that
+/// does (`except ImportError: print("install transformers==4.46.0"); sys.exit()`) is no guard:
+/// the failure still happens, with another message.
+pub(super) fn fails_again(body: &[Stmt]) -> bool {
+    match body.last() {
+        Some(Stmt::Raise(_)) => true,
+        Some(Stmt::Expr(e)) => match &*e.value {
+            Expr::Call(call) => dotted(&call.func).is_some_and(|name| {
+                matches!(
+                    name.as_str(),
+                    "sys.exit" | "exit" | "quit" | "os._exit" | "os.abort"
+                )
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// Whether a block never falls through to what follows it: it ends with `return`, `raise`,
 /// `continue`, `break`, `sys.exit(...)` / `exit()` / `os._exit(...)`, a test framework's call
 /// that raises (`pytest.skip(...)`, `pytest.fail`, `pytest.xfail`, `pytest.exit`, unittest's
@@ -770,17 +792,13 @@ impl<'a> Walker<'a> {
 /// included) does.
 fn leaves(body: &[Stmt]) -> bool {
     match body.last() {
-        Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)) => true,
+        Some(Stmt::Return(_) | Stmt::Continue(_) | Stmt::Break(_)) => true,
+        _ if fails_again(body) => true,
         Some(Stmt::Expr(e)) => match &*e.value {
             Expr::Call(call) => dotted(&call.func).is_some_and(|name| {
                 matches!(
                     name.as_str(),
-                    "sys.exit"
-                        | "exit"
-                        | "quit"
-                        | "os._exit"
-                        | "os.abort"
-                        | "pytest.skip"
+                    "pytest.skip"
                         | "pytest.fail"
                         | "pytest.xfail"
                         | "pytest.exit"

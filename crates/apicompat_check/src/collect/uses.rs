@@ -174,6 +174,10 @@ pub struct FileUses {
     pub dynamic_imports: Vec<ModuleImport>,
     /// Files a `conftest.py` keeps pytest from importing under version tests.
     pub collect_gates: Vec<super::CollectGate>,
+    /// Every name the module's `__all__` may hold (`importers.rs`: the submodules `from pkg
+    /// import *` imports): `Some` when it has none or builds it from string literals only,
+    /// `None` when it computes it ([`super::star_names::all_names`]).
+    pub all_names: Option<Vec<String>>,
 }
 
 /// An attribute read on an object whose type is not known statically: the receiver is a

@@ -12,8 +12,6 @@ use apicompat_hash::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use apicompat_index::Status;
 use apicompat_semantic::{Found, IndexQuery, Model, ModuleFacts, ModuleName, PathKind};
 use apicompat_surface::Kind;
@@ -87,9 +85,6 @@ pub fn pair_sites(uses: &mut FileUses, facts: &mut ModuleFacts) {
     uses.sites.shrink_to_fit();
 }
 
-/// One file's member uses: (file, its uses, the origins of its private reads).
-type FileMembers = (usize, Vec<(usize, Use)>, Origins);
-
 /// Each file's module name and semantic facts (shared), for [`member_uses`].
 pub fn module_facts(analyzed: &[Arc<Analyzed>]) -> Vec<(ModuleName, Arc<ModuleFacts>)> {
     analyzed
@@ -126,33 +121,12 @@ pub fn member_uses(
         .collect();
     let escapes = |name: &str| escaping.contains(&crate::collect::name_key(name));
     let model = Model::new(modules, &query).with_callers(&escapes);
-    // The files in parallel, one model (with its memos) per thread, the files dealt out in
-    // turn (neighbouring files, of one package, cost alike).
-    let base = Arc::clone(model.base());
-    drop(model);
-    let threads = rayon::current_num_threads().clamp(1, analyzed.len().max(1));
-    let dealt: Vec<Vec<FileMembers>> = (0..threads)
-        .into_par_iter()
-        .map(|t| {
-            let model = base.model();
-            let mine = (t..analyzed.len()).step_by(threads);
-            let reported = mine.filter(|&fi| reported.get(fi).copied().unwrap_or(true));
-            reported
-                .map(|fi| {
-                    let (mut uses, mut from) = (Vec::new(), Origins::default());
-                    file_member_uses(&model, fi, &analyzed[fi], &mut uses, &mut from);
-                    (fi, uses, from)
-                })
-                .collect()
-        })
-        .collect();
-    let mut per_file: Vec<FileMembers> = dealt.into_iter().flatten().collect();
-    per_file.sort_unstable_by_key(|(fi, _, _)| *fi);
     let mut out = Vec::new();
     let mut origins = Origins::default();
-    for (_, uses, from) in per_file {
-        out.extend(uses);
-        origins.extend(from);
+    for (fi, file) in analyzed.iter().enumerate() {
+        if reported.get(fi).copied().unwrap_or(true) {
+            file_member_uses(&model, fi, file, &mut out, &mut origins);
+        }
     }
     (out, origins)
 }

@@ -46,46 +46,25 @@ enum Key {
     Params(u32, u32),
 }
 
-/// The model of a project: what every query reads ([`Base`], shared by the models a
-/// [`Model::fork`] makes for other threads) and the memos of one thread.
+/// The model of a project.
 pub struct Model<'q> {
-    base: Arc<Base<'q>>,
-    memo: RefCell<HashMap<Key, Ty>>,
-    classes: RefCell<HashMap<ClassKey, std::rc::Rc<ClassInfo>>>,
-    found: RefCell<HashMap<Arc<str>, Option<Found>>>,
-    depth: Cell<usize>,
-}
-
-/// The project's modules and the tables built from them, read by every query.
-pub struct Base<'q> {
     modules: Vec<Arc<ModuleFacts>>,
     names: Vec<ModuleName>,
     by_name: HashMap<String, u32>,
     /// Attribute names some code stores on objects other than `self`.
     stored: apicompat_hash::HashSet<Atom>,
-    query: &'q (dyn IndexQuery + Sync),
+    query: &'q dyn IndexQuery,
+    memo: RefCell<HashMap<Key, Ty>>,
+    classes: RefCell<HashMap<ClassKey, std::rc::Rc<ClassInfo>>>,
+    found: RefCell<HashMap<Arc<str>, Option<Found>>>,
+    depth: Cell<usize>,
     /// Calls by name: (module, position in its `calls`).
     calls: HashMap<Atom, Vec<(u32, u32)>>,
     /// Names called in ways whose arguments are not known.
     opaque: apicompat_hash::HashSet<Atom>,
     /// Whether a function name is read other than as a callee somewhere (it may be called
     /// from anywhere); without it, parameters learn nothing from calls.
-    escapes: Option<&'q (dyn Fn(&str) -> bool + Sync)>,
-}
-
-impl<'q> Base<'q> {
-    /// A model on this base, with empty memos.
-    pub fn model(self: &Arc<Self>) -> Model<'q> {
-        Model::on(Arc::clone(self))
-    }
-}
-
-impl<'q> std::ops::Deref for Model<'q> {
-    type Target = Base<'q>;
-
-    fn deref(&self) -> &Base<'q> {
-        &self.base
-    }
+    escapes: Option<&'q dyn Fn(&str) -> bool>,
 }
 
 /// Where a namespace's names come from: a scope of the project, or an indexed module (for the
@@ -142,7 +121,7 @@ impl<'q> Model<'q> {
     /// with other models: the language server keeps them between checks).
     pub fn new<F: Into<Arc<ModuleFacts>>>(
         modules: Vec<(ModuleName, F)>,
-        query: &'q (dyn IndexQuery + Sync),
+        query: &'q dyn IndexQuery,
     ) -> Model<'q> {
         let mut by_name = HashMap::default();
         let mut stored = apicompat_hash::HashSet::default();
@@ -167,47 +146,27 @@ impl<'q> Model<'q> {
             }
             opaque.extend(f.opaque_calls.iter().copied());
         }
-        Model::on(Arc::new(Base {
+        Model {
             modules: facts,
             names,
             by_name,
             stored,
             query,
-            calls,
-            opaque,
-            escapes: None,
-        }))
-    }
-
-    fn on(base: Arc<Base<'q>>) -> Model<'q> {
-        Model {
-            base,
             memo: RefCell::new(HashMap::default()),
             classes: RefCell::new(HashMap::default()),
             found: RefCell::new(HashMap::default()),
             depth: Cell::new(0),
+            calls,
+            opaque,
+            escapes: None,
         }
-    }
-
-    /// A model of the same project with memos of its own, for another thread (the memos
-    /// are not shared: what one infers, the other infers again).
-    pub fn fork(&self) -> Model<'q> {
-        Model::on(Arc::clone(&self.base))
-    }
-
-    /// What every fork of this model reads, to make one on another thread ([`Base::model`]).
-    pub fn base(&self) -> &Arc<Base<'q>> {
-        &self.base
     }
 
     /// Lets the parameters of the project's functions learn their types from the calls of
     /// those functions: `escapes(name)` tells whether a name is read other than as a callee
     /// anywhere in the project (then the function may be called from anywhere).
-    pub fn with_callers(mut self, escapes: &'q (dyn Fn(&str) -> bool + Sync)) -> Self {
-        // (Before any fork: the base is not shared yet.)
-        if let Some(base) = Arc::get_mut(&mut self.base) {
-            base.escapes = Some(escapes);
-        }
+    pub fn with_callers(mut self, escapes: &'q dyn Fn(&str) -> bool) -> Self {
+        self.escapes = Some(escapes);
         self
     }
 

@@ -75,6 +75,8 @@ pub enum Pred {
     Cmp(Op, Bound),
     /// `__version__.startswith(...)` with any of these prefixes.
     StartsWith(Vec<String>),
+    /// `"0.15.2" in __version__`: the version's text holds this string.
+    Contains(String),
     Not(Box<Pred>),
     And(Vec<Pred>),
     Or(Vec<Pred>),
@@ -382,7 +384,7 @@ impl Pred {
             Pred::Not(p) => p.has_helper_call(),
             Pred::And(ps) | Pred::Or(ps) => ps.iter().any(Pred::has_helper_call),
             Pred::Eval(test) => test.0.has_project() || test.2.has_project(),
-            Pred::Cmp(..) | Pred::StartsWith(_) => false,
+            Pred::Cmp(..) | Pred::StartsWith(_) | Pred::Contains(_) => false,
         }
     }
 
@@ -412,6 +414,7 @@ impl Pred {
                 let text = version.to_string();
                 prefixes.iter().any(|p| text.starts_with(p.as_str()))
             }
+            Pred::Contains(part) => version.to_string().contains(part.as_str()),
             Pred::Eval(test) => {
                 let (left, op, right) = &**test;
                 return test_holds(left, *op, right, version);

@@ -109,3 +109,38 @@ def f():
         ["m.py:9:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=2.3.0 - 2.3.1"]
     );
 }
+
+/// D-FINE's `if "0.15.2" in importlib.metadata.version("torchvision"):` before the import each
+/// release needs (`docs/false-alarm-study-52.md`, F-1): the branch runs on the releases whose
+/// version text holds the string, the `else` on the others; `not in` the other way round.
+#[test]
+fn a_substring_of_the_version_tests_each_release() {
+    let got = check(
+        "version_substring",
+        "\
+import importlib.metadata
+
+import torch
+
+if \"2.4\" in importlib.metadata.version(\"torch\"):
+    from torch.distributed.pipelining import pipeline
+else:
+    pipeline = None
+
+def f():
+    if \"2.5\" not in torch.__version__:
+        torch.distributed.pipelining.Schedule1F1B
+    if \"2.3\" in torch.__version__:
+        torch.distributed.pipelining.PipelineStage
+",
+    );
+    let errors: Vec<&String> = got.iter().filter(|f| f.contains(" error ")).collect();
+    assert_eq!(
+        errors,
+        [
+            "m.py:12:9 AC002 error call-time torch.distributed.pipelining.Schedule1F1B missing=1.13.0 - 2.3.1",
+            "m.py:14:9 AC002 error call-time torch.distributed.pipelining.PipelineStage missing=2.3.0 - 2.3.1",
+        ],
+        "{got:?}"
+    );
+}

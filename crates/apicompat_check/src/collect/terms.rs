@@ -17,6 +17,27 @@ fn is_python_root(root: &str) -> bool {
 
 impl<'a> Walker<'a> {
     pub(super) fn compare(&self, c: &ast::ExprCompare) -> Restriction {
+        // `"0.15.2" in importlib.metadata.version("torchvision")`: a substring of the version.
+        if let ([op @ (ast::CmpOp::In | ast::CmpOp::NotIn)], [right]) = (&*c.ops, &*c.comparators) {
+            let part = string_lit(&c.left).zip(self.version_root(right, 0));
+            return match part {
+                Some((text, root)) => {
+                    let holds = Pred::Contains(text);
+                    let pred = match op {
+                        ast::CmpOp::In => holds,
+                        _ => Pred::Not(Box::new(holds)),
+                    };
+                    Restriction {
+                        parts: vec![(root, pred)],
+                        complete: true,
+                    }
+                }
+                None => Restriction {
+                    parts: Vec::new(),
+                    complete: false,
+                },
+            };
+        }
         let mut out = Restriction {
             parts: Vec::new(),
             complete: true,

@@ -263,7 +263,6 @@ fn file_member_uses(
     }
 }
 
-/// `self.proj` of `self.proj.load_state_dict`, as written (on one line).
 /// The tests a use runs under, where a test on an object (`hasattr(cache, "layers")` false,
 /// see [`crate::collect::OBJECT_TEST`]) on the use's own receiver becomes a test of its class
 /// (`Cache.layers`, on an instance). Tests on other objects, or on a receiver that may be of
@@ -286,6 +285,7 @@ fn object_tests(tests: &[PathTest], object: &ObjectReceiver, class: &str) -> Vec
         .collect()
 }
 
+/// `self.proj` of `self.proj.load_state_dict`, as written (on one line).
 fn receiver_text(text: &str, range: TextRange, name: &str) -> String {
     let end = range
         .end()

@@ -715,7 +715,6 @@ fn package_of_value<'b>(value: &'b Expr, body: &'b [Stmt], depth: usize) -> Opti
     }
 }
 
-/// The value last assigned to a plain name in `body` (in `try` bodies too).
 /// A string that may be a key of a dict of versions (`"krea2"`, `"flux_kontext"`): a word,
 /// not a requirement or a specifier.
 fn dict_key(e: &Expr) -> Option<String> {
@@ -724,10 +723,10 @@ fn dict_key(e: &Expr) -> Option<String> {
     (!key.is_empty() && key.len() <= 64 && key.chars().all(word)).then_some(key)
 }
 
-/// `e` with the names `assigns` assign replaced by their values, inside the calls, attributes
-/// and subscripts a version comparison is made of (`parse(installed).release` after
-/// `installed = torch.__version__`). At most `budget` names are replaced (values may refer to
-/// one another).
+/// `e` with the names `assigns` assign replaced by their values, inside the calls and
+/// attributes a version comparison is made of (`parse(installed).release` after `installed =
+/// torch.__version__`). At most `budget` names are replaced (values may refer to one
+/// another).
 fn substituted(e: &Expr, assigns: &[Stmt], budget: &mut u32) -> Expr {
     match e {
         Expr::Name(n) => match assigned_in(n.id.as_str(), assigns) {
@@ -753,6 +752,7 @@ fn substituted(e: &Expr, assigns: &[Stmt], budget: &mut u32) -> Expr {
     }
 }
 
+/// The value last assigned to a plain name in `body` (in `try` bodies too).
 fn assigned_in<'b>(name: &str, body: &'b [Stmt]) -> Option<&'b Expr> {
     let mut found = None;
     for s in body {

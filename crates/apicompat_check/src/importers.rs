@@ -25,6 +25,9 @@ use crate::files::Analyzed;
 /// computed at run time: one or more characters of one dotted segment.
 pub(crate) const HOLE: char = '*';
 
+/// Distinct names with computed parts matched one by one against every module.
+const MAX_PATTERNS: usize = 64;
+
 /// An import site: (importing file, position in its [`crate::collect::FileUses::project_imports`]).
 pub(crate) type ImportRef = (usize, usize);
 
@@ -50,7 +53,7 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
     // Modules a star or dynamic import may reach: the prefix and everything under it.
     let mut open: HashSet<String> = HashSet::default();
     // Names built with parts computed at run time, `HOLE`s.
-    let mut patterns: Vec<Pattern> = Vec::new();
+    let mut patterns: HashSet<String> = HashSet::default();
     for (fi, f) in files.iter().enumerate() {
         let package = package_of(f);
         for (si, site) in f.uses.project_imports.iter().enumerate() {
@@ -113,7 +116,9 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
             if let Some(base) = absolute(d, package.as_deref()) {
                 let name = base.join(".");
                 match name.contains(HOLE) {
-                    true => patterns.push(Pattern::new(&name)),
+                    true => {
+                        patterns.insert(name);
+                    }
                     false => {
                         open.insert(name);
                     }
@@ -121,6 +126,20 @@ pub(crate) fn importers(files: &[Arc<Analyzed>]) -> Vec<Option<Vec<ImportRef>>> 
             }
         }
     }
+    // Each module is matched against each pattern: past a bound, a pattern opens its literal
+    // head instead (the segments before its first computed part), which costs one lookup.
+    let patterns: Vec<Pattern> = match patterns.len() > MAX_PATTERNS {
+        true => {
+            for p in &patterns {
+                let head: Vec<&str> = p.split('.').take_while(|s| !s.contains(HOLE)).collect();
+                if !head.is_empty() {
+                    open.insert(head.join("."));
+                }
+            }
+            Vec::new()
+        }
+        false => patterns.iter().map(|p| Pattern::new(p)).collect(),
+    };
     // Every package above an open prefix runs when it is imported.
     let mut open_parents: HashSet<String> = HashSet::default();
     for p in &open {

@@ -140,25 +140,46 @@ impl<'a> Walker<'a> {
     }
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
     /// The string a name of the enclosing function holds at `before`: its one binding in the
-    /// function, `name = "..."` among the function's statements before that point.
+    /// function, `name = "..."` among the function's statements before that point. The
+    /// body's strings are read once, for every dynamic import in it.
     fn local_string(&self, name: &str, before: TextSize) -> Option<String> {
-        let body = self.bodies.last()?;
-        let counts = super::binding_counts::bindings(body);
-        if counts.get(name) != Some(&1) || counts.contains_key(super::binding_counts::UNREAD) {
-            return None;
+        let body: &'a [Stmt] = self.bodies.last()?;
+        let key = body.as_ptr() as usize;
+        let mut cached = self.body_strings.borrow_mut();
+        if cached.as_ref().is_none_or(|(k, _)| *k != key) {
+            *cached = Some((key, body_strings(body)));
         }
-        body.iter().find_map(|s| match s {
-            Stmt::Assign(a) if a.range().end() <= before => match (&*a.targets, &*a.value) {
-                ([Expr::Name(t)], Expr::StringLiteral(v)) if t.id.as_str() == name => {
-                    Some(v.value.to_str().to_string())
+        let (_, strings) = cached.as_ref()?;
+        let (end, text) = strings.get(name)?;
+        (*end <= before).then(|| text.clone())
+    }
+}
+
+/// The names a function body binds once, at its top level, to a string literal: where that
+/// assignment ends, and the string.
+fn body_strings(body: &[Stmt]) -> super::BodyStrings<'_> {
+    let counts = super::binding_counts::bindings(body);
+    if counts.contains_key(super::binding_counts::UNREAD) {
+        return HashMap::default();
+    }
+    body.iter()
+        .filter_map(|s| match s {
+            Stmt::Assign(a) => match (&*a.targets, &*a.value) {
+                ([Expr::Name(t)], Expr::StringLiteral(v))
+                    if counts.get(t.id.as_str()) == Some(&1) =>
+                {
+                    Some((
+                        t.id.as_str(),
+                        (a.range().end(), v.value.to_str().to_string()),
+                    ))
                 }
                 _ => None,
             },
             _ => None,
         })
-    }
+        .collect()
 }
 
 /// The name an f-string or a `+` of strings builds, each part computed at run time a

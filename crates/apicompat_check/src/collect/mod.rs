@@ -106,6 +106,7 @@ pub fn collect_in(
         rebound_at: HashMap::default(),
         constant_flags: constants::constant_flags(suite),
         bodies: Vec::new(),
+        body_strings: std::cell::RefCell::new(None),
         block: 0,
         tick: 0,
         import_time: Vec::new(),
@@ -371,6 +372,10 @@ struct Walker<'a> {
     deferred: Vec<Vec<Deferred<'a>>>,
     /// The bodies of the functions being walked, innermost last (`cleared.rs`).
     bodies: Vec<&'a [Stmt]>,
+    /// The names of the last function body a dynamic import was read in that it binds once,
+    /// at its top level, to a string: where the binding ends, and the string (`imports.rs`
+    /// `local_string`, read once per body).
+    body_strings: std::cell::RefCell<Option<(usize, BodyStrings<'a>)>>,
     /// How many blocks deep the walk is (`cleared.rs`: a fact ends with its block).
     block: u32,
     /// Counts the stores of names with a fact (`cleared.rs`).
@@ -764,6 +769,9 @@ impl<'a> Walker<'a> {
 
     // ----- conditions -----
 }
+
+/// Names a function body binds once to a string: where the binding ends, and the string.
+type BodyStrings<'a> = HashMap<&'a str, (TextSize, String)>;
 
 /// Whether a block ends the program's work the way a failure would: it ends with `raise` or
 /// with `sys.exit(...)` / `exit()` / `quit()` / `os._exit(...)` / `os.abort()`. A handler that

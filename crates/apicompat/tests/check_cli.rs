@@ -684,3 +684,89 @@ fn a_missing_parent_is_named_with_the_releases_that_lack_it() {
         "{out}\n{err}"
     );
 }
+
+/// A requirement declared alike in two files is named once in a message's headline; the
+/// detail names both files (study 54, M-2: CleanDiffuser's `pyproject.toml` and
+/// `requirements.txt`).
+#[test]
+fn a_requirement_declared_alike_twice_is_named_once() {
+    let dir = project(
+        "declared-alike-twice",
+        &[
+            ("m.py", "import torch\n\nnorm = torch.nn.RMSNorm(8)\n"),
+            ("requirements.txt", "torch>=2.2,<2.5\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"x\"\nversion = \"0.1\"\ndependencies = [\"torch>=2.2,<2.5\"]\n",
+            ),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("is not in torch 2.2.0 - 2.3.1 (declared `torch>=2.2,<2.5`); it exists"),
+        "{out}\n{err}"
+    );
+    assert!(
+        out.contains(
+            "declared `torch>=2.2,<2.5` (pyproject.toml:4), `torch>=2.2,<2.5` (requirements.txt:1)"
+        ),
+        "{out}\n{err}"
+    );
+}
+
+/// A `.py` file that is a Git LFS pointer (a checkout without Git LFS) is no syntax error: a
+/// note names it (study 53, F-2: ultravox's `assets/tiny_ultravox/*.py`). A file that only
+/// starts like one is Python as usual.
+#[test]
+fn a_git_lfs_pointer_is_named_in_a_note_not_a_syntax_error() {
+    let pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n";
+    let dir = project(
+        "lfs-pointer",
+        &[
+            ("model.py", pointer),
+            (
+                "broken.py",
+                "version https://git-lfs.github.com/spec/v1\nimport (\n",
+            ),
+            ("m.py", "import torch\n"),
+            ("requirements.txt", "torch>=2.1\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    let at = common::locations(&out);
+    assert!(
+        !at.is_empty() && at.iter().all(|l| l.starts_with("broken.py:")),
+        "{out}\n{err}"
+    );
+    assert!(
+        out.contains("1 file(s) are Git LFS pointers, not Python source, so they are not checked:")
+            && out.contains("model.py (`git lfs pull` fetches their content)"),
+        "{out}\n{err}"
+    );
+}
+
+/// `torch.Dict` (2.0 - 2.4) is `typing.Dict`: the help names the standard library's
+/// definition, not another torch module that imports it too (`torch.hub.Dict`; study 54,
+/// M-1, CleanDiffuser).
+#[test]
+fn a_standard_library_object_is_offered_from_its_definition() {
+    let dir = project(
+        "stdlib-reexport",
+        &[
+            (
+                "main.py",
+                "import torch\n\n\ndef f(d: torch.Dict[str, int]):\n    return d\n",
+            ),
+            ("requirements.txt", "torch>=1.13,<2.3\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("`torch.Dict` is `typing.Dict` of the standard library, which torch only imports: import it from `typing`"),
+        "{out}\n{err}"
+    );
+    assert!(!out.contains("torch.hub.Dict"), "{out}\n{err}");
+}

@@ -106,3 +106,65 @@ def seed_all(seed):
         "{out}"
     );
 }
+
+/// A flag a class stores once from a predicate call guards its methods: a package's (timm
+/// 1.0.7's `use_fused_attn()`, `layers/config.py:130`, whose early `return False` tests the
+/// module flag `_HAS_FUSED_ATTN = hasattr(torch.nn.functional, "scaled_dot_product_attention")`,
+/// `:30`; docs/false-alarm-study-52.md F-2) or the project's. The result of a package function
+/// that is no predicate guards nothing.
+#[test]
+fn a_flag_stored_from_a_predicate_call_guards_the_methods() {
+    let source = "\
+import torch
+import torch.nn.functional as F
+from timm.layers import use_fused_attn
+
+def has_sdpa():
+    return hasattr(F, \"scaled_dot_product_attention\")
+
+class Timm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fused_attn = use_fused_attn()
+
+    def forward(self, q, k, v):
+        if self.fused_attn:
+            return F.scaled_dot_product_attention(q, k, v)
+        return q
+
+class Own(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fused = has_sdpa()
+
+    def forward(self, q, k, v):
+        if self.fused:
+            return F.scaled_dot_product_attention(q, k, v)
+        return q
+
+class Value(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.device = torch.device(\"cpu\")
+
+    def forward(self, q, k, v):
+        if self.device:
+            return F.scaled_dot_product_attention(q, k, v)
+        return q
+";
+    let dir = project(
+        "stored_flags",
+        &[
+            ("m.py", source),
+            ("requirements.txt", "torch\ntimm==1.0.7\n"),
+        ],
+    );
+    let o = check(&dir, &[]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert_eq!(
+        common::locations(&out),
+        ["m.py:35:20", "requirements.txt:1:1"],
+        "{out}"
+    );
+}

@@ -258,7 +258,12 @@ pub(crate) fn first_pass(
         unindexed: rules::Unindexed::default(),
         per_file: Vec::new(),
     };
+    let mut pointers: Vec<&std::path::Path> = Vec::new();
     for (fi, file) in files.analyzed.iter().enumerate() {
+        if rules::ac005_syntax_error::lfs_pointer(file) {
+            pointers.push(&file.path);
+            continue;
+        }
         if file_problems::of(fi, file, &mut out.per_file, summary) {
             continue;
         }
@@ -283,7 +288,28 @@ pub(crate) fn first_pass(
             choose_for(eval, root, sources, &mut out.chosen, &mut summary.notes);
         }
     }
+    if !pointers.is_empty() {
+        summary.notes.push(lfs_note(&pointers));
+    }
     out
+}
+
+/// The note on files that are Git LFS pointers: how many, the first few, and how to get them.
+fn lfs_note(pointers: &[&std::path::Path]) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<String> = pointers
+        .iter()
+        .take(SHOWN)
+        .map(|p| p.display().to_string())
+        .collect();
+    if pointers.len() > SHOWN {
+        names.push(format!("and {} more", pointers.len() - SHOWN));
+    }
+    format!(
+        "{} file(s) are Git LFS pointers, not Python source, so they are not checked: {} (`git lfs pull` fetches their content)",
+        pointers.len(),
+        names.join(", ")
+    )
 }
 
 /// Chooses the targets of the package of `root` if it is indexed and has none yet.

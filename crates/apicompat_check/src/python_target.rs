@@ -3,9 +3,7 @@
 //! name them: the interpreter of `--python`, else the project's `requires-python`.
 
 use apicompat_index::PackageView;
-use apicompat_requirements::{
-    read_requires_python, release_of, select, InstalledEnvironment, Version,
-};
+use apicompat_requirements::{read_requires_python, InstalledEnvironment, Version};
 
 use crate::model::TargetInfo;
 use crate::targets::Target;
@@ -67,22 +65,7 @@ pub fn from_interpreter(
     Some(target(view, all, releases, "installed", label))
 }
 
-/// Whether `spec` admits the minor release `v` of Python (`3.9`): some `3.9.z` does, so
-/// `>=3.8` admits `3.8` and so does `>=3.8.1` (compared as `X.Y` and `X.Y.99`); `<3.13` does not
-/// admit `3.13`.
-pub(crate) fn admits_minor(spec: &apicompat_requirements::VersionSpecifiers, v: &Version) -> bool {
-    let one = |v: &Version| !select(spec, std::slice::from_ref(v)).is_empty();
-    // A patch release the specifier names (`==3.9.18`, conda's `python=3.9.18=<build>`).
-    let named = || {
-        spec.iter().any(|c| {
-            let named = c.version();
-            named.release().get(..2) == v.release().get(..2) && one(&release_of(named))
-        })
-    };
-    one(v)
-        || apicompat_requirements::parse_version(&format!("{v}.99")).is_ok_and(|p| one(&p))
-        || named()
-}
+pub(crate) use apicompat_requirements::admits_minor;
 
 /// The versions the project's `requires-python` admits; its file named from `named_from` (the
 /// enclosing project of a sub-project) when given.

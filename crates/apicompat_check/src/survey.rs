@@ -438,7 +438,7 @@ pub fn survey(catalog: &Catalog, options: &SurveyOptions) -> Result<Survey, Usag
             notes.push(format!("cannot read `{}`: {message}", display(&file.path)));
             continue;
         }
-        if !file.syntax_errors.is_empty() {
+        if !file.syntax_errors.is_empty() && !crate::rules::ac005_syntax_error::lfs_pointer(file) {
             syntax += 1;
         }
         for (root, range) in &file.uses.foreign {

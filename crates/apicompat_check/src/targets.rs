@@ -695,13 +695,15 @@ fn from_requirements(
     } else {
         "declared"
     };
-    let mut short = format!(
-        "{what} {}",
-        reqs.iter()
-            .map(|r| format!("`{}`", r.raw))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    // The same text declared in several files is named once (their files are in `described`).
+    let mut texts: Vec<String> = Vec::new();
+    for r in reqs {
+        let text = format!("`{}`", r.raw);
+        if !texts.contains(&text) {
+            texts.push(text);
+        }
+    }
+    let mut short = format!("{what} {}", texts.join(", "));
     // The release a message names is not the one declared: say which it stands for.
     for (pinned, used) in &stand_ins {
         short.push_str(&format!(

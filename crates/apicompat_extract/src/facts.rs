@@ -279,6 +279,12 @@ pub struct FileFacts {
     /// (the class as a dotted reference in the module's scope, `name`)
     /// (`crate::outside_stores`).
     pub stores: Vec<(String, String)>,
+    /// The modules its top-level imports import (`import a.b`, `from a.b import c`: `a.b`
+    /// and `a.b.c`, which may be a module), conditional ones too.
+    pub imported_modules: Vec<String>,
+    /// Names it sets on other modules at import time: (module, name, path of the value)
+    /// (`crate::injected`).
+    pub injected: Vec<(String, String, String)>,
 }
 
 impl FileFacts {
@@ -359,6 +365,12 @@ pub fn file_facts(
     if !is_stub {
         crate::implies::mark(&mut w.facts.bindings, suite, module, is_package);
         w.facts.stores = crate::outside_stores::stores(suite);
+        let injected = crate::injected::read(suite, &w.facts.bindings, module);
+        w.facts.injected = injected.names;
+        let own = Some(module.to_string());
+        w.facts
+            .registered
+            .extend(injected.registered.into_iter().map(|k| (k, own.clone())));
     }
     // A function that sets computed names on its module: names appear at import time when the
     // module calls it itself (open), else only when other code does (extensible).

@@ -43,6 +43,7 @@ pub(crate) fn mark(
     is_package: bool,
 ) {
     let imports = crate::facts::imports_by_name(bindings);
+    let flags = module_flags(suite, &imports, module, is_package);
     let mut found: HashMap<&str, Option<Vec<String>>> = HashMap::new();
     for stmt in suite {
         let Stmt::FunctionDef(f) = stmt else { continue };
@@ -51,8 +52,8 @@ pub(crate) fn mark(
             collect_returns(s, &mut returns, 0);
         }
         let implied = if is_predicate(f, &returns) {
-            let scope = Scope::new(f, &imports, module, is_package);
-            scope.true_returns(&returns)
+            let scope = Scope::new(f, &imports, &flags, module, is_package);
+            scope.true_returns(&f.body)
         } else {
             Vec::new()
         };
@@ -87,10 +88,83 @@ fn is_predicate(f: &ast::StmtFunctionDef, returns: &[&Expr]) -> bool {
     })
 }
 
+/// The module-level flags of `suite` and the paths each one's true value implies: a name bound
+/// once in the module, by `NAME = value` at its top level, that no function rebinds (`global
+/// NAME`), whose value's truth implies paths (`_HAS_FUSED_ATTN = hasattr(F,
+/// "scaled_dot_product_attention")`, timm's `layers/config.py`). A flag may be read by the
+/// flags after it.
+fn module_flags(
+    suite: &[Stmt],
+    imports: &HashMap<&str, Option<String>>,
+    module: &str,
+    is_package: bool,
+) -> HashMap<String, Vec<String>> {
+    let mut bound: HashMap<String, usize> = HashMap::new();
+    local_bindings(
+        suite,
+        module,
+        is_package,
+        &mut |name, _| {
+            *bound.entry(name.to_string()).or_default() += 1;
+        },
+        0,
+    );
+    let mut rebound = Vec::new();
+    global_names(suite, &mut rebound, 0);
+    let mut flags = HashMap::new();
+    for stmt in suite {
+        let (target, value) = match stmt {
+            Stmt::Assign(a) if a.targets.len() == 1 => (&a.targets[0], &*a.value),
+            Stmt::AnnAssign(a) => match &a.value {
+                Some(v) => (&*a.target, &**v),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let Expr::Name(n) = target else { continue };
+        let name = n.id.as_str();
+        if bound.get(name) != Some(&1) || rebound.iter().any(|r| r == name) {
+            continue;
+        }
+        let scope = Scope {
+            imports,
+            flags: &flags,
+            locals: HashMap::new(),
+        };
+        let mut implied = Vec::new();
+        scope.established(value, Some(true), &mut implied);
+        if !implied.is_empty() {
+            flags.insert(name.to_string(), implied);
+        }
+    }
+    flags
+}
+
+/// The names `global` statements anywhere in `body` declare (in functions and classes too).
+fn global_names(body: &[Stmt], out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for s in body {
+        match s {
+            Stmt::Global(g) => out.extend(g.names.iter().map(|n| n.to_string())),
+            Stmt::FunctionDef(f) => global_names(&f.body, out, depth + 1),
+            Stmt::ClassDef(c) => global_names(&c.body, out, depth + 1),
+            s => {
+                for inner in crate::nesting::nested_bodies(s) {
+                    global_names(inner, out, depth + 1);
+                }
+            }
+        }
+    }
+}
+
 /// The names a function sees: its own imports, then the module's.
 struct Scope<'a> {
     /// What each module-level name's last binding imports.
     imports: &'a HashMap<&'a str, Option<String>>,
+    /// The module's flags ([`module_flags`]) and what each one's true value implies.
+    flags: &'a HashMap<String, Vec<String>>,
     /// Names the function imports (to the module or object path), and names it binds
     /// otherwise (`None`: not followed).
     locals: HashMap<String, Option<String>>,
@@ -100,6 +174,7 @@ impl<'a> Scope<'a> {
     fn new(
         f: &ast::StmtFunctionDef,
         imports: &'a HashMap<&'a str, Option<String>>,
+        flags: &'a HashMap<String, Vec<String>>,
         module: &str,
         is_package: bool,
     ) -> Scope<'a> {
@@ -118,7 +193,11 @@ impl<'a> Scope<'a> {
                 .or_insert(to);
         };
         local_bindings(&f.body, module, is_package, &mut bind, 0);
-        Scope { imports, locals }
+        Scope {
+            imports,
+            flags,
+            locals,
+        }
     }
 
     /// The path a name stands for, when an import binds it.
@@ -143,22 +222,35 @@ impl<'a> Scope<'a> {
         })
     }
 
-    /// What every return (of `returns`) that may give a true value reads for sure (empty
-    /// when one reads nothing).
-    fn true_returns(&self, returns: &[&Expr]) -> Vec<String> {
+    /// What every return of the function `body` that may give a true value reads for sure, or
+    /// found established by an early exit before it (`if not _HAS_FUSED_ATTN or _EXPORTABLE:
+    /// return False`: the returns after it see the flag true), empty when one reads nothing.
+    fn true_returns(&self, body: &[Stmt]) -> Vec<String> {
         let mut common: Option<Vec<String>> = None;
-        for &value in returns {
-            if matches!(value, Expr::NoneLiteral(_))
-                || matches!(value, Expr::BooleanLiteral(b) if !b.value)
-            {
-                continue;
+        let mut before = Vec::new();
+        let mut returns = Vec::new();
+        for stmt in body {
+            returns.clear();
+            collect_returns(stmt, &mut returns, 0);
+            for &value in &returns {
+                if matches!(value, Expr::NoneLiteral(_))
+                    || matches!(value, Expr::BooleanLiteral(b) if !b.value)
+                {
+                    continue;
+                }
+                let mut reads = before.clone();
+                self.reads(value, Some(true), 0, &mut reads);
+                common = Some(match common {
+                    None => reads,
+                    Some(c) => c.into_iter().filter(|p| reads.contains(p)).collect(),
+                });
             }
-            let mut reads = Vec::new();
-            self.reads(value, Some(true), 0, &mut reads);
-            common = Some(match common {
-                None => reads,
-                Some(c) => c.into_iter().filter(|p| reads.contains(p)).collect(),
-            });
+            if let Stmt::If(i) = stmt {
+                let exits = matches!(i.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)));
+                if exits && i.elif_else_clauses.is_empty() {
+                    self.established(&i.test, Some(false), &mut before);
+                }
+            }
         }
         let mut out = common.unwrap_or_default();
         out.sort();
@@ -166,8 +258,52 @@ impl<'a> Scope<'a> {
         out
     }
 
+    /// The paths `e` turning out `truth` shows to exist: `hasattr(m, "n")` true shows `m.n`, a
+    /// module flag true what it implies, through `and`, `or` and `not` (plain reads are not
+    /// counted: a test that ran says nothing of what it read).
+    fn established(&self, e: &Expr, truth: Option<bool>, out: &mut Vec<String>) {
+        if truth.is_some() {
+            self.walk(e, truth, false, 0, out);
+        }
+    }
+
+    /// What a true `hasattr(m, "n")` or module flag shows to exist.
+    fn shown(&self, e: &Expr, out: &mut Vec<String>) {
+        match e {
+            Expr::Name(n) if !self.locals.contains_key(n.id.as_str()) => {
+                for p in self.flags.get(n.id.as_str()).into_iter().flatten() {
+                    push(out, p.clone());
+                }
+            }
+            Expr::Call(call) => {
+                if let ([object, Expr::StringLiteral(n)], Expr::Name(f)) =
+                    (&*call.arguments.args, &*call.func)
+                {
+                    if f.id.as_str() == "hasattr" && !self.locals.contains_key("hasattr") {
+                        if let Some(p) = self.path(object) {
+                            push(out, format!("{p}.{}", n.value.to_str()));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The paths `e` reads for sure when its value turns out `truth` (`None`: any value).
     fn reads(&self, e: &Expr, truth: Option<bool>, depth: usize, out: &mut Vec<String>) {
+        self.walk(e, truth, true, depth, out);
+    }
+
+    /// [`Self::reads`] (`plain`), or [`Self::established`] (only what tests show).
+    fn walk(
+        &self,
+        e: &Expr,
+        truth: Option<bool>,
+        plain: bool,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -176,10 +312,14 @@ impl<'a> Scope<'a> {
             Expr::BoolOp(b) => {
                 let (sure, t) = sure_operands(b, truth);
                 for v in sure {
-                    self.reads(v, t, d, out);
+                    self.walk(v, t, plain, d, out);
                 }
             }
-            Expr::UnaryOp(u) => self.reads(&u.operand, operand_truth(u, truth), d, out),
+            Expr::UnaryOp(u) => self.walk(&u.operand, operand_truth(u, truth), plain, d, out),
+            Expr::Named(n) => self.walk(&n.value, truth, plain, d, out),
+            Expr::Name(_) if truth == Some(true) => self.shown(e, out),
+            Expr::Call(_) if !plain && truth == Some(true) => self.shown(e, out),
+            _ if !plain => {}
             Expr::Compare(c) => {
                 self.reads(&c.left, None, d, out);
                 if let Some(first) = c.comparators.first() {
@@ -187,14 +327,8 @@ impl<'a> Scope<'a> {
                 }
             }
             Expr::Call(call) => {
-                if let (Some(true), [object, Expr::StringLiteral(n)], Expr::Name(f)) =
-                    (truth, &*call.arguments.args, &*call.func)
-                {
-                    if f.id.as_str() == "hasattr" && !self.locals.contains_key("hasattr") {
-                        if let Some(p) = self.path(object) {
-                            push(out, format!("{p}.{}", n.value.to_str()));
-                        }
-                    }
+                if truth == Some(true) {
+                    self.shown(e, out);
                 }
                 self.reads(&call.func, None, d, out);
                 for a in call.arguments.args.iter() {
@@ -218,7 +352,6 @@ impl<'a> Scope<'a> {
                 self.reads(&b.right, None, d, out);
             }
             Expr::If(i) => self.reads(&i.test, None, d, out),
-            Expr::Named(n) => self.reads(&n.value, truth, d, out),
             _ => {}
         }
     }

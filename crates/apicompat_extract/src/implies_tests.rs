@@ -119,3 +119,94 @@ def twice():
     // Either definition may run: what both imply.
     assert_eq!(implies(&s, "pkg.imports.twice"), ["torch.b"]);
 }
+
+/// timm 1.0.7 `layers/config.py:30`, `:130`: a module flag set from `hasattr`, read by an early
+/// `return False` whose test must be false for the later returns to run.
+#[test]
+fn module_flags_and_early_exits() {
+    let s = extract(
+        &tree(&[
+            ("pkg/__init__.py", "from .config import use_fused_attn\n"),
+            (
+                "pkg/config.py",
+                r#"
+import os
+import torch
+
+_EXPORTABLE = False
+_HAS_FUSED_ATTN = hasattr(torch.nn.functional, 'scaled_dot_product_attention')
+_HAS_BOTH = _HAS_FUSED_ATTN and hasattr(torch, "compile")
+_TWICE = hasattr(torch, "a")
+_TWICE = hasattr(torch, "b")
+_SET_LATER = hasattr(torch, "c")
+_READ_ONLY = torch.cuda.is_available()
+if 'TIMM_FUSED_ATTN' in os.environ:
+    _USE_FUSED_ATTN = int(os.environ['TIMM_FUSED_ATTN'])
+else:
+    _USE_FUSED_ATTN = 1
+
+def use_fused_attn(experimental: bool = False) -> bool:
+    if not _HAS_FUSED_ATTN or _EXPORTABLE:
+        return False
+    if experimental:
+        return _USE_FUSED_ATTN > 1
+    return _USE_FUSED_ATTN > 0
+
+def returns_flag() -> bool:
+    return _HAS_BOTH
+
+def exit_after() -> bool:
+    if _EXPORTABLE:
+        return _USE_FUSED_ATTN > 0
+    if not _HAS_FUSED_ATTN:
+        return False
+    return True
+
+def exit_with_else() -> bool:
+    if not _HAS_FUSED_ATTN:
+        return False
+    else:
+        pass
+    return True
+
+def twice() -> bool:
+    return _TWICE
+
+def set_later() -> bool:
+    return _SET_LATER
+
+def read_only() -> bool:
+    return _READ_ONLY
+
+def shadowed() -> bool:
+    _HAS_FUSED_ATTN = False
+    return _HAS_FUSED_ATTN
+
+def set_fused(on):
+    global _SET_LATER
+    _SET_LATER = on
+"#,
+            ),
+        ]),
+        "pkg",
+        "1.0",
+    );
+    let sdpa = "torch.nn.functional.scaled_dot_product_attention";
+    assert_eq!(implies(&s, "pkg.config.use_fused_attn"), [sdpa]);
+    assert_eq!(implies(&s, "pkg.use_fused_attn"), [sdpa]);
+    // A flag read by a flag: both parts.
+    assert_eq!(
+        implies(&s, "pkg.config.returns_flag"),
+        ["torch.compile", sdpa]
+    );
+    // A true return before the exit does not see it.
+    assert!(implies(&s, "pkg.config.exit_after").is_empty());
+    // An `if` with an `else` is no early exit.
+    assert!(implies(&s, "pkg.config.exit_with_else").is_empty());
+    // Bound twice, rebound by a `global` statement, or only read: no flag.
+    assert!(implies(&s, "pkg.config.twice").is_empty());
+    assert!(implies(&s, "pkg.config.set_later").is_empty());
+    assert!(implies(&s, "pkg.config.read_only").is_empty());
+    // The function's own name is not the module's flag.
+    assert!(implies(&s, "pkg.config.shadowed").is_empty());
+}

@@ -19,6 +19,7 @@ mod fallible;
 mod flag_defs;
 mod getattr;
 pub mod implies;
+mod injected;
 mod installed;
 mod kwargs_wrapper;
 mod lazy;
@@ -279,6 +280,7 @@ fn extract_inner(tree: &SourceTree, package: &str, version: &str) -> Surface {
         native_modules::add(&mut modules, native_modules::names(&bound));
     }
     legacy_tensor_types::add(&mut modules);
+    injected::add(&mut modules);
     let table_names = resolve::tables::table_names(&modules);
     let mut resolver = Resolver::new(modules);
     let mut symbols = resolver.symbols();

@@ -384,6 +384,11 @@ pub fn read_project_with(dir: &Path, installed: &[crate::InstalledFile]) -> Decl
     if c.out.requirements.is_empty() && c.out.direct.is_empty() {
         crate::readme_pins::read_pins(&mut c, dir);
     }
+    if c.out.requirements.iter().any(|r| r.marker.is_some()) {
+        if let Some(Ok(python)) = crate::read_requires_python(dir) {
+            crate::markers::settle(&mut c.out.requirements, &python.specifier);
+        }
+    }
     c.out
 }
 

@@ -201,13 +201,17 @@ pub(crate) fn script_python(dir: &Path) -> Option<(String, String, u32)> {
                 let content = strip_comment(&content);
                 content.split([';', '&', '|']).find_map(|command| {
                     let words: Vec<&str> = command.split_whitespace().collect();
-                    let start = conda_install_args(&words)?;
-                    let version = conda_words(&words[start..])
-                        .find_map(crate::yaml_env::conda_python_spec)?;
-                    Some((version, name.clone(), line))
+                    Some((command_python(&words)?, name.clone(), line))
                 })
             })
     })
+}
+
+/// The Python a `conda create` / `conda install` command's words ask for (`python=3.8`:
+/// `==3.8.*`).
+pub(crate) fn command_python(words: &[&str]) -> Option<String> {
+    let start = conda_install_args(words)?;
+    conda_words(&words[start..]).find_map(crate::yaml_env::conda_python_spec)
 }
 
 fn unquote(word: &str) -> &str {

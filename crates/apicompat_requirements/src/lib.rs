@@ -47,13 +47,13 @@ pub use install_docs::{
 };
 pub use install_scripts::has_install_script;
 pub use markers::{
-    evaluate_marker, marker_environment, marker_environment_on, requirement_applies, MarkerError,
-    Platform,
+    evaluate_marker, marker_environment, marker_environment_on, requirement_applies,
+    training_environments, MarkerError, Platform,
 };
 pub use pep508_rs::{
     ExtraName, MarkerEnvironment, MarkerTree, PackageName, Requirement, VersionOrUrl,
 };
-pub use requires_python::{read_requires_python, RequiresPython};
+pub use requires_python::{admits_minor, read_requires_python, RequiresPython};
 pub use safe_read::{read_regular_file, ReadError};
 pub use version::{
     admits, admits_with, local_label, parse_specifiers, parse_version, release_of, satisfies,

@@ -194,3 +194,95 @@ fn extra_names(extras: &[&str]) -> Vec<ExtraName> {
         .filter_map(|e| ExtraName::from_str(e).ok())
         .collect()
 }
+
+/// Drops the markers of `reqs` that hold everywhere the project runs: in each of the
+/// [`training_environments`] whose Python the project's `requires-python` (`python`) admits
+/// (metavoice's `torch==2.1.0 ; python_version >= "3.10" and python_version < "4.0"` beside
+/// `requires-python = "^3.10"`: a bound on every install, not an alternative; study 53, D-1).
+/// Markers naming an extra are left as they are.
+pub(crate) fn settle(reqs: &mut [crate::DeclaredRequirement], python: &crate::VersionSpecifiers) {
+    let envs: Vec<&MarkerEnvironment> = training_environments()
+        .iter()
+        .filter(|(env, _)| crate::admits_minor(python, &env.python_version().version))
+        .map(|(env, _)| env)
+        .collect();
+    if envs.is_empty() {
+        return;
+    }
+    for r in reqs.iter_mut() {
+        let Some(marker) = &r.marker else { continue };
+        if marker.contains("extra") {
+            continue;
+        }
+        if envs.iter().all(|env| r.marker_tree.evaluate(env, &[])) {
+            r.marker = None;
+            r.marker_tree = MarkerTree::TRUE;
+        }
+    }
+}
+
+/// The environments a declaration's markers are read in, each with the platform name of its
+/// wheels: Linux and macOS on x86_64 and on ARM, each with CPython 3.8 - 3.14 (the Pythons
+/// the index has). Training code runs there; a lock file exported for those platforms
+/// (`accelerate==1.12.0 ; sys_platform == 'linux' or sys_platform == 'darwin'`, open-instruct)
+/// is not undone by the Windows it leaves out.
+pub fn training_environments() -> &'static [(MarkerEnvironment, &'static str)] {
+    static ENVS: std::sync::OnceLock<Vec<(MarkerEnvironment, &'static str)>> =
+        std::sync::OnceLock::new();
+    ENVS.get_or_init(|| {
+        let mut out = Vec::new();
+        for (platform, machine, wheels) in [
+            (Platform::Linux, "x86_64", "linux_x86_64"),
+            (Platform::Linux, "aarch64", "linux_aarch64"),
+            (Platform::MacOs, "x86_64", "macos_x86_64"),
+            (Platform::MacOs, "arm64", "macos_arm64"),
+        ] {
+            for minor in 8..=14 {
+                let Ok(python) = crate::parse_version(&format!("3.{minor}")) else {
+                    continue;
+                };
+                if let Ok(env) = marker_environment_on(&python, platform, machine) {
+                    out.push((env, wheels));
+                }
+            }
+        }
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// metavoice-src's declarations (study 53, D-1): a marker that holds on every Python the
+    /// project admits is no marker; one that holds on some of them stays.
+    #[test]
+    fn a_marker_every_admitted_python_meets_is_settled() {
+        let dir =
+            std::env::temp_dir().join(format!("apicompat-settle-markers-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("pyproject.toml"),
+            "[project]\nname = \"p\"\nversion = \"0\"\nrequires-python = \">=3.10,<4\"\ndependencies = [\"torch>=2.1.0,<3\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("requirements.txt"),
+            "torch==2.4.0 ; python_version >= \"3.10\" and python_version < \"4.0\"\n\
+             numpy<2 ; python_version < \"3.12\"\n\
+             einops ; sys_platform == \"linux\"\n",
+        )
+        .unwrap();
+        let declared = crate::read_project(&dir);
+        let markers: Vec<(&str, Option<&str>)> = declared
+            .requirements
+            .iter()
+            .map(|r| (r.name.as_str(), r.marker.as_deref()))
+            .collect();
+        assert_eq!(markers[0], ("torch", None));
+        assert_eq!(markers[1], ("torch", None));
+        assert_eq!(markers[2].0, "numpy");
+        assert!(markers[2].1.is_some());
+        assert_eq!(markers[3].0, "einops");
+        assert!(markers[3].1.is_some(), "macOS is left out");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -63,6 +63,30 @@ pub(crate) fn read_pins(c: &mut Collector, dir: &Path) -> bool {
     found
 }
 
+/// The Python the install instructions of the root `README*` / `INSTALL*` of `dir` create
+/// their environment with (`conda create -n idp3 python=3.8`: `==3.8.*`; study 54's D-1), with
+/// the document and line: the first such command in a code line. The last source of a
+/// directory's Python, after its packaging files, conda files and install scripts.
+pub(crate) fn readme_python(dir: &Path) -> Option<(String, String, u32)> {
+    crate::install_docs::documents(dir)
+        .into_iter()
+        .filter(|d| d.parent() == Some(dir))
+        .find_map(|doc| {
+            let text = crate::install_docs::read_document(&doc)?;
+            let markdown = doc
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+            let mut found = None;
+            crate::install_docs::each_command(&code_lines(&text, markdown), |line, words| {
+                if found.is_none() {
+                    found = crate::install_scripts::command_python(words).map(|v| (v, line));
+                }
+            });
+            let name = doc.strip_prefix(dir).unwrap_or(&doc).to_string_lossy();
+            found.map(|(v, line)| (v, name.into_owned(), line))
+        })
+}
+
 /// The lines of a document that show code, the others blanked (line numbers kept): in
 /// Markdown, fenced blocks (```` ``` ````, `~~~`), indented blocks and `$ ` prompts; elsewhere
 /// every line but those that open with an inline literal. Prose that happens to start a line
@@ -130,6 +154,34 @@ mod tests {
         // A declaration file wins: the README is not read then.
         std::fs::write(dir.join("requirements.txt"), "numpy\n").unwrap();
         assert_eq!(reqs(&dir), [("numpy".to_string(), 1)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// iDP3's README (study 54, D-1): `conda create -n idp3 python=3.8` in a code block is the
+    /// project's Python when nothing else declares one; prose is not read, and a packaging
+    /// file's `requires-python` wins.
+    #[test]
+    fn a_readme_names_the_python_its_environment_is_created_with() {
+        let dir =
+            std::env::temp_dir().join(format!("apicompat-readme-python-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("requirements.txt"), "torch==2.3.1\n").unwrap();
+        std::fs::write(
+            dir.join("README.md"),
+            "`conda create -n old python=3.6` was the setup once.\n\
+             ```bash\nconda create -n idp3 python=3.8\nconda activate idp3\n```\n",
+        )
+        .unwrap();
+        let python = crate::read_requires_python(&dir).unwrap().unwrap();
+        assert_eq!(python.raw, "==3.8.*");
+        assert_eq!(python.source.to_string(), "README.md:3");
+        std::fs::write(
+            dir.join("pyproject.toml"),
+            "[project]\nname = \"x\"\nrequires-python = \">=3.10\"\n",
+        )
+        .unwrap();
+        let python = crate::read_requires_python(&dir).unwrap().unwrap();
+        assert_eq!(python.raw, ">=3.10");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

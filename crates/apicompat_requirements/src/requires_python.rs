@@ -12,7 +12,7 @@ use toml::de::DeTable;
 
 use crate::declared::Source;
 use crate::lines::LineIndex;
-use crate::version::{parse_specifiers, VersionSpecifiers};
+use crate::version::{parse_specifiers, release_of, select, Version, VersionSpecifiers};
 
 /// A project's `requires-python`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,8 @@ pub fn read_requires_python(dir: &Path) -> Option<Result<RequiresPython, String>
         .or_else(|| from_setup_py(dir).map(named))
         .or_else(|| crate::yaml_env::conda_python(dir))
         .or_else(|| crate::install_scripts::script_python(dir))
-        .or_else(|| crate::install_docs::documented_python(dir))?;
+        .or_else(|| crate::install_docs::documented_python(dir))
+        .or_else(|| crate::readme_pins::readme_python(dir))?;
     let (raw, file, line) = found;
     let source = Source {
         file: PathBuf::from(file),
@@ -101,6 +102,21 @@ fn from_setup_py(dir: &Path) -> Option<(String, &'static str, u32)> {
     let text = read(dir, "setup.py")?;
     let (value, line) = crate::setup_py::python_requires(&text)?;
     Some((value, "setup.py", line))
+}
+
+/// Whether `spec` admits the minor release `v` of Python (`3.9`): some `3.9.z` does, so
+/// `>=3.8` admits `3.8` and so does `>=3.8.1` (compared as `X.Y` and `X.Y.99`); `<3.13` does not
+/// admit `3.13`.
+pub fn admits_minor(spec: &VersionSpecifiers, v: &Version) -> bool {
+    let one = |v: &Version| !select(spec, std::slice::from_ref(v)).is_empty();
+    // A patch release the specifier names (`==3.9.18`, conda's `python=3.9.18=<build>`).
+    let named = || {
+        spec.iter().any(|c| {
+            let named = c.version();
+            named.release().get(..2) == v.release().get(..2) && one(&release_of(named))
+        })
+    };
+    one(v) || crate::parse_version(&format!("{v}.99")).is_ok_and(|p| one(&p)) || named()
 }
 
 #[cfg(test)]

@@ -90,12 +90,13 @@ fn requirements_not_applied(wanted: &[Wanted]) -> String {
         .iter()
         .filter(|w| !w.requirements_known)
         .filter_map(|w| {
-            let specs: Vec<&str> = w
-                .specifiers
-                .iter()
-                .map(String::as_str)
-                .filter(|s| !s.is_empty())
-                .collect();
+            // The same specifier declared in several files is named once.
+            let mut specs: Vec<&str> = Vec::new();
+            for s in w.specifiers.iter().filter(|s| !s.is_empty()) {
+                if !specs.contains(&s.as_str()) {
+                    specs.push(s);
+                }
+            }
             (!specs.is_empty()).then(|| format!("`{}{}`", w.distribution, specs.join(",")))
         })
         .collect();
@@ -363,9 +364,10 @@ mod tests {
     #[test]
     fn packages_not_fetched_say_their_requirements_are_not_applied() {
         let wanted = [
+            // Declared alike in two files (study 54, M-2): named once.
             Wanted {
                 distribution: "vllm".into(),
-                specifiers: vec!["==0.6.3".into()],
+                specifiers: vec!["==0.6.3".into(), "==0.6.3".into()],
                 requirements_known: false,
             },
             Wanted {

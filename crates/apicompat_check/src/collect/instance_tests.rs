@@ -60,10 +60,6 @@ impl<'a> Walker<'a> {
             ) {
                 continue;
             }
-            // The result of a call of an indexed function is a value, not a test.
-            if matches!(value, Expr::Call(call) if self.resolve(&call.func).is_some()) {
-                continue;
-            }
             let mut info = self.cond_info(value);
             self.reads_when_true(value, &mut info.reads_true);
             if !info.says_when_true() {

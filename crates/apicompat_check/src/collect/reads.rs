@@ -428,7 +428,19 @@ impl<'a> Walker<'a> {
             Expr::Attribute(a) => match self.resolve(expr) {
                 Some((path, _)) if !is_dunder(a.attr.as_str()) => push(out, path, true),
                 Some(_) => {}
-                None => self.reads(&a.value, None, d, out),
+                None => {
+                    // `self.fused`, a test its class stores once (`instance_tests.rs`), or
+                    // `C.SUPPORTED`: what its value read.
+                    if let (Some(true), Expr::Name(c)) = (truth, &*a.value) {
+                        let key = format!("{}.{}", c.id, a.attr);
+                        if let Some(Bound::Cond(_, _, reads)) = self.lookup(&key) {
+                            for r in reads {
+                                push(out, r.path.clone(), r.present);
+                            }
+                        }
+                    }
+                    self.reads(&a.value, None, d, out)
+                }
             },
             Expr::Subscript(s) => {
                 self.reads(&s.value, None, d, out);

@@ -30,8 +30,25 @@ impl<'c> Evaluator<'c> {
         else {
             return Vec::new();
         };
-        let name = last_segment(path);
+        // An object of the standard library the package imported (`torch.Dict`, which is
+        // `typing.Dict`): other modules that import it too are no place to take it from
+        // (study 54, M-1); its definition is.
+        let root = canonical.split('.').next().unwrap_or(&canonical);
         let versions = view.versions();
+        if root != path.split('.').next().unwrap_or(path) && crate::stdlib::is_stdlib(root) {
+            return vec![Fix {
+                kind: FixKind::Moved,
+                message: format!(
+                    "`{path}` is `{canonical}` of the standard library, which {} only imports: import it from `{}`",
+                    view.name(),
+                    canonical.rsplit_once('.').map_or(root, |(m, _)| m)
+                ),
+                replacement: None,
+                releases: q.missing.iter().filter_map(|&r| versions.get(r).cloned()).collect(),
+                requirement: None,
+            }];
+        }
+        let name = last_segment(path);
         // Whether a definition is a member of a class (a method) rather than of a module.
         let in_class = |canonical: &str, r: usize| {
             canonical.rsplit_once('.').is_some_and(|(parent, _)| {

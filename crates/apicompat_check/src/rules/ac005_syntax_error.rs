@@ -61,6 +61,22 @@ pub(crate) fn findings(file: &Analyzed) -> (Vec<Finding>, Option<String>) {
     (out, more)
 }
 
+/// Whether a file is a Git LFS pointer (a checkout without Git LFS: `version
+/// https://git-lfs.github.com/spec/v1`, `oid sha256:<64 hex>`, `size N`, under 1 KiB), whose
+/// content is elsewhere: not Python source, so no syntax error (study 53, F-2).
+pub(crate) fn lfs_pointer(file: &Analyzed) -> bool {
+    let text = &file.text;
+    if text.len() >= 1024 {
+        return false;
+    }
+    let mut lines = text.lines().map(str::trim_end);
+    lines.next() == Some("version https://git-lfs.github.com/spec/v1")
+        && lines.any(|l| {
+            l.strip_prefix("oid sha256:")
+                .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+}
+
 /// One finding for a Python 2 file: at least half of its syntax errors sit on lines that are
 /// Python 2 statements.
 fn python2(file: &Analyzed) -> Option<Finding> {

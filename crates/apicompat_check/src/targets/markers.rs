@@ -8,7 +8,7 @@ use apicompat_requirements::{select, DeclaredRequirement, Version};
 /// those with a marker only where it holds. Declarations under different markers
 /// (`torch==2.10.0 ; sys_platform == 'darwin'`, `torch==2.10.0+cu128 ; sys_platform ==
 /// 'linux'`) are alternatives: the union, over the platforms and Pythons of
-/// [`marker_environments`], of what the declarations that hold there admit together, and of
+/// [`apicompat_requirements::training_environments`], of what the declarations that hold there admit together, and of
 /// those releases, the ones with wheels there (`platforms[i]`: the platforms `all[i]` has
 /// wheels for, empty when it installs anywhere; `torch<2.9.1 ; sys_platform == 'darwin' and
 /// platform_machine == 'x86_64'` admits 2.0.0 - 2.2.2 only: later releases have no wheel for
@@ -40,7 +40,7 @@ pub fn admitted_by(
     // Where no declaration holds, none installs the package.
     let unconditional = marked.len() < reqs.len();
     let mut together: Vec<(Vec<usize>, Option<&str>)> = Vec::new();
-    for (env, platform) in marker_environments() {
+    for (env, platform) in apicompat_requirements::training_environments() {
         let holding: Vec<usize> = (0..marked.len())
             .filter(|&i| marked[i].marker_tree.evaluate(env, &[]))
             .collect();
@@ -87,35 +87,4 @@ pub fn admitted_by(
         with_wheels
     };
     all.iter().filter(|v| kept.contains(v)).cloned().collect()
-}
-
-/// The environments a declaration's markers are read in, each with the platform name of its
-/// wheels: Linux and macOS on x86_64 and on ARM, each with CPython 3.8 - 3.14 (the Pythons
-/// the index has). Training code runs there; a lock file exported for those platforms
-/// (`accelerate==1.12.0 ; sys_platform == 'linux' or sys_platform == 'darwin'`, open-instruct)
-/// is not undone by the Windows it leaves out.
-fn marker_environments() -> &'static [(apicompat_requirements::MarkerEnvironment, &'static str)] {
-    use apicompat_requirements::{marker_environment_on, parse_version, Platform};
-    static ENVS: std::sync::OnceLock<
-        Vec<(apicompat_requirements::MarkerEnvironment, &'static str)>,
-    > = std::sync::OnceLock::new();
-    ENVS.get_or_init(|| {
-        let mut out = Vec::new();
-        for (platform, machine, wheels) in [
-            (Platform::Linux, "x86_64", "linux_x86_64"),
-            (Platform::Linux, "aarch64", "linux_aarch64"),
-            (Platform::MacOs, "x86_64", "macos_x86_64"),
-            (Platform::MacOs, "arm64", "macos_arm64"),
-        ] {
-            for minor in 8..=14 {
-                let Ok(python) = parse_version(&format!("3.{minor}")) else {
-                    continue;
-                };
-                if let Ok(env) = marker_environment_on(&python, platform, machine) {
-                    out.push((env, wheels));
-                }
-            }
-        }
-        out
-    })
 }

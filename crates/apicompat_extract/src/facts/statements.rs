@@ -10,6 +10,8 @@ use crate::name_sets::{self, Copy, NameList};
 
 /// A loop over a literal is unrolled only up to this many items.
 const MAX_UNROLL: usize = 256;
+/// Imported modules kept per file ([`super::FileFacts::imported_modules`]).
+const MAX_IMPORTED: usize = 4096;
 
 impl Walker<'_> {
     pub(super) fn module_stmt(&mut self, stmt: &Stmt, top: bool, depth: usize) {
@@ -163,6 +165,10 @@ impl Walker<'_> {
                 self.facts.stars.push(module.clone());
                 continue;
             }
+            // `from a.b import c`: `a.b.c` may be a module it imports.
+            if !self.facts.is_stub && self.facts.imported_modules.len() < MAX_IMPORTED {
+                self.facts.imported_modules.push(format!("{module}.{name}"));
+            }
             let bound = alias.asname.as_ref().map_or(name, |a| a.as_str());
             // A stub re-exports `from m import n` only as `from m import n as n`.
             if self.facts.is_stub && (alias.asname.is_none() || bound != name) && bound != "__all__"
@@ -189,6 +195,9 @@ impl Walker<'_> {
     /// Importing `pkg.child...` from inside package `pkg` binds `child` in `pkg` as a side
     /// effect of the import system (so a star import of `pkg` without `__all__` copies it).
     fn bind_imported_child(&mut self, imported: &str) {
+        if !self.facts.is_stub && self.facts.imported_modules.len() < MAX_IMPORTED {
+            self.facts.imported_modules.push(imported.to_string());
+        }
         if !self.facts.is_package || self.facts.is_stub {
             return;
         }

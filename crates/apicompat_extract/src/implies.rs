@@ -32,6 +32,10 @@ use crate::facts::{resolve_relative, Value};
 
 /// Paths kept per function.
 pub(crate) const MAX_IMPLIED: usize = 16;
+/// Paths early exits may establish before a function's returns (more are not read).
+const MAX_BEFORE: usize = 64;
+/// Paths one expression's reads keep.
+const MAX_READ: usize = 256;
 /// Expressions and statements nested deeper than this are not read.
 const MAX_DEPTH: usize = 32;
 
@@ -109,7 +113,7 @@ fn module_flags(
         },
         0,
     );
-    let mut rebound = Vec::new();
+    let mut rebound = std::collections::HashSet::new();
     global_names(suite, &mut rebound, 0);
     let mut flags = HashMap::new();
     for stmt in suite {
@@ -123,7 +127,7 @@ fn module_flags(
         };
         let Expr::Name(n) = target else { continue };
         let name = n.id.as_str();
-        if bound.get(name) != Some(&1) || rebound.iter().any(|r| r == name) {
+        if bound.get(name) != Some(&1) || rebound.contains(name) {
             continue;
         }
         let scope = Scope {
@@ -141,7 +145,7 @@ fn module_flags(
 }
 
 /// The names `global` statements anywhere in `body` declare (in functions and classes too).
-fn global_names(body: &[Stmt], out: &mut Vec<String>, depth: usize) {
+fn global_names(body: &[Stmt], out: &mut std::collections::HashSet<String>, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -247,7 +251,7 @@ impl<'a> Scope<'a> {
             }
             if let Stmt::If(i) = stmt {
                 let exits = matches!(i.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)));
-                if exits && i.elif_else_clauses.is_empty() {
+                if exits && i.elif_else_clauses.is_empty() && before.len() < MAX_BEFORE {
                     self.established(&i.test, Some(false), &mut before);
                 }
             }
@@ -381,8 +385,10 @@ pub fn operand_truth(u: &ast::ExprUnaryOp, truth: Option<bool>) -> Option<bool> 
     }
 }
 
+/// Adds `path` once; past [`MAX_READ`] paths (a test of thousands of operands) no more, so
+/// that the check for repeats stays bounded.
 fn push(out: &mut Vec<String>, path: String) {
-    if !out.contains(&path) {
+    if out.len() < MAX_READ && !out.contains(&path) {
         out.push(path);
     }
 }

@@ -37,6 +37,9 @@ use crate::resolve::ModuleInfo;
 const MAX_DEPTH: usize = 32;
 /// Names set on other modules kept per file.
 const MAX_INJECTED: usize = 256;
+/// Modules whose imports are followed to decide whether a setting module runs with them, per
+/// release (each is one walk of the release's imports).
+const MAX_STARTS: usize = 64;
 
 /// What one file sets on other modules and registers as itself.
 #[derive(Debug, Default)]
@@ -52,7 +55,11 @@ pub(crate) fn read(suite: &[Stmt], bindings: &[(String, Value)], module: &str) -
     let mut out = Injected::default();
     let mut top = Vec::new();
     flatten(suite, &mut top, 0);
-    let names = Names { bindings, module };
+    let mut last = HashMap::new();
+    for (n, v) in bindings {
+        last.insert(n.as_str(), v);
+    }
+    let names = Names { last, module };
     let functions: HashMap<&str, &ast::StmtFunctionDef> = suite
         .iter()
         .filter_map(|s| match s {
@@ -61,11 +68,16 @@ pub(crate) fn read(suite: &[Stmt], bindings: &[(String, Value)], module: &str) -
         })
         .collect();
     read_block(&top, &names, &mut out);
+    // Each function once, however often the module calls it.
+    let mut read_functions: HashSet<&str> = HashSet::new();
     for s in &top {
         let Stmt::Expr(e) = s else { continue };
         let Expr::Call(c) = &*e.value else { continue };
         let Expr::Name(n) = &*c.func else { continue };
         if !c.arguments.is_empty() {
+            continue;
+        }
+        if !read_functions.insert(n.id.as_str()) {
             continue;
         }
         if let Some(f) = functions.get(n.id.as_str()) {
@@ -81,17 +93,15 @@ pub(crate) fn read(suite: &[Stmt], bindings: &[(String, Value)], module: &str) -
 
 /// The module's names and what they stand for.
 struct Names<'a> {
-    bindings: &'a [(String, Value)],
+    /// The last top-level binding of each name.
+    last: HashMap<&'a str, &'a Value>,
     module: &'a str,
 }
 
 impl Names<'_> {
     /// The last binding of `name` at the module's top level.
     fn binding(&self, name: &str) -> Option<&Value> {
-        self.bindings
-            .iter()
-            .rev()
-            .find_map(|(n, v)| (n == name).then_some(v))
+        self.last.get(name).copied()
     }
 
     /// The module a dotted reference names through an import (`pl.accelerators`).
@@ -172,6 +182,9 @@ fn read_block(stmts: &[&Stmt], names: &Names, out: &mut Injected) {
                 let mut body = Vec::new();
                 flatten(&f.body, &mut body, 0);
                 for element in elements.iter().take(MAX_INJECTED) {
+                    if out.names.len() >= MAX_INJECTED {
+                        break;
+                    }
                     let mut env: HashMap<&str, &Expr> = HashMap::new();
                     match (&*f.target, element) {
                         (Expr::Name(n), e) => {
@@ -257,7 +270,7 @@ fn store(
         v => v,
     };
     let value = names.value(v).unwrap_or_default();
-    if module != names.module {
+    if module != names.module && out.names.len() < MAX_INJECTED {
         out.names.push((module, name.to_string(), value));
     }
 }
@@ -331,6 +344,9 @@ pub(crate) fn add(modules: &mut crate::resolve::HashMap<String, ModuleInfo>) {
             .chain([target.len()])
         {
             let start = &target[..i];
+            if reach.len() >= MAX_STARTS && !reach.contains_key(start) {
+                break;
+            }
             let seen = reach
                 .entry(start)
                 .or_insert_with(|| imported_by(modules, start));
@@ -530,5 +546,27 @@ setattr(core, \"Late\", Late)
         );
         // `pkg.unused` is imported by nothing: `pkg.core` does not get `Late`.
         assert_eq!(kind("pkg.core.Late"), None);
+    }
+
+    /// A module that calls its patching function 20,000 times and loops over 5,000 names keeps
+    /// at most [`super::MAX_INJECTED`] names (each function is read once).
+    #[test]
+    fn hostile_modules_stay_bounded() {
+        let mut src = String::from("import pkg.core as core\n\nclass V: ...\n\ndef patch():\n    setattr(core, \"A\", V)\n\n");
+        src.push_str("NAMES = (");
+        for i in 0..5000 {
+            src.push_str(&format!("\"n{i}\", "));
+        }
+        src.push_str(")\nfor n in NAMES:\n    setattr(core, n, V)\n");
+        for _ in 0..20_000 {
+            src.push_str("patch()\n");
+        }
+        let parsed = ruff_python_parser::parse_module(&src).unwrap();
+        let suite = &parsed.syntax().body;
+        let facts =
+            crate::facts::file_facts("pkg.patcher", false, false, &src, suite, 1 << 20, None);
+        let got = super::read(suite, &facts.bindings, "pkg.patcher");
+        assert_eq!(got.names.len(), super::MAX_INJECTED);
+        assert_eq!(got.names[0].1, "n0");
     }
 }

@@ -112,6 +112,40 @@ fn python_modules_removed_in_3_12() {
     );
 }
 
+/// A declaration that also admits releases older than the index has says so, as for Python
+/// (study 54, D-3: CleanDiffuser's `torch>1.0.0,<2.3.0`); one bounded at the index's oldest
+/// release, or none, says nothing.
+#[test]
+fn releases_older_than_the_index_are_named() {
+    let src = "import torch\n\nx = torch.nn.Linear(2, 2)\n";
+    let note =
+        "also admits torch older than 1.13.0, the oldest release the index has: not checked there";
+    for (name, requirement, noted) in [
+        ("torch-older", "torch>1.0.0,<2.3.0", true),
+        ("torch-at-index", "torch>=1.13,<2.3", false),
+        ("torch-bare", "torch", false),
+    ] {
+        let dir = project(
+            name,
+            &[
+                ("m.py", src),
+                ("requirements.txt", &format!("{requirement}\n")),
+            ],
+        );
+        let (out, err) = text(&check(&dir, &[]));
+        let all = format!("{out}{err}");
+        assert_eq!(all.contains(note), noted, "{requirement}: {all}");
+        if noted {
+            assert!(
+                all.contains(&format!(
+                    "declared `{requirement}` (requirements.txt:1) {note}"
+                )),
+                "{all}"
+            );
+        }
+    }
+}
+
 #[test]
 fn standard_library_deprecations_name_their_versions() {
     let src = "import asyncio\nimport ctypes\nimport os\nimport shutil\nimport ssl\nimport sysconfig\n\n\ndef run():\n    shutil.which(\"git\")\n    ctypes.POINTER(ctypes.c_size_t)\n    sysconfig.get_config_var(\"Py_GIL_DISABLED\")\n    os.path.commonprefix([\"a\", \"b\"])\n    os.popen(\"ls\")\n    asyncio.get_event_loop_policy()\n    ssl.SSLContext.set_npn_protocols\n    ssl.wrap_socket\n";

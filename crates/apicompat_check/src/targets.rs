@@ -17,6 +17,7 @@ use crate::requirers::{PythonTargets, Requirers};
 use crate::scopes::scopes_instead;
 
 mod markers;
+mod older;
 pub use markers::admitted_by;
 
 /// The start of the note for a project that declares no requirements at all.
@@ -208,6 +209,7 @@ pub fn choose(view: &PackageView, sources: &Sources<'_>, notes: &mut Vec<String>
         .filter(|r| r.name == name)
         .collect();
     if let Some(mut t) = from_requirements(view, &all, &declared, "declared", notes) {
+        notes.extend(older::note(view, &all, &declared, &t.info.description));
         if let Some(requirers) = sources.requirers {
             let python = python_targets(name.as_str(), sources, requirers);
             let (kept, by) = requirers.narrow(view, &t.releases, python, notes);

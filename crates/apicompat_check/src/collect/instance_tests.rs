@@ -25,6 +25,9 @@ use super::*;
 
 /// Statements nested deeper than this in a method are not read for stores.
 const MAX_DEPTH: usize = 64;
+/// Tests bound in each method of a class, at most (each method binds every one: a class of
+/// thousands of stored calls would cost methods x stores).
+const MAX_TESTS: usize = 64;
 
 impl<'a> Walker<'a> {
     /// Before a class body is walked: the tests its methods store once on the instance,
@@ -50,7 +53,7 @@ impl<'a> Walker<'a> {
             // `self.fused = HAS_FUSED`, a module flag bound to a test: that test.
             if let Expr::Name(n) = value {
                 if let Some(b @ Bound::Cond(..)) = self.lookup(n.id.as_str()) {
-                    tests.push((attr.to_string(), b.clone()));
+                    tests.push((false, attr.to_string(), b.clone()));
                 }
                 continue;
             }
@@ -65,12 +68,20 @@ impl<'a> Walker<'a> {
             if !info.says_when_true() {
                 continue;
             }
+            // The result of a package's call (`use_fused_attn()`, also `nn.Linear(...)`) is
+            // a test only where the function is a predicate, known once targets are chosen.
+            let package_call =
+                matches!(value, Expr::Call(call) if self.resolve(&call.func).is_some());
             let bound = Bound::Cond(info.restriction, info.has, info.reads_true);
-            tests.push((attr.to_string(), bound));
+            tests.push((package_call, attr.to_string(), bound));
         }
         if tests.is_empty() {
             return;
         }
+        // Past the cap, the stored tests of other kinds first, then in source order.
+        tests.sort_by_key(|t| t.0);
+        tests.truncate(MAX_TESTS);
+        let tests: Vec<(String, Bound)> = tests.into_iter().map(|(_, a, b)| (a, b)).collect();
         let tests = Rc::new(tests);
         for at in methods {
             self.instance_tests.insert(at, Rc::clone(&tests));

@@ -49,29 +49,11 @@ fn read_block(body: &[Stmt], out: &mut Vec<String>, depth: usize) -> Option<()> 
                     }
                 }
             }
-            Stmt::If(i) => {
-                read_block(&i.body, out, d)?;
-                for clause in &i.elif_else_clauses {
-                    read_block(&clause.body, out, d)?;
+            // `if`, `try`, `with`, `for` and `while` bodies (a `match` case is not read).
+            Stmt::If(_) | Stmt::Try(_) | Stmt::With(_) | Stmt::For(_) | Stmt::While(_) => {
+                for b in apicompat_extract::nesting::nested_bodies(stmt) {
+                    read_block(b, out, d)?;
                 }
-            }
-            Stmt::Try(t) => {
-                read_block(&t.body, out, d)?;
-                for h in &t.handlers {
-                    let ruff_python_ast::ExceptHandler::ExceptHandler(h) = h;
-                    read_block(&h.body, out, d)?;
-                }
-                read_block(&t.orelse, out, d)?;
-                read_block(&t.finalbody, out, d)?;
-            }
-            Stmt::With(w) => read_block(&w.body, out, d)?,
-            Stmt::For(f) => {
-                read_block(&f.body, out, d)?;
-                read_block(&f.orelse, out, d)?;
-            }
-            Stmt::While(w) => {
-                read_block(&w.body, out, d)?;
-                read_block(&w.orelse, out, d)?;
             }
             Stmt::Delete(del) if del.targets.iter().any(is_all) => return None,
             // `__all__, x = ...`: not read.
